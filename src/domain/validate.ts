@@ -1,0 +1,214 @@
+/**
+ * Validation rules, built from the declarations in `schema.ts`.
+ *
+ * Each rule answers with a message or `undefined`. The body validators collect messages per service field
+ * name (`{email: ['...']}`), which is the shape of the service's 422 body: the sandbox sends it as is, and the
+ * CLI maps each field to the flag that sets it and refuses the input before any request (exit 2).
+ */
+import {
+  CURRENCIES,
+  CUSTOMER_INCLUDES,
+  CUSTOMER_STATUSES,
+  EVENT_TYPES,
+  LIMITS,
+  SCOPES,
+} from './schema.js'
+
+export type FieldErrors = Record<string, string[]>
+
+const EMAIL = /^[^\s@"(),:;<>[\\\]]+@[^\s@"(),:;<>[\\\]]+\.[^\s@"(),:;<>[\\\]]{2,}$/
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i
+const POSITIVE_INT = /^[1-9]\d{0,14}$/
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value)
+}
+
+/** A resource id as typed by a user: a positive integer without sign, spaces or leading zeros. */
+export function parseId(value: string): number | undefined {
+  return POSITIVE_INT.test(value) ? Number(value) : undefined
+}
+
+export function checkEmail(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length === 0) return 'is required'
+  if (value.length > 254 || !EMAIL.test(value)) return `"${value}" is not a valid email address`
+  return undefined
+}
+
+export function checkName(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.trim().length === 0) return 'is required'
+  if (value.length > LIMITS.customerNameMaxLength)
+    return `must be at most ${LIMITS.customerNameMaxLength} characters (got ${value.length})`
+  return undefined
+}
+
+export function checkSearch(value: unknown): string | undefined {
+  if (typeof value !== 'string') return 'must be a string'
+  if (value.length > LIMITS.searchMaxLength)
+    return `must be at most ${LIMITS.searchMaxLength} characters (got ${value.length})`
+  return undefined
+}
+
+export function checkOneOf(value: unknown, allowed: readonly string[]): string | undefined {
+  if (typeof value === 'string' && allowed.includes(value)) return undefined
+  return `must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`
+}
+
+export function checkPerPage(value: unknown): string | undefined {
+  const {min, max} = LIMITS.perPage
+  if (!Number.isInteger(value) || (value as number) < min || (value as number) > max)
+    return `must be an integer from ${min} to ${max} (got ${String(value)})`
+  return undefined
+}
+
+export function checkPage(value: unknown): string | undefined {
+  if (!Number.isInteger(value) || (value as number) < LIMITS.page.min)
+    return `must be an integer of at least ${LIMITS.page.min} (got ${String(value)})`
+  return undefined
+}
+
+export function checkPositiveInt(value: unknown): string | undefined {
+  if (!Number.isSafeInteger(value) || (value as number) < 1) return `must be a positive integer (got ${JSON.stringify(value)})`
+  return undefined
+}
+
+/** HTTPS only; `allowLoopbackHttp` admits http://127.0.0.1|localhost|[::1] (the sandbox's local listeners). */
+export function checkWebhookUrl(value: unknown, allowLoopbackHttp = false): string | undefined {
+  if (typeof value !== 'string' || value.length === 0) return 'is required'
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return `"${value}" is not a valid URL`
+  }
+  if (url.protocol === 'https:') return undefined
+  if (allowLoopbackHttp && url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined
+  return `must be an HTTPS URL (got ${url.protocol.replace(':', '')})`
+}
+
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || hostname === '::1' || /^127\.\d+\.\d+\.\d+$/.test(hostname)
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function add(errors: FieldErrors, field: string, message: string | undefined): void {
+  if (message) (errors[field] ??= []).push(message)
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function checkMetadata(errors: FieldErrors, metadata: unknown): void {
+  if (metadata === undefined) return
+  if (!isObject(metadata)) return add(errors, 'metadata', 'must be an object')
+  if (metadata.plan !== undefined && typeof metadata.plan !== 'string') add(errors, 'metadata.plan', 'must be a string')
+}
+
+export function validateCustomerCreate(body: unknown): FieldErrors {
+  const errors: FieldErrors = {}
+  if (!isObject(body)) return {body: ['must be a JSON object']}
+  add(errors, 'email', checkEmail(body.email))
+  add(errors, 'name', checkName(body.name))
+  if (body.send_invite !== undefined && typeof body.send_invite !== 'boolean') add(errors, 'send_invite', 'must be true or false')
+  checkMetadata(errors, body.metadata)
+  return errors
+}
+
+/** PATCH: every field optional, at least one present. */
+export function validateCustomerUpdate(body: unknown): FieldErrors {
+  const errors: FieldErrors = {}
+  if (!isObject(body)) return {body: ['must be a JSON object']}
+  const known = ['email', 'name', 'status', 'metadata']
+  if (!known.some((k) => body[k] !== undefined)) add(errors, 'body', `must set at least one of ${known.join(', ')}`)
+  if (body.email !== undefined) add(errors, 'email', checkEmail(body.email))
+  if (body.name !== undefined) add(errors, 'name', checkName(body.name))
+  if (body.status !== undefined) add(errors, 'status', checkOneOf(body.status, CUSTOMER_STATUSES))
+  checkMetadata(errors, body.metadata)
+  return errors
+}
+
+export function validateOrderCreate(body: unknown): FieldErrors {
+  const errors: FieldErrors = {}
+  if (!isObject(body)) return {body: ['must be a JSON object']}
+  if (body.customer_id === undefined) add(errors, 'customer_id', 'is required')
+  else add(errors, 'customer_id', checkPositiveInt(body.customer_id))
+  if (body.currency === undefined) add(errors, 'currency', 'is required')
+  else add(errors, 'currency', checkOneOf(body.currency, CURRENCIES))
+  if (!Array.isArray(body.items) || body.items.length < LIMITS.orderMinItems) {
+    add(errors, 'items', `must have at least ${LIMITS.orderMinItems} line item`)
+  } else {
+    body.items.forEach((item: unknown, i: number) => {
+      if (!isObject(item)) return add(errors, `items.${i}`, 'must be an object')
+      if (item.product_id !== undefined) add(errors, `items.${i}.product_id`, checkPositiveInt(item.product_id))
+      if (item.quantity !== undefined) add(errors, `items.${i}.quantity`, checkPositiveInt(item.quantity))
+    })
+  }
+  return errors
+}
+
+export function validateRefund(body: unknown): FieldErrors {
+  const errors: FieldErrors = {}
+  if (body === undefined || body === null) return errors
+  if (!isObject(body)) return {body: ['must be a JSON object']}
+  if (body.amount !== undefined) add(errors, 'amount', checkPositiveInt(body.amount))
+  if (body.reason !== undefined && typeof body.reason !== 'string') add(errors, 'reason', 'must be a string')
+  return errors
+}
+
+export function validateWebhookCreate(body: unknown, allowLoopbackHttp = false): FieldErrors {
+  const errors: FieldErrors = {}
+  if (!isObject(body)) return {body: ['must be a JSON object']}
+  add(errors, 'url', checkWebhookUrl(body.url, allowLoopbackHttp))
+  if (!Array.isArray(body.events) || body.events.length < LIMITS.webhookMinEvents) {
+    add(errors, 'events', `must have at least ${LIMITS.webhookMinEvents} event`)
+  } else {
+    for (const e of body.events) add(errors, 'events', checkOneOf(e, EVENT_TYPES))
+  }
+  return errors
+}
+
+export function validateTokenRequest(body: unknown): FieldErrors {
+  const errors: FieldErrors = {}
+  if (!isObject(body)) return {body: ['must be a JSON object']}
+  if (typeof body.key_id !== 'string' || body.key_id === '') add(errors, 'key_id', 'is required')
+  if (typeof body.key_secret !== 'string' || body.key_secret === '') add(errors, 'key_secret', 'is required')
+  if (body.scopes !== undefined) {
+    if (!Array.isArray(body.scopes)) add(errors, 'scopes', 'must be an array')
+    else for (const s of body.scopes) add(errors, 'scopes', checkOneOf(s, SCOPES))
+  }
+  return errors
+}
+
+/** Query parameters shared by list operations. Values are already numbers/strings. */
+export interface ListQuery {
+  page?: unknown
+  per_page?: unknown
+  q?: unknown
+  status?: unknown
+  currency?: unknown
+  customer_id?: unknown
+}
+
+export function validateListQuery(
+  query: ListQuery,
+  statuses?: readonly string[],
+): FieldErrors {
+  const errors: FieldErrors = {}
+  if (query.per_page !== undefined) add(errors, 'per_page', checkPerPage(query.per_page))
+  if (query.page !== undefined) add(errors, 'page', checkPage(query.page))
+  if (query.q !== undefined) add(errors, 'q', checkSearch(query.q))
+  if (query.status !== undefined && statuses) add(errors, 'status', checkOneOf(query.status, statuses))
+  if (query.currency !== undefined) add(errors, 'currency', checkOneOf(query.currency, CURRENCIES))
+  if (query.customer_id !== undefined) add(errors, 'customer_id', checkPositiveInt(query.customer_id))
+  return errors
+}
+
+export function checkInclude(value: unknown): string | undefined {
+  return checkOneOf(value, CUSTOMER_INCLUDES)
+}
+
+export function hasErrors(errors: FieldErrors): boolean {
+  return Object.keys(errors).length > 0
+}

@@ -1,0 +1,14 @@
+import {defineConfig} from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    exclude: ['test/bench/**', 'node_modules/**'],
+    // Two cores: keep the number of forked workers small; e2e tests spawn CLI processes of their own.
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    restoreMocks: true,
+  },
+})
