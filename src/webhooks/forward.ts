@@ -1,0 +1,136 @@
+/**
+ * Sends a delivery to a receiver: the raw body byte for byte and the original headers, minus the hop-by-hop
+ * ones (which describe one connection, not the message). Shared by the listener and by replay.
+ */
+import type {Dispatcher} from 'undici'
+
+/** The largest delivery body the listener accepts, and the largest answer it reads back from a receiver. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+export const DEFAULT_FORWARD_TIMEOUT_MS = 30_000
+
+/** Headers that belong to a single connection (RFC 9110 §7.6.1) or that undici computes itself. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'content-length',
+  'expect',
+  'host',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+])
+
+/** Drops hop-by-hop headers, and any header the `Connection` header names, from name/value pairs. */
+export function endToEndHeaders(pairs: ReadonlyArray<readonly [string, string]>): Array<[string, string]> {
+  const named = new Set<string>()
+  for (const [name, value] of pairs) {
+    if (name.toLowerCase() === 'connection') for (const token of value.split(',')) named.add(token.trim().toLowerCase())
+  }
+  return pairs
+    .filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase()) && !named.has(name.toLowerCase()))
+    .map(([name, value]) => [name, value])
+}
+
+/** Node's `rawHeaders` (flat name, value, name, value…) as pairs, keeping order, case and repeats. */
+export function rawHeaderPairs(rawHeaders: readonly string[]): Array<[string, string]> {
+  const pairs: Array<[string, string]> = []
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) pairs.push([rawHeaders[i], rawHeaders[i + 1]])
+  return pairs
+}
+
+/** The receiver could not be reached, timed out, or answered with more than the size limit. */
+export class ForwardError extends Error {
+  override name = 'ForwardError'
+  constructor(
+    message: string,
+    readonly url: string,
+  ) {
+    super(message)
+  }
+}
+
+export interface ForwardOptions {
+  url: string
+  headers: ReadonlyArray<readonly [string, string]>
+  body: Buffer
+  /** Whole exchange, from connecting to the last byte of the answer. */
+  timeoutMs: number
+  /** Largest answer body read back. */
+  maxResponseBytes: number
+  /** A pooled agent to reuse connections; a one-off connection when omitted. */
+  dispatcher?: Dispatcher
+}
+
+export interface ForwardResult {
+  status: number
+  /** The receiver's end-to-end headers, as pairs. */
+  headers: Array<[string, string]>
+  body: Buffer
+  duration_ms: number
+}
+
+let undiciModule: Promise<typeof import('undici')> | undefined
+/** undici is imported on first use, so that importing this module stays cheap. */
+export function loadUndici(): Promise<typeof import('undici')> {
+  undiciModule ??= import('undici')
+  return undiciModule
+}
+
+export async function forwardDelivery(options: ForwardOptions): Promise<ForwardResult> {
+  const {request, Agent} = await loadUndici()
+  const started = performance.now()
+  const ownDispatcher = options.dispatcher ? undefined : new Agent({pipelining: 0})
+  const signal = AbortSignal.timeout(options.timeoutMs)
+  try {
+    const response = await request(options.url, {
+      method: 'POST',
+      headers: endToEndHeaders(options.headers).flat(),
+      body: options.body,
+      dispatcher: options.dispatcher ?? ownDispatcher,
+      signal,
+    })
+    const chunks: Buffer[] = []
+    let size = 0
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      size += chunk.length
+      if (size > options.maxResponseBytes) {
+        response.body.destroy()
+        throw new ForwardError(`receiver answered with more than ${options.maxResponseBytes} bytes`, options.url)
+      }
+      chunks.push(chunk)
+    }
+    const headers: Array<[string, string]> = []
+    for (const [name, value] of Object.entries(response.headers)) {
+      if (value === undefined) continue
+      for (const v of Array.isArray(value) ? value : [value]) headers.push([name, v])
+    }
+    return {
+      body: Buffer.concat(chunks),
+      duration_ms: Math.round(performance.now() - started),
+      headers: endToEndHeaders(headers),
+      status: response.statusCode,
+    }
+  } catch (error) {
+    if (error instanceof ForwardError) throw error
+    throw new ForwardError(describeNetworkError(error, signal, options.timeoutMs), options.url)
+  } finally {
+    if (ownDispatcher) void ownDispatcher.destroy().catch(() => {})
+  }
+}
+
+function describeNetworkError(error: unknown, signal: AbortSignal, timeoutMs: number): string {
+  if (signal.aborted) return `receiver did not answer within ${timeoutMs} ms`
+  const err = error as {code?: string; cause?: {code?: string}; message?: string}
+  const code = err.code && err.code.startsWith('UND_ERR') ? err.cause?.code ?? err.code : err.code ?? err.cause?.code
+  switch (code) {
+    case 'ECONNREFUSED': return 'connection refused'
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET': return 'connection closed by the receiver'
+    case 'ENOTFOUND': return 'host not found'
+    default: return err.message || String(error)
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * The local inbox: one JSON line per verified delivery, in the config directory. Appends are cheap; when the
+ * file passes its bounds (records or bytes) it is rewritten atomically (temp file + rename) with only the
+ * newest records, down to COMPACT_TO of each bound, so that compaction does not run on every append.
+ */
+import {isUtf8} from 'node:buffer'
+import {promises as fs} from 'node:fs'
+import {dirname, join, basename} from 'node:path'
+import {WEBHOOK_INBOX_FILE, configPath} from '../config/paths.js'
+
+export const INBOX_MAX_RECORDS = 1000
+export const INBOX_MAX_BYTES = 16 * 1024 * 1024
+const COMPACT_TO = 0.8
+
+export type BodyEncoding = 'utf8' | 'base64'
+
+export interface InboxRecord {
+  id: string
+  type: string
+  created_at: string | null
+  /** ISO date-time at which the listener received the delivery. */
+  received_at: string
+  forward_status: number | null
+  forward_error?: string
+  duration_ms: number
+  /** The delivery's end-to-end headers, names in lower case. */
+  headers: Record<string, string>
+  /** The raw body: as is when it is valid UTF-8, else base64, so that replay is byte for byte. */
+  body: string
+  body_encoding: BodyEncoding
+}
+
+export function encodeBody(raw: Buffer): {body: string; body_encoding: BodyEncoding} {
+  return isUtf8(raw) ? {body: raw.toString('utf8'), body_encoding: 'utf8'} : {body: raw.toString('base64'), body_encoding: 'base64'}
+}
+
+export function decodeBody(record: Pick<InboxRecord, 'body' | 'body_encoding'>): Buffer {
+  return Buffer.from(record.body, record.body_encoding === 'base64' ? 'base64' : 'utf8')
+}
+
+export function defaultInboxPath(env: NodeJS.ProcessEnv = process.env): string {
+  return configPath(WEBHOOK_INBOX_FILE, env)
+}
+
+export interface InboxOptions {
+  /** Defaults to WEBHOOK_INBOX_FILE in the config directory. */
+  path?: string
+  maxRecords?: number
+  maxBytes?: number
+}
+
+export class Inbox {
+  readonly path: string
+  private readonly maxRecords: number
+  private readonly maxBytes: number
+  /** Records and bytes in the file, learnt on the first append; appends are serialised through `queue`. */
+  private counts: {records: number; bytes: number} | undefined
+  private queue: Promise<unknown> = Promise.resolve()
+
+  constructor(options: InboxOptions = {}) {
+    this.path = options.path ?? defaultInboxPath()
+    this.maxRecords = options.maxRecords ?? INBOX_MAX_RECORDS
+    this.maxBytes = options.maxBytes ?? INBOX_MAX_BYTES
+  }
+
+  append(record: InboxRecord): Promise<void> {
+    const run = this.queue.then(() => this.appendNow(record))
+    this.queue = run.catch(() => {})
+    return run
+  }
+
+  /** Newest first. */
+  async listEvents(options: {limit?: number} = {}): Promise<InboxRecord[]> {
+    const records = (await this.readAll()).reverse()
+    return options.limit === undefined ? records : records.slice(0, options.limit)
+  }
+
+  /** The newest record of that event id (a redelivered event appears once per delivery). */
+  async findEvent(id: string): Promise<InboxRecord | undefined> {
+    return (await this.listEvents()).find((r) => r.id === id)
+  }
+
+  private async appendNow(record: InboxRecord): Promise<void> {
+    const line = `${JSON.stringify(record)}\n`
+    if (!this.counts) {
+      await fs.mkdir(dirname(this.path), {mode: 0o700, recursive: true})
+      const text = await readText(this.path)
+      this.counts = {bytes: Buffer.byteLength(text), records: parseLines(text).length}
+    }
+    await fs.appendFile(this.path, line, {mode: 0o600})
+    this.counts.records += 1
+    this.counts.bytes += Buffer.byteLength(line)
+    if (this.counts.records > this.maxRecords || this.counts.bytes > this.maxBytes) await this.compact()
+  }
+
+  private async compact(): Promise<void> {
+    const records = await this.readAll()
+    const maxRecords = Math.max(1, Math.floor(this.maxRecords * COMPACT_TO))
+    const maxBytes = Math.floor(this.maxBytes * COMPACT_TO)
+    const kept: string[] = []
+    let bytes = 0
+    for (let i = records.length - 1; i >= 0 && kept.length < maxRecords; i--) {
+      const line = `${JSON.stringify(records[i])}\n`
+      // The newest record is always kept, even when it alone passes the byte bound.
+      if (kept.length > 0 && bytes + Buffer.byteLength(line) > maxBytes) break
+      kept.push(line)
+      bytes += Buffer.byteLength(line)
+    }
+    const text = kept.reverse().join('')
+    const temp = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.tmp`)
+    await fs.writeFile(temp, text, {mode: 0o600})
+    await fs.rename(temp, this.path)
+    this.counts = {bytes, records: kept.length}
+  }
+
+  private async readAll(): Promise<InboxRecord[]> {
+    return parseLines(await readText(this.path))
+  }
+}
+
+async function readText(path: string): Promise<string> {
+  try {
+    return await fs.readFile(path, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return ''
+    throw error
+  }
+}
+
+/** Oldest first. A line that is not a record (a write cut short by a crash) is skipped. */
+function parseLines(text: string): InboxRecord[] {
+  const records: InboxRecord[] = []
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue
+    try {
+      const value = JSON.parse(line) as InboxRecord
+      if (value && typeof value.id === 'string' && typeof value.body === 'string') records.push(value)
+    } catch {
+      // skipped, see above
+    }
+  }
+  return records
+}

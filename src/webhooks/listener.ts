@@ -1,0 +1,268 @@
+/**
+ * The local webhook endpoint of `webhooks listen`: an HTTP server on 127.0.0.1 that takes signed POSTs on any
+ * path, verifies them, forwards the verified ones to a receiver and records them in the inbox.
+ *
+ * Answers: 405 for another method; 413 for a body over the limit; 400 (not forwarded, not recorded) for a
+ * missing, malformed, wrong, stale or future signature or a body that is not an event; 200 for an event of a
+ * type not subscribed to (reported as ignored); else the receiver's own answer, 502 when it cannot be
+ * reached, or 200 when there is no receiver.
+ */
+import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import type {Dispatcher} from 'undici'
+import {SIGNATURE_HEADER, describeVerifyFailure, verifySignature, type VerifyFailure} from '../domain/signature.js'
+import {
+  DEFAULT_FORWARD_TIMEOUT_MS,
+  DEFAULT_MAX_BODY_BYTES,
+  ForwardError,
+  endToEndHeaders,
+  forwardDelivery,
+  loadUndici,
+  rawHeaderPairs,
+} from './forward.js'
+import {encodeBody, type Inbox} from './inbox.js'
+
+/** After a 413, the rest of the body is read and discarded (so the client sees the answer) up to this many times the limit. */
+const DISCARD_FACTOR = 16
+
+/** One verified delivery, as `webhooks listen` reports it. */
+export interface ListenerEvent {
+  id: string
+  type: string
+  created_at: string | null
+  received_at: string
+  /** The receiver's status; null when there is no receiver or it could not be reached. */
+  forward_status: number | null
+  forward_error?: string
+  duration_ms: number
+}
+
+export type RejectReason = VerifyFailure | 'method_not_allowed' | 'too_large' | 'not_an_event'
+
+export interface Rejection {
+  status: number
+  reason: RejectReason
+  message: string
+  path: string
+}
+
+export interface ListenerOptions {
+  /** 0 (default) picks a free port. */
+  port?: number
+  /** The endpoint's signing secret, or several (rotation). Required unless `skipVerify`. */
+  secrets?: string | readonly string[]
+  skipVerify?: boolean
+  toleranceSeconds?: number
+  /** Event types to accept; others are answered 200 and reported as ignored. All when omitted. */
+  events?: readonly string[]
+  forwardTo?: string
+  forwardTimeoutMs?: number
+  maxBodyBytes?: number
+  /** Where verified deliveries are recorded; none when omitted. */
+  inbox?: Inbox
+  /** Milliseconds since the epoch; used for the tolerance check and `received_at`. */
+  now?: () => number
+  onEvent?: (event: ListenerEvent) => void
+  onIgnored?: (event: {id: string; type: string}) => void
+  onRejected?: (rejection: Rejection) => void
+  /** A verified delivery could not be written to the inbox (it was still answered and reported). */
+  onInboxError?: (error: Error) => void
+}
+
+export interface Listener {
+  localUrl: string
+  port: number
+  /** Stops accepting connections; resolves once in-flight deliveries (forward included) are answered. */
+  close(): Promise<void>
+}
+
+export class ListenError extends Error {
+  override name = 'ListenError'
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message)
+  }
+}
+
+interface Answer {
+  status: number
+  headers: Array<[string, string]>
+  body: Buffer | string
+}
+
+const text = (status: number, body: string): Answer => ({body: `${body}\n`, headers: [['content-type', 'text/plain; charset=utf-8']], status})
+
+export async function startListener(options: ListenerOptions): Promise<Listener> {
+  const secrets = typeof options.secrets === 'string' ? [options.secrets] : [...(options.secrets ?? [])]
+  if (!options.skipVerify && secrets.length === 0) throw new TypeError('startListener needs a signing secret unless skipVerify is set')
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  const now = options.now ?? Date.now
+  const events = options.events ? new Set(options.events) : undefined
+
+  let dispatcher: Dispatcher | undefined
+  let inFlight = 0
+  let closing: Promise<void> | undefined
+  let drained: (() => void) | undefined
+
+  const reject = (req: IncomingMessage, status: number, reason: RejectReason, message: string): Answer => {
+    options.onRejected?.({message, path: req.url ?? '/', reason, status})
+    return text(status, message)
+  }
+
+  async function handle(req: IncomingMessage, body: Buffer): Promise<Answer> {
+    const receivedAt = now()
+    const started = performance.now()
+    if (!options.skipVerify) {
+      const header = req.headers[SIGNATURE_HEADER]
+      const result = verifySignature(secrets, Array.isArray(header) ? header.join(',') : header, body, {
+        now: Math.floor(receivedAt / 1000),
+        toleranceSeconds: options.toleranceSeconds,
+      })
+      if (!result.valid && result.reason) return reject(req, 400, result.reason, describeVerifyFailure(result.reason))
+    }
+    const event = parseEvent(body)
+    if (!event) return reject(req, 400, 'not_an_event', 'body is not a webhook event (JSON with string "id" and "type")')
+    if (events && !events.has(event.type)) {
+      options.onIgnored?.({id: event.id, type: event.type})
+      return text(200, `ignored: not subscribed to ${event.type}`)
+    }
+
+    let answer: Answer
+    let forwardStatus: number | null = null
+    let forwardError: string | undefined
+    if (options.forwardTo) {
+      try {
+        dispatcher ??= new (await loadUndici()).Agent({keepAliveTimeout: 4_000})
+        const result = await forwardDelivery({
+          body,
+          dispatcher,
+          headers: rawHeaderPairs(req.rawHeaders),
+          maxResponseBytes: maxBodyBytes,
+          timeoutMs: options.forwardTimeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS,
+          url: options.forwardTo,
+        })
+        forwardStatus = result.status
+        answer = {body: result.body, headers: result.headers, status: result.status}
+      } catch (error) {
+        if (!(error instanceof ForwardError)) throw error
+        forwardError = error.message
+        answer = text(502, `could not forward to the receiver: ${error.message}`)
+      }
+    } else {
+      answer = text(200, 'received')
+    }
+
+    const record: ListenerEvent = {
+      created_at: event.created_at,
+      duration_ms: Math.round(performance.now() - started),
+      forward_status: forwardStatus,
+      ...(forwardError === undefined ? {} : {forward_error: forwardError}),
+      id: event.id,
+      received_at: new Date(receivedAt).toISOString(),
+      type: event.type,
+    }
+    if (options.inbox) {
+      // Recorded before the sender gets its answer, so that an answered delivery is never missing from the inbox.
+      const headers = Object.fromEntries(
+        endToEndHeaders(rawHeaderPairs(req.rawHeaders)).map(([name, value]) => [name.toLowerCase(), value]),
+      )
+      await options.inbox.append({...record, headers, ...encodeBody(body)}).catch((error: Error) => options.onInboxError?.(error))
+    }
+    options.onEvent?.(record)
+    return answer
+  }
+
+  const server = createServer((req, res) => {
+    inFlight += 1
+    res.once('close', () => {
+      inFlight -= 1
+      if (inFlight === 0) drained?.()
+    })
+    const send = (answer: Answer) => {
+      if (res.headersSent || res.destroyed) return
+      for (const [name, value] of answer.headers) res.appendHeader(name, value)
+      res.setHeader('content-length', Buffer.byteLength(answer.body))
+      if (closing) res.setHeader('connection', 'close')
+      res.writeHead(answer.status)
+      res.end(answer.body)
+    }
+
+    if (req.method !== 'POST') {
+      res.setHeader('allow', 'POST')
+      send(reject(req, 405, 'method_not_allowed', `method ${req.method} not allowed: deliveries are POST`))
+      return
+    }
+    const tooLarge = () => {
+      res.setHeader('connection', 'close')
+      send(reject(req, 413, 'too_large', `body larger than ${maxBodyBytes} bytes`))
+      let discarded = 0
+      req.removeAllListeners('data')
+      req.on('data', (chunk: Buffer) => {
+        discarded += chunk.length
+        if (discarded > maxBodyBytes * DISCARD_FACTOR) req.destroy()
+      })
+    }
+    if (Number(req.headers['content-length'] ?? 0) > maxBodyBytes) {
+      tooLarge()
+      return
+    }
+    const chunks: Buffer[] = []
+    let size = 0
+    let over = false
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size > maxBodyBytes) {
+        over = true
+        chunks.length = 0
+        tooLarge()
+        return
+      }
+      chunks.push(chunk)
+    })
+    req.on('end', () => {
+      if (over) return
+      handle(req, Buffer.concat(chunks)).then(send, (error: Error) => send(text(500, `listener error: ${error.message}`)))
+    })
+    req.on('error', () => res.destroy())
+  })
+
+  const port = await new Promise<number>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      const message =
+        error.code === 'EADDRINUSE' ? `port ${options.port} is already in use on 127.0.0.1` : `cannot listen on 127.0.0.1: ${error.message}`
+      reject(new ListenError(message, error.code))
+    })
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port))
+  })
+
+  async function close(): Promise<void> {
+    const stopped = new Promise<void>((resolve) => server.close(() => resolve()))
+    server.closeIdleConnections()
+    if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve))
+    // Connections kept alive by clients are idle now; without this, server.close() would wait for them.
+    server.closeAllConnections()
+    await stopped
+    await dispatcher?.close()
+  }
+
+  return {
+    close: () => (closing ??= close()),
+    localUrl: `http://127.0.0.1:${port}`,
+    port,
+  }
+}
+
+function parseEvent(body: Buffer): {id: string; type: string; created_at: string | null} | undefined {
+  let value: unknown
+  try {
+    value = JSON.parse(body.toString('utf8'))
+  } catch {
+    return undefined
+  }
+  if (!value || typeof value !== 'object') return undefined
+  const {id, type, created_at: createdAt} = value as Record<string, unknown>
+  if (typeof id !== 'string' || typeof type !== 'string') return undefined
+  return {created_at: typeof createdAt === 'string' ? createdAt : null, id, type}
+}
