@@ -1,0 +1,205 @@
+/**
+ * Credentials and the token cache.
+ *
+ * Order (cli-contract.md): COMMERCE_ACCESS_TOKEN (used as is, never renewed) > COMMERCE_KEY_ID +
+ * COMMERCE_KEY_SECRET (token cached in the config file keyed by base URL, key id and scopes) > the profile's
+ * stored key pair (token cached in the profile) > not logged in (exit 3).
+ * A cached token is reused until 60 s before it expires. Issue and renewal run under the config lock and
+ * re-read the cache first, so parallel processes sharing one config file reuse one fresh token.
+ */
+import type {IssuedToken} from '../domain/schema.js'
+import {ApiError, AuthError, CliError, UsageError} from '../errors.js'
+import type {CachedToken, ConfigData, ConfigStore} from '../config/store.js'
+import type {ApiClient, TokenSource} from './client.js'
+
+export type CredentialSourceName = 'COMMERCE_ACCESS_TOKEN' | 'COMMERCE_KEY_ID' | 'none' | 'profile'
+
+export interface KeyPair {
+  keyId: string
+  keySecret: string
+  /** Scopes to request; undefined asks for every scope the key is entitled to. */
+  scopes?: string[]
+}
+
+const RENEW_MARGIN_MS = 60_000
+
+export const LOGIN_HINT =
+  'Run `commerce auth login` (or `commerce auth login --sandbox` for the local sandbox), or set COMMERCE_KEY_ID and COMMERCE_KEY_SECRET.'
+
+/** POST /auth/tokens. A rejected key pair (422) is an AuthError (exit 3). */
+export async function issueToken(client: ApiClient, pair: KeyPair): Promise<IssuedToken> {
+  let body: unknown
+  try {
+    body = (
+      await client.request({
+        auth: false,
+        body: {key_id: pair.keyId, key_secret: pair.keySecret, ...(pair.scopes ? {scopes: pair.scopes} : {})},
+        method: 'POST',
+        path: '/auth/tokens',
+      })
+    ).body
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 422 || error.status === 401 || error.status === 403))
+      throw new AuthError(`The key pair was rejected: ${error.message}`, {
+        hint: 'Check the key id and secret (and the scopes asked for), then run `commerce auth login` again.',
+        status: error.status,
+      })
+    throw error
+  }
+  const token = body as Partial<IssuedToken> | undefined
+  if (!token || typeof token.access_token !== 'string' || token.access_token === '')
+    throw new CliError('Unexpected response to the token request: no access_token in it.')
+  return {
+    access_token: token.access_token,
+    expires_in: typeof token.expires_in === 'number' ? token.expires_in : 3600,
+    scopes: Array.isArray(token.scopes) ? token.scopes.map(String) : (pair.scopes ?? []),
+    token_type: typeof token.token_type === 'string' ? token.token_type : 'Bearer',
+  }
+}
+
+/** DELETE /auth/tokens/current with the given token (idempotent: 204 also when already revoked). */
+export async function revokeToken(client: ApiClient, token: string): Promise<void> {
+  await client.request({auth: false, headers: {authorization: `Bearer ${token}`}, method: 'DELETE', path: '/auth/tokens/current'})
+}
+
+/** A token given as is: never renewed; a 401 on it is final. */
+export class StaticToken implements TokenSource {
+  constructor(private readonly token: string) {}
+  async getToken(): Promise<string> {
+    return this.token
+  }
+
+  async renew(): Promise<undefined> {
+    return undefined
+  }
+}
+
+/** No credentials: operations that need a token fail with exit 3 and say how to log in. */
+export class NoCredentials implements TokenSource {
+  async getToken(): Promise<string> {
+    throw new AuthError('Not logged in.', {hint: LOGIN_HINT})
+  }
+
+  async renew(): Promise<undefined> {
+    return undefined
+  }
+}
+
+/** Where a key pair's token is cached inside the config data. */
+export interface TokenSlot {
+  get(data: ConfigData, baseUrl: string): CachedToken | undefined
+  set(data: ConfigData, token: CachedToken): void
+}
+
+export function envTokenSlot(pair: KeyPair): TokenSlot {
+  const key = (baseUrl: string) => `${baseUrl} ${pair.keyId} ${pair.scopes ? [...pair.scopes].sort().join(',') : '*'}`
+  return {
+    get: (data, baseUrl) => data.token_cache?.[key(baseUrl)],
+    set(data, token) {
+      data.token_cache ??= {}
+      // Drop expired entries so the cache does not grow without bound.
+      for (const [k, t] of Object.entries(data.token_cache)) if (Date.parse(t.expires_at) < Date.now()) delete data.token_cache[k]
+      data.token_cache[key(token.base_url)] = token
+    },
+  }
+}
+
+export function profileTokenSlot(profileName: string): TokenSlot {
+  return {
+    get(data, baseUrl) {
+      const p = data.profiles?.[profileName]
+      if (!p?.access_token || !p.expires_at || p.token_base_url !== baseUrl) return undefined
+      return {access_token: p.access_token, base_url: baseUrl, expires_at: p.expires_at, scopes: p.scopes ?? []}
+    },
+    set(data, token) {
+      const p = data.profiles?.[profileName]
+      if (!p) return // logged out meanwhile: do not resurrect the profile
+      p.access_token = token.access_token
+      p.expires_at = token.expires_at
+      p.scopes = token.scopes
+      p.token_base_url = token.base_url
+    },
+  }
+}
+
+export class KeyPairTokens implements TokenSource {
+  private current?: string
+
+  constructor(
+    private readonly pair: KeyPair,
+    private readonly store: ConfigStore,
+    private readonly slot: TokenSlot,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private fresh(token: CachedToken | undefined): token is CachedToken {
+    return token !== undefined && Date.parse(token.expires_at) - RENEW_MARGIN_MS > this.now()
+  }
+
+  async getToken(client: ApiClient): Promise<string> {
+    if (this.current) return this.current
+    const cached = this.slot.get(await this.store.read(), client.baseUrl)
+    if (this.fresh(cached)) return (this.current = cached.access_token)
+    return this.obtain(client)
+  }
+
+  async renew(client: ApiClient, stale: string): Promise<string> {
+    this.current = undefined
+    return this.obtain(client, stale)
+  }
+
+  /** The cached token as this source would use it, without issuing one (auth status). */
+  async cached(baseUrl: string): Promise<CachedToken | undefined> {
+    const cached = this.slot.get(await this.store.read(), baseUrl)
+    return this.fresh(cached) ? cached : undefined
+  }
+
+  /** Under the config lock: reuse a fresh token another process stored meanwhile, else issue and store one. */
+  private async obtain(client: ApiClient, stale?: string): Promise<string> {
+    const token = await this.store.update(async (data) => {
+      const cached = this.slot.get(data, client.baseUrl)
+      if (this.fresh(cached) && cached.access_token !== stale) return cached
+      const issued = await issueToken(client, this.pair)
+      const entry: CachedToken = {
+        access_token: issued.access_token,
+        base_url: client.baseUrl,
+        expires_at: new Date(this.now() + issued.expires_in * 1000).toISOString(),
+        scopes: issued.scopes,
+      }
+      this.slot.set(data, entry)
+      return entry
+    })
+    this.current = token.access_token
+    return token.access_token
+  }
+}
+
+export interface ResolvedCredentials {
+  source: CredentialSourceName
+  tokens: TokenSource
+  keyId?: string
+}
+
+/** Applies the contract's order to the environment and the selected profile. */
+export function resolveCredentials(
+  env: NodeJS.ProcessEnv,
+  data: ConfigData,
+  profileName: string,
+  store: ConfigStore,
+): ResolvedCredentials {
+  if (env.COMMERCE_ACCESS_TOKEN) return {source: 'COMMERCE_ACCESS_TOKEN', tokens: new StaticToken(env.COMMERCE_ACCESS_TOKEN)}
+  const envId = env.COMMERCE_KEY_ID
+  const envSecret = env.COMMERCE_KEY_SECRET
+  if (envId && !envSecret) throw new UsageError('COMMERCE_KEY_ID is set but COMMERCE_KEY_SECRET is not: set both, or neither.')
+  if (envSecret && !envId) throw new UsageError('COMMERCE_KEY_SECRET is set but COMMERCE_KEY_ID is not: set both, or neither.')
+  if (envId && envSecret) {
+    const pair = {keyId: envId, keySecret: envSecret}
+    return {keyId: envId, source: 'COMMERCE_KEY_ID', tokens: new KeyPairTokens(pair, store, envTokenSlot(pair))}
+  }
+  const profile = data.profiles?.[profileName]
+  if (profile?.key_id && profile.key_secret) {
+    const pair = {keyId: profile.key_id, keySecret: profile.key_secret, scopes: profile.requested_scopes}
+    return {keyId: profile.key_id, source: 'profile', tokens: new KeyPairTokens(pair, store, profileTokenSlot(profileName))}
+  }
+  return {source: 'none', tokens: new NoCredentials()}
+}

@@ -1,0 +1,327 @@
+/**
+ * The one HTTP client (undici, a pooled dispatcher that honours HTTP(S)_PROXY/NO_PROXY).
+ *
+ * It owns: URL building (`{base}/api/{version}{path}`), the contract's headers, JSON bodies, typed errors,
+ * the retry rules, the token (attach, and on a 401 renew once and repeat once), the --debug trace with
+ * redaction, and the deprecation notices. Retry rules (cli-contract.md, "Requests"):
+ * - 429: wait Retry-After (seconds or HTTP date) and retry, for every method (nothing was created), up to 3
+ *   retries and `maxWaitSeconds` of waiting in all; if the next wait would pass the bound, fail at once (exit 5).
+ * - network error or 5xx: retried (backoff from 0.5 s doubling with jitter, at most 5 s; 2 retries) only when
+ *   the request is idempotent: GET, DELETE, or a request that says so (v2 order creation with its
+ *   Idempotency-Key). Any other POST/PATCH is never retried: its outcome is unknown.
+ * Redirects are not followed.
+ */
+import type {Dispatcher} from 'undici'
+
+import {type ApiVersion, type HttpMethod, V1_SUNSET_DATE} from '../domain/schema.js'
+import {ApiError, CliError, NetworkError, RateLimitError} from '../errors.js'
+import {errorFromResponse, redirectError, statusText} from './errors.js'
+import {redactBody, redactHeaders} from './redact.js'
+
+export interface TokenSource {
+  /** A token to send, issuing one when needed. Throws AuthError when there are no credentials. */
+  getToken(client: ApiClient): Promise<string>
+  /** After a 401 with `stale`: a fresh token, or undefined when this source cannot renew (static token). */
+  renew(client: ApiClient, stale: string): Promise<string | undefined>
+}
+
+/** A shared pacer (bulk imports): waits before each request, learns from 429s. */
+export interface Pacer {
+  acquire(): Promise<void>
+  onRateLimited(retryAfterMs: number): void
+  onSuccess(): void
+}
+
+export interface ClientOptions {
+  baseUrl: string
+  apiVersion: ApiVersion
+  userAgent: string
+  tokens?: TokenSource
+  /** --max-wait: the bound on time spent waiting for 429s, in seconds. */
+  maxWaitSeconds?: number
+  /** Per-request timeout for headers and body, in ms. */
+  timeoutMs?: number
+  /** --debug trace lines (already redacted). */
+  debug?: (line: string) => void
+  /** Warnings shown once per process (deprecation). */
+  warnOnce?: (key: string, text: string) => void
+  /** The v2 command to name in the v1 deprecation warning. */
+  v2Hint?: string
+  /** Called while waiting on a 429: returns a function that ends the status display. */
+  onWait?: (text: string) => () => void
+  pacer?: Pacer
+  /** Injectable for tests. */
+  sleep?: (ms: number) => Promise<void>
+  now?: () => number
+  random?: () => number
+  dispatcher?: Dispatcher
+}
+
+export type Query = Record<string, boolean | number | string | undefined>
+
+export interface ApiRequest {
+  method: HttpMethod
+  /** Path after `/api/{version}`, e.g. `/customers/12`; or a full path starting with `/api/` (raw `api` command). */
+  path: string
+  version?: ApiVersion
+  query?: Query
+  body?: unknown
+  headers?: Record<string, string>
+  /** Send the bearer token. `'optional'` sends it when credentials exist (raw `api` command). */
+  auth: 'optional' | boolean
+  /** Safe to repeat after a network error or 5xx. Defaults to true for GET and DELETE only. */
+  idempotent?: boolean
+}
+
+export interface ApiResponse<T = unknown> {
+  status: number
+  headers: Record<string, string>
+  body: T
+}
+
+const MAX_429_RETRIES = 3
+const MAX_TRANSIENT_RETRIES = 2
+const BACKOFF_BASE_MS = 500
+const BACKOFF_CAP_MS = 5000
+
+/** Retry-After as milliseconds from `now`: delta seconds or an HTTP date. Undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined
+  const v = value.trim()
+  if (/^\d+$/.test(v)) return Number(v) * 1000
+  const date = Date.parse(v)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
+}
+
+function describeNetworkError(error: unknown): string {
+  const e = error as NodeJS.ErrnoException & {cause?: NodeJS.ErrnoException}
+  const code = e?.code ?? e?.cause?.code
+  const known: Record<string, string> = {
+    ECONNREFUSED: 'connection refused',
+    ECONNRESET: 'connection reset',
+    ENOTFOUND: 'host not found',
+    ETIMEDOUT: 'connection timed out',
+    UND_ERR_BODY_TIMEOUT: 'timed out reading the response',
+    UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+    UND_ERR_HEADERS_TIMEOUT: 'timed out waiting for the response',
+    UND_ERR_SOCKET: 'the connection closed before the response was complete',
+  }
+  return (code && known[code]) ?? e?.message ?? String(error)
+}
+
+export class ApiClient {
+  readonly baseUrl: string
+  readonly apiVersion: ApiVersion
+  private dispatcher?: Dispatcher
+  private readonly sleep: (ms: number) => Promise<void>
+  private readonly now: () => number
+  private readonly random: () => number
+
+  constructor(readonly options: ClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '')
+    this.apiVersion = options.apiVersion
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)))
+    this.now = options.now ?? Date.now
+    this.random = options.random ?? Math.random
+    this.dispatcher = options.dispatcher
+  }
+
+  url(path: string, version: ApiVersion, query?: Query): string {
+    const full = path.startsWith('/api/') ? path : `/api/${version}${path}`
+    const url = new URL(this.baseUrl + full)
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v))
+    return url.toString()
+  }
+
+  async request<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>> {
+    const version = req.version ?? this.apiVersion
+    const url = this.url(req.path, version, req.query)
+    const idempotent = req.idempotent ?? (req.method === 'GET' || req.method === 'DELETE')
+    const isV1 = req.path.startsWith('/api/v1/') || (!req.path.startsWith('/api/') && version === 'v1')
+    if (isV1) this.warnV1()
+
+    let token = req.auth === false ? undefined : await this.tokenFor(req.auth)
+    let renewed = false
+    let rateRetries = 0
+    let transientRetries = 0
+    let waitedMs = 0
+
+    for (;;) {
+      await this.options.pacer?.acquire()
+      let res: {status: number; headers: Record<string, string>; body: unknown}
+      try {
+        res = await this.send(req, url, token)
+      } catch (error) {
+        if (error instanceof CliError) throw error
+        if (idempotent && transientRetries < MAX_TRANSIENT_RETRIES) {
+          await this.backoff(transientRetries++, `network error (${describeNetworkError(error)})`)
+          continue
+        }
+        throw this.networkError(error, idempotent, req)
+      }
+
+      this.noticeDeprecation(res.headers, isV1)
+      if (res.status < 300) {
+        this.options.pacer?.onSuccess()
+        return res as ApiResponse<T>
+      }
+      if (res.status < 400) throw redirectError(res.status, res.headers.location)
+
+      if (res.status === 429) {
+        const waitMs = parseRetryAfter(res.headers['retry-after'], this.now()) ?? 1000
+        this.options.pacer?.onRateLimited(waitMs)
+        const retryAt = new Date(this.now() + waitMs)
+        const maxWaitMs = (this.options.maxWaitSeconds ?? 120) * 1000
+        if (rateRetries >= MAX_429_RETRIES || waitedMs + waitMs > maxWaitMs) {
+          const why = rateRetries >= MAX_429_RETRIES ? `still rate limited after ${MAX_429_RETRIES} retries` : `the service asks to wait ${Math.ceil(waitMs / 1000)} s, more than --max-wait allows`
+          throw new RateLimitError(`Rate limited (HTTP 429): ${why}.`, {
+            body: res.body,
+            hint: `Try again after ${retryAt.toISOString()} (in ${Math.ceil(waitMs / 1000)} s), or raise --max-wait.`,
+            retryAt,
+          })
+        }
+        rateRetries++
+        waitedMs += waitMs
+        const done = this.options.onWait?.(`Rate limited; retrying in ${Math.ceil(waitMs / 1000)} s (retry ${rateRetries} of ${MAX_429_RETRIES})`)
+        this.options.debug?.(`* 429: waiting ${waitMs} ms before retry ${rateRetries}`)
+        try {
+          await this.sleep(waitMs)
+        } finally {
+          done?.()
+        }
+        continue
+      }
+
+      if (res.status >= 500 && idempotent && transientRetries < MAX_TRANSIENT_RETRIES) {
+        await this.backoff(transientRetries++, `HTTP ${res.status}`)
+        continue
+      }
+
+      if (res.status === 401 && token !== undefined && !renewed && this.options.tokens) {
+        renewed = true
+        const fresh = await this.options.tokens.renew(this, token)
+        if (fresh) {
+          this.options.debug?.('* 401: issued a new token, repeating the request once')
+          token = fresh
+          continue
+        }
+      }
+      throw this.httpError(res.status, res.body, req)
+    }
+  }
+
+  /** Closes pooled connections so the process can exit at once. */
+  async close(): Promise<void> {
+    await this.dispatcher?.close()
+  }
+
+  private async tokenFor(auth: 'optional' | true): Promise<string | undefined> {
+    if (!this.options.tokens) {
+      if (auth === 'optional') return undefined
+      throw new CliError('No credentials configured.', {exitCode: 3})
+    }
+    if (auth === true) return this.options.tokens.getToken(this)
+    try {
+      return await this.options.tokens.getToken(this)
+    } catch (error) {
+      if (error instanceof CliError && error.exitCode === 3 && error.status === null) return undefined
+      throw error
+    }
+  }
+
+  private async getDispatcher(): Promise<Dispatcher> {
+    if (!this.dispatcher) {
+      const {EnvHttpProxyAgent} = await import('undici')
+      const timeout = this.options.timeoutMs ?? 30_000
+      this.dispatcher = new EnvHttpProxyAgent({bodyTimeout: timeout, connections: 16, headersTimeout: timeout, keepAliveTimeout: 4000})
+    }
+    return this.dispatcher
+  }
+
+  private async send(req: ApiRequest, url: string, token: string | undefined) {
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': this.options.userAgent,
+      ...lowerKeys(req.headers ?? {}),
+    }
+    let body: string | undefined
+    if (req.body !== undefined) {
+      body = JSON.stringify(req.body)
+      headers['content-type'] = 'application/json'
+    }
+    if (token !== undefined) headers.authorization = `Bearer ${token}`
+
+    const debug = this.options.debug
+    const started = performance.now()
+    if (debug) {
+      debug(`> ${req.method} ${url}`)
+      for (const [k, v] of Object.entries(redactHeaders(headers))) debug(`> ${k}: ${v}`)
+      if (body !== undefined) debug(`> ${redactBody(body)}`)
+    }
+    const {request} = await import('undici')
+    const res = await request(url, {body, dispatcher: await this.getDispatcher(), headers, method: req.method})
+    const text = await res.body.text()
+    const resHeaders: Record<string, string> = {}
+    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) resHeaders[k] = Array.isArray(v) ? v.join(', ') : v
+    if (debug) {
+      debug(`< ${res.statusCode} ${statusText(res.statusCode)} (${Math.round(performance.now() - started)} ms)`)
+      for (const [k, v] of Object.entries(resHeaders)) debug(`< ${k}: ${v}`)
+      if (text) debug(`< ${redactBody(text)}`)
+    }
+    return {body: parseBody(text, resHeaders['content-type']), headers: resHeaders, status: res.statusCode}
+  }
+
+  private async backoff(attempt: number, why: string): Promise<void> {
+    const base = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt)
+    const ms = Math.round(base / 2 + (this.random() * base) / 2)
+    this.options.debug?.(`* ${why}: retry ${attempt + 1} of ${MAX_TRANSIENT_RETRIES} in ${ms} ms`)
+    await this.sleep(ms)
+  }
+
+  private networkError(error: unknown, idempotent: boolean, req: ApiRequest): NetworkError {
+    const what = describeNetworkError(error)
+    const where = new URL(this.baseUrl).host
+    if (idempotent) return new NetworkError(`Could not reach the service at ${where}: ${what}.`, {cause: error, hint: 'Check the base URL and your network, then try again.'})
+    return new NetworkError(`The ${req.method} request to ${where} failed: ${what}. Its outcome is unknown, so it was not retried.`, {
+      cause: error,
+      hint: 'Check whether it took effect (for example with a list command) before running it again.',
+    })
+  }
+
+  private httpError(status: number, body: unknown, req: ApiRequest): ApiError {
+    const error = errorFromResponse(status, body)
+    if (status >= 500 && !(req.idempotent ?? (req.method === 'GET' || req.method === 'DELETE')))
+      return new ApiError(status, `${error.message} (HTTP ${status}). The outcome of this ${req.method} is unknown, so it was not retried.`, {body, fieldErrors: error.fieldErrors, hint: 'Check whether it took effect before running it again.'})
+    return error
+  }
+
+  private warnV1(): void {
+    const use = this.options.v2Hint ? ` Use \`${this.options.v2Hint}\` (v2) instead.` : ' Use API v2 instead.'
+    this.options.warnOnce?.('deprecation', `API v1 is deprecated and retired on ${V1_SUNSET_DATE}.${use}`)
+  }
+
+  private noticeDeprecation(headers: Record<string, string>, isV1: boolean): void {
+    const deprecation = headers.deprecation
+    const sunset = headers.sunset
+    if (!deprecation && !sunset) return
+    if (isV1) return this.warnV1()
+    const when = sunset ? ` and will be removed on ${sunset}` : ''
+    this.options.warnOnce?.('deprecation', `The service marks this operation as deprecated${when}.${this.options.v2Hint ? ` See \`${this.options.v2Hint}\`.` : ''}`)
+  }
+}
+
+function lowerKeys(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]))
+}
+
+function parseBody(text: string, contentType: string | undefined): unknown {
+  if (text === '') return undefined
+  if (contentType?.includes('json') || /^\s*[[{]/.test(text)) {
+    try {
+      return JSON.parse(text)
+    } catch {
+      return text
+    }
+  }
+  return text
+}

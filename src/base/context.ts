@@ -1,0 +1,130 @@
+/**
+ * The per-command context, built lazily: the config store, the selected profile, the base URL, the API version,
+ * the credentials and the API client. Precedence rules of the contract live here and nowhere else.
+ */
+import {ApiClient, type ClientOptions} from '../api/client.js'
+import {type ResolvedCredentials, resolveCredentials} from '../api/auth.js'
+import {type ApiVersion, DEFAULT_API_VERSION} from '../domain/schema.js'
+import {UsageError} from '../errors.js'
+import {type ConfigData, ConfigStore, type Profile, selectProfileName} from '../config/store.js'
+import {configDir} from '../config/paths.js'
+import type {IOStreams} from '../io/streams.js'
+import {Spinner} from '../io/spinner.js'
+
+export interface ContextFlags {
+  profile?: string
+  'base-url'?: string
+  'api-version'?: ApiVersion
+  'max-wait'?: number
+  debug?: boolean
+}
+
+export interface ContextOptions {
+  flags: ContextFlags
+  io: IOStreams
+  env: NodeJS.ProcessEnv
+  userAgent: string
+  /** The v2 command to name in deprecation warnings. */
+  v2Hint?: string
+}
+
+export const NO_BASE_URL_HINT =
+  'Pass --base-url URL, set COMMERCE_BASE_URL, or store one with `commerce auth login --base-url URL` ' +
+  '(for the local sandbox: `commerce sandbox start`, then `commerce auth login --sandbox`).'
+
+export class Context {
+  readonly store: ConfigStore
+  private dataCache?: ConfigData
+  private clients = new Map<string, ApiClient>()
+  private creds?: ResolvedCredentials
+
+  constructor(readonly options: ContextOptions) {
+    this.store = new ConfigStore(configDir(options.env), (message) => options.io.warnOnce('config-readonly', message))
+  }
+
+  get env(): NodeJS.ProcessEnv {
+    return this.options.env
+  }
+
+  async data(): Promise<ConfigData> {
+    this.dataCache ??= await this.store.read()
+    return this.dataCache
+  }
+
+  async profileName(): Promise<string> {
+    return selectProfileName(await this.data(), this.options.flags.profile, this.env)
+  }
+
+  async profile(): Promise<Profile | undefined> {
+    return (await this.data()).profiles?.[await this.profileName()]
+  }
+
+  /** --base-url > COMMERCE_BASE_URL > the profile's > exit 2 with how to set one. */
+  async baseUrl(): Promise<string> {
+    const url = this.options.flags['base-url'] || this.env.COMMERCE_BASE_URL || (await this.profile())?.base_url
+    if (!url) throw new UsageError('No base URL is set.', {hint: NO_BASE_URL_HINT})
+    return checkBaseUrl(url)
+  }
+
+  async apiVersion(): Promise<ApiVersion> {
+    return this.options.flags['api-version'] ?? (await this.profile())?.api_version ?? DEFAULT_API_VERSION
+  }
+
+  async credentials(): Promise<ResolvedCredentials> {
+    this.creds ??= resolveCredentials(this.env, await this.data(), await this.profileName(), this.store)
+    return this.creds
+  }
+
+  /** The API client for the resolved base URL (or `baseUrl`), with the credentials in effect. */
+  async client(overrides: Partial<ClientOptions> = {}): Promise<ApiClient> {
+    const baseUrl = overrides.baseUrl ?? (await this.baseUrl())
+    const key = baseUrl + (overrides.apiVersion ?? '')
+    let client = this.clients.get(key)
+    if (!client) {
+      const {io} = this.options
+      client = new ApiClient({
+        apiVersion: await this.apiVersion(),
+        baseUrl,
+        debug: this.options.flags.debug ? (line) => io.info(io.chalk.dim(line)) : undefined,
+        maxWaitSeconds: this.options.flags['max-wait'],
+        onWait(text) {
+          const spinner = new Spinner(io).start(text)
+          return () => spinner.stop()
+        },
+        timeoutMs: readTimeout(this.env),
+        tokens: (await this.credentials()).tokens,
+        userAgent: this.options.userAgent,
+        v2Hint: this.options.v2Hint,
+        warnOnce: (k, text) => io.warnOnce(k, text),
+        ...overrides,
+      })
+      this.clients.set(key, client)
+    }
+    return client
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.clients.values()].map((c) => c.close().catch(() => {})))
+  }
+}
+
+export function checkBaseUrl(url: string): string {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw new UsageError(`The base URL ${JSON.stringify(url)} is not a valid URL.`, {hint: NO_BASE_URL_HINT})
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new UsageError(`The base URL must start with https:// or http:// (got ${JSON.stringify(url)}).`)
+  return url.replace(/\/+$/, '')
+}
+
+/** COMMERCE_HTTP_TIMEOUT: seconds per request (default 30). */
+function readTimeout(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.COMMERCE_HTTP_TIMEOUT
+  if (!raw) return undefined
+  const seconds = Number(raw)
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`COMMERCE_HTTP_TIMEOUT must be a positive number of seconds (got ${JSON.stringify(raw)}).`)
+  return seconds * 1000
+}

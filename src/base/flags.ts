@@ -1,0 +1,85 @@
+/**
+ * Flag definitions shared by commands, declared once. Values are checked with the domain's rules
+ * (src/domain/validate.ts), so a flag refuses exactly what the service would.
+ */
+import {Flags} from '@oclif/core'
+
+import {API_VERSIONS, CURRENCIES} from '../domain/schema.js'
+import {checkPage, checkPerPage, checkSearch, parseId} from '../domain/validate.js'
+
+const GLOBAL = 'GLOBAL'
+
+/** A flag parsed as an integer and checked by a domain rule. */
+function checkedInteger(check: (n: number) => string | undefined) {
+  return Flags.custom<number>({
+    async parse(input) {
+      const n = /^[+-]?\d+$/.test(input.trim()) ? Number(input.trim()) : Number.NaN
+      const problem = check(n)
+      if (problem) throw new Error(problem.replace('(got NaN)', `(got ${JSON.stringify(input)})`))
+      return n
+    },
+  })
+}
+
+/** Every command: output and diagnostics. */
+export const outputFlags = {
+  debug: Flags.boolean({description: 'Trace HTTP requests on stderr (secrets are never shown).', helpGroup: GLOBAL}),
+  json: Flags.boolean({description: 'Print exactly one JSON document on stdout.', helpGroup: GLOBAL}),
+}
+
+export const profileFlag = {
+  profile: Flags.string({description: 'Profile to use (default: COMMERCE_PROFILE, then the chosen profile, then "default").', helpGroup: GLOBAL}),
+}
+
+/** Every command that talks to the service. */
+export const apiFlags = {
+  ...outputFlags,
+  ...profileFlag,
+  'base-url': Flags.string({description: 'Service base URL (default: COMMERCE_BASE_URL, then the profile).', helpGroup: GLOBAL}),
+  'max-wait': Flags.integer({
+    default: 120,
+    description: 'Longest total wait, in seconds, for rate-limit (429) retries.',
+    helpGroup: GLOBAL,
+    min: 0,
+  }),
+}
+
+/** Only on operations that also exist in v1. */
+export const apiVersionFlag = {
+  'api-version': Flags.option({
+    description: 'API version (default: the profile\'s, else v2). v1 is deprecated.',
+    helpGroup: GLOBAL,
+    options: API_VERSIONS,
+  })(),
+}
+
+export const pageFlags = {
+  all: Flags.boolean({description: 'Fetch every page.', exclusive: ['limit', 'page']}),
+  limit: checkedInteger((n) => (Number.isInteger(n) && n >= 1 ? undefined : `must be an integer of at least 1 (got ${n})`))({
+    description: 'Return the first N records, fetching as many pages as needed.',
+    exclusive: ['all'],
+  }),
+  page: checkedInteger(checkPage)({description: 'Page to show (1-based).', exclusive: ['all']}),
+  'per-page': checkedInteger(checkPerPage)({description: 'Records per page (1-100).'}),
+}
+
+export const searchFlag = Flags.custom<string>({
+  async parse(input) {
+    const problem = checkSearch(input)
+    if (problem) throw new Error(problem)
+    return input
+  },
+})
+
+export const currencyFlag = Flags.option({description: 'Currency.', options: CURRENCIES})
+
+export const yesFlag = {
+  yes: Flags.boolean({char: 'y', description: 'Do not ask for confirmation (required without a terminal).'}),
+}
+
+/** A positive integer id (customer, order, product), as an argument parser. */
+export async function parseIdArg(input: string): Promise<number> {
+  const id = parseId(input.trim())
+  if (id === undefined) throw new Error(`must be a positive integer id (got ${JSON.stringify(input)})`)
+  return id
+}

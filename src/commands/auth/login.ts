@@ -1,0 +1,76 @@
+import {Flags} from '@oclif/core'
+
+import {ApiCommand} from '../../base/command.js'
+import {apiVersionFlag} from '../../base/flags.js'
+import {checkBaseUrl} from '../../base/context.js'
+import {readSandboxState} from '../../config/sandbox-state.js'
+import {SCOPES} from '../../domain/schema.js'
+import {checkOneOf} from '../../domain/validate.js'
+import {UsageError} from '../../errors.js'
+import {needFlag, promptSecret, promptText} from '../../io/prompt.js'
+import {renderRecord} from '../../io/render.js'
+import {login} from '../../services/auth.js'
+
+export default class AuthLogin extends ApiCommand<typeof AuthLogin> {
+  static description = `Log in with a key pair: issues a token to check it, then stores the pair and the token in the profile.
+
+On a terminal, prompts for what is missing (the secret masked). Without one, pass every value as a flag;
+--key-secret-stdin reads the secret from standard input so that it stays out of the process list.`
+  static examples = [
+    '<%= config.bin %> auth login --sandbox',
+    '<%= config.bin %> auth login --base-url https://commerce.example.com --key-id key_123',
+    'printf %s "$KEY_SECRET" | <%= config.bin %> auth login --base-url "$URL" --key-id "$KEY_ID" --key-secret-stdin',
+  ]
+  static flags = {
+    ...apiVersionFlag,
+    'key-id': Flags.string({description: 'Public half of the key pair.'}),
+    'key-secret': Flags.string({description: 'Secret half of the key pair (prefer --key-secret-stdin or the prompt).', exclusive: ['key-secret-stdin']}),
+    'key-secret-stdin': Flags.boolean({description: 'Read the key secret from standard input.'}),
+    sandbox: Flags.boolean({description: 'Log in to the running local sandbox with its full-scope test key pair.', exclusive: ['key-id', 'key-secret', 'key-secret-stdin', 'base-url']}),
+    scopes: Flags.string({description: `Comma-separated scopes to request (${SCOPES.join(', ')}); default: all the key is entitled to.`}),
+  }
+
+  async run(): Promise<void> {
+    const {flags, io} = this
+    const scopes = flags.scopes?.split(',').map((s) => s.trim()).filter(Boolean)
+    for (const s of scopes ?? []) {
+      const problem = checkOneOf(s, SCOPES)
+      if (problem) throw new UsageError(`--scopes: ${problem}`)
+    }
+
+    let baseUrl: string
+    let keyId: string
+    let keySecret: string
+    if (flags.sandbox) {
+      const state = readSandboxState()
+      if (!state) throw new UsageError('No local sandbox is running.', {hint: 'Start one with `commerce sandbox start --detach`, then run `commerce auth login --sandbox` again.'})
+      const key = state.keys.find((k) => SCOPES.every((s) => k.scopes.includes(s))) ?? state.keys[0]
+      ;({key_id: keyId, key_secret: keySecret} = key)
+      baseUrl = state.base_url
+    } else {
+      const known = flags['base-url'] || process.env.COMMERCE_BASE_URL || (await this.ctx.profile())?.base_url
+      baseUrl = checkBaseUrl(known ?? (await this.ask('Base URL', '--base-url', false)))
+      keyId = flags['key-id'] ?? (await this.ask('Key id', '--key-id', false))
+      if (flags['key-secret-stdin']) keySecret = await readStdin()
+      else keySecret = flags['key-secret'] ?? (await this.ask('Key secret', '--key-secret or --key-secret-stdin', true))
+      if (!keySecret) throw new UsageError('The key secret is empty.')
+    }
+
+    const result = await login(this.ctx, {apiVersion: flags['api-version'], baseUrl, pair: {keyId, keySecret, scopes}})
+    if (io.json) return io.outJson(result)
+    io.info(io.chalk.green('✓ ') + `Logged in to ${result.base_url} as ${result.key_id} (profile "${result.profile}").`)
+    await renderRecord(io, {...result})
+  }
+
+  private async ask(what: string, flag: string, secret: boolean): Promise<string> {
+    if (!this.io.canPrompt()) throw needFlag(what, flag)
+    return secret ? promptSecret(this.io, `${what}:`) : promptText(this.io, `${what}:`)
+  }
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) throw new UsageError('--key-secret-stdin reads the secret from a pipe, e.g. `printf %s "$SECRET" | commerce auth login ... --key-secret-stdin`.')
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
+}

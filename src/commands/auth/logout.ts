@@ -1,0 +1,16 @@
+import {ApiCommand} from '../../base/command.js'
+import {logout} from '../../services/auth.js'
+
+export default class AuthLogout extends ApiCommand<typeof AuthLogout> {
+  static description = `Revoke the current token and remove the stored key pair and token from the profile.
+
+Succeeds when already logged out. If the revocation fails, the local credentials are removed all the same and
+the command exits 1: the token stays valid until it expires.`
+  static examples = ['<%= config.bin %> auth logout', '<%= config.bin %> auth logout --profile staging']
+
+  async run(): Promise<void> {
+    const result = await logout(this.ctx)
+    if (this.io.json) return this.io.outJson(result)
+    this.io.info(`Logged out of profile "${result.profile}"${result.revoked ? ' (token revoked)' : ''}.`)
+  }
+}

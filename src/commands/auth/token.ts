@@ -1,0 +1,13 @@
+import {ApiCommand} from '../../base/command.js'
+import {currentToken} from '../../services/auth.js'
+
+export default class AuthToken extends ApiCommand<typeof AuthToken> {
+  static description = 'Print a valid access token (issuing one if needed) and a newline, nothing else.'
+  static examples = ['curl -H "Authorization: Bearer $(<%= config.bin %> auth token)" "$COMMERCE_BASE_URL/api/v2/orders"']
+
+  async run(): Promise<void> {
+    const token = await currentToken(this.ctx)
+    if (this.io.json) return this.io.outJson({access_token: token})
+    this.io.out(token)
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The sandbox state file (`sandbox.json` in the config directory): written by `sandbox start`, read by
+ * `auth login --sandbox`, `webhooks trigger`/`listen` and `sandbox status|stop`. The CLI knows it faces the
+ * local sandbox when the base URL is the one recorded here.
+ */
+import {readFileSync, rmSync, writeFileSync, renameSync, mkdirSync} from 'node:fs'
+import {dirname} from 'node:path'
+
+import {SANDBOX_STATE_FILE, configPath} from './paths.js'
+
+export interface SandboxKey {
+  key_id: string
+  key_secret: string
+  scopes: string[]
+}
+
+export interface SandboxState {
+  base_url: string
+  pid: number
+  keys: SandboxKey[]
+  data_file?: string | null
+  started_at?: string
+}
+
+export function sandboxStatePath(env: NodeJS.ProcessEnv = process.env): string {
+  return configPath(SANDBOX_STATE_FILE, env)
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** The running sandbox, or undefined (a state file whose process is gone is removed). */
+export function readSandboxState(env: NodeJS.ProcessEnv = process.env): SandboxState | undefined {
+  const path = sandboxStatePath(env)
+  let state: SandboxState
+  try {
+    state = JSON.parse(readFileSync(path, 'utf8')) as SandboxState
+  } catch {
+    return undefined
+  }
+  if (typeof state?.base_url !== 'string' || !Number.isInteger(state.pid)) return undefined
+  if (!alive(state.pid)) {
+    rmSync(path, {force: true})
+    return undefined
+  }
+  return state
+}
+
+export function writeSandboxState(state: SandboxState, env: NodeJS.ProcessEnv = process.env): void {
+  const path = sandboxStatePath(env)
+  mkdirSync(dirname(path), {mode: 0o700, recursive: true})
+  const tmp = `${path}.${process.pid}.tmp`
+  writeFileSync(tmp, JSON.stringify(state, null, 2) + '\n', {mode: 0o600})
+  renameSync(tmp, path)
+}
+
+export function removeSandboxState(env: NodeJS.ProcessEnv = process.env, pid?: number): void {
+  const path = sandboxStatePath(env)
+  if (pid !== undefined) {
+    try {
+      if ((JSON.parse(readFileSync(path, 'utf8')) as SandboxState).pid !== pid) return
+    } catch {
+      return
+    }
+  }
+  rmSync(path, {force: true})
+}
+
+/** Whether `baseUrl` is the running local sandbox. */
+export function isSandboxUrl(baseUrl: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const state = readSandboxState(env)
+  return state !== undefined && state.base_url.replace(/\/+$/, '') === baseUrl.replace(/\/+$/, '')
+}

@@ -1,0 +1,126 @@
+/**
+ * Renderers for the three output modes of the contract:
+ * - TTY: cli-table3 tables (lists) and two-column field/value tables (one resource);
+ * - pipe: tab-separated rows with a header line (lists) or `field<TAB>value` lines, no colour;
+ * - --json: one JSON document; lists stream as an array while records arrive.
+ */
+import type {IOStreams} from './streams.js'
+
+type Row = Record<string, unknown>
+
+/** A cell as text: nested values as compact JSON; in TSV, tabs and newlines become spaces. */
+export function formatCell(value: unknown, tsv: boolean): string {
+  let text: string
+  if (value === null || value === undefined) text = ''
+  else if (typeof value === 'object') text = JSON.stringify(value)
+  else text = String(value)
+  return tsv ? text.replace(/[\t\r\n]+/g, ' ') : text
+}
+
+const STATUS_COLORS: Record<string, 'cyan' | 'gray' | 'green' | 'magenta' | 'yellow'> = {
+  active: 'green',
+  archived: 'gray',
+  invited: 'yellow',
+  paid: 'green',
+  pending: 'yellow',
+  refunded: 'magenta',
+  shipped: 'cyan',
+}
+
+function styleCell(io: IOStreams, column: string, text: string): string {
+  if (!io.color) return text
+  if (column === 'status' && STATUS_COLORS[text]) return io.chalk[STATUS_COLORS[text]](text)
+  if (column === 'id') return io.chalk.bold(text)
+  return text
+}
+
+async function newTable(io: IOStreams, head: string[]) {
+  const {default: Table} = await import('cli-table3')
+  return new Table({
+    head: head.map((h) => (io.color ? io.chalk.bold(h) : h)),
+    style: {border: io.color ? ['gray'] : [], compact: false, head: []},
+    wordWrap: false,
+  })
+}
+
+export interface ListPosition {
+  /** 1-based index of the first record shown. */
+  first: number
+  shown: number
+  total?: number
+  page?: number
+  perPage?: number
+}
+
+/** "Showing 1-30 of 250 (page 1 of 9)". */
+export function positionLine(pos: ListPosition): string {
+  if (pos.shown === 0) return pos.total ? `No records on this page (${pos.total} in all).` : 'No records.'
+  const range = `${pos.first}-${pos.first + pos.shown - 1}`
+  const of = pos.total === undefined ? '' : ` of ${pos.total}`
+  const pages =
+    pos.page !== undefined && pos.perPage && pos.total !== undefined
+      ? ` (page ${pos.page} of ${Math.max(1, Math.ceil(pos.total / pos.perPage))})`
+      : ''
+  return `Showing ${range}${of}${pages}`
+}
+
+export interface ListRenderOptions {
+  columns: readonly string[]
+  /** Called after the records are consumed, for the TTY footer line. */
+  position?: () => ListPosition | undefined
+}
+
+/** Renders records as they arrive. Returns how many were written. */
+export async function renderList(io: IOStreams, records: AsyncIterable<Row> | Iterable<Row>, options: ListRenderOptions): Promise<number> {
+  let count = 0
+  if (io.json) {
+    // Stream the array: memory stays flat whatever the count.
+    const out = io.stdout
+    for await (const record of records) {
+      await write(out, (count === 0 ? '[\n' : ',\n') + JSON.stringify(record))
+      count++
+    }
+    await write(out, count === 0 ? '[]\n' : '\n]\n')
+    return count
+  }
+
+  const columns = [...options.columns]
+  if (!io.tableOutput) {
+    await write(io.stdout, columns.join('\t') + '\n')
+    for await (const record of records) {
+      await write(io.stdout, columns.map((c) => formatCell(record[c], true)).join('\t') + '\n')
+      count++
+    }
+    return count
+  }
+
+  const table = await newTable(io, columns)
+  for await (const record of records) {
+    table.push(columns.map((c) => styleCell(io, c, formatCell(record[c], false))))
+    count++
+  }
+  if (count > 0) io.out(table.toString())
+  const pos = options.position?.()
+  io.out(io.chalk.dim(positionLine(pos ?? {first: 1, shown: count})))
+  return count
+}
+
+/** One resource: a two-column field/value table on a TTY, `field<TAB>value` lines on a pipe, the object with --json. */
+export async function renderRecord(io: IOStreams, record: Row, fields?: readonly string[]): Promise<void> {
+  if (io.json) return io.outJson(record)
+  const keys = fields ? [...fields, ...Object.keys(record).filter((k) => !fields.includes(k))] : Object.keys(record)
+  const present = keys.filter((k) => k in record)
+  if (!io.tableOutput) {
+    io.out(present.map((k) => `${k}\t${formatCell(record[k], true)}`).join('\n'))
+    return
+  }
+  const {default: Table} = await import('cli-table3')
+  const table = new Table({style: {border: io.color ? ['gray'] : [], head: []}, wordWrap: true})
+  for (const k of present) table.push({[io.color ? io.chalk.bold(k) : k]: styleCell(io, k, formatCell(record[k], false))})
+  io.out(table.toString())
+}
+
+function write(stream: NodeJS.WritableStream, chunk: string): Promise<void> | void {
+  if (stream.write(chunk)) return
+  return new Promise((resolve) => stream.once('drain', () => resolve()))
+}

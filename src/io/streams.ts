@@ -1,0 +1,104 @@
+/**
+ * IOStreams: every terminal rule in one place (after the GitHub CLI's iostreams).
+ *
+ * - stdout carries results only; status, warnings, spinners and progress go to stderr.
+ * - Colour: on when stdout is a TTY, or FORCE_COLOR is set; NO_COLOR (non-empty) always wins.
+ * - Prompts, spinners and progress bars: only when stdin and stderr are TTYs and CI is not set.
+ */
+import {Chalk, type ChalkInstance} from 'chalk'
+
+export interface IOStreamsOptions {
+  stdin?: NodeJS.ReadStream
+  stdout?: NodeJS.WriteStream
+  stderr?: NodeJS.WriteStream
+  env?: NodeJS.ProcessEnv
+}
+
+function envFlag(value: string | undefined): boolean {
+  return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false'
+}
+
+export class IOStreams {
+  readonly stdin: NodeJS.ReadStream
+  readonly stdout: NodeJS.WriteStream
+  readonly stderr: NodeJS.WriteStream
+  readonly env: NodeJS.ProcessEnv
+  readonly isStdinTTY: boolean
+  readonly isStdoutTTY: boolean
+  readonly isStderrTTY: boolean
+  /** The CI environment variable is set: never prompt, never animate. */
+  readonly ci: boolean
+  readonly color: boolean
+  readonly chalk: ChalkInstance
+  /** --json: stdout carries exactly one JSON document. */
+  json = false
+  private readonly said = new Set<string>()
+  private activeStatus?: {clear(): void}
+
+  constructor(options: IOStreamsOptions = {}) {
+    this.stdin = options.stdin ?? process.stdin
+    this.stdout = options.stdout ?? process.stdout
+    this.stderr = options.stderr ?? process.stderr
+    this.env = options.env ?? process.env
+    this.isStdinTTY = Boolean(this.stdin.isTTY)
+    this.isStdoutTTY = Boolean(this.stdout.isTTY)
+    this.isStderrTTY = Boolean(this.stderr.isTTY)
+    this.ci = envFlag(this.env.CI)
+    const noColor = this.env.NO_COLOR !== undefined && this.env.NO_COLOR !== ''
+    const forceColor = envFlag(this.env.FORCE_COLOR)
+    this.color = !noColor && (forceColor || this.isStdoutTTY)
+    this.chalk = new Chalk({level: this.color ? (forceColor && !this.isStdoutTTY ? 1 : 2) : 0})
+  }
+
+  /** Whether the CLI may ask the user something. */
+  canPrompt(): boolean {
+    return this.isStdinTTY && this.isStderrTTY && !this.ci
+  }
+
+  /** Whether spinners and progress bars may be drawn on stderr. */
+  canAnimate(): boolean {
+    return this.isStderrTTY && !this.ci
+  }
+
+  /** Human output is a table (TTY) or tab-separated rows (pipe). */
+  get tableOutput(): boolean {
+    return this.isStdoutTTY
+  }
+
+  /** Writes result text to stdout. */
+  out(text: string): void {
+    this.clearStatus()
+    this.stdout.write(text.endsWith('\n') ? text : text + '\n')
+  }
+
+  /** Writes exactly one JSON document to stdout. */
+  outJson(value: unknown): void {
+    this.out(JSON.stringify(value, null, this.isStdoutTTY ? 2 : undefined))
+  }
+
+  /** Status and information for people: stderr. */
+  info(text: string): void {
+    this.clearStatus()
+    this.stderr.write(text.endsWith('\n') ? text : text + '\n')
+  }
+
+  warn(text: string): void {
+    this.info(this.chalk.yellow('Warning: ') + text)
+  }
+
+  /** A warning printed at most once per process for the same key. */
+  warnOnce(key: string, text: string): void {
+    if (this.said.has(key)) return
+    this.said.add(key)
+    this.warn(text)
+  }
+
+  /** Registers a live status line (spinner/progress) to be cleared before any other output. */
+  setStatus(status: {clear(): void} | undefined): void {
+    this.activeStatus = status
+  }
+
+  private clearStatus(): void {
+    this.activeStatus?.clear()
+  }
+}

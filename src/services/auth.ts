@@ -1,0 +1,124 @@
+/** auth login / status / token / logout. */
+import {type KeyPair, KeyPairTokens, LOGIN_HINT, issueToken, revokeToken} from '../api/auth.js'
+import type {Context} from '../base/context.js'
+import type {ApiVersion} from '../domain/schema.js'
+import {AuthError, CliError} from '../errors.js'
+import {ensureProfile} from '../config/store.js'
+
+export interface LoginResult {
+  profile: string
+  base_url: string
+  key_id: string
+  scopes: string[]
+  expires_at: string
+}
+
+/** Issues a token to check the key pair, then stores the pair, the token and the base URL in the profile. */
+export async function login(ctx: Context, input: {baseUrl: string; pair: KeyPair; apiVersion?: ApiVersion}): Promise<LoginResult> {
+  const client = await ctx.client({baseUrl: input.baseUrl, tokens: undefined})
+  const issued = await issueToken(client, input.pair)
+  const profileName = await ctx.profileName()
+  const expiresAt = new Date(Date.now() + issued.expires_in * 1000).toISOString()
+  await ctx.store.update((data) => {
+    const p = ensureProfile(data, profileName)
+    p.base_url = client.baseUrl
+    if (input.apiVersion) p.api_version = input.apiVersion
+    p.key_id = input.pair.keyId
+    p.key_secret = input.pair.keySecret
+    if (input.pair.scopes) p.requested_scopes = input.pair.scopes
+    else delete p.requested_scopes
+    p.access_token = issued.access_token
+    p.expires_at = expiresAt
+    p.scopes = issued.scopes
+    p.token_base_url = client.baseUrl
+  })
+  return {base_url: client.baseUrl, expires_at: expiresAt, key_id: input.pair.keyId, profile: profileName, scopes: issued.scopes}
+}
+
+export interface AuthStatus {
+  profile: string
+  base_url: string | null
+  key_id: string | null
+  source: string
+  logged_in: boolean
+  expires_at: string | null
+  scopes: string[] | null
+  /** Why not logged in (not part of the JSON contract's required fields). */
+  reason?: string
+}
+
+/** Whether the credentials work: a cached unexpired token, or a token issued now. Never shows a secret. */
+export async function status(ctx: Context): Promise<AuthStatus> {
+  const profile = await ctx.profileName()
+  const creds = await ctx.credentials()
+  let baseUrl: string | null = null
+  try {
+    baseUrl = await ctx.baseUrl()
+  } catch (error) {
+    if (creds.source !== 'none') throw error
+  }
+  const base: AuthStatus = {base_url: baseUrl, expires_at: null, key_id: creds.keyId ?? null, logged_in: false, profile, scopes: null, source: creds.source}
+  if (creds.source === 'none') return {...base, reason: `Not logged in. ${LOGIN_HINT}`}
+  if (creds.source === 'COMMERCE_ACCESS_TOKEN') return {...base, logged_in: true}
+  const tokens = creds.tokens as KeyPairTokens
+  const client = await ctx.client()
+  try {
+    const cached = (await tokens.cached(client.baseUrl)) ?? (await (async () => {
+      await tokens.getToken(client)
+      return tokens.cached(client.baseUrl)
+    })())
+    return {...base, expires_at: cached?.expires_at ?? null, logged_in: true, scopes: cached?.scopes ?? null}
+  } catch (error) {
+    if (error instanceof AuthError) return {...base, reason: error.message}
+    throw error
+  }
+}
+
+/** A valid access token, issuing one when needed. */
+export async function currentToken(ctx: Context): Promise<string> {
+  const client = await ctx.client()
+  return (await ctx.credentials()).tokens.getToken(client)
+}
+
+export interface LogoutResult {
+  profile: string
+  revoked: boolean
+  /** Set when the revocation failed: the local credentials are removed all the same. */
+  revoke_error?: string
+}
+
+/**
+ * Revokes the current token (without issuing one just to revoke it), then removes the stored key pair and token
+ * from the profile. Succeeds when already logged out.
+ */
+export async function logout(ctx: Context): Promise<LogoutResult> {
+  const profileName = await ctx.profileName()
+  const creds = await ctx.credentials()
+  let token: string | undefined
+  let baseUrl: string | undefined
+  if (creds.source === 'COMMERCE_ACCESS_TOKEN') token = ctx.env.COMMERCE_ACCESS_TOKEN
+  else if (creds.source !== 'none') {
+    try {
+      baseUrl = await ctx.baseUrl()
+      token = (await (creds.tokens as KeyPairTokens).cached(baseUrl))?.access_token
+    } catch {}
+  }
+  let revokeError: string | undefined
+  if (token) {
+    try {
+      await revokeToken(await ctx.client(), token)
+    } catch (error) {
+      revokeError = error instanceof Error ? error.message : String(error)
+    }
+  }
+  await ctx.store.update((data) => {
+    const p = data.profiles?.[profileName]
+    if (p) for (const k of ['key_id', 'key_secret', 'requested_scopes', 'access_token', 'expires_at', 'scopes', 'token_base_url'] as const) delete p[k]
+    if (creds.source === 'COMMERCE_KEY_ID' && data.token_cache && ctx.env.COMMERCE_KEY_ID) {
+      for (const k of Object.keys(data.token_cache)) if (k.split(' ')[1] === ctx.env.COMMERCE_KEY_ID) delete data.token_cache[k]
+    }
+  })
+  if (revokeError)
+    throw new CliError(`Logged out locally, but revoking the token failed: ${revokeError}. The token stays valid until it expires.`)
+  return {profile: profileName, revoked: Boolean(token)}
+}

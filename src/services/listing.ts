@@ -1,0 +1,46 @@
+/**
+ * A list operation as the commands consume it: records as an async iterable (streamed to the renderer) and,
+ * once consumed, the position for the "Showing 1-30 of 250 (page 1 of 9)" line.
+ */
+import type {ApiClient, ApiRequest} from '../api/client.js'
+import {type PageOptions, DEFAULT_PER_PAGE, type FetchedPage, records} from '../api/paginate.js'
+import type {ApiVersion} from '../domain/schema.js'
+import {UsageError} from '../errors.js'
+import type {ListPosition} from '../io/render.js'
+
+export interface Listing<T> {
+  records: AsyncIterable<T>
+  position(): ListPosition | undefined
+}
+
+export function listing<T>(client: ApiClient, request: ApiRequest, options: PageOptions): Listing<T> {
+  let first: FetchedPage<T> | undefined
+  let shown = 0
+  const perPage = options.perPage ?? DEFAULT_PER_PAGE
+  const startPage = options.page ?? 1
+  async function* iterate() {
+    for await (const record of records<T>(client, request, {...options, perPage}, (p) => (first ??= p))) {
+      shown++
+      yield record
+    }
+  }
+  return {
+    position() {
+      if (!first) return undefined
+      const following = Boolean(options.all || options.limit !== undefined)
+      return {
+        first: (startPage - 1) * perPage + 1,
+        page: following ? undefined : startPage,
+        perPage: following ? undefined : (first.meta?.per_page ?? perPage),
+        shown,
+        total: first.meta?.total,
+      }
+    },
+    records: iterate(),
+  }
+}
+
+/** A v2-only option used with v1: exit 2 before any request. */
+export function requireV2(version: ApiVersion, what: string): void {
+  if (version !== 'v2') throw new UsageError(`${what} is only available in API v2; drop --api-version v1.`)
+}
