@@ -1,0 +1,133 @@
+/**
+ * Deterministic seed data: the product catalogue (fixed, in code, never persisted), the two key pairs of a
+ * new data store, and the optional demo customers and orders.
+ */
+import {randomBytes} from 'node:crypto'
+
+import type {Currency, CustomerStatus, OrderStatus, Product} from '../domain/schema.js'
+import {SCOPES} from '../domain/schema.js'
+import {convertPrice} from './decisions.js'
+import type {KeyPair, OrderLine, Store} from './store.js'
+
+export interface CatalogueProduct extends Product {
+  description: string
+}
+
+type Row = [name: string, description: string, price: number, currency: Currency, inStock: boolean]
+
+const ROWS: Row[] = [
+  ['Espresso Beans 1 kg', 'Dark roast whole coffee beans', 2450, 'USD', true],
+  ['Ceramic Pour-Over Dripper', 'Hand-glazed dripper for single cups', 3200, 'USD', true],
+  ['Paper Filters (100)', 'Unbleached paper filters for pour-over', 650, 'USD', true],
+  ['Gooseneck Kettle', 'Stainless steel kettle with thermometer', 5900, 'USD', false],
+  ['Burr Grinder', 'Conical burr grinder, 40 settings', 12900, 'USD', true],
+  ['Travel Mug', 'Insulated stainless mug, 350 ml', 2100, 'USD', true],
+  ['Cold Brew Jar', 'Glass jar with mesh filter, 1.5 l', 2800, 'USD', true],
+  ['Barista Apron', 'Waxed canvas apron with leather straps', 4500, 'USD', true],
+  ['Moka Pot', 'Aluminium stovetop espresso maker, 6 cups', 3600, 'EUR', true],
+  ['Milk Frother', 'Handheld battery frother', 1500, 'EUR', true],
+  ['Espresso Cups (set of 4)', 'Porcelain cups with saucers', 2900, 'EUR', true],
+  ['Tamper 58 mm', 'Stainless steel tamper with walnut handle', 3900, 'EUR', false],
+  ['Knock Box', 'Rubber-lined box for spent grounds', 2400, 'EUR', true],
+  ['Scale with Timer', 'Coffee scale, 0.1 g resolution', 4900, 'EUR', true],
+  ['Decaf Beans 500 g', 'Swiss water process decaf beans', 1400, 'EUR', true],
+  ['Tea Sampler', 'Twelve loose-leaf teas in tins', 3300, 'GBP', true],
+  ['Teapot 1 l', 'Cast iron teapot with infuser', 4800, 'GBP', true],
+  ['Biscuit Tin', 'Shortbread biscuits, 400 g', 900, 'GBP', true],
+  ['Linen Tea Towel', 'Printed linen towel', 1100, 'GBP', true],
+  ['Honey Jar 340 g', 'Raw wildflower honey', 850, 'GBP', false],
+  ['Loose Leaf Earl Grey', 'Black tea with bergamot, 250 g', 1250, 'GBP', true],
+  ['Gift Card 25', 'Gift card worth 25 in the store currency', 2500, 'USD', true],
+  ['Gift Card 25 EUR', 'Gift card worth 25 euros', 2500, 'EUR', true],
+  ['Gift Card 25 GBP', 'Gift card worth 25 pounds', 2500, 'GBP', true],
+]
+
+/** Ids 1..24, in this order. */
+export const CATALOGUE: readonly CatalogueProduct[] = ROWS.map(([name, description, price, currency, inStock], i) => ({
+  id: i + 1,
+  name,
+  description,
+  price,
+  currency,
+  in_stock: inStock,
+}))
+
+const PRODUCTS_BY_ID = new Map(CATALOGUE.map((p) => [p.id, p]))
+
+export function product(id: number): CatalogueProduct | undefined {
+  return PRODUCTS_BY_ID.get(id)
+}
+
+/** A product as shown, its price converted when `currency` is given. */
+export function priced(p: CatalogueProduct, currency?: Currency): CatalogueProduct {
+  if (!currency || currency === p.currency) return p
+  return {...p, currency, price: convertPrice(p.price, p.currency, currency)}
+}
+
+/** Two key pairs: every scope, and `customers:read` only. Fresh random values for each new data store. */
+export function newKeyPairs(): KeyPair[] {
+  const hex = (n: number) => randomBytes(n).toString('hex')
+  return [
+    {key_id: `sbx_all_${hex(6)}`, key_secret: `sbx_secret_${hex(24)}`, scopes: [...SCOPES]},
+    {key_id: `sbx_read_${hex(6)}`, key_secret: `sbx_secret_${hex(24)}`, scopes: ['customers:read']},
+  ]
+}
+
+const DEMO_PEOPLE: Array<[name: string, status: CustomerStatus, plan: string, city: string, country: string]> = [
+  ['Ada Lovelace', 'active', 'pro', 'London', 'GB'],
+  ['Grace Hopper', 'active', 'enterprise', 'New York', 'US'],
+  ['Alan Turing', 'invited', 'free', 'Manchester', 'GB'],
+  ['Katherine Johnson', 'active', 'pro', 'Hampton', 'US'],
+  ['Emmy Noether', 'active', 'free', 'Erlangen', 'DE'],
+  ['Edsger Dijkstra', 'archived', 'pro', 'Rotterdam', 'NL'],
+  ['Barbara Liskov', 'active', 'enterprise', 'Boston', 'US'],
+  ['Marie Curie', 'invited', 'free', 'Paris', 'FR'],
+  ['John von Neumann', 'active', 'pro', 'Princeton', 'US'],
+  ['Hedy Lamarr', 'active', 'free', 'Vienna', 'AT'],
+  ['Tim Berners-Lee', 'active', 'pro', 'Geneva', 'CH'],
+  ['Margaret Hamilton', 'active', 'enterprise', 'Cambridge', 'US'],
+]
+
+const CURRENCY_OF_COUNTRY: Record<string, Currency> = {GB: 'GBP', US: 'USD'}
+const DEMO_STATUSES: OrderStatus[] = ['pending', 'paid', 'shipped', 'pending', 'paid']
+
+const DAY_MS = 86_400_000
+
+/**
+ * Twelve customers (each with an address), one a day over the last twelve days, and two or three orders for
+ * each active one placed an hour apart, all deterministic but for the dates.
+ */
+export function seedDemoData(store: Store, now: number): void {
+  const iso = (ms: number) => new Date(ms).toISOString()
+  DEMO_PEOPLE.forEach(([name, status, plan, city, country], i) => {
+    const joined = now - (DEMO_PEOPLE.length - i) * DAY_MS
+    const customer = store.addCustomer({
+      addresses: [{id: store.newAddressId(), line1: `${i + 1} Demo Street`, city, postal_code: `${10_000 + i * 7}`, country}],
+      created_at: iso(joined),
+      email: `${name.toLowerCase().replace(/[^a-z]+/g, '.')}@example.com`,
+      metadata: {plan},
+      name,
+      status,
+    })
+    if (status !== 'active') return
+    const currency = CURRENCY_OF_COUNTRY[country] ?? 'EUR'
+    for (let n = 0; n < 2 + (i % 2); n++) {
+      const items: OrderLine[] = [1, 2].map((k) => {
+        const p = CATALOGUE[(i * 5 + n * 3 + k * 7) % CATALOGUE.length]!
+        return {product_id: p.id, quantity: k, unit_price: priced(p, currency).price}
+      })
+      const total = items.reduce((sum, it) => sum + it.unit_price * it.quantity, 0)
+      const order = store.addOrder({
+        amount_refunded: 0,
+        currency,
+        customer_id: customer.id,
+        items,
+        placed_at: iso(joined + (n + 1) * 3_600_000),
+        refunds: [],
+        status: 'pending',
+        total,
+      })
+      store.setOrderStatus(order, DEMO_STATUSES[(i + n) % DEMO_STATUSES.length]!)
+    }
+  })
+}

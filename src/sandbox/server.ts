@@ -1,0 +1,204 @@
+/**
+ * `startSandbox()`: the whole service on node:http, plus the control path. Every request is answered,
+ * whatever it holds: handler errors become `{message}` replies (a 500 for anything unexpected).
+ */
+import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
+import type {AddressInfo} from 'node:net'
+
+import {RATE_LIMITS} from '../domain/schema.js'
+import {apiRoutes} from './api.js'
+import {controlRoutes} from './control.js'
+import type {Core} from './core.js'
+import {
+  DELIVERY_LOG_LIMIT,
+  DELIVERY_RETRY_DELAYS_MS,
+  DELIVERY_TIMEOUT_MS,
+  MAX_BODY_BYTES,
+  PERSIST_DEBOUNCE_MS,
+  V1_DEPRECATION_HEADER,
+  V1_SUNSET_HEADER,
+} from './decisions.js'
+import {Deliveries, type DeliveryAttempt} from './deliveries.js'
+import {errorReply, HttpError, readJsonBody, type Reply, Router, writeReply} from './http.js'
+import {DataFile, loadSnapshot} from './persistence.js'
+import {type Limit, RateLimiter} from './rate-limit.js'
+import {CATALOGUE, newKeyPairs, seedDemoData} from './seed.js'
+import {type KeyPair, Store} from './store.js'
+import {Tokens} from './tokens.js'
+
+export interface SandboxOptions {
+  /** Default 127.0.0.1. */
+  host?: string
+  /** Default 0: an ephemeral port. */
+  port?: number
+  /** JSON file holding the data across restarts; in memory when absent. */
+  dataFile?: string
+  /** Token lifetime; default 3600. */
+  tokenTtlSeconds?: number
+  /** Milliseconds since the epoch: token expiry, rate-limit windows, timestamps, signature timestamps. */
+  now?: () => number
+  /** Order creation (v1 and v2 together, per key pair); default 10 per 60 s. */
+  orderLimit?: Limit
+  /** GET /api/v1/customers per key pair; default 60 per 60 s. */
+  v1CustomersLimit?: Limit
+  /** GET /api/v1/products per client address; default 300 per 60 s. */
+  v1ProductsLimit?: Limit
+  /** Delays before each delivery retry; default DELIVERY_RETRY_DELAYS_MS (real time, not `now`). */
+  retryDelaysMs?: readonly number[]
+  /** How long a receiver has to answer a delivery; default 10 s. */
+  deliveryTimeoutMs?: number
+  /** Seed demo customers and orders when the data store is new. */
+  seedDemoData?: boolean
+  /** Delay between a change and the data file write; default 200 ms. */
+  persistDebounceMs?: number
+  /** Where unexpected errors are reported (never request bodies or secrets); default stderr. */
+  log?: (line: string) => void
+}
+
+export interface SandboxCounts {
+  customers: number
+  orders: number
+  refunds: number
+  webhooks: number
+  products: number
+  pending_deliveries: number
+  delivery_attempts: number
+}
+
+export interface Sandbox {
+  /** `http://host:port`, no trailing slash. */
+  readonly baseUrl: string
+  readonly host: string
+  readonly port: number
+  /** Two key pairs: the first has every scope, the second `customers:read` only. */
+  readonly keys: readonly KeyPair[]
+  readonly dataFile: string | undefined
+  counts(): SandboxCounts
+  /** Delivery attempts so far, oldest first. */
+  deliveries(): DeliveryAttempt[]
+  /** Resolves when no delivery is in flight or waiting for a retry. */
+  deliveriesSettled(): Promise<void>
+  /** Stops listening, drops pending deliveries, writes the data file. Idempotent. */
+  close(): Promise<void>
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const now = options.now ?? Date.now
+  const log = options.log ?? ((line: string) => process.stderr.write(`sandbox: ${line}\n`))
+  const snapshot = options.dataFile ? await loadSnapshot(options.dataFile) : undefined
+  const store = snapshot ? new Store(snapshot) : Store.empty(newKeyPairs())
+  if (!snapshot && options.seedDemoData) seedDemoData(store, now())
+
+  const dataFile = options.dataFile
+    ? new DataFile(options.dataFile, options.persistDebounceMs ?? PERSIST_DEBOUNCE_MS, () => store.snapshot(), (e) =>
+        log(`could not write ${options.dataFile}: ${e.message}`),
+      )
+    : undefined
+  if (dataFile) {
+    store.changed = () => dataFile.schedule()
+    if (!snapshot) {
+      dataFile.schedule()
+      await dataFile.flush()
+    }
+  }
+
+  const core: Core = {
+    deliveries: new Deliveries({
+      logLimit: DELIVERY_LOG_LIMIT,
+      now,
+      retryDelaysMs: options.retryDelaysMs ?? DELIVERY_RETRY_DELAYS_MS,
+      timeoutMs: options.deliveryTimeoutMs ?? DELIVERY_TIMEOUT_MS,
+      userAgent: 'commerce-sandbox/1',
+    }),
+    limits: {
+      orders: new RateLimiter(now, options.orderLimit ?? RATE_LIMITS.orderCreate),
+      v1Customers: new RateLimiter(now, options.v1CustomersLimit ?? RATE_LIMITS.v1CustomersList),
+      v1Products: new RateLimiter(now, options.v1ProductsLimit ?? RATE_LIMITS.v1ProductsList),
+    },
+    now,
+    store,
+    tokens: new Tokens(now, options.tokenTtlSeconds ?? 3600),
+  }
+
+  const counts = (): SandboxCounts => ({
+    ...store.counts(),
+    delivery_attempts: core.deliveries.entries().length,
+    pending_deliveries: core.deliveries.pending,
+    products: CATALOGUE.length,
+  })
+
+  const router = new Router()
+  apiRoutes(router, core)
+  let baseUrl = ''
+  controlRoutes(router, core, () => ({service: 'commerce sandbox', base_url: baseUrl, counts: counts()}))
+
+  const server = createServer({requestTimeout: 30_000}, (req, res) => void handle(req, res))
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const target = req.url ?? '/'
+    const q = target.indexOf('?')
+    const path = q < 0 ? target : target.slice(0, q)
+    const method = req.method ?? 'GET'
+    let reply: Reply
+    try {
+      const {handler, params} = router.resolve(method, path)
+      reply = await handler({
+        body: () => readJsonBody(req, MAX_BODY_BYTES),
+        method,
+        params,
+        path,
+        query: new URLSearchParams(q < 0 ? '' : target.slice(q + 1)),
+        req,
+      })
+    } catch (error) {
+      if (error instanceof HttpError) {
+        reply = errorReply(error)
+      } else {
+        log(`${method} ${path} failed: ${(error as Error)?.stack ?? String(error)}`)
+        reply = {body: {message: 'Internal sandbox error'}, status: 500}
+      }
+    }
+    if (path.startsWith('/api/v1/'))
+      reply.headers = {...reply.headers, deprecation: V1_DEPRECATION_HEADER, link: '</api/v2>; rel="successor-version"', sunset: V1_SUNSET_HEADER}
+    if (res.headersSent || res.destroyed) return
+    try {
+      writeReply(res, reply)
+    } catch (error) {
+      log(`could not answer ${method} ${path}: ${(error as Error).message}`)
+      res.destroy()
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  server.on('error', (e) => log(`server error: ${e.message}`))
+  const address = server.address() as AddressInfo
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  baseUrl = `http://${host}:${address.port}`
+
+  let closing: Promise<void> | undefined
+  return {
+    baseUrl,
+    close: () =>
+      (closing ??= (async () => {
+        core.deliveries.close()
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve())
+          server.closeAllConnections()
+        })
+        await dataFile?.flush()
+      })()),
+    counts,
+    dataFile: options.dataFile,
+    deliveries: () => core.deliveries.entries(),
+    deliveriesSettled: () => core.deliveries.settled(),
+    host: address.address,
+    keys: store.keys,
+    port: address.port,
+  }
+}
