@@ -67,7 +67,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       const lines = [io.chalk.red('Error: ') + shape.message]
       const flagsMap = (this.ctor as typeof BaseCommand).fieldFlags
       for (const [field, messages] of Object.entries(shape.errors ?? {})) {
-        const flag = flagsMap[field]
+        const flag = flagsMap[field] ?? flagsMap[field.replace(/\.\d+(\..*)?$/, '')]
         for (const m of messages) lines.push(`  ${field}${flag ? ` (${flag})` : ''}: ${m}`)
       }
       if (shape.hint) lines.push(io.chalk.dim(shape.hint))

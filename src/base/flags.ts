@@ -83,3 +83,13 @@ export async function parseIdArg(input: string): Promise<number> {
   if (id === undefined) throw new Error(`must be a positive integer id (got ${JSON.stringify(input)})`)
   return id
 }
+
+/** `--metadata KEY=VALUE` (repeatable). */
+export const metadataFlag = Flags.custom<{key: string; value: string}>({
+  multiple: true,
+  async parse(input) {
+    const eq = input.indexOf('=')
+    if (eq <= 0) throw new Error(`expected KEY=VALUE (got ${JSON.stringify(input)})`)
+    return {key: input.slice(0, eq), value: input.slice(eq + 1)}
+  },
+})

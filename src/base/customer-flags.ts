@@ -1,0 +1,23 @@
+/** Flags that set customer fields (create and update), and the field -> flag map for error messages. */
+import {Flags} from '@oclif/core'
+
+import {CUSTOMER_STATUSES} from '../domain/schema.js'
+import {metadataFlag} from './flags.js'
+
+export const customerFieldFlags = {
+  email: Flags.string({description: 'Email address (unique across the account).'}),
+  metadata: metadataFlag({description: 'Metadata entry KEY=VALUE (repeatable).'}),
+  name: Flags.string({description: 'Display name (at most 255 characters).'}),
+  plan: Flags.string({description: 'Plan, stored as metadata.plan.'}),
+}
+
+export const customerStatusFlag = Flags.option({description: 'Status.', options: CUSTOMER_STATUSES})
+
+export const CUSTOMER_FIELD_FLAGS = {
+  email: '--email',
+  metadata: '--metadata',
+  'metadata.plan': '--plan',
+  name: '--name',
+  send_invite: '--no-send-invite',
+  status: '--status',
+}

@@ -1,0 +1,42 @@
+import {Flags} from '@oclif/core'
+
+import {ApiCommand} from '../../base/command.js'
+import {CUSTOMER_FIELD_FLAGS, customerFieldFlags} from '../../base/customer-flags.js'
+import {apiVersionFlag} from '../../base/flags.js'
+import {RESOURCE_COLUMNS} from '../../domain/schema.js'
+import {checkEmail, checkName} from '../../domain/validate.js'
+import {needFlag, promptText} from '../../io/prompt.js'
+import {renderRecord} from '../../io/render.js'
+import {createCustomer} from '../../services/customers.js'
+
+export default class CustomersCreate extends ApiCommand<typeof CustomersCreate> {
+  static description = 'Create a customer. On a terminal, prompts for a missing email or name.'
+  static examples = [
+    '<%= config.bin %> customers create --email ada@example.com --name "Ada Lovelace" --plan pro',
+    '<%= config.bin %> customers create --email ci@example.com --name CI --no-send-invite --metadata source=ci --json',
+  ]
+  static fieldFlags = CUSTOMER_FIELD_FLAGS
+  static flags = {
+    ...apiVersionFlag,
+    ...customerFieldFlags,
+    'send-invite': Flags.boolean({allowNo: true, default: true, description: 'Email an invitation (--no-send-invite: do not).'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags, io} = this
+    const email = flags.email ?? (await this.ask('Email', '--email', checkEmail))
+    const name = flags.name ?? (await this.ask('Name', '--name', checkName))
+    const customer = await createCustomer(
+      await this.ctx.client(),
+      {email, metadata: flags.metadata, name, plan: flags.plan, send_invite: flags['send-invite']},
+      await this.ctx.apiVersion(),
+    )
+    if (!io.json) io.info(io.chalk.green('✓ ') + `Created customer ${customer.id}.`)
+    await renderRecord(io, customer, RESOURCE_COLUMNS.customer)
+  }
+
+  private async ask(what: string, flag: string, check: (v: string) => string | undefined): Promise<string> {
+    if (!this.io.canPrompt()) throw needFlag(what, flag)
+    return promptText(this.io, `${what}:`, {validate: (v) => check(v) ?? true})
+  }
+}

@@ -1,0 +1,37 @@
+import {Flags} from '@oclif/core'
+
+import {ApiCommand} from '../../base/command.js'
+import {apiVersionFlag, pageFlags, searchFlag} from '../../base/flags.js'
+import {CUSTOMER_STATUSES, RESOURCE_COLUMNS} from '../../domain/schema.js'
+import {renderList} from '../../io/render.js'
+import {listCustomers} from '../../services/customers.js'
+
+export default class CustomersList extends ApiCommand<typeof CustomersList> {
+  static description = 'List customers, newest first.'
+  static examples = [
+    '<%= config.bin %> customers list',
+    '<%= config.bin %> customers list --status invited --search "@example.com" --per-page 100',
+    '<%= config.bin %> customers list --all --json | jq -r \'.[].email\'',
+  ]
+  static fieldFlags = {q: '--search', status: '--status'}
+  static flags = {
+    ...apiVersionFlag,
+    ...pageFlags,
+    search: searchFlag({description: 'Free-text search over name and email (v2 only; at most 120 characters).'}),
+    status: Flags.option({description: 'Only customers with this status.', options: CUSTOMER_STATUSES})(),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = this
+    const list = listCustomers(await this.ctx.client(), {
+      all: flags.all,
+      limit: flags.limit,
+      page: flags.page,
+      perPage: flags['per-page'],
+      search: flags.search,
+      status: flags.status,
+      version: await this.ctx.apiVersion(),
+    })
+    await renderList(this.io, list.records, {columns: RESOURCE_COLUMNS.customer, position: list.position})
+  }
+}

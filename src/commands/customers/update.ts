@@ -1,0 +1,28 @@
+import {Args} from '@oclif/core'
+
+import {ApiCommand} from '../../base/command.js'
+import {CUSTOMER_FIELD_FLAGS, customerFieldFlags, customerStatusFlag} from '../../base/customer-flags.js'
+import {parseIdArg} from '../../base/flags.js'
+import {RESOURCE_COLUMNS} from '../../domain/schema.js'
+import {renderRecord} from '../../io/render.js'
+import {updateCustomer} from '../../services/customers.js'
+
+export default class CustomersUpdate extends ApiCommand<typeof CustomersUpdate> {
+  static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Customer id.', required: true})}
+  static description = 'Change a customer (API v2).'
+  static examples = ['<%= config.bin %> customers update 42 --status archived', '<%= config.bin %> customers update 42 --name "Ada King" --plan enterprise']
+  static fieldFlags = CUSTOMER_FIELD_FLAGS
+  static flags = {...customerFieldFlags, status: customerStatusFlag()}
+
+  async run(): Promise<void> {
+    const {flags} = this
+    const customer = await updateCustomer(await this.ctx.client(), this.args.id, {
+      email: flags.email,
+      metadata: flags.metadata,
+      name: flags.name,
+      plan: flags.plan,
+      status: flags.status,
+    })
+    await renderRecord(this.io, customer, RESOURCE_COLUMNS.customer)
+  }
+}

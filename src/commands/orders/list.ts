@@ -1,0 +1,33 @@
+import {Flags} from '@oclif/core'
+
+import {ApiCommand} from '../../base/command.js'
+import {apiVersionFlag, pageFlags, parseIdArg} from '../../base/flags.js'
+import {ORDER_STATUSES, RESOURCE_COLUMNS} from '../../domain/schema.js'
+import {renderList} from '../../io/render.js'
+import {listOrders} from '../../services/orders.js'
+
+export default class OrdersList extends ApiCommand<typeof OrdersList> {
+  static description = 'List orders, newest first.'
+  static examples = ['<%= config.bin %> orders list --status paid', '<%= config.bin %> orders list --customer 42 --all --json']
+  static fieldFlags = {customer_id: '--customer', status: '--status'}
+  static flags = {
+    ...apiVersionFlag,
+    ...pageFlags,
+    customer: Flags.custom<number>({parse: parseIdArg})({description: "Only this customer's orders."}),
+    status: Flags.option({description: 'Only orders with this status.', options: ORDER_STATUSES})(),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = this
+    const list = listOrders(await this.ctx.client(), {
+      all: flags.all,
+      customerId: flags.customer,
+      limit: flags.limit,
+      page: flags.page,
+      perPage: flags['per-page'],
+      status: flags.status,
+      version: await this.ctx.apiVersion(),
+    })
+    await renderList(this.io, list.records, {columns: RESOURCE_COLUMNS.order, position: list.position})
+  }
+}

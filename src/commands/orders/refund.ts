@@ -1,0 +1,32 @@
+import {Args, Flags} from '@oclif/core'
+
+import {ApiCommand} from '../../base/command.js'
+import {parseIdArg, yesFlag} from '../../base/flags.js'
+import {confirmOrThrow} from '../../io/prompt.js'
+import {renderRecord} from '../../io/render.js'
+import {refundOrder} from '../../services/orders.js'
+
+export default class OrdersRefund extends ApiCommand<typeof OrdersRefund> {
+  static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Order id.', required: true})}
+  static description = `Refund an order, in whole or in part (API v2).
+
+--amount is an integer in the service's money unit, sent unchanged; without it the whole remaining amount is
+refunded. Asks for confirmation on a terminal; needs --yes without one.`
+  static examples = ['<%= config.bin %> orders refund 1001', '<%= config.bin %> orders refund 1001 --amount 500 --reason "damaged box" --yes --json']
+  static fieldFlags = {amount: '--amount', reason: '--reason'}
+  static flags = {
+    ...yesFlag,
+    amount: Flags.custom<number>({parse: parseIdArg})({description: 'Amount to refund (integer, service money unit); default: all that remains.'}),
+    reason: Flags.string({description: 'Why the order is refunded.'}),
+  }
+
+  async run(): Promise<void> {
+    const {args, flags, io} = this
+    const client = await this.ctx.client()
+    const what = flags.amount === undefined ? 'the whole remaining amount' : `${flags.amount}`
+    await confirmOrThrow(io, `Refund ${what} of order ${args.id}?`, flags.yes)
+    const refund = await refundOrder(client, args.id, {amount: flags.amount, reason: flags.reason})
+    if (!io.json) io.info(io.chalk.green('✓ ') + `Refunded order ${args.id}.`)
+    await renderRecord(io, refund)
+  }
+}

@@ -1,0 +1,121 @@
+/** Orders: list, create (idempotent in v2), get (v2), refund (v2). */
+import {randomUUID} from 'node:crypto'
+import {readFile} from 'node:fs/promises'
+
+import type {ApiClient} from '../api/client.js'
+import type {PageOptions} from '../api/paginate.js'
+import {type ApiVersion, ORDER_STATUSES, type Order, type OrderStatus} from '../domain/schema.js'
+import {checkOneOf, checkPositiveInt, isUuid, validateOrderCreate, validateRefund} from '../domain/validate.js'
+import {UsageError} from '../errors.js'
+import {type Listing, listing, requireV2} from './listing.js'
+import {assertValid} from './validation.js'
+
+export interface ListOrdersOptions extends PageOptions {
+  status?: OrderStatus
+  customerId?: number
+  version: ApiVersion
+}
+
+export function listOrdersRequest(options: {status?: string; customerId?: number; version: ApiVersion}) {
+  const errors: Record<string, string[]> = {}
+  if (options.status !== undefined) {
+    const p = checkOneOf(options.status, ORDER_STATUSES)
+    if (p) errors.status = [p]
+  }
+  if (options.customerId !== undefined) {
+    const p = checkPositiveInt(options.customerId)
+    if (p) errors.customer_id = [p]
+  }
+  assertValid('list filter', errors)
+  return {auth: true, method: 'GET', path: '/orders', query: {customer_id: options.customerId, status: options.status}, version: options.version} as const
+}
+
+export function listOrders(client: ApiClient, options: ListOrdersOptions): Listing<Order> {
+  return listing<Order>(client, listOrdersRequest(options), options)
+}
+
+/** v2 only. */
+export async function getOrder(client: ApiClient, id: number): Promise<Order> {
+  return (await client.request<Order>({auth: true, method: 'GET', path: `/orders/${id}`, version: 'v2'})).body
+}
+
+export interface OrderItemInput {
+  product_id?: number
+  quantity?: number
+}
+
+/** `PRODUCT_ID[:QUANTITY]`, as typed in `--item` and in the CSV `items` column. */
+export function parseItemSpec(spec: string): OrderItemInput {
+  const m = /^\s*(\d+)\s*(?::\s*(\d+)\s*)?$/.exec(spec)
+  if (!m) throw new UsageError(`Invalid item ${JSON.stringify(spec)}: expected PRODUCT_ID[:QUANTITY], e.g. 12:3.`)
+  const item: OrderItemInput = {product_id: Number(m[1])}
+  if (m[2] !== undefined) item.quantity = Number(m[2])
+  return item
+}
+
+export interface OrderInput {
+  customer_id?: number
+  currency?: string
+  items?: OrderItemInput[]
+}
+
+/** `--from-file FILE|-`: a JSON object {customer_id, currency, items}. */
+export async function readOrderFile(path: string, stdin: NodeJS.ReadableStream = process.stdin): Promise<OrderInput> {
+  let text: string
+  try {
+    if (path === '-') {
+      const chunks: Buffer[] = []
+      for await (const chunk of stdin) chunks.push(Buffer.from(chunk as Buffer))
+      text = Buffer.concat(chunks).toString('utf8')
+    } else text = await readFile(path, 'utf8')
+  } catch (error) {
+    throw new UsageError(`Cannot read --from-file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`)
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    throw new UsageError(`--from-file ${path} is not valid JSON: ${(error as Error).message}.`)
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new UsageError(`--from-file ${path} must hold a JSON object {customer_id, currency, items}.`)
+  return value as OrderInput
+}
+
+export interface CreateOrderResult {
+  order: Order
+  /** The Idempotency-Key sent (v2), generated when none was given. */
+  idempotencyKey?: string
+}
+
+/**
+ * v2: sends an Idempotency-Key (the given one, or a fresh UUID v4) and is safe to retry after a network error
+ * or 5xx (the same key replays). v1: no key, and never retried: a retry could create a second order.
+ */
+export async function createOrder(
+  client: ApiClient,
+  input: OrderInput,
+  options: {version: ApiVersion; idempotencyKey?: string; onKey?: (key: string) => void},
+): Promise<CreateOrderResult> {
+  const body = {currency: input.currency, customer_id: input.customer_id, items: input.items}
+  const errors = validateOrderCreate(body)
+  if (options.idempotencyKey !== undefined && !isUuid(options.idempotencyKey)) (errors.idempotency_key ??= []).push(`must be a UUID (got ${JSON.stringify(options.idempotencyKey)})`)
+  assertValid('order', errors)
+  if (options.version === 'v1') {
+    if (options.idempotencyKey !== undefined) requireV2('v1', '--idempotency-key')
+    return {order: (await client.request<Order>({auth: true, body, idempotent: false, method: 'POST', path: '/orders', version: 'v1'})).body}
+  }
+  const key = options.idempotencyKey ?? randomUUID()
+  options.onKey?.(key)
+  const res = await client.request<Order>({auth: true, body, headers: {'Idempotency-Key': key}, idempotent: true, method: 'POST', path: '/orders', version: 'v2'})
+  return {idempotencyKey: key, order: res.body}
+}
+
+/** v2 only. `amount` in the service's money unit, sent unchanged; without it the whole remaining amount. */
+export async function refundOrder(client: ApiClient, id: number, input: {amount?: number; reason?: string}): Promise<Record<string, unknown>> {
+  const body: Record<string, unknown> = {}
+  if (input.amount !== undefined) body.amount = input.amount
+  if (input.reason !== undefined) body.reason = input.reason
+  assertValid('refund', validateRefund(body))
+  return (await client.request<Record<string, unknown>>({auth: true, body, method: 'POST', path: `/orders/${id}/refunds`, version: 'v2'})).body
+}

@@ -1,0 +1,65 @@
+/**
+ * Runs the built CLI (`bin/run.js`, built by `npm test` before vitest starts) as a child process, the way users
+ * and scripts do: no TTY, a clean environment (only what the test passes, plus PATH), a private config dir.
+ */
+import {spawn} from 'node:child_process'
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join, resolve} from 'node:path'
+
+export const ROOT = resolve(import.meta.dirname, '..', '..')
+export const BIN = join(ROOT, 'bin', 'run.js')
+
+export interface RunResult {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+  /** stdout parsed as JSON (throws with the output when it is not). */
+  json<T = any>(): T
+}
+
+export interface RunOptions {
+  env?: Record<string, string | undefined>
+  input?: string | Buffer
+  timeoutMs?: number
+  cwd?: string
+}
+
+/** A temporary config directory per test (or per file), removed by `cleanup`. */
+export function tempConfigDir(): {dir: string; cleanup: () => void} {
+  const dir = mkdtempSync(join(tmpdir(), 'commerce-test-'))
+  return {cleanup: () => rmSync(dir, {force: true, recursive: true}), dir}
+}
+
+export function run(args: string[], options: RunOptions = {}): Promise<RunResult> {
+  const env: Record<string, string> = {HOME: options.env?.HOME ?? tmpdir(), LANG: 'C.UTF-8', PATH: process.env.PATH ?? ''}
+  for (const [k, v] of Object.entries(options.env ?? {})) if (v !== undefined) env[k] = v
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {cwd: options.cwd ?? ROOT, env, stdio: ['pipe', 'pipe', 'pipe']})
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000)
+    child.on('error', reject)
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      resolvePromise({
+        code,
+        json() {
+          try {
+            return JSON.parse(stdout)
+          } catch {
+            throw new Error(`stdout is not JSON (exit ${code}):\n${stdout}\nstderr:\n${stderr}`)
+          }
+        },
+        signal,
+        stderr,
+        stdout,
+      })
+    })
+    child.stdin.on('error', () => {})
+    child.stdin.end(options.input ?? '')
+  })
+}
