@@ -1,6 +1,6 @@
 /**
- * The local inbox: one JSON line per verified delivery, in the config directory. Appends are cheap; when the
- * file passes its bounds (records or bytes) it is rewritten atomically (temp file + rename) with only the
+ * The local inbox: one JSON line per verified delivery, in the config directory. Appends are cheap (records
+ * that arrive during a write go out together in the next one); when the file passes its bounds (records or bytes) it is rewritten atomically (temp file + rename) with only the
  * newest records, down to COMPACT_TO of each bound, so that compaction does not run on every append.
  */
 import {isUtf8} from 'node:buffer'
@@ -53,9 +53,11 @@ export class Inbox {
   readonly path: string
   private readonly maxRecords: number
   private readonly maxBytes: number
-  /** Records and bytes in the file, learnt on the first append; appends are serialised through `queue`. */
+  /** Records and bytes in the file, learnt on the first write. */
   private counts: {records: number; bytes: number} | undefined
-  private queue: Promise<unknown> = Promise.resolve()
+  /** Records waiting for the write in progress to finish; they then go out together in one write. */
+  private pending: Array<{line: string; done: (error?: Error) => void}> = []
+  private writing = false
 
   constructor(options: InboxOptions = {}) {
     this.path = options.path ?? defaultInboxPath()
@@ -63,15 +65,17 @@ export class Inbox {
     this.maxBytes = options.maxBytes ?? INBOX_MAX_BYTES
   }
 
+  /** Resolves once the record is in the file. */
   append(record: InboxRecord): Promise<void> {
-    const run = this.queue.then(() => this.appendNow(record))
-    this.queue = run.catch(() => {})
-    return run
+    return new Promise((resolve, reject) => {
+      this.pending.push({done: (error) => (error ? reject(error) : resolve()), line: `${JSON.stringify(record)}\n`})
+      if (!this.writing) void this.flush()
+    })
   }
 
   /** Newest first. */
   async listEvents(options: {limit?: number} = {}): Promise<InboxRecord[]> {
-    const records = (await this.readAll()).reverse()
+    const records = parseLines(await readText(this.path)).map((line) => line.record).reverse()
     return options.limit === undefined ? records : records.slice(0, options.limit)
   }
 
@@ -80,41 +84,52 @@ export class Inbox {
     return (await this.listEvents()).find((r) => r.id === id)
   }
 
-  private async appendNow(record: InboxRecord): Promise<void> {
-    const line = `${JSON.stringify(record)}\n`
+  private async flush(): Promise<void> {
+    this.writing = true
+    while (this.pending.length > 0) {
+      const batch = this.pending.splice(0)
+      try {
+        await this.write(batch.map((entry) => entry.line))
+        for (const entry of batch) entry.done()
+      } catch (error) {
+        for (const entry of batch) entry.done(error as Error)
+      }
+    }
+    this.writing = false
+  }
+
+  private async write(lines: string[]): Promise<void> {
+    let text = lines.join('')
     if (!this.counts) {
       await fs.mkdir(dirname(this.path), {mode: 0o700, recursive: true})
-      const text = await readText(this.path)
-      this.counts = {bytes: Buffer.byteLength(text), records: parseLines(text).length}
+      const existing = await readText(this.path)
+      this.counts = {bytes: Buffer.byteLength(existing), records: parseLines(existing).length}
+      // A line cut short by a crash must not swallow the next one.
+      if (existing !== '' && !existing.endsWith('\n')) text = `\n${text}`
     }
-    await fs.appendFile(this.path, line, {mode: 0o600})
-    this.counts.records += 1
-    this.counts.bytes += Buffer.byteLength(line)
+    await fs.appendFile(this.path, text, {mode: 0o600})
+    this.counts.records += lines.length
+    this.counts.bytes += Buffer.byteLength(text)
     if (this.counts.records > this.maxRecords || this.counts.bytes > this.maxBytes) await this.compact()
   }
 
   private async compact(): Promise<void> {
-    const records = await this.readAll()
+    const lines = parseLines(await readText(this.path))
     const maxRecords = Math.max(1, Math.floor(this.maxRecords * COMPACT_TO))
     const maxBytes = Math.floor(this.maxBytes * COMPACT_TO)
     const kept: string[] = []
     let bytes = 0
-    for (let i = records.length - 1; i >= 0 && kept.length < maxRecords; i--) {
-      const line = `${JSON.stringify(records[i])}\n`
+    for (let i = lines.length - 1; i >= 0 && kept.length < maxRecords; i--) {
+      const size = Buffer.byteLength(lines[i].text) + 1
       // The newest record is always kept, even when it alone passes the byte bound.
-      if (kept.length > 0 && bytes + Buffer.byteLength(line) > maxBytes) break
-      kept.push(line)
-      bytes += Buffer.byteLength(line)
+      if (kept.length > 0 && bytes + size > maxBytes) break
+      kept.push(lines[i].text)
+      bytes += size
     }
-    const text = kept.reverse().join('')
     const temp = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.tmp`)
-    await fs.writeFile(temp, text, {mode: 0o600})
+    await fs.writeFile(temp, kept.reverse().map((line) => `${line}\n`).join(''), {mode: 0o600})
     await fs.rename(temp, this.path)
     this.counts = {bytes, records: kept.length}
-  }
-
-  private async readAll(): Promise<InboxRecord[]> {
-    return parseLines(await readText(this.path))
   }
 }
 
@@ -127,17 +142,17 @@ async function readText(path: string): Promise<string> {
   }
 }
 
-/** Oldest first. A line that is not a record (a write cut short by a crash) is skipped. */
-function parseLines(text: string): InboxRecord[] {
-  const records: InboxRecord[] = []
+/** Oldest first, with each record's line. A line that is not a record (a write cut short by a crash) is skipped. */
+function parseLines(text: string): Array<{text: string; record: InboxRecord}> {
+  const lines: Array<{text: string; record: InboxRecord}> = []
   for (const line of text.split('\n')) {
     if (line.trim() === '') continue
     try {
-      const value = JSON.parse(line) as InboxRecord
-      if (value && typeof value.id === 'string' && typeof value.body === 'string') records.push(value)
+      const record = JSON.parse(line) as InboxRecord
+      if (record && typeof record.id === 'string' && typeof record.body === 'string') lines.push({record, text: line})
     } catch {
       // skipped, see above
     }
   }
-  return records
+  return lines
 }

@@ -174,7 +174,8 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     return answer
   }
 
-  const server = createServer((req, res) => {
+  // Bounded request reading, so that close() never waits long on a sender that stalls mid-body.
+  const server = createServer({headersTimeout: 10_000, requestTimeout: 30_000}, (req, res) => {
     inFlight += 1
     res.once('close', () => {
       inFlight -= 1

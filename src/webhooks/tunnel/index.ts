@@ -14,7 +14,9 @@ export {TunnelError, TunnelNotInstalledError, TunnelStartError, type TunnelProvi
 
 export const TUNNEL_PROVIDERS: readonly TunnelProvider[] = ['cloudflared', 'ngrok']
 const SPECS: Record<TunnelProvider, ProviderSpec> = {cloudflared, ngrok}
+/** Lines kept from the binary's output, and how many of them an error message quotes. */
 const LAST_LINES = 10
+const QUOTED_LINES = 5
 
 export interface TunnelOptions {
   /** The local port the tunnel exposes (the listener's, on 127.0.0.1). */
@@ -157,5 +159,5 @@ function howItEnded(code: number | null, signal: NodeJS.Signals | null): string 
 }
 
 function tail(lines: string[]): string {
-  return lines.length === 0 ? '.' : `. Its last output:\n  ${lines.join('\n  ')}`
+  return lines.length === 0 ? '.' : `. Its last output:\n  ${lines.slice(-QUOTED_LINES).join('\n  ')}`
 }

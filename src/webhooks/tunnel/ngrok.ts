@@ -47,7 +47,8 @@ export const ngrok: ProviderSpec = {
       displayLine(line) {
         const log = parseLog(line)
         if (!log || typeof log.msg !== 'string') return line
-        return typeof log.err === 'string' && log.err !== '' ? `${log.msg}: ${log.err}` : log.msg
+        const text = typeof log.err === 'string' && log.err !== '' ? `${log.msg}: ${log.err}` : log.msg
+        return text.replace(/\s+/g, ' ').trim()
       },
       async poll() {
         const answer = (await getJson(`${apiUrl}/api/tunnels`)) as {tunnels?: ApiTunnel[]} | undefined

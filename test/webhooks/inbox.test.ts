@@ -1,0 +1,114 @@
+import {appendFileSync, readFileSync, statSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {WEBHOOK_INBOX_FILE} from '../../src/config/paths.js'
+import {Inbox, decodeBody, defaultInboxPath, encodeBody, type InboxRecord} from '../../src/webhooks/inbox.js'
+import {tempDir} from './helpers.js'
+
+const record = (id: string, body: Buffer | string = `{"id":"${id}"}`): InboxRecord => ({
+  created_at: '2030-01-01T12:00:00Z',
+  duration_ms: 3,
+  forward_status: 200,
+  headers: {'content-type': 'application/json', 'x-service-signature': 't=1,v1=00'},
+  id,
+  received_at: '2030-01-01T12:00:01.000Z',
+  type: 'order.paid',
+  ...encodeBody(Buffer.from(body)),
+})
+
+describe('webhook inbox', () => {
+  let dir: ReturnType<typeof tempDir>
+  let path: string
+  beforeEach(() => {
+    dir = tempDir()
+    path = join(dir.path, 'nested', 'inbox.jsonl')
+  })
+  afterEach(() => dir.remove())
+
+  it('lives in the config directory by default', () => {
+    expect(defaultInboxPath({COMMERCE_CONFIG_DIR: '/tmp/cfg'})).toBe(join('/tmp/cfg', WEBHOOK_INBOX_FILE))
+  })
+
+  it('lists nothing before the first delivery', async () => {
+    const inbox = new Inbox({path})
+    expect(await inbox.listEvents()).toEqual([])
+    expect(await inbox.findEvent('evt_1')).toBeUndefined()
+  })
+
+  it('appends one JSON line per record, private to the user, and lists newest first', async () => {
+    const inbox = new Inbox({path})
+    for (const id of ['evt_1', 'evt_2', 'evt_3']) await inbox.append(record(id))
+    expect((await inbox.listEvents()).map((r) => r.id)).toEqual(['evt_3', 'evt_2', 'evt_1'])
+    expect((await inbox.listEvents({limit: 2})).map((r) => r.id)).toEqual(['evt_3', 'evt_2'])
+    expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(3)
+    expect(statSync(path).mode & 0o777).toBe(0o600)
+    expect(statSync(join(dir.path, 'nested')).mode & 0o777).toBe(0o700)
+  })
+
+  it('finds the newest delivery of an event id (a retried event is recorded per delivery)', async () => {
+    const inbox = new Inbox({path})
+    await inbox.append({...record('evt_1'), forward_error: 'connection refused', forward_status: null})
+    await inbox.append(record('evt_2'))
+    await inbox.append(record('evt_1'))
+    expect(await inbox.findEvent('evt_1')).toMatchObject({forward_status: 200, id: 'evt_1'})
+    expect(await inbox.findEvent('evt_9')).toBeUndefined()
+  })
+
+  it('keeps a binary body as base64 and a UTF-8 body as text, both byte for byte', async () => {
+    const inbox = new Inbox({path})
+    const binary = Buffer.from([0x7b, 0xff, 0xfe, 0x00, 0x7d])
+    const text = '{"note":"caf\u00e9 \u2713"}\r\n'
+    await inbox.append(record('evt_bin', binary))
+    await inbox.append(record('evt_txt', text))
+    const bin = (await inbox.findEvent('evt_bin'))!
+    const txt = (await inbox.findEvent('evt_txt'))!
+    expect(bin.body_encoding).toBe('base64')
+    expect(decodeBody(bin).equals(binary)).toBe(true)
+    expect(txt).toMatchObject({body: text, body_encoding: 'utf8'})
+    expect(decodeBody(txt).equals(Buffer.from(text))).toBe(true)
+  })
+
+  it('stays bounded in records, keeping the newest', async () => {
+    const inbox = new Inbox({maxRecords: 10, path})
+    for (let i = 1; i <= 25; i++) await inbox.append(record(`evt_${i}`))
+    const ids = (await inbox.listEvents()).map((r) => r.id)
+    expect(ids.length).toBeLessThanOrEqual(10)
+    expect(ids.length).toBeGreaterThanOrEqual(8)
+    expect(ids[0]).toBe('evt_25')
+    expect(ids).toEqual(ids.map((_, i) => `evt_${25 - i}`))
+    expect(statSync(path).mode & 0o777).toBe(0o600)
+  })
+
+  it('stays bounded in bytes, keeping the newest record even when it alone is over', async () => {
+    const inbox = new Inbox({maxBytes: 4096, path})
+    for (let i = 1; i <= 40; i++) await inbox.append(record(`evt_${i}`, 'x'.repeat(200)))
+    expect(statSync(path).size).toBeLessThanOrEqual(4096)
+    expect((await inbox.listEvents())[0].id).toBe('evt_40')
+    await inbox.append(record('evt_huge', 'y'.repeat(8000)))
+    expect((await inbox.listEvents()).map((r) => r.id)).toEqual(['evt_huge'])
+  })
+
+  it('counts what is already in the file when it starts', async () => {
+    const first = new Inbox({maxRecords: 5, path})
+    for (let i = 1; i <= 5; i++) await first.append(record(`evt_${i}`))
+    const second = new Inbox({maxRecords: 5, path})
+    await second.append(record('evt_6'))
+    const ids = (await second.listEvents()).map((r) => r.id)
+    expect(ids[0]).toBe('evt_6')
+    expect(ids.length).toBeLessThanOrEqual(5)
+  })
+
+  it('keeps every one of many concurrent appends', async () => {
+    const inbox = new Inbox({path})
+    await Promise.all(Array.from({length: 50}, (_, i) => inbox.append(record(`evt_${i}`))))
+    expect(new Set((await inbox.listEvents()).map((r) => r.id)).size).toBe(50)
+  })
+
+  it('skips a line cut short by a crash, and the next run appends after it', async () => {
+    await new Inbox({path}).append(record('evt_1'))
+    appendFileSync(path, '{"id":"evt_2","bo')
+    const restarted = new Inbox({path})
+    await restarted.append(record('evt_3'))
+    expect((await restarted.listEvents()).map((r) => r.id)).toEqual(['evt_3', 'evt_1'])
+  })
+})

@@ -1,0 +1,301 @@
+import {Socket} from 'node:net'
+import {join} from 'node:path'
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {signPayload} from '../../src/domain/signature.js'
+import {Inbox} from '../../src/webhooks/inbox.js'
+import {ListenError, startListener, type Listener, type ListenerEvent, type ListenerOptions, type Rejection} from '../../src/webhooks/listener.js'
+import {deadPort, deferred, makeEvent, send, startReceiver, tempDir, type Receiver} from './helpers.js'
+
+const SECRET = 'whsec_listener_test'
+const T = 1_900_000_000
+const now = () => T * 1000
+
+describe('webhook listener', () => {
+  let receiver: Receiver
+  let listener: Listener | undefined
+  let dir: ReturnType<typeof tempDir>
+  let events: ListenerEvent[]
+  let rejections: Rejection[]
+
+  beforeEach(async () => {
+    receiver = await startReceiver()
+    dir = tempDir()
+    events = []
+    rejections = []
+  })
+  afterEach(async () => {
+    await listener?.close()
+    listener = undefined
+    await receiver.close()
+    dir.remove()
+  })
+
+  const listen = async (options: Partial<ListenerOptions> = {}) => {
+    listener = await startListener({
+      forwardTo: receiver.url,
+      now,
+      onEvent: (e) => events.push(e),
+      onRejected: (r) => rejections.push(r),
+      secrets: SECRET,
+      ...options,
+    })
+    return listener
+  }
+  const signed = (body: string, headers: Record<string, string> = {}) => ({
+    body,
+    headers: {'content-type': 'application/json', 'x-service-signature': signPayload(SECRET, body, T), ...headers},
+  })
+
+  it('forwards the raw body byte for byte and the original headers, and answers what the receiver answered', async () => {
+    const {localUrl} = await listen()
+    // Odd spacing, key order and non-ASCII text: a re-serialised body would differ.
+    const body = '{ "type":"order.paid",  "id":"evt_raw", "created_at":"2030-01-01T12:00:00Z","data":{"note":"caf\u00e9 \u2713"} }\n'
+    receiver.respond = (_req, res) => void res.writeHead(201, {'content-type': 'application/json', 'x-receiver': 'yes'}).end('{"thanks":true}')
+    const headers = signed(body, {'User-Agent': 'Commerce-Webhooks/1.0', 'X-Delivery-Attempt': '2'}).headers
+
+    const reply = await send(`${localUrl}/any/path?x=1`, {body, headers})
+
+    expect(reply).toMatchObject({body: '{"thanks":true}', status: 201})
+    expect(reply.headers['content-type']).toBe('application/json')
+    expect(reply.headers['x-receiver']).toBe('yes')
+    expect(receiver.received).toHaveLength(1)
+    const got = receiver.received[0]
+    expect(got.body.equals(Buffer.from(body))).toBe(true)
+    expect(got.url).toBe('/hooks')
+    expect(got.headers['x-service-signature']).toBe(headers['x-service-signature'])
+    expect(got.headers['user-agent']).toBe('Commerce-Webhooks/1.0')
+    expect(got.headers['x-delivery-attempt']).toBe('2')
+    expect(got.headers['content-type']).toBe('application/json')
+    expect(got.headers['content-length']).toBe(String(Buffer.byteLength(body)))
+    expect(got.headers.host).toBe(`127.0.0.1:${receiver.port}`)
+    expect(events).toEqual([
+      {
+        created_at: '2030-01-01T12:00:00Z',
+        duration_ms: expect.any(Number),
+        forward_status: 201,
+        id: 'evt_raw',
+        received_at: new Date(T * 1000).toISOString(),
+        type: 'order.paid',
+      },
+    ])
+  })
+
+  it('drops hop-by-hop headers, including those the Connection header names', async () => {
+    const {localUrl} = await listen()
+    const body = makeEvent()
+    await send(localUrl, signed(body, {connection: 'keep-alive, X-Hop', 'keep-alive': 'timeout=5', 'x-hop': '1', 'x-kept': '1'}))
+    const got = receiver.received[0].headers
+    expect(got['x-kept']).toBe('1')
+    expect(got['x-hop']).toBeUndefined()
+    expect(got['keep-alive']).toBeUndefined()
+  })
+
+  it('answers 400 to missing, malformed, wrong, stale and future signatures, without forwarding or recording', async () => {
+    const inbox = new Inbox({path: join(dir.path, 'inbox.jsonl')})
+    const {localUrl} = await listen({inbox})
+    const body = makeEvent()
+    const cases: Array<[string, Record<string, string>]> = [
+      ['missing', {}],
+      ['malformed', {'x-service-signature': 't=abc,v1=zz'}],
+      ['mismatch', {'x-service-signature': signPayload('whsec_wrong', body, T)}],
+      ['mismatch', {'x-service-signature': signPayload(SECRET, `${body} `, T)}],
+      ['too_old', {'x-service-signature': signPayload(SECRET, body, T - 301)}],
+      ['too_new', {'x-service-signature': signPayload(SECRET, body, T + 301)}],
+    ]
+    for (const [reason, headers] of cases) {
+      const reply = await send(localUrl, {body, headers: {'content-type': 'application/json', ...headers}})
+      expect(reply.status, reason).toBe(400)
+      expect(reply.body.length, reason).toBeGreaterThan(0)
+    }
+    expect(rejections.map((r) => r.reason)).toEqual(cases.map(([reason]) => reason))
+    expect(receiver.received).toHaveLength(0)
+    expect(events).toHaveLength(0)
+    expect(await inbox.listEvents()).toEqual([])
+  })
+
+  it('honours a custom tolerance in both directions', async () => {
+    const {localUrl} = await listen({toleranceSeconds: 10})
+    const body = makeEvent()
+    const at = (t: number) => send(localUrl, {body, headers: {'x-service-signature': signPayload(SECRET, body, t)}})
+    expect((await at(T - 10)).status).toBe(200)
+    expect((await at(T + 10)).status).toBe(200)
+    expect((await at(T - 11)).status).toBe(400)
+    expect((await at(T + 11)).status).toBe(400)
+    expect(receiver.received).toHaveLength(2)
+  })
+
+  it('accepts a header with several v1= entries of which one is good, and any of several secrets', async () => {
+    const {localUrl} = await listen({secrets: ['whsec_old', SECRET]})
+    const body = makeEvent()
+    const good = signPayload(SECRET, body, T).split(',')[1]
+    const reply = await send(localUrl, {body, headers: {'x-service-signature': `t=${T},v1=${'0'.repeat(64)},${good}`}})
+    expect(reply.status).toBe(200)
+    expect(receiver.received).toHaveLength(1)
+  })
+
+  it('answers 502 when the receiver is down, recording the failure', async () => {
+    const inbox = new Inbox({path: join(dir.path, 'inbox.jsonl')})
+    const {localUrl} = await listen({forwardTo: `http://127.0.0.1:${await deadPort()}/hooks`, inbox})
+    const reply = await send(localUrl, signed(makeEvent()))
+    expect(reply.status).toBe(502)
+    expect(reply.body).toContain('connection refused')
+    expect(events).toEqual([expect.objectContaining({forward_error: 'connection refused', forward_status: null, id: 'evt_1'})])
+    expect(await inbox.listEvents()).toEqual([expect.objectContaining({forward_error: 'connection refused', forward_status: null})])
+  })
+
+  it('answers 502 when the receiver does not answer within the forward timeout', async () => {
+    const held = deferred()
+    receiver.respond = async (_req, res) => {
+      await held.promise
+      res.end()
+    }
+    const {localUrl} = await listen({forwardTimeoutMs: 200})
+    const reply = await send(localUrl, signed(makeEvent()))
+    held.resolve()
+    expect(reply.status).toBe(502)
+    expect(events[0]).toMatchObject({forward_error: 'receiver did not answer within 200 ms', forward_status: null})
+  })
+
+  it("passes a receiver's own 4xx and 5xx back as is", async () => {
+    const {localUrl} = await listen()
+    for (const status of [404, 422, 500, 503]) {
+      receiver.respond = (_req, res) => void res.writeHead(status, {'content-type': 'text/plain'}).end(`receiver says ${status}`)
+      const reply = await send(localUrl, signed(makeEvent({id: `evt_${status}`})))
+      expect(reply).toMatchObject({body: `receiver says ${status}`, status})
+    }
+    expect(events.map((e) => e.forward_status)).toEqual([404, 422, 500, 503])
+    expect(events.every((e) => e.forward_error === undefined)).toBe(true)
+  })
+
+  it('close() during a slow forward waits for it, and the sender gets the receiver answer', async () => {
+    const arrived = deferred()
+    const release = deferred()
+    receiver.respond = async (_req, res) => {
+      arrived.resolve()
+      await release.promise
+      res.writeHead(202).end('finally')
+    }
+    const {localUrl, port} = await listen()
+    const pending = send(localUrl, signed(makeEvent()))
+    await arrived.promise
+
+    let closed = false
+    const closing = listener!.close().then(() => (closed = true))
+    // New connections are refused at once, while the slow delivery is still in flight.
+    await expect(send(localUrl, signed(makeEvent()))).rejects.toThrow(/ECONNREFUSED/)
+    expect(closed).toBe(false)
+
+    release.resolve()
+    expect(await pending).toMatchObject({body: 'finally', status: 202})
+    await closing
+    expect(closed).toBe(true)
+    expect(events).toHaveLength(1)
+    expect(events[0].forward_status).toBe(202)
+    await expect(send(`http://127.0.0.1:${port}`, signed(makeEvent()))).rejects.toThrow(/ECONNREFUSED/)
+  })
+
+  it('close() resolves at once when idle, and twice is fine', async () => {
+    const l = await listen()
+    await l.close()
+    await l.close()
+    await expect(send(l.localUrl, signed(makeEvent()))).rejects.toThrow(/ECONNREFUSED/)
+  })
+
+  it('refuses a body over the limit with 413, declared or streamed, without forwarding', async () => {
+    const {localUrl} = await listen({maxBodyBytes: 1024})
+    const big = makeEvent({data: {pad: 'x'.repeat(2000)}})
+    const declared = await send(localUrl, signed(big))
+    expect(declared.status).toBe(413)
+
+    // Chunked: no Content-Length, so the limit is found while reading.
+    const streamed = await new Promise<string>((resolve, reject) => {
+      const socket = new Socket()
+      let answer = ''
+      socket.connect(Number(new URL(localUrl).port), '127.0.0.1', () => {
+        const chunk = Buffer.from(big)
+        socket.write(`POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nx-service-signature: ${signPayload(SECRET, big, T)}\r\n\r\n`)
+        socket.write(`${chunk.length.toString(16)}\r\n`)
+        socket.write(chunk)
+        socket.write('\r\n0\r\n\r\n')
+      })
+      socket.on('data', (data) => (answer += data.toString()))
+      socket.on('close', () => resolve(answer))
+      socket.on('error', reject)
+    })
+    expect(streamed).toMatch(/^HTTP\/1\.1 413 /)
+
+    expect(receiver.received).toHaveLength(0)
+    expect(events).toHaveLength(0)
+    expect(rejections.map((r) => r.reason)).toEqual(['too_large', 'too_large'])
+    // A body at the limit passes.
+    const fits = makeEvent({data: {pad: 'x'.repeat(1024 - makeEvent({data: {pad: ''}}).length)}})
+    expect(Buffer.byteLength(fits)).toBe(1024)
+    expect((await send(localUrl, signed(fits))).status).toBe(200)
+  })
+
+  it('answers 405 to other methods, on any path', async () => {
+    const {localUrl} = await listen()
+    for (const method of ['GET', 'PUT', 'DELETE']) {
+      const reply = await send(`${localUrl}/x`, {method})
+      expect(reply.status).toBe(405)
+      expect(reply.headers.allow).toBe('POST')
+    }
+    expect(receiver.received).toHaveLength(0)
+    expect(rejections.every((r) => r.reason === 'method_not_allowed')).toBe(true)
+  })
+
+  it('answers 200 to an event it is not subscribed to, reports it as ignored and does not forward it', async () => {
+    const ignored: Array<{id: string; type: string}> = []
+    const {localUrl} = await listen({events: ['order.paid'], onIgnored: (e) => ignored.push(e)})
+    const reply = await send(localUrl, signed(makeEvent({id: 'evt_other', type: 'order.refunded'})))
+    expect(reply.status).toBe(200)
+    expect(ignored).toEqual([{id: 'evt_other', type: 'order.refunded'}])
+    expect(receiver.received).toHaveLength(0)
+    expect(events).toHaveLength(0)
+    expect((await send(localUrl, signed(makeEvent()))).status).toBe(200)
+    expect(receiver.received).toHaveLength(1)
+  })
+
+  it('answers 200 without a receiver, and records the event with a null forward status', async () => {
+    const {localUrl} = await listen({forwardTo: undefined})
+    expect((await send(localUrl, signed(makeEvent()))).status).toBe(200)
+    expect(events).toEqual([expect.objectContaining({forward_status: null, id: 'evt_1'})])
+    expect(events[0]).not.toHaveProperty('forward_error')
+  })
+
+  it('answers 400 to a verified body that is not an event', async () => {
+    const {localUrl} = await listen()
+    for (const body of ['not json', '[]', '{"id":1,"type":"order.paid"}', '{"type":"order.paid"}']) {
+      expect((await send(localUrl, signed(body))).status, body).toBe(400)
+    }
+    expect(rejections.every((r) => r.reason === 'not_an_event')).toBe(true)
+    expect(receiver.received).toHaveLength(0)
+  })
+
+  it('with skipVerify, accepts an unsigned delivery', async () => {
+    const {localUrl} = await listen({secrets: undefined, skipVerify: true})
+    expect((await send(localUrl, {body: makeEvent()})).status).toBe(200)
+    expect(receiver.received).toHaveLength(1)
+  })
+
+  it('records verified deliveries in the inbox with their headers and raw body', async () => {
+    const inbox = new Inbox({path: join(dir.path, 'inbox.jsonl')})
+    const {localUrl} = await listen({inbox})
+    const first = makeEvent({id: 'evt_a'})
+    await send(localUrl, signed(first, {'X-Custom': 'A'}))
+    await send(localUrl, signed(makeEvent({id: 'evt_b'})))
+    const records = await inbox.listEvents()
+    expect(records.map((r) => r.id)).toEqual(['evt_b', 'evt_a'])
+    expect(records[1]).toMatchObject({body: first, body_encoding: 'utf8', forward_status: 200, type: 'order.paid'})
+    expect(records[1].headers).toMatchObject({'x-custom': 'A', 'x-service-signature': signPayload(SECRET, first, T)})
+    expect(records[1].headers).not.toHaveProperty('host')
+  })
+
+  it('needs a secret unless verification is skipped, and reports a port in use', async () => {
+    await expect(startListener({})).rejects.toThrow(TypeError)
+    const l = await listen()
+    const error = await startListener({port: l.port, secrets: SECRET}).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ListenError)
+    expect(error).toMatchObject({code: 'EADDRINUSE', message: `port ${l.port} is already in use on 127.0.0.1`})
+  })
+})
