@@ -1,0 +1,118 @@
+import {readFile} from 'node:fs/promises'
+
+import {Args, Flags} from '@oclif/core'
+
+import {ApiCommand} from '../base/command.js'
+import {apiVersionFlag} from '../base/flags.js'
+import {ApiError, UsageError} from '../errors.js'
+import {API_METHODS, paginate, prepareRequest} from '../services/api.js'
+
+export default class Api extends ApiCommand<typeof Api> {
+  static args = {
+    path: Args.string({
+      description: 'Path relative to the base URL: /api/v2/customers, v2/customers, or customers (the API version in effect). May carry a query string.',
+      required: true,
+    }),
+  }
+
+  static description = `Make a raw request to the service and print the JSON response.
+
+The token is sent whenever credentials are available (not with --no-auth, nor when you pass your own
+Authorization header). The method defaults to POST when --field, --raw-field or --input is given, else GET.
+--field values are typed: integers without leading zeros, true, false and null; anything else is a string;
+@FILE reads a file as is (@- standard input). Nested keys as in \`gh api\`: metadata[plan]=pro,
+items[][product_id]=1. For a GET, or together with --input, the fields are sent as query parameters.
+The response is printed as JSON (indented on a terminal); a 204 prints nothing. On an HTTP error the
+response body still goes to stdout (with --json: the {"error": ...} document instead), the error line to
+stderr, and the exit code follows the table. Retry rules are the usual ones: a POST or PATCH is never
+repeated after a 5xx or a network error.`
+
+  static examples = [
+    '<%= config.bin %> api customers',
+    '<%= config.bin %> api /api/v2/customers --field status=active --field per_page=5',
+    '<%= config.bin %> api v2/customers --field email=ada@example.com --field name="Ada Lovelace" --field send_invite=false',
+    '<%= config.bin %> api v2/orders --header "Idempotency-Key: $(uuidgen)" --input order.json',
+    '<%= config.bin %> api v2/customers --paginate | jq length',
+    '<%= config.bin %> api /api/v2/products --no-auth',
+  ]
+
+  static flags = {
+    ...apiVersionFlag,
+    field: Flags.string({char: 'F', description: 'A body (or, for GET, query) parameter KEY=VALUE, typed; @FILE reads a file.', multiple: true}),
+    header: Flags.string({char: 'H', description: 'An extra request header "Name: value".', multiple: true}),
+    input: Flags.string({description: 'File to send as the JSON body (- for standard input).'}),
+    method: Flags.string({char: 'X', description: `HTTP method (${API_METHODS.join(', ')}).`}),
+    'no-auth': Flags.boolean({description: 'Send no Authorization header.'}),
+    paginate: Flags.boolean({description: 'Follow every page of a list and print one JSON array of all the `data` records.'}),
+    'raw-field': Flags.string({char: 'f', description: 'A parameter KEY=VALUE sent as a string, untyped.', multiple: true}),
+  }
+
+  protected v2Hint(): string {
+    return 'commerce api /api/v2/...'
+  }
+
+  async run(): Promise<void> {
+    const {flags, io} = this
+    const read = (path: string) => (path === '-' ? readStdin() : readFile(path, 'utf8'))
+    const prepared = await prepareRequest(
+      {
+        fields: flags.field,
+        headers: flags.header,
+        input: flags.input === undefined ? undefined : {source: flags.input, text: await readInput(flags.input, read)},
+        method: flags.method,
+        noAuth: flags['no-auth'],
+        paginate: flags.paginate,
+        path: this.args.path,
+        rawFields: flags['raw-field'],
+      },
+      read,
+    )
+    const client = await this.ctx.client()
+    try {
+      if (flags.paginate) await this.printArray(paginate(client, prepared))
+      else this.printBody((await client.request(prepared.request)).body)
+    } catch (error) {
+      // The body of an error response is the result a script may want; with --json, BaseCommand prints the
+      // contract's {"error": ...} document instead (stdout carries exactly one JSON document).
+      if (error instanceof ApiError && !io.json) this.printBody(error.body)
+      throw error
+    }
+  }
+
+  private printBody(body: unknown): void {
+    if (body === undefined) return
+    if (typeof body === 'string' && !this.io.json) this.io.out(body)
+    else this.io.outJson(body)
+  }
+
+  /** Streams the records as one JSON array (indented on a terminal), so memory stays flat on long lists. */
+  private async printArray(records: AsyncIterable<unknown>): Promise<void> {
+    const pretty = this.io.isStdoutTTY
+    let count = 0
+    for await (const record of records) {
+      const text = pretty ? JSON.stringify(record, null, 2).replaceAll('\n', '\n  ') : JSON.stringify(record)
+      await write(this.io.stdout, (count === 0 ? '[' : ',') + (pretty ? '\n  ' : '') + text)
+      count++
+    }
+    await write(this.io.stdout, count === 0 ? '[]\n' : pretty ? '\n]\n' : ']\n')
+  }
+}
+
+function write(stream: NodeJS.WritableStream, chunk: string): Promise<void> | void {
+  if (stream.write(chunk)) return
+  return new Promise((resolve) => stream.once('drain', () => resolve()))
+}
+
+async function readInput(source: string, read: (path: string) => Promise<string>): Promise<string> {
+  try {
+    return await read(source)
+  } catch (error) {
+    throw new UsageError(`--input: cannot read ${source} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`)
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}

@@ -1,0 +1,26 @@
+import {Args} from '@oclif/core'
+
+import {BaseCommand} from '../../base/command.js'
+import {outputFlags, profileFlag} from '../../base/flags.js'
+import {configDir} from '../../config/paths.js'
+import {CONFIG_KEYS, ConfigService, parseKey} from '../../services/config.js'
+
+export default class ConfigGet extends BaseCommand<typeof ConfigGet> {
+  static args = {
+    key: Args.string({description: `One of ${CONFIG_KEYS.join(', ')}.`, required: true}),
+  }
+
+  static baseFlags = {...outputFlags, ...profileFlag}
+  static description = `Print one setting of the selected profile. key_secret is printed masked (only \`auth token\`
+prints a credential). An unset key prints nothing and exits 0; api_version shows the default (v2) when unset.`
+  static examples = ['<%= config.bin %> config get base_url', '<%= config.bin %> config get api_version --profile staging --json']
+
+  async run(): Promise<void> {
+    const {io} = this
+    const service = new ConfigService({dir: configDir(process.env), env: process.env, profile: this.flags.profile})
+    const result = await service.get(parseKey(this.args.key))
+    if (io.json) return io.outJson(result)
+    if (result.value === null) io.info(`${result.key} is not set in profile "${await service.profileName()}".`)
+    else io.out(result.value)
+  }
+}

@@ -1,0 +1,35 @@
+import {Args} from '@oclif/core'
+
+import {BaseCommand} from '../../base/command.js'
+import {outputFlags, profileFlag} from '../../base/flags.js'
+import {configDir} from '../../config/paths.js'
+import {CONFIG_KEYS, ConfigService, parseKey} from '../../services/config.js'
+
+export default class ConfigSet extends BaseCommand<typeof ConfigSet> {
+  static args = {
+    key: Args.string({description: `One of ${CONFIG_KEYS.join(', ')}.`, required: true}),
+    value: Args.string({description: 'The value (base_url: an http(s) URL; api_version: v1 or v2).', required: true}),
+  }
+
+  static baseFlags = {...outputFlags, ...profileFlag}
+  static description = `Set one setting of the selected profile, creating the profile when needed (the first profile ever
+created becomes the one used when none is named). Changing base_url, key_id or key_secret drops the cached token.
+Prefer \`commerce auth login\` for key pairs: it checks them, and keeps the secret out of your shell history.`
+  static examples = [
+    '<%= config.bin %> config set base_url https://commerce.example.com',
+    '<%= config.bin %> config set api_version v1 --profile legacy',
+  ]
+
+  async run(): Promise<void> {
+    const {io} = this
+    const key = parseKey(this.args.key)
+    const service = new ConfigService({dir: configDir(process.env), env: process.env, profile: this.flags.profile})
+    const result = await service.set(key, this.args.value)
+    if (io.json) io.outJson(result)
+    else io.info(io.chalk.green('✓ ') + `Set ${key} to ${result.value} in profile "${result.profile}".`)
+    if (key === 'key_secret')
+      io.warn('the key pair was stored without being checked. Prefer `commerce auth login` (it checks the pair, and `--key-secret-stdin` or its prompt keep the secret out of shell history).')
+    const vars = service.overriddenBy(key)
+    if (vars.length > 0) io.info(`Note: ${vars.join(' and ')} ${vars.length > 1 ? 'are' : 'is'} set in this shell and take${vars.length > 1 ? '' : 's'} precedence.`)
+  }
+}

@@ -1,0 +1,24 @@
+import {Args} from '@oclif/core'
+
+import {BaseCommand} from '../../base/command.js'
+import {outputFlags, profileFlag} from '../../base/flags.js'
+import {configDir} from '../../config/paths.js'
+import {CONFIG_KEYS, ConfigService, parseKey} from '../../services/config.js'
+
+export default class ConfigUnset extends BaseCommand<typeof ConfigUnset> {
+  static args = {
+    key: Args.string({description: `One of ${CONFIG_KEYS.join(', ')}.`, required: true}),
+  }
+
+  static baseFlags = {...outputFlags, ...profileFlag}
+  static description = 'Remove one setting from the selected profile (exit 0 also when it was not set). Removing base_url, key_id or key_secret drops the cached token.'
+  static examples = ['<%= config.bin %> config unset api_version', '<%= config.bin %> config unset key_secret --profile staging']
+
+  async run(): Promise<void> {
+    const {io} = this
+    const service = new ConfigService({dir: configDir(process.env), env: process.env, profile: this.flags.profile})
+    const result = await service.unset(parseKey(this.args.key))
+    if (io.json) return io.outJson(result)
+    io.info(result.removed ? `Removed ${result.key} from profile "${result.profile}".` : `${result.key} was not set in profile "${result.profile}".`)
+  }
+}

@@ -1,0 +1,232 @@
+/**
+ * The `config` topic: reading and changing the settings of profiles in the config file. No request is ever
+ * sent. Secrets (the key secret, webhook signing secrets) are only ever returned masked: the one command that
+ * prints a credential is `auth token`.
+ */
+import {checkBaseUrl} from '../base/context.js'
+import {type ConfigData, ConfigStore, type Profile, ensureProfile, maskSecret, selectProfileName} from '../config/store.js'
+import {API_VERSIONS, type ApiVersion, DEFAULT_API_VERSION} from '../domain/schema.js'
+import {checkOneOf} from '../domain/validate.js'
+import {CliError, UsageError} from '../errors.js'
+
+export const CONFIG_KEYS = ['base_url', 'api_version', 'key_id', 'key_secret'] as const
+export type ConfigKey = (typeof CONFIG_KEYS)[number]
+
+/** Profile fields of a cached token: dropped whenever the credentials or the URL they belong to change. */
+const TOKEN_FIELDS = ['access_token', 'expires_at', 'scopes', 'token_base_url'] as const
+/** Keys whose change makes the cached token useless. */
+const CREDENTIAL_KEYS: readonly ConfigKey[] = ['base_url', 'key_id', 'key_secret']
+/** Environment variables that take precedence over a profile key. */
+const ENV_OVERRIDES: Partial<Record<ConfigKey, string[]>> = {
+  base_url: ['COMMERCE_BASE_URL'],
+  key_id: ['COMMERCE_ACCESS_TOKEN', 'COMMERCE_KEY_ID'],
+  key_secret: ['COMMERCE_ACCESS_TOKEN', 'COMMERCE_KEY_SECRET'],
+}
+
+export interface ConfigListing {
+  profile: string
+  base_url: string | null
+  /** The profile's version, or the default (v2) when it has none. */
+  api_version: ApiVersion
+  key_id: string | null
+  /** Masked. */
+  key_secret: string | null
+  token_cached: boolean
+  token_expires_at: string | null
+  /** Endpoint id -> masked signing secret. */
+  webhook_secrets: Record<string, string>
+}
+
+export interface ProfileSummary {
+  name: string
+  /** The profile a command would use now (--profile > COMMERCE_PROFILE > the chosen one > `default`). */
+  current: boolean
+  base_url: string | null
+  key_id: string | null
+  /** A key pair is stored (whether it still works is `auth status`'s job). */
+  logged_in: boolean
+}
+
+export interface ConfigServiceOptions {
+  /** The config directory. */
+  dir: string
+  /** --profile */
+  profile?: string
+  env: NodeJS.ProcessEnv
+}
+
+/** Parses a KEY argument: an unknown key is exit 2, naming the keys. */
+export function parseKey(key: string): ConfigKey {
+  if ((CONFIG_KEYS as readonly string[]).includes(key)) return key as ConfigKey
+  throw new UsageError(`Unknown key ${JSON.stringify(key)}. Keys: ${CONFIG_KEYS.join(', ')}.`)
+}
+
+/** Checks and normalises a value for a key (exit 2 when invalid). */
+export function checkValue(key: ConfigKey, value: string): string {
+  switch (key) {
+    case 'base_url': {
+      return checkBaseUrl(value.trim())
+    }
+
+    case 'api_version': {
+      const problem = checkOneOf(value, API_VERSIONS)
+      if (problem) throw new UsageError(`api_version ${problem}`)
+      return value
+    }
+
+    case 'key_id':
+    case 'key_secret': {
+      if (value.trim() === '') throw new UsageError(`${key} cannot be empty; use \`commerce config unset ${key}\` to remove it.`)
+      return key === 'key_id' ? value.trim() : value
+    }
+  }
+}
+
+function shown(key: ConfigKey, profile: Profile | undefined): string | null {
+  if (key === 'api_version') return profile?.api_version ?? DEFAULT_API_VERSION
+  const value = profile?.[key]
+  if (value === undefined || value === '') return null
+  return key === 'key_secret' ? maskSecret(value)! : value
+}
+
+export class ConfigService {
+  private readonly store: ConfigStore
+  /** Set when the store could not write the file (it then keeps changes in memory only). */
+  private readOnly?: string
+
+  constructor(private readonly options: ConfigServiceOptions) {
+    this.store = new ConfigStore(options.dir, (message) => (this.readOnly = message))
+  }
+
+  async profileName(data?: ConfigData): Promise<string> {
+    return selectProfileName(data ?? (await this.store.read()), this.options.profile, this.options.env)
+  }
+
+  /** Whether the selected profile exists in the file. */
+  async exists(): Promise<boolean> {
+    const data = await this.store.read()
+    return Boolean(data.profiles?.[await this.profileName(data)])
+  }
+
+  async list(): Promise<ConfigListing> {
+    const data = await this.store.read()
+    const profile = await this.profileName(data)
+    const p = data.profiles?.[profile]
+    const tokenCached = Boolean(p?.access_token && p.expires_at && Date.parse(p.expires_at) > Date.now())
+    return {
+      api_version: shown('api_version', p) as ApiVersion,
+      base_url: shown('base_url', p),
+      key_id: shown('key_id', p),
+      key_secret: shown('key_secret', p),
+      profile,
+      token_cached: tokenCached,
+      token_expires_at: tokenCached ? p!.expires_at! : null,
+      webhook_secrets: Object.fromEntries(Object.entries(p?.webhook_secrets ?? {}).map(([id, secret]) => [id, maskSecret(secret) ?? ''])),
+    }
+  }
+
+  async get(key: ConfigKey): Promise<{key: ConfigKey; value: string | null}> {
+    const data = await this.store.read()
+    return {key, value: shown(key, data.profiles?.[await this.profileName(data)])}
+  }
+
+  /** Stores a checked value; a new profile is created (the first one ever becomes the chosen one). */
+  async set(key: ConfigKey, raw: string): Promise<{profile: string; key: ConfigKey; value: string}> {
+    const value = checkValue(key, raw)
+    const profile = await this.write((data, name) => {
+      const p = ensureProfile(data, name)
+      if (p[key] !== value && CREDENTIAL_KEYS.includes(key)) dropToken(p)
+      ;(p as Record<ConfigKey, string>)[key] = value
+    })
+    return {key, profile, value: key === 'key_secret' ? maskSecret(value)! : value}
+  }
+
+  /** Removes a key from the profile; `removed` is false when it was not set (not an error). */
+  async unset(key: ConfigKey): Promise<{profile: string; key: ConfigKey; removed: boolean}> {
+    let removed = false
+    const profile = await this.write((data, name) => {
+      const p = data.profiles?.[name]
+      if (!p || p[key] === undefined) return
+      delete p[key]
+      if (CREDENTIAL_KEYS.includes(key)) dropToken(p)
+      removed = true
+    })
+    return {key, profile, removed}
+  }
+
+  async profiles(): Promise<ProfileSummary[]> {
+    const data = await this.store.read()
+    const current = await this.profileName(data)
+    return Object.entries(data.profiles ?? {})
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, p]) => ({
+        base_url: p.base_url ?? null,
+        current: name === current,
+        key_id: p.key_id ?? null,
+        logged_in: Boolean(p.key_id && p.key_secret),
+        name,
+      }))
+  }
+
+  /**
+   * Chooses the profile used when none is named. An unknown name is exit 2 rather than creating an empty
+   * profile: a typo must not silently switch every later command to a profile with no URL and no key.
+   */
+  async use(name: string): Promise<{profile: string}> {
+    await this.write((data) => {
+      if (!data.profiles?.[name]) throw unknownProfile(name, data)
+      data.current_profile = name
+    })
+    return {profile: name}
+  }
+
+  /** Removes a profile; when it was the chosen one, the choice is unset (commands fall back to `default`). */
+  async remove(name: string): Promise<{profile: string; removed: true; had_credentials: boolean; was_chosen: boolean}> {
+    let hadCredentials = false
+    let wasChosen = false
+    await this.write((data) => {
+      const p = data.profiles?.[name]
+      if (!p) throw unknownProfile(name, data)
+      hadCredentials = Boolean(p.key_secret || p.access_token)
+      delete data.profiles![name]
+      if (data.current_profile === name) {
+        wasChosen = true
+        delete data.current_profile
+      }
+    })
+    return {had_credentials: hadCredentials, profile: name, removed: true, was_chosen: wasChosen}
+  }
+
+  /** Environment variables set now that take precedence over this key (for a note on stderr). */
+  overriddenBy(key: ConfigKey): string[] {
+    return (ENV_OVERRIDES[key] ?? []).filter((v) => this.options.env[v])
+  }
+
+  /**
+   * A locked read-modify-write on the selected profile. When the config directory is not writable the store
+   * keeps changes in memory for this process only; for `config` that means nothing was saved, so it fails.
+   */
+  private async write(mutate: (data: ConfigData, profile: string) => void): Promise<string> {
+    const profile = await this.store.update(async (data) => {
+      const name = await this.profileName(data)
+      mutate(data, name)
+      return name
+    })
+    if (this.readOnly)
+      throw new CliError(`Nothing was saved: ${this.readOnly.replace(/; keeping changes.*$/, '')}.`, {
+        hint: 'Check the permissions of the config directory, or set COMMERCE_CONFIG_DIR.',
+      })
+    return profile
+  }
+}
+
+function dropToken(p: Profile): void {
+  for (const k of TOKEN_FIELDS) delete p[k]
+}
+
+function unknownProfile(name: string, data: ConfigData): UsageError {
+  const names = Object.keys(data.profiles ?? {}).sort()
+  return new UsageError(`No profile named ${JSON.stringify(name)}. ${names.length > 0 ? `Profiles: ${names.join(', ')}.` : 'There are no profiles yet.'}`, {
+    hint: `Create it with \`commerce auth login --profile ${name}\` or \`commerce config set base_url URL --profile ${name}\`.`,
+  })
+}
