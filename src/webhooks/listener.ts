@@ -165,9 +165,11 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     }
     if (options.inbox) {
       // Recorded before the sender gets its answer, so that an answered delivery is never missing from the inbox.
-      const headers = Object.fromEntries(
-        endToEndHeaders(rawHeaderPairs(req.rawHeaders)).map(([name, value]) => [name.toLowerCase(), value]),
-      )
+      const headers: Record<string, string> = {}
+      for (const [name, value] of endToEndHeaders(rawHeaderPairs(req.rawHeaders))) {
+        const key = name.toLowerCase()
+        headers[key] = key in headers ? `${headers[key]}, ${value}` : value
+      }
       await options.inbox.append({...record, headers, ...encodeBody(body)}).catch((error: Error) => options.onInboxError?.(error))
     }
     options.onEvent?.(record)
