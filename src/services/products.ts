@@ -2,7 +2,7 @@
 import type {ApiClient} from '../api/client.js'
 import type {PageOptions} from '../api/paginate.js'
 import type {ApiVersion, Currency, Product} from '../domain/schema.js'
-import {type Listing, listing, requireV2} from './listing.js'
+import {type Listing, listing} from './listing.js'
 
 export interface ListProductsOptions extends PageOptions {
   currency?: Currency
@@ -25,8 +25,8 @@ export function searchProducts(client: ApiClient, text: string, options: ListPro
   return listProducts(client, {...options, search: text})
 }
 
-export async function getProduct(client: ApiClient, id: number, options: {currency?: Currency; version: ApiVersion}): Promise<Product> {
-  requireV2(options.version, 'products get')
+/** v2 only. */
+export async function getProduct(client: ApiClient, id: number, options: {currency?: Currency}): Promise<Product> {
   const res = await client.request<Product>({auth: false, method: 'GET', path: `/products/${id}`, query: {currency: options.currency}, version: 'v2'})
   return res.body
 }

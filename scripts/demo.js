@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+// The guided tour (`npm run demo`): starts the local sandbox on a free port with a throw-away config
+// directory, logs a profile in with the sandbox key pair, runs real commands (each printed before its
+// output), and stops the sandbox. Nothing outside the temporary directory is touched.
+import {spawn, spawnSync} from 'node:child_process'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {dirname, join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const bin = join(root, 'bin', 'run.js')
+const dir = mkdtempSync(join(tmpdir(), 'commerce-demo-'))
+const env = {...process.env, COMMERCE_CONFIG_DIR: dir}
+delete env.COMMERCE_PROFILE
+delete env.COMMERCE_BASE_URL
+delete env.COMMERCE_ACCESS_TOKEN
+delete env.COMMERCE_KEY_ID
+delete env.COMMERCE_KEY_SECRET
+const bold = (s) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\u001B[1m${s}\u001B[22m` : s)
+
+/** Prints the command, runs it with inherited stdio, returns its stdout when `capture` is set. */
+function commerce(args, {capture = false, input, allowFail = false} = {}) {
+  console.log(`\n${bold('$ commerce ' + args.map((a) => (/[\s"'|]/.test(a) ? `'${a}'` : a)).join(' '))}`)
+  const res = spawnSync(process.execPath, [bin, ...args], {env, input, stdio: [input === undefined ? 'inherit' : 'pipe', capture ? 'pipe' : 'inherit', 'inherit']})
+  if (capture && res.stdout) process.stdout.write(res.stdout)
+  if (res.status !== 0 && !allowFail) throw new Error(`commerce ${args.join(' ')} exited ${res.status}`)
+  return capture ? res.stdout.toString() : ''
+}
+
+let exitCode = 0
+const background = []
+try {
+  commerce(['sandbox', 'start', '--detach', '--port', '0', '--demo-data'])
+  commerce(['sandbox', 'status'])
+  commerce(['auth', 'login', '--sandbox'])
+  commerce(['auth', 'status'])
+  commerce(['products', 'list', '--per-page', '5'])
+  commerce(['products', 'search', 'mug', '--currency', 'EUR'])
+  const customer = JSON.parse(commerce(['customers', 'create', '--email', `ada.${Date.now()}@example.com`, '--name', 'Ada Lovelace', '--plan', 'pro', '--json'], {capture: true}))
+  commerce(['customers', 'list', '--per-page', '5'])
+  commerce(['customers', 'update', String(customer.id), '--status', 'active'])
+  const order = JSON.parse(commerce(['orders', 'create', '--customer', String(customer.id), '--currency', 'USD', '--item', '1:2', '--item', '3', '--json'], {capture: true}))
+  commerce(['orders', 'create', '--customer', String(customer.id), '--currency', 'USD', '--item', '1:2', '--item', '3', '--idempotency-key', order.idempotency_key, '--json'], {capture: true})
+  console.log('(the same Idempotency-Key replayed the original order instead of creating a second one)')
+  commerce(['orders', 'get', String(order.id)])
+  commerce(['customers', 'get', String(customer.id), '--include', 'orders', '--json'], {capture: true})
+  commerce(['api', '/api/v2/orders', '--field', 'per_page=2'].concat(['--method', 'GET']), {capture: true})
+  commerce(['customers', 'create', '--email', 'not-an-email', '--name', 'Nobody'], {allowFail: true})
+  console.log('(refused before any request: exit 2)')
+  commerce(['customers', 'list', '--api-version', 'v1', '--per-page', '2'])
+  commerce(['config', 'list'])
+} catch (error) {
+  console.error(`\ndemo failed: ${error.message}`)
+  exitCode = 1
+} finally {
+  for (const child of background) child.kill('SIGTERM')
+  commerce(['sandbox', 'stop'], {allowFail: true})
+  rmSync(dir, {force: true, recursive: true})
+}
+process.exit(exitCode)
