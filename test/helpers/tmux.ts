@@ -1,0 +1,139 @@
+/**
+ * Drives the built CLI (`bin/run.js`) inside a real terminal: a detached tmux session of a fixed size, so that
+ * stdin, stdout and stderr are all TTYs, exactly as for a person at a keyboard.
+ *
+ *   const term = await startInTmux(['customers', 'delete', '7'], {env: {COMMERCE_BASE_URL: url}})
+ *   try { await term.waitFor('Delete customer 7?'); await term.type('y'); await term.sendKeys('Enter')
+ *         expect(await term.waitForExit()).toBe(0) } finally { await term.kill() }
+ *
+ * Every session runs on its own tmux server, on a socket in a private temp directory (`tmux -S`), so tests never
+ * touch a user's tmux server and leave no socket behind. The CLI runs under `env -i`: only PATH, HOME (the
+ * config dir), LANG, TERM=xterm-256color and what the test passes; in particular CI is unset unless given.
+ * The pane stays after the process exits (remain-on-exit), so its last screen and exit status can be read.
+ */
+import {execFile} from 'node:child_process'
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {promisify} from 'node:util'
+
+import {BIN, ROOT} from './cli.js'
+
+const exec = promisify(execFile)
+const POLL_MS = 50
+const DEFAULT_TIMEOUT_MS = 10_000
+const TARGET = 'cli'
+
+export interface TmuxOptions {
+  /** Added to the clean environment; `undefined` values are left out. */
+  env?: Record<string, string | undefined>
+  /** Terminal size; default 120 x 40. */
+  width?: number
+  height?: number
+}
+
+export interface CaptureOptions {
+  /** Keep colour and attribute escapes (`capture-pane -e`). */
+  escapes?: boolean
+}
+
+export interface TmuxSession {
+  /** tmux key names, e.g. 'Enter', 'C-c', 'BSpace'. */
+  sendKeys(...keys: string[]): Promise<void>
+  /** Literal text, as typed. */
+  type(text: string): Promise<void>
+  /** The whole pane, scroll-back included, wrapped lines joined; without tmux's own "Pane is dead" line. */
+  capture(options?: CaptureOptions): Promise<string>
+  /** Polls the pane until it contains `pattern`; resolves with that capture, or rejects showing the last one. */
+  waitFor(pattern: string | RegExp, options?: CaptureOptions & {timeoutMs?: number}): Promise<string>
+  /** Waits for the CLI to exit; resolves with its exit status (128 + signal number when killed by a signal). */
+  waitForExit(timeoutMs?: number): Promise<number>
+  /** Stops the tmux server and removes its socket; safe to call twice. */
+  kill(): Promise<void>
+}
+
+const live = new Set<TmuxSession>()
+
+/** Kills every session still running: for afterEach, so that a failed test leaves nothing behind. */
+export async function killAllSessions(): Promise<void> {
+  await Promise.all([...live].map((s) => s.kill()))
+}
+
+function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`
+}
+
+export async function startInTmux(args: string[], options: TmuxOptions = {}): Promise<TmuxSession> {
+  const socketDir = mkdtempSync(join(tmpdir(), 'commerce-tmux-'))
+  const socket = join(socketDir, 'socket')
+  // tmux itself must not see a TMUX variable (a test run from inside tmux) nor anything else surprising.
+  const tmuxEnv = {LANG: 'C.UTF-8', PATH: process.env.PATH ?? '/usr/bin:/bin'}
+  const tmux = async (...tmuxArgs: string[]) => (await exec('tmux', ['-S', socket, ...tmuxArgs], {env: tmuxEnv})).stdout
+
+  const env: Record<string, string> = {HOME: socketDir, LANG: 'C.UTF-8', PATH: tmuxEnv.PATH, TERM: 'xterm-256color'}
+  for (const [k, v] of Object.entries(options.env ?? {})) if (v !== undefined) env[k] = v
+  const assignments = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`)
+  // `env -i` drops the test runner's environment (CI included; `-u CI` is kept to say so explicitly).
+  const command = ['cd', shellQuote(ROOT), '&&', 'exec', 'env', '-u', 'CI', '-i', ...assignments, shellQuote(process.execPath), shellQuote(BIN), ...args.map(shellQuote)].join(' ')
+
+  let killed = false
+  const session: TmuxSession = {
+    async capture(capture = {}) {
+      const text = await tmux('capture-pane', '-p', '-J', '-S', '-', ...(capture.escapes ? ['-e'] : []), '-t', TARGET)
+      return text.replace(/\n?(\x1b\[[0-9;]*m)*Pane is dead \(.*\)(\x1b\[[0-9;]*m)*\s*$/, '\n').trimEnd()
+    },
+    async kill() {
+      if (killed) return
+      killed = true
+      live.delete(session)
+      await tmux('kill-server').catch(() => {})
+      rmSync(socketDir, {force: true, recursive: true})
+    },
+    async sendKeys(...keys) {
+      await tmux('send-keys', '-t', TARGET, ...keys)
+    },
+    async type(text) {
+      await tmux('send-keys', '-t', TARGET, '-l', text)
+    },
+    async waitFor(pattern, wait = {}) {
+      let last = ''
+      const found = await poll(wait.timeoutMs, async () => {
+        last = await session.capture(wait)
+        return typeof pattern === 'string' ? last.includes(pattern) : pattern.test(last)
+      })
+      if (!found) throw new Error(`Timed out waiting for ${String(pattern)} in the terminal. Last screen:\n${last}`)
+      return last
+    },
+    async waitForExit(timeoutMs) {
+      let status = ''
+      const done = await poll(timeoutMs, async () => {
+        status = (await tmux('display-message', '-p', '-t', TARGET, '#{pane_dead} #{pane_dead_status} #{pane_dead_signal}')).trim()
+        return status.startsWith('1 ')
+      })
+      if (!done) throw new Error(`The CLI did not exit in time. Last screen:\n${await session.capture()}`)
+      const [, code, signal] = status.split(' ')
+      return code ? Number(code) : 128 + Number(signal)
+    },
+  }
+  live.add(session)
+  try {
+    const width = String(options.width ?? 120)
+    const height = String(options.height ?? 40)
+    await tmux('-f', '/dev/null', 'start-server', ';', 'set-option', '-g', 'remain-on-exit', 'on', ';',
+      'set-option', '-g', 'history-limit', '10000', ';', 'new-session', '-d', '-s', TARGET, '-x', width, '-y', height, command)
+  } catch (error) {
+    await session.kill()
+    throw error
+  }
+  return session
+}
+
+/** Calls `check` every POLL_MS until it returns true or the time is up. */
+async function poll(timeoutMs = DEFAULT_TIMEOUT_MS, check: () => Promise<boolean>): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    if (await check()) return true
+    if (Date.now() >= deadline) return false
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS))
+  }
+}
