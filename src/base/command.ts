@@ -8,7 +8,7 @@
 import {Command, Errors, type Interfaces} from '@oclif/core'
 
 import {LOGIN_HINT} from '../api/auth.js'
-import {CliError, EXIT} from '../errors.js'
+import {CliError, EXIT, UsageError} from '../errors.js'
 import {IOStreams} from '../io/streams.js'
 import {Context} from './context.js'
 import {apiFlags, outputFlags} from './flags.js'
@@ -43,10 +43,25 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       baseFlags: (this.ctor as typeof BaseCommand).baseFlags,
       flags: this.ctor.flags,
       strict: this.ctor.strict,
+    }).catch((error: unknown) => {
+      throw this.usageFromParse(error)
     })
     this.flags = flags as FlagsOf<T>
     this.args = args as ArgsOf<T>
     this.io.json = Boolean((flags as {json?: boolean}).json)
+  }
+
+  /**
+   * Any failure to parse the command line is invalid usage (exit 2): oclif gives some parse errors its default
+   * exit code (1), and a flag's own parse function throws a plain Error. The flag stays named in the message.
+   */
+  private usageFromParse(error: unknown): unknown {
+    if (!(error instanceof Error) || error instanceof CliError || error instanceof Errors.ExitError) return error
+    const message = error.message
+      .replace(/\n\s*See more help with --help\s*$/, '')
+      .replace(/^Parsing (--[\w-]+) *\n\s*/, '$1: ')
+      .trim()
+    return new UsageError(message, {hint: `See \`${this.commandLine()} --help\`.`})
   }
 
   /** The `commerce ...` line that runs this command (for hints). */

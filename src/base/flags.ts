@@ -77,10 +77,11 @@ export const yesFlag = {
   yes: Flags.boolean({char: 'y', description: 'Do not ask for confirmation (required without a terminal).'}),
 }
 
-/** A positive integer id (customer, order, product), as an argument parser. */
-export async function parseIdArg(input: string): Promise<number> {
+/** A positive integer id (customer, order, product), as an argument parser; an argument's error names it. */
+export async function parseIdArg(input: string, context?: {token?: {type: string; arg?: string}}): Promise<number> {
   const id = parseId(input.trim())
-  if (id === undefined) throw new Error(`must be a positive integer id (got ${JSON.stringify(input)})`)
+  const arg = context?.token?.type === 'arg' && context.token.arg ? `${context.token.arg.toUpperCase()} ` : ''
+  if (id === undefined) throw new Error(`${arg}must be a positive integer id (got ${JSON.stringify(input)})`)
   return id
 }
 

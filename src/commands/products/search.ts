@@ -13,7 +13,7 @@ export default class ProductsSearch extends ApiCommand<typeof ProductsSearch> {
       description: 'Search text (at most 120 characters).',
       async parse(input) {
         const problem = checkSearch(input)
-        if (problem) throw new Error(problem)
+        if (problem) throw new Error(`TEXT ${problem}`)
         return input
       },
       required: true,
