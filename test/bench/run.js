@@ -1,0 +1,55 @@
+/**
+ * Runs every benchmark in this directory, one after the other: each `*.bench.ts|js|mjs` file is imported and its
+ * exported `run()` called with no arguments (its defaults). Files whose name starts with `_` are drafts and are
+ * skipped. A benchmark prints its own figures; this runner only frames them, and goes on when one throws.
+ *
+ *   node --import tsx test/bench/run.js [NAME...] [--json FILE]
+ *
+ * NAME keeps only the files whose name contains it (e.g. `startup`). `--json FILE` writes what each `run()`
+ * returned, by file name. Exit 1 when a benchmark failed (a figure that misses its goal is not a failure).
+ * Needs tsx (for the .ts files) and, for benchmarks that spawn the CLI, the build (`npx tsc -p tsconfig.build.json`).
+ */
+import {readdirSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {pathToFileURL} from 'node:url'
+
+const dir = import.meta.dirname
+const args = process.argv.slice(2)
+const jsonAt = args.indexOf('--json')
+const jsonFile = jsonAt === -1 ? undefined : args[jsonAt + 1]
+if (jsonAt !== -1 && !jsonFile) {
+  console.error('--json needs a file name.')
+  process.exit(2)
+}
+const names = args.filter((_, i) => jsonAt === -1 || (i !== jsonAt && i !== jsonAt + 1))
+
+const files = readdirSync(dir)
+  .filter((f) => /\.bench\.(ts|js|mjs)$/.test(f) && !f.startsWith('_'))
+  .filter((f) => names.length === 0 || names.some((n) => f.includes(n)))
+  .sort()
+if (files.length === 0) {
+  console.error(`No benchmark matches ${names.join(', ') || 'in ' + dir}.`)
+  process.exit(2)
+}
+
+const results = {}
+const failed = []
+for (const file of files) {
+  process.stdout.write(`\n== ${file}\n`)
+  const started = performance.now()
+  try {
+    const bench = await import(pathToFileURL(join(dir, file)).href)
+    if (typeof bench.run !== 'function') throw new Error('it exports no run() function')
+    results[file] = await bench.run()
+  } catch (error) {
+    failed.push(file)
+    process.stdout.write(`FAILED: ${error instanceof Error ? error.message : String(error)}\n`)
+  }
+  process.stdout.write(`(${file}: ${((performance.now() - started) / 1000).toFixed(1)} s)\n`)
+}
+
+if (jsonFile) writeFileSync(jsonFile, JSON.stringify(results, null, 2) + '\n')
+if (failed.length > 0) {
+  process.stdout.write(`\n${failed.length} of ${files.length} benchmarks failed: ${failed.join(', ')}\n`)
+  process.exitCode = 1
+}

@@ -1,0 +1,147 @@
+/**
+ * What a `commerce` process costs before and around its work: the median wall time of fresh processes (spawn to
+ * exit) for `node -e 0`, `commerce --version`, `commerce customers list --help`, `commerce products list --json`
+ * against a sandbox on 127.0.0.1, and the same GET made by a bare node:http script and by `curl -s`. Prints each
+ * median and the ratios the issues set goals for, PASS or MISS: a benchmark reports, it does not assert.
+ *
+ * Needs the built CLI (`npx tsc -p tsconfig.build.json`).
+ *
+ *   node --import tsx test/bench/startup.bench.ts [runs] [warmups]
+ */
+import {spawn, spawnSync} from 'node:child_process'
+import {existsSync, mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join, resolve} from 'node:path'
+import {pathToFileURL} from 'node:url'
+
+import {startSandbox} from '../../src/sandbox/index.js'
+
+const ROOT = resolve(import.meta.dirname, '..', '..')
+const BIN = join(ROOT, 'bin', 'run.js')
+const GOAL = 3.5
+
+export interface StartupBenchResult {
+  runs: number
+  warmups: number
+  /** Median wall time of one process, in milliseconds, by case name; `curl` is absent when curl is not installed. */
+  medians: Record<string, number>
+  /** Each ratio of two medians, with its goal when the issues set one. */
+  ratios: Array<{name: string; value: number; goal?: number; pass?: boolean}>
+}
+
+interface Case {
+  name: string
+  command: string
+  args: string[]
+}
+
+export async function run(options: {runs?: number; warmups?: number; out?: NodeJS.WritableStream} = {}): Promise<StartupBenchResult> {
+  const runs = Math.max(1, options.runs ?? 15)
+  const warmups = Math.max(0, options.warmups ?? 2)
+  const out = options.out ?? process.stdout
+  if (!existsSync(join(ROOT, 'dist', 'commands'))) throw new Error('The CLI is not built: run `npx tsc -p tsconfig.build.json` first.')
+
+  // In process, so that spawned children are measured while the sandbox answers on this event loop (which is
+  // why every child is spawned asynchronously).
+  const sandbox = await startSandbox({host: '127.0.0.1', port: 0})
+  const configDir = mkdtempSync(join(tmpdir(), 'commerce-bench-startup-'))
+  try {
+    const url = `${sandbox.baseUrl}/api/v2/products?page=1&per_page=30` // the request `products list` makes
+    const node = process.execPath
+    const httpScript = `require('node:http').get(${JSON.stringify(url)}, {headers: {accept: 'application/json'}}, (res) => {
+      let body = ''; res.setEncoding('utf8'); res.on('data', (d) => (body += d))
+      res.on('end', () => process.stdout.write(JSON.stringify(JSON.parse(body).data) + '\\n'))
+    })`
+    const cases: Case[] = [
+      {args: ['-e', '0'], command: node, name: 'node -e 0'},
+      {args: [BIN, '--version'], command: node, name: 'commerce --version'},
+      {args: [BIN, 'customers', 'list', '--help'], command: node, name: 'commerce customers list --help'},
+      {args: [BIN, 'products', 'list', '--json', '--base-url', sandbox.baseUrl], command: node, name: 'commerce products list --json'},
+      {args: ['-e', httpScript], command: node, name: 'node:http GET'},
+    ]
+    if (spawnSync('curl', ['--version'], {stdio: 'ignore'}).status === 0)
+      cases.push({args: ['-s', '-H', 'accept: application/json', url], command: 'curl', name: 'curl -s'})
+
+    const env = childEnv(configDir)
+    const times = new Map<string, number[]>(cases.map((c) => [c.name, []]))
+    // Rounds run every case once, so that drift in the machine's load spreads over all of them alike.
+    for (let round = 0; round < warmups + runs; round++) {
+      for (const c of cases) {
+        const ms = await timeProcess(c, env)
+        if (round >= warmups) times.get(c.name)!.push(ms)
+      }
+    }
+
+    const medians = Object.fromEntries([...times].map(([name, list]) => [name, median(list)]))
+    const ratio = (name: string, a: string, b: string, goal?: number) => {
+      if (medians[a] === undefined || medians[b] === undefined) return []
+      const value = medians[a] / medians[b]
+      return [{goal, name, pass: goal === undefined ? undefined : value <= goal, value}]
+    }
+    const ratios = [
+      ...ratio('--version / node -e 0', 'commerce --version', 'node -e 0', GOAL),
+      ...ratio('customers list --help / node -e 0', 'commerce customers list --help', 'node -e 0', GOAL),
+      ...ratio('products list --json / node:http GET', 'commerce products list --json', 'node:http GET', GOAL),
+      ...ratio('products list --json / node -e 0', 'commerce products list --json', 'node -e 0'),
+      ...ratio('products list --json / curl -s', 'commerce products list --json', 'curl -s'),
+      ...ratio('--version / curl -s', 'commerce --version', 'curl -s'),
+    ]
+
+    out.write(`startup: median wall time of a fresh process, ${runs} runs after ${warmups} warm-ups (node ${process.version})\n`)
+    for (const [name, ms] of Object.entries(medians)) out.write(`  ${name.padEnd(34)} ${ms.toFixed(1).padStart(8)} ms\n`)
+    if (!medians['curl -s']) out.write('  curl not found: its ratios are left out\n')
+    for (const r of ratios) {
+      const verdict = r.goal === undefined ? '' : `   goal <= ${r.goal}x   ${r.pass ? 'PASS' : 'MISS'}`
+      out.write(`  ${r.name.padEnd(40)} ${r.value.toFixed(2).padStart(6)}x${verdict}\n`)
+    }
+    return {medians, ratios, runs, warmups}
+  } finally {
+    await sandbox.close()
+    rmSync(configDir, {force: true, recursive: true})
+  }
+}
+
+/**
+ * The environment of every measured process: the caller's, without what would make one case pay for something
+ * the others do not (NODE_EXTRA_CA_CERTS loads certificates at startup, NODE_OPTIONS may preload modules) or
+ * change what the CLI does (COMMERCE_*, CI, colour), and a private config directory.
+ */
+function childEnv(configDir: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [k, v] of Object.entries(process.env)) {
+    if (k.startsWith('COMMERCE_') || ['CI', 'FORCE_COLOR', 'NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS', 'NO_COLOR'].includes(k)) continue
+    env[k] = v
+  }
+  env.COMMERCE_CONFIG_DIR = configDir
+  return env
+}
+
+/** Runs one case to its exit and returns the wall time in ms; a failing case stops the benchmark. */
+function timeProcess(c: Case, env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const started = performance.now()
+    const child = spawn(c.command, c.args, {cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe']})
+    let output = 0
+    let stderr = ''
+    child.stdout.on('data', (d: Buffer) => (output += d.length))
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+    child.on('error', reject)
+    child.on('close', (code) => {
+      const ms = performance.now() - started
+      const expectsOutput = c.name !== 'node -e 0'
+      if (code !== 0 || (expectsOutput && output === 0)) reject(new Error(`${c.name} failed (exit ${code}): ${stderr.trim().slice(0, 500)}`))
+      else resolvePromise(ms)
+    })
+  })
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const [runs, warmups] = process.argv.slice(2).map(Number)
+  await run({runs: runs || undefined, warmups: Number.isNaN(warmups) ? undefined : warmups})
+}
