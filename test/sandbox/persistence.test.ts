@@ -1,0 +1,117 @@
+import {mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {startSandbox} from '../../src/sandbox/index.js'
+import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
+import {call, createCustomer, createOrder, token} from './client.js'
+
+let dir: string
+let dataFile: string
+const open: TestSandbox[] = []
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'sandbox-data-'))
+  dataFile = join(dir, 'nested', 'sandbox-data.json')
+})
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((sb) => sb.close()))
+  rmSync(dir, {force: true, recursive: true})
+})
+
+async function start(options: Parameters<typeof startTestSandbox>[0] = {}): Promise<TestSandbox> {
+  const sb = await startTestSandbox({dataFile, ...options})
+  open.push(sb)
+  return sb
+}
+
+describe('data file', () => {
+  it('keeps keys, customers, orders, refunds, webhooks (with secrets) and idempotency keys across close/start', async () => {
+    const first = await start()
+    const t = await token(first)
+    await createCustomer(first, t, 'ada@example.com', {send_invite: false, metadata: {plan: 'pro'}})
+    await createCustomer(first, t, 'bob@example.com')
+    await call(first, 'DELETE', '/api/v2/customers/2', {token: t})
+    const key = crypto.randomUUID()
+    const body = {customer_id: 1, currency: 'GBP', items: [{product_id: 16, quantity: 2}]}
+    const order = await createOrder(first, t, body, key)
+    await call(first, 'POST', '/_sandbox/orders/1/pay')
+    await call(first, 'POST', '/api/v2/orders/1/refunds', {json: {amount: 100, reason: 'late'}, token: t})
+    const hook = (await call(first, 'POST', '/api/v2/webhooks', {json: {url: 'https://h.example.com/x', events: ['order.paid']}, token: t})).body
+    await first.close()
+
+    const mode = statSync(dataFile).mode & 0o777
+    expect(mode).toBe(0o600)
+    expect(readdirSync(join(dir, 'nested'))).toEqual(['sandbox-data.json'])
+    expect(readFileSync(dataFile, 'utf8')).toContain(hook.signing_secret)
+
+    const second = await start()
+    expect(second.keys).toEqual(first.keys)
+    const t2 = await token(second)
+    expect(second.counts()).toMatchObject({customers: 1, orders: 1, refunds: 1, webhooks: 1})
+    expect((await call(second, 'GET', '/api/v2/customers/1', {token: t2})).body).toMatchObject({email: 'ada@example.com', metadata: {plan: 'pro'}})
+    expect((await call(second, 'GET', '/api/v2/customers?status=active', {token: t2})).body.meta.total).toBe(1)
+    expect((await call(second, 'GET', '/api/v2/orders/1', {token: t2})).body).toMatchObject({status: 'paid', amount_refunded: 100})
+    expect((await call(second, 'GET', '/api/v2/orders?status=paid&customer_id=1', {token: t2})).body.meta.total).toBe(1)
+    const replay = await createOrder(second, t2, body, key)
+    expect(replay.status).toBe(201)
+    expect(replay.text).toBe(order.text)
+    expect((await createCustomer(second, t2, 'carol@example.com')).body.id).toBe(3)
+    expect((await createCustomer(second, t2, 'bob@example.com')).status).toBe(201)
+    expect((await createCustomer(second, t2, 'ada@example.com')).status).toBe(422)
+    const hooks = (await call(second, 'GET', '/api/v2/webhooks', {token: t2})).body.data
+    expect(hooks).toEqual([{id: hook.id, url: hook.url, events: hook.events, created_at: hook.created_at}])
+    expect((await call(second, 'POST', '/api/v2/orders/1/refunds', {token: t2})).body.id).toBe(2)
+  })
+
+  it('tokens do not survive a restart (401), the key pairs do', async () => {
+    const first = await start()
+    const t = await token(first)
+    await first.close()
+    const second = await start()
+    expect((await call(second, 'GET', '/api/v2/customers', {token: t})).status).toBe(401)
+    expect((await call(second, 'GET', '/api/v2/customers', {token: await token(second)})).status).toBe(200)
+  })
+
+  it('writes changes shortly after they happen, not only on close', async () => {
+    const sb = await start({persistDebounceMs: 10})
+    await createCustomer(sb, await token(sb), 'ada@example.com')
+    await expect.poll(() => readFileSync(dataFile, 'utf8'), {interval: 10, timeout: 2_000}).toContain('ada@example.com')
+  })
+
+  it('demo data is seeded only into a new store', async () => {
+    const first = await start({seedDemoData: true})
+    const seeded = first.counts()
+    expect(seeded.customers).toBeGreaterThanOrEqual(10)
+    expect(seeded.orders).toBeGreaterThanOrEqual(10)
+    const t = await token(first)
+    const c = await call(first, 'GET', '/api/v2/customers/1?include=addresses', {token: t})
+    expect(c.body.addresses).toEqual([{id: 1, line1: expect.any(String), city: expect.any(String), postal_code: expect.any(String), country: 'GB'}])
+    const statuses = new Set((await call(first, 'GET', '/api/v2/orders?per_page=100', {token: t})).body.data.map((o: {status: string}) => o.status))
+    expect(statuses).toEqual(new Set(['pending', 'paid', 'shipped']))
+    await first.close()
+    const second = await start({seedDemoData: true})
+    expect(second.counts()).toEqual(seeded)
+  })
+
+  it('refuses to start on a file that is not a sandbox data file, leaving it untouched', async () => {
+    writeFileSync(join(dir, 'bad.json'), '{"hello": "world"}')
+    await expect(startSandbox({dataFile: join(dir, 'bad.json')})).rejects.toThrow(/not a sandbox data file/)
+    writeFileSync(join(dir, 'broken.json'), '{"hel')
+    await expect(startSandbox({dataFile: join(dir, 'broken.json')})).rejects.toThrow(/not valid JSON/)
+    expect(readFileSync(join(dir, 'broken.json'), 'utf8')).toBe('{"hel')
+  })
+
+  it('without a data file, every start is fresh, with new keys', async () => {
+    const a = await startTestSandbox()
+    open.push(a)
+    await createCustomer(a, await token(a), 'ada@example.com')
+    await a.close()
+    const b = await startTestSandbox()
+    open.push(b)
+    expect(b.counts().customers).toBe(0)
+    expect(b.keys[0]!.key_id).not.toBe(a.keys[0]!.key_id)
+    expect(b.keys.map((k) => k.scopes)).toEqual([['orders:read', 'orders:write', 'customers:read'], ['customers:read']])
+  })
+})
