@@ -4,6 +4,7 @@ import {ApiCommand} from '../../base/command.js'
 import {CUSTOMER_FIELD_FLAGS, customerFieldFlags, customerStatusFlag} from '../../base/customer-flags.js'
 import {parseIdArg} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
+import {UsageError} from '../../errors.js'
 import {renderRecord} from '../../io/render.js'
 import {updateCustomer} from '../../services/customers.js'
 
@@ -16,6 +17,8 @@ export default class CustomersUpdate extends ApiCommand<typeof CustomersUpdate> 
 
   async run(): Promise<void> {
     const {flags} = this
+    if ([flags.email, flags.metadata, flags.name, flags.plan, flags.status].every((v) => v === undefined))
+      throw new UsageError('Nothing to change: pass at least one of --email, --name, --status, --plan, --metadata.')
     const customer = await updateCustomer(await this.ctx.client(), this.args.id, {
       email: flags.email,
       metadata: flags.metadata,
