@@ -18,7 +18,8 @@ export default class Api extends ApiCommand<typeof Api> {
   static description = `Make a raw request to the service and print the JSON response.
 
 The token is sent whenever credentials are available (not with --no-auth, nor when you pass your own
-Authorization header). The method defaults to POST when --field, --raw-field or --input is given, else GET.
+Authorization header). The method defaults to POST when --field, --raw-field or --input is given, else GET;
+--paginate implies GET.
 --field values are typed: integers without leading zeros, true, false and null; anything else is a string;
 @FILE reads a file as is (@- standard input). Nested keys as in \`gh api\`: metadata[plan]=pro,
 items[][product_id]=1. For a GET, or together with --input, the fields are sent as query parameters.
@@ -29,7 +30,7 @@ repeated after a 5xx or a network error.`
 
   static examples = [
     '<%= config.bin %> api customers',
-    '<%= config.bin %> api /api/v2/customers --field status=active --field per_page=5',
+    '<%= config.bin %> api /api/v2/customers -X GET --field status=active --field per_page=5',
     '<%= config.bin %> api v2/customers --field email=ada@example.com --field name="Ada Lovelace" --field send_invite=false',
     '<%= config.bin %> api v2/orders --header "Idempotency-Key: $(uuidgen)" --input order.json',
     '<%= config.bin %> api v2/customers --paginate | jq length',

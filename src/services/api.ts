@@ -17,7 +17,7 @@ export type ReadSource = (path: string) => Promise<string>
 export interface RawRequestInput {
   /** As typed: `/api/v2/customers`, `v2/customers`, `customers` (the API version in effect), with an optional query string. */
   path: string
-  /** Default: POST when there are fields or an input body, else GET. */
+  /** Default: POST when there are fields or an input body, else GET (always GET with --paginate). */
   method?: string
   /** `--field KEY=VALUE`: typed values, `@file` reads a file. */
   fields?: string[]
@@ -171,7 +171,8 @@ export interface PreparedRequest {
 /** Turns the command's input into the request to send. Throws UsageError (exit 2) before anything is sent. */
 export async function prepareRequest(input: RawRequestInput, read: ReadSource): Promise<PreparedRequest> {
   const fields = await parseFields(input, read)
-  const method = parseMethod(input.method, fields.length > 0 || input.input !== undefined)
+  // --paginate lists, so it implies GET even with fields (which then are query parameters).
+  const method = input.paginate && input.method === undefined ? 'GET' : parseMethod(input.method, fields.length > 0 || input.input !== undefined)
   const full = normalizePath(input.path)
   const q = full.indexOf('?')
   const pathname = q === -1 ? full : full.slice(0, q)

@@ -114,11 +114,11 @@ export class ConfigService {
     const p = data.profiles?.[profile]
     const tokenCached = Boolean(p?.access_token && p.expires_at && Date.parse(p.expires_at) > Date.now())
     return {
-      api_version: shown('api_version', p) as ApiVersion,
+      profile,
       base_url: shown('base_url', p),
+      api_version: shown('api_version', p) as ApiVersion,
       key_id: shown('key_id', p),
       key_secret: shown('key_secret', p),
-      profile,
       token_cached: tokenCached,
       token_expires_at: tokenCached ? p!.expires_at! : null,
       webhook_secrets: Object.fromEntries(Object.entries(p?.webhook_secrets ?? {}).map(([id, secret]) => [id, maskSecret(secret) ?? ''])),

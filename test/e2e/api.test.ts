@@ -1,0 +1,291 @@
+/**
+ * `commerce api ...` run as a process: against the sandbox (auth, path forms, 404, pagination through a
+ * recording proxy) and against the faulty server (what exactly goes on the wire, HTML 5xx, 204).
+ */
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+
+import {run, tempConfigDir} from '../helpers/cli.js'
+import {type FaultyServer, type Script, startFaultyServer} from '../helpers/faulty-server.js'
+import {type TestSandbox, startTestSandbox} from '../helpers/sandbox.js'
+
+let sb: TestSandbox
+let tmp: {dir: string; cleanup: () => void}
+let faulty: FaultyServer | undefined
+
+beforeAll(async () => {
+  sb = await startTestSandbox({seedDemoData: true})
+  tmp = tempConfigDir()
+})
+afterAll(async () => {
+  await sb.close()
+  tmp.cleanup()
+})
+afterEach(async () => {
+  await faulty?.close()
+  faulty = undefined
+})
+
+/** The sandbox with the full-scope key pair from the environment. */
+function sandboxEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const [key] = sb.keys
+  return {COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_CONFIG_DIR: tmp.dir, COMMERCE_KEY_ID: key.key_id, COMMERCE_KEY_SECRET: key.key_secret, ...extra}
+}
+
+const api = (args: string[], env: Record<string, string>, input?: string) => run(['api', ...args], {env, input})
+
+/** A faulty server answering with `script`, reached with a static token (no token request goes to it). */
+async function recorder(script: Script = () => ({body: {ok: true}, status: 200}), options: {upstream?: string} = {}) {
+  faulty = await startFaultyServer(script, options)
+  return {COMMERCE_ACCESS_TOKEN: 'tok_static_abcdef', COMMERCE_BASE_URL: faulty.url, COMMERCE_CONFIG_DIR: tmp.dir}
+}
+
+describe('api against the sandbox', () => {
+  it('GET with the token; the three path forms reach the same operation; compact JSON on a pipe', async () => {
+    const outputs = await Promise.all(['/api/v2/customers', 'v2/customers', 'customers'].map((p) => api([p], sandboxEnv())))
+    for (const r of outputs) {
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stdout.endsWith('}\n')).toBe(true)
+      expect(r.stdout.trimEnd()).not.toContain('\n')
+    }
+    const body = outputs[0].json()
+    expect(body.meta.total).toBe(12)
+    expect(outputs[1].json()).toEqual(body)
+    expect(outputs[2].json()).toEqual(body)
+  })
+
+  it('a bare path follows --api-version (v1 warns that it is deprecated)', async () => {
+    const r = await api(['customers', '--api-version', 'v1'], sandboxEnv())
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.json().data.length).toBeGreaterThan(0)
+    expect(r.stderr).toMatch(/v1 is deprecated and retired on 2026-09-01/)
+  })
+
+  it('without credentials a protected path is 401: body on stdout, error on stderr, exit 3', async () => {
+    const r = await api(['customers'], {COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_CONFIG_DIR: tmp.dir})
+    expect(r.code).toBe(3)
+    expect(r.json()).toHaveProperty('message')
+    expect(r.stderr).toMatch(/^Error: /)
+    // A public path needs no credentials.
+    const products = await api(['v2/products', '-X', 'GET', '--field', 'per_page=2'], {COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_CONFIG_DIR: tmp.dir})
+    expect(products.code, products.stderr).toBe(0)
+    expect(products.json().data).toHaveLength(2)
+  })
+
+  it('a 404: the service body on stdout, one error line on stderr, exit 4; with --json the error document', async () => {
+    let r = await api(['customers/999999'], sandboxEnv())
+    expect(r.code).toBe(4)
+    expect(r.json()).toEqual({message: expect.stringContaining('999999')})
+    expect(r.stderr).toMatch(/^Error: .*999999/)
+
+    r = await api(['customers/999999', '--json'], sandboxEnv())
+    expect(r.code).toBe(4)
+    expect(r.json()).toEqual({error: {message: expect.stringContaining('999999'), status: 404}})
+  })
+
+  it('POST with typed fields creates a customer (201); a 422 prints the body and exits 2', async () => {
+    const email = `api-${Date.now()}@example.com`
+    let r = await api(['v2/customers', '--field', `email=${email}`, '--field', 'name=Api Test', '--field', 'send_invite=false', '--field', 'metadata[plan]=pro'], sandboxEnv())
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.json()).toMatchObject({email, metadata: {plan: 'pro'}, name: 'Api Test'})
+
+    r = await api(['v2/customers', '--field', `email=${email}`, '--field', 'name=Again'], sandboxEnv())
+    expect(r.code).toBe(2)
+    expect(r.json().errors).toHaveProperty('email')
+    expect(r.stderr).toMatch(/^Error: /)
+  })
+
+  it('--paginate (GET even with fields) follows every page, per_page from --field, and prints one array of all the records', async () => {
+    const env = await recorder(() => ({forward: true}), {upstream: sb.baseUrl})
+    const [key] = sb.keys
+    const r = await api(['customers', '--paginate', '--field', 'per_page=5', '--field', 'status=active'], {
+      ...env,
+      COMMERCE_ACCESS_TOKEN: '',
+      COMMERCE_KEY_ID: key.key_id,
+      COMMERCE_KEY_SECRET: key.key_secret,
+    })
+    expect(r.code, r.stderr).toBe(0)
+    const records = r.json() as Array<{id: number; status: string}>
+    const pages = faulty!.requests.filter((q) => q.method === 'GET')
+    const total = JSON.parse((await api(['customers', '-X', 'GET', '--field', 'status=active', '--field', 'per_page=1'], sandboxEnv())).stdout).meta.total
+    expect(records).toHaveLength(total)
+    expect(new Set(records.map((c) => c.id)).size).toBe(total)
+    expect(records.every((c) => c.status === 'active')).toBe(true)
+    expect(pages.map((q) => new URL(q.url, 'http://x').searchParams.get('page'))).toEqual(Array.from({length: Math.ceil(total / 5)}, (_, i) => String(i + 1)))
+    for (const q of pages) {
+      expect(new URL(q.url, 'http://x').searchParams.get('per_page')).toBe('5')
+      expect(q.headers.authorization).toMatch(/^Bearer /)
+    }
+  })
+})
+
+describe('api: what goes on the wire', () => {
+  it('sends the token whenever credentials exist, and none with --no-auth', async () => {
+    const env = await recorder()
+    expect((await api(['customers'], env)).code).toBe(0)
+    expect((await api(['customers', '--no-auth'], env)).code).toBe(0)
+    // No credentials at all: the request goes out without a token (the service decides).
+    expect((await api(['products'], {...env, COMMERCE_ACCESS_TOKEN: ''})).code).toBe(0)
+    const [withAuth, noAuth, none] = faulty!.requests
+    expect(withAuth.headers.authorization).toBe('Bearer tok_static_abcdef')
+    expect(noAuth.headers).not.toHaveProperty('authorization')
+    expect(none.headers).not.toHaveProperty('authorization')
+    expect(withAuth.url).toBe('/api/v2/customers')
+    expect(none.url).toBe('/api/v2/products')
+    expect(withAuth.headers.accept).toBe('application/json')
+    expect(withAuth.headers['user-agent']).toMatch(/^commerce-cli\/\S+ node\/v\d+/)
+  })
+
+  it('--field: typed values, @file as is, nested keys; POST by default with a JSON body', async () => {
+    const env = await recorder(() => ({body: {id: 1}, status: 201}))
+    const note = join(tmp.dir, 'note.txt')
+    writeFileSync(note, 'line one\n007 "quoted"\n')
+    const r = await api(
+      [
+        'v2/things',
+        '-F', 'int=42',
+        '-F', 'neg=-3',
+        '-F', 'zero=0',
+        '-F', 'lead=007',
+        '-F', 'float=1.5',
+        '-F', 'big=12345678901234567890',
+        '-F', 't=true',
+        '-F', 'f=false',
+        '-F', 'nil=null',
+        '-F', 'word=True',
+        '-F', 'eq=a=b',
+        '-F', 'empty=',
+        '-F', `text=@${note}`,
+        '-F', 'metadata[plan]=pro',
+        '-F', 'items[][product_id]=1',
+        '-F', 'items[][quantity]=2',
+        '-F', 'items[][product_id]=3',
+        '-F', 'tags[]=a',
+        '-F', 'tags[]=b',
+        '--raw-field', 'raw=42',
+      ],
+      env,
+    )
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.json()).toEqual({id: 1})
+    const [req] = faulty!.requests
+    expect(req.method).toBe('POST')
+    expect(req.url).toBe('/api/v2/things')
+    expect(req.headers['content-type']).toBe('application/json')
+    expect(JSON.parse(req.body)).toEqual({
+      big: '12345678901234567890',
+      empty: '',
+      eq: 'a=b',
+      f: false,
+      float: '1.5',
+      int: 42,
+      items: [{product_id: 1, quantity: 2}, {product_id: 3}],
+      lead: '007',
+      metadata: {plan: 'pro'},
+      neg: -3,
+      nil: null,
+      raw: '42',
+      t: true,
+      tags: ['a', 'b'],
+      text: 'line one\n007 "quoted"\n',
+      word: 'True',
+      zero: 0,
+    })
+  })
+
+  it('GET fields become query parameters (added to any in PATH); --method overrides the default', async () => {
+    const env = await recorder()
+    expect((await api(['customers?status=active', '--method', 'get', '-F', 'q=ada lovelace', '-F', 'page=2'], env)).code).toBe(0)
+    expect((await api(['customers/5', '-X', 'DELETE'], env)).code).toBe(0)
+    const [get, del] = faulty!.requests
+    expect(get.method).toBe('GET')
+    expect(get.body).toBe('')
+    const url = new URL(get.url, 'http://x')
+    expect(url.pathname).toBe('/api/v2/customers')
+    expect(Object.fromEntries(url.searchParams)).toEqual({page: '2', q: 'ada lovelace', status: 'active'})
+    expect(del.method).toBe('DELETE')
+    expect(del.url).toBe('/api/v2/customers/5')
+  })
+
+  it('--input - sends standard input as the body (POST by default, PATCH with --method); fields then go to the query', async () => {
+    const env = await recorder()
+    const body = {customer_id: 7, currency: 'EUR', items: [{product_id: 2, quantity: 1}]}
+    expect((await api(['v2/orders', '--input', '-'], env, JSON.stringify(body))).code).toBe(0)
+    expect((await api(['v2/customers/7', '--input', '-', '-X', 'PATCH', '-F', 'dry_run=true'], env, '{"name": "Ada"}')).code).toBe(0)
+    const [post, patch] = faulty!.requests
+    expect(post.method).toBe('POST')
+    expect(JSON.parse(post.body)).toEqual(body)
+    expect(patch.method).toBe('PATCH')
+    expect(patch.url).toBe('/api/v2/customers/7?dry_run=true')
+    expect(JSON.parse(patch.body)).toEqual({name: 'Ada'})
+  })
+
+  it('--header adds headers; a caller\'s own Authorization replaces the token', async () => {
+    const env = await recorder()
+    const key = '3b241101-e2bb-4255-8caf-4136c566a962'
+    expect((await api(['v2/orders', '-F', 'customer_id=1', '--header', `Idempotency-Key: ${key}`, '-H', 'X-Trace:  abc '], env)).code).toBe(0)
+    expect((await api(['customers', '-H', 'Authorization: Bearer mine'], env)).code).toBe(0)
+    const [post, get] = faulty!.requests
+    expect(post.headers['idempotency-key']).toBe(key)
+    expect(post.headers['x-trace']).toBe('abc')
+    expect(post.headers.authorization).toBe('Bearer tok_static_abcdef')
+    expect(get.headers.authorization).toBe('Bearer mine')
+  })
+
+  it('a 204 prints nothing', async () => {
+    const env = await recorder(() => ({status: 204}))
+    const r = await api(['v2/auth/tokens/current', '-X', 'DELETE'], env)
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toBe('')
+  })
+
+  it('an HTML 500: the page on stdout, the error on stderr, exit 1; a GET is retried, a POST is not', async () => {
+    const html = '<!doctype html><html><head><title>502 Bad Gateway</title></head><body><h1>upstream down</h1></body></html>'
+    const env = await recorder(() => ({body: html, headers: {'content-type': 'text/html'}, status: 500}))
+    let r = await api(['customers'], env)
+    expect(r.code).toBe(1)
+    expect(r.stdout).toBe(html + '\n')
+    expect(r.stderr).toMatch(/^Error: 502 Bad Gateway/)
+    expect(faulty!.requests).toHaveLength(3)
+
+    r = await api(['v2/customers', '-F', 'name=x'], env)
+    expect(r.code).toBe(1)
+    expect(r.stdout).toBe(html + '\n')
+    expect(r.stderr).toContain('not retried')
+    expect(faulty!.requests).toHaveLength(4)
+
+    r = await api(['customers', '--json', '--max-wait', '0'], env)
+    expect(r.code).toBe(1)
+    expect(r.json()).toEqual({error: {message: '502 Bad Gateway', status: 500}})
+  })
+
+  it('usage errors are exit 2 and send nothing', async () => {
+    const env = await recorder()
+    const note = join(tmp.dir, 'bad.json')
+    writeFileSync(note, '{"name": ')
+    const cases: Array<[string[], RegExp, string?]> = [
+      [[`${faulty!.url}/api/v2/customers`], /relative to the base URL/],
+      [['/'], /PATH is empty/],
+      [['customers', '-X', 'PUT'], /--method must be one of GET, POST, PATCH, DELETE/],
+      [['customers', '-F', 'novalue'], /--field must be KEY=VALUE/],
+      [['customers', '-F', '=x'], /--field must be KEY=VALUE/],
+      [['v2/customers', '-F', 'a=1', '-F', 'a[b]=2'], /conflicts/],
+      [['customers', '-F', 'text=@/nonexistent/file'], /cannot read \/nonexistent\/file \(ENOENT\)/],
+      [['customers', '-H', 'no colon'], /--header must be "Name: value"/],
+      [['v2/customers', '--input', note], /not valid JSON/],
+      [['v2/customers', '--input', '-'], /the body is empty/, ''],
+      [['v2/customers', '--input', '/nonexistent.json'], /--input: cannot read/],
+      [['customers', '--input', '-', '-X', 'GET'], /GET cannot carry/, '{}'],
+      [['customers', '--paginate', '-X', 'POST'], /--paginate follows the pages of a list/],
+      [['customers', '--paginate', '-F', 'per_page=500'], /per_page/],
+    ]
+    for (const [args, message, input] of cases) {
+      const r = await api(args, env, input)
+      expect(r.code, args.join(' ')).toBe(2)
+      expect(r.stderr, args.join(' ')).toMatch(message)
+      expect(r.stdout).toBe('')
+    }
+    expect(faulty!.requests).toHaveLength(0)
+  })
+})
