@@ -208,17 +208,25 @@ describe('api: what goes on the wire', () => {
     expect(del.url).toBe('/api/v2/customers/5')
   })
 
-  it('--input - sends standard input as the body (POST by default, PATCH with --method); fields then go to the query', async () => {
+  it('--input - or FILE sends the body (POST by default, PATCH with --method); fields then go to the query; @- reads stdin', async () => {
     const env = await recorder()
     const body = {customer_id: 7, currency: 'EUR', items: [{product_id: 2, quantity: 1}]}
     expect((await api(['v2/orders', '--input', '-'], env, JSON.stringify(body))).code).toBe(0)
     expect((await api(['v2/customers/7', '--input', '-', '-X', 'PATCH', '-F', 'dry_run=true'], env, '{"name": "Ada"}')).code).toBe(0)
-    const [post, patch] = faulty!.requests
+    const file = join(tmp.dir, 'order.json')
+    writeFileSync(file, JSON.stringify(body, null, 2))
+    expect((await api(['v2/orders', '--input', file], env)).code).toBe(0)
+    // @- reads a field's value from standard input, as is.
+    expect((await api(['v2/customers', '-F', 'name=@-', '-F', 'email=a@example.com'], env, 'Ada\nLovelace\n')).code).toBe(0)
+    const [post, patch, fromFile, stdinField] = faulty!.requests
     expect(post.method).toBe('POST')
     expect(JSON.parse(post.body)).toEqual(body)
     expect(patch.method).toBe('PATCH')
     expect(patch.url).toBe('/api/v2/customers/7?dry_run=true')
     expect(JSON.parse(patch.body)).toEqual({name: 'Ada'})
+    expect(fromFile.method).toBe('POST')
+    expect(JSON.parse(fromFile.body)).toEqual(body)
+    expect(JSON.parse(stdinField.body)).toEqual({email: 'a@example.com', name: 'Ada\nLovelace\n'})
   })
 
   it('--header adds headers; a caller\'s own Authorization replaces the token', async () => {
