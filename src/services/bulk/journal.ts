@@ -1,0 +1,225 @@
+/**
+ * The import journal: what happened to each row of one file, so that the same import run again after a crash,
+ * `kill -9` or Ctrl-C goes on where it stopped.
+ *
+ * One append-only JSONL file per (kind, absolute path, file SHA-256, base URL), in `<config dir>/journals/`.
+ * Line 1 is a header naming those; then, per row, `{"line":7,"started":<epoch ms>}` just before its request
+ * is sent and `{"line":7,"outcome":"created","id":42}` (or updated/skipped/failed, with `reason`) when it is
+ * known. Each entry is one write(2) to a file opened for appending, with no fsync: a killed process loses at
+ * most the outcomes of the rows in flight, and those rows still show their `started` entry.
+ *
+ * On a rerun: created/updated/skipped rows are done and are not sent again; failed rows are sent again (the
+ * cause may have been fixed); a row with a `started` entry and no outcome after it is "in doubt": its request
+ * may or may not have reached the service, and its sender decides (orders: the same Idempotency-Key replays;
+ * customers: see customers.ts).
+ */
+import {createHash} from 'node:crypto'
+import {closeSync, createReadStream, fstatSync, mkdirSync, openSync, readFileSync, readSync, rmSync, writeSync} from 'node:fs'
+import {join} from 'node:path'
+import {createInterface} from 'node:readline'
+
+import {configDir, JOURNALS_DIR} from '../../config/paths.js'
+import type {ImportKind} from './rows.js'
+
+/** `<config dir>/journals`. */
+export function journalDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(configDir(env), JOURNALS_DIR)
+}
+
+export class JournalBusyError extends Error {
+  constructor(readonly pid: number) {
+    super(`Another import of this file is running (process ${pid}); wait for it to finish or stop it first.`)
+    this.name = 'JournalBusyError'
+  }
+}
+
+export type Outcome = 'created' | 'updated' | 'skipped' | 'failed'
+
+export interface RowOutcome {
+  outcome: Outcome
+  id?: number | string
+  reason?: string
+}
+
+export interface JournalIdentity {
+  kind: ImportKind
+  /** Absolute path of the imported file. */
+  file: string
+  sha256: string
+  baseUrl: string
+}
+
+interface RowState extends Partial<RowOutcome> {
+  /** Epoch ms of the first send since the last outcome: set while the row is in doubt. */
+  startedAt?: number
+}
+
+export interface Counts {
+  created: number
+  updated: number
+  skipped: number
+  failed: number
+}
+
+export function journalFileName(id: JournalIdentity): string {
+  const where = createHash('sha256').update(`${id.kind}\n${id.file}\n${id.baseUrl}`).digest('hex').slice(0, 16)
+  return `${id.kind}-${where}-${id.sha256.slice(0, 16)}.jsonl`
+}
+
+export class Journal {
+  private readonly rows = new Map<number, RowState>()
+  private fd: number | undefined
+
+  private constructor(
+    readonly path: string,
+    private readonly now: () => number,
+  ) {}
+
+  /** Opens (creating when new) the journal of this file in `dir`, and loads what it recorded. */
+  static async open(dir: string, identity: JournalIdentity, options: {now?: () => number} = {}): Promise<Journal> {
+    mkdirSync(dir, {mode: 0o700, recursive: true})
+    const journal = new Journal(join(dir, journalFileName(identity)), options.now ?? Date.now)
+    journal.lock()
+    const header = {journal: 1, kind: identity.kind, file: identity.file, sha256: identity.sha256, base_url: identity.baseUrl}
+    journal.fd = openSync(journal.path, 'a+', 0o600)
+    const size = fstatSync(journal.fd).size
+    if (size === 0) {
+      journal.append(header)
+      return journal
+    }
+    try {
+      await journal.load(header)
+    } catch (error) {
+      journal.close()
+      throw error
+    }
+    // A torn last entry (a crash mid-write) must not glue itself to the next one.
+    const last = Buffer.alloc(1)
+    readSync(journal.fd, last, 0, 1, size - 1)
+    if (last[0] !== 0x0a) writeSync(journal.fd, '\n')
+    return journal
+  }
+
+  private async load(expected: Record<string, unknown>): Promise<void> {
+    const lines = createInterface({input: createReadStream(this.path), crlfDelay: Number.POSITIVE_INFINITY})
+    let first = true
+    for await (const text of lines) {
+      let entry: Record<string, unknown>
+      try {
+        entry = JSON.parse(text) as Record<string, unknown>
+      } catch {
+        continue // a torn entry: its row is treated as if it had not been written
+      }
+      if (first) {
+        first = false
+        for (const [k, v] of Object.entries(expected))
+          if (entry[k] !== v) throw new Error(`${this.path} is not the journal of this import (its ${k} differs)`)
+        continue
+      }
+      this.apply(entry)
+    }
+  }
+
+  private apply(entry: Record<string, unknown>): void {
+    const line = entry.line
+    if (typeof line !== 'number') return
+    const state = this.rows.get(line) ?? {}
+    if (typeof entry.started === 'number') {
+      state.startedAt ??= entry.started
+    } else if (typeof entry.outcome === 'string') {
+      state.outcome = entry.outcome as Outcome
+      state.id = entry.id as RowOutcome['id']
+      state.reason = entry.reason as string | undefined
+      state.startedAt = undefined
+    }
+    this.rows.set(line, state)
+  }
+
+  private append(entry: Record<string, unknown>): void {
+    if (this.fd === undefined) throw new Error(`the journal ${this.path} is closed`)
+    writeSync(this.fd, JSON.stringify(entry) + '\n')
+  }
+
+  /** Done: created, updated or skipped (a failed row is tried again). */
+  isDone(line: number): boolean {
+    const state = this.rows.get(line)
+    return state?.startedAt === undefined && state?.outcome !== undefined && state.outcome !== 'failed'
+  }
+
+  /** When the row was first sent without an outcome recorded since (epoch ms), or undefined. */
+  inDoubtSince(line: number): number | undefined {
+    return this.rows.get(line)?.startedAt
+  }
+
+  outcome(line: number): RowOutcome | undefined {
+    const state = this.rows.get(line)
+    return state?.outcome ? {id: state.id, outcome: state.outcome, reason: state.reason} : undefined
+  }
+
+  /** Records that the row's request is about to be sent. */
+  start(line: number): void {
+    const at = this.now()
+    this.append({line, started: at})
+    this.apply({line, started: at})
+  }
+
+  finish(line: number, result: RowOutcome): void {
+    const entry: Record<string, unknown> = {line, outcome: result.outcome}
+    if (result.id !== undefined) entry.id = result.id
+    if (result.reason !== undefined) entry.reason = result.reason
+    this.append(entry)
+    this.apply(entry)
+  }
+
+  /** The latest outcome of every row, counted. */
+  counts(): Counts {
+    const counts: Counts = {created: 0, failed: 0, skipped: 0, updated: 0}
+    for (const state of this.rows.values()) if (state.outcome) counts[state.outcome]++
+    return counts
+  }
+
+  /** Rows whose latest outcome is `failed`, in line order. */
+  failures(): Array<{line: number; reason?: string}> {
+    return [...this.rows.entries()]
+      .filter(([, s]) => s.outcome === 'failed')
+      .map(([line, s]) => ({line, reason: s.reason}))
+      .sort((a, b) => a.line - b.line)
+  }
+
+  close(): void {
+    if (this.fd === undefined) return
+    closeSync(this.fd)
+    this.fd = undefined
+    rmSync(this.lockPath, {force: true})
+  }
+
+  private get lockPath(): string {
+    return `${this.path}.lock`
+  }
+
+  /** One process per journal: two imports of one file at once would send its rows twice. A dead owner's lock is taken over. */
+  private lock(): void {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const fd = openSync(this.lockPath, 'wx', 0o600)
+        writeSync(fd, String(process.pid))
+        closeSync(fd)
+        return
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error
+      }
+      const pid = Number(readFileSync(this.lockPath, 'utf8'))
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) throw new JournalBusyError(pid)
+      rmSync(this.lockPath, {force: true})
+    }
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
