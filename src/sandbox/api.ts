@@ -318,7 +318,8 @@ function operationHandlers(core: Core): Record<OperationId, OpHandler> {
 
     listWebhooks: () => {
       const data = store.listWebhooks().map(webhookView)
-      return {body: pageEnvelope(data, 1, data.length, data.length), status: 200}
+      // No parameters: every endpoint on page 1.
+      return {body: pageEnvelope(data, 1, Math.max(1, data.length), data.length), status: 200}
     },
 
     createWebhook: async ({request}) => {

@@ -116,7 +116,11 @@ export const DECISIONS: readonly Decision[] = [
   },
   {gap: 'GET /api/v1/products/search', decision: 'Query `q` (required, at most 120 characters), `currency`, `page`, `per_page`; same page envelope as the list.'},
   {gap: 'Product search fields', decision: 'Products carry a `description`; `q` is a case-insensitive substring match on name and description.'},
-  {gap: 'Webhook list fields', decision: '`{id, url, events, created_at}`; the `signing_secret` only in the registration response. Loopback `http://` URLs are accepted by the sandbox.'},
+  {
+    gap: 'Webhook list fields',
+    decision:
+      'Page envelope with every endpoint on page 1, newest first, each `{id, url, events, created_at}`; the `signing_secret` only in the registration response. Loopback `http://` URLs are accepted by the sandbox.',
+  },
   {
     gap: 'Scopes per operation',
     decision:

@@ -121,6 +121,9 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<unkno
     }
     req.on('data', onData)
     req.on('error', reject)
+    req.on('close', () => {
+      if (!req.complete) reject(new HttpError(400, 'The request body was cut short'))
+    })
     req.on('end', () => {
       if (size > limit) return
       const text = Buffer.concat(chunks).toString('utf8')

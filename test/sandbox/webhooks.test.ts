@@ -79,6 +79,7 @@ describe('POST /api/v2/webhooks', () => {
 
 describe('GET /api/v2/webhooks', () => {
   it('lists every endpoint newest first, without signing secrets', async () => {
+    expect((await call(sb, 'GET', '/api/v2/webhooks', {token: t})).body).toEqual({data: [], meta: {page: 1, per_page: 1, total: 0}})
     await register('https://a.example.com/')
     await register('https://b.example.com/')
     const r = await call(sb, 'GET', '/api/v2/webhooks', {token: t})
