@@ -1,0 +1,284 @@
+/**
+ * `commerce orders ...` run as processes against the sandbox: create (v2 with a generated or given
+ * Idempotency-Key that replays, v1 without one, --item / --from-file / stdin), list, get, refund with --yes,
+ * the sandbox's own order-creation limit (429 waited out, or exit 5), and every client-side validation error
+ * refused before any request.
+ */
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+
+import {type Sandbox, startSandbox} from '../../src/sandbox/index.js'
+import {run, tempConfigDir} from '../helpers/cli.js'
+import {type FaultyServer, startFaultyServer} from '../helpers/faulty-server.js'
+import {type Key, issueToken, keyPairEnv, occurrences, requestsTo, startRecorder} from '../helpers/login.js'
+import {type TestSandbox, startTestSandbox} from '../helpers/sandbox.js'
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+
+let sb: TestSandbox
+let tmp: {dir: string; cleanup: () => void}
+let faulty: FaultyServer | undefined
+let customerId: number
+
+/** Creates a customer straight on a sandbox (not through the CLI). */
+async function seedCustomer(baseUrl: string, key: Key, email: string): Promise<number> {
+  const token = await issueToken(baseUrl, key)
+  const res = await fetch(`${baseUrl}/api/v2/customers`, {
+    body: JSON.stringify({email, name: 'Order Taker', send_invite: false}),
+    headers: {authorization: `Bearer ${token}`, 'content-type': 'application/json'},
+    method: 'POST',
+  })
+  return ((await res.json()) as {id: number}).id
+}
+
+beforeAll(async () => {
+  // The test clock never moves by itself: a generous limit keeps order creation in this file unthrottled.
+  sb = await startTestSandbox({orderLimit: {limit: 1000, windowSeconds: 60}})
+  tmp = tempConfigDir()
+  customerId = await seedCustomer(sb.baseUrl, sb.keys[0]!, 'buyer@example.com')
+})
+afterAll(async () => {
+  await sb.close()
+  tmp.cleanup()
+})
+afterEach(async () => {
+  await faulty?.close()
+  faulty = undefined
+})
+
+const env = (extra: Record<string, string> = {}) => ({...keyPairEnv(tmp.dir, sb.baseUrl, sb.keys[0]!), ...extra})
+const orders = (args: string[], extra: Record<string, string> = {}, input?: string) => run(['orders', ...args], {env: env(extra), input})
+
+interface Order {
+  id: number
+  customer_id: number
+  status: string
+  total: number
+  currency: string
+  items: Array<{product_id: number; quantity: number; unit_price: number}>
+  placed_at: string
+  idempotency_key?: string
+}
+
+async function createOrder(extra: string[] = []): Promise<Order> {
+  const r = await orders(['create', '--customer', String(customerId), '--currency', 'USD', '--item', '1:2', ...extra, '--json'])
+  expect(r.code, r.stderr).toBe(0)
+  return r.json<Order>()
+}
+
+/** Pays an order through the sandbox's control path (so that it can be refunded). */
+async function pay(id: number): Promise<void> {
+  const res = await fetch(`${sb.baseUrl}/_sandbox/orders/${id}/pay`, {method: 'POST'})
+  expect(res.status).toBe(200)
+  await res.arrayBuffer()
+}
+
+describe('orders create', () => {
+  it('v2: a fresh UUID v4 Idempotency-Key, printed on stderr and carried in the JSON as idempotency_key', async () => {
+    const before = sb.counts().orders
+    const r = await orders(['create', '--customer', String(customerId), '--currency', 'USD', '--item', '1:2', '--item', '3', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    const order = r.json<Order>()
+    expect(order).toMatchObject({currency: 'USD', customer_id: customerId, id: expect.any(Number), status: 'pending', total: expect.any(Number)})
+    expect(order.items.map((i) => [i.product_id, i.quantity])).toEqual([[1, 2], [3, 1]])
+    expect(order.idempotency_key).toMatch(UUID)
+    expect(r.stderr).toContain(`Idempotency-Key: ${order.idempotency_key}`)
+    expect(sb.counts().orders).toBe(before + 1)
+  })
+
+  it('a rerun with --idempotency-key replays the original order instead of creating a second one', async () => {
+    const first = await createOrder()
+    const before = sb.counts().orders
+    const again = await orders(['create', '--customer', String(customerId), '--currency', 'USD', '--item', '1:2', '--idempotency-key', first.idempotency_key!, '--json'])
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.json<Order>()).toEqual(first)
+    expect(sb.counts().orders).toBe(before)
+    // A key given by the user is not announced as generated.
+    expect(again.stderr).not.toContain('Idempotency-Key:')
+  })
+
+  it('--from-file FILE and --from-file - (stdin); flags override the file', async () => {
+    const file = join(tmp.dir, 'order.json')
+    const doc = {currency: 'EUR', customer_id: customerId, items: [{product_id: 2, quantity: 3}]}
+    writeFileSync(file, JSON.stringify(doc))
+    const [fromFile, fromStdin] = await Promise.all([
+      orders(['create', '--from-file', file, '--json']),
+      orders(['create', '--from-file', '-', '--currency', 'GBP', '--json'], {}, JSON.stringify(doc)),
+    ])
+    expect(fromFile.code, fromFile.stderr).toBe(0)
+    expect(fromFile.json<Order>()).toMatchObject({currency: 'EUR', customer_id: customerId, items: [{product_id: 2, quantity: 3}]})
+    expect(fromStdin.code, fromStdin.stderr).toBe(0)
+    expect(fromStdin.json<Order>()).toMatchObject({currency: 'GBP', items: [{product_id: 2, quantity: 3}]})
+  })
+
+  it('on a pipe: field<TAB>value lines with items as compact JSON', async () => {
+    const r = await orders(['create', '--customer', String(customerId), '--currency', 'USD', '--item', '1'])
+    expect(r.code, r.stderr).toBe(0)
+    const lines = r.stdout.trimEnd().split('\n')
+    expect(lines[0]).toMatch(/^id\t\d+$/)
+    expect(lines).toContain('status\tpending')
+    expect(lines.find((l) => l.startsWith('items\t'))).toMatch(/^items\t\[\{"product_id":1,"quantity":1,"unit_price":\d+\}\]$/)
+    expect(lines.find((l) => l.startsWith('idempotency_key\t'))).toMatch(/^idempotency_key\t[0-9a-f-]{36}$/)
+    for (const line of lines) expect(line.split('\t')).toHaveLength(2)
+  })
+
+  it('v1: no Idempotency-Key is sent, and the deprecation warning names the v2 command', async () => {
+    faulty = await startFaultyServer(() => ({forward: true}), {upstream: sb.baseUrl})
+    const r = await orders(['create', '--customer', String(customerId), '--currency', 'USD', '--item', '1', '--api-version', 'v1', '--json'], {COMMERCE_BASE_URL: faulty.url})
+    expect(r.code, r.stderr).toBe(0)
+    const order = r.json<Order>()
+    expect(order.status).toBe('pending')
+    expect(order.idempotency_key).toBeUndefined()
+    const [post] = requestsTo(faulty.requests, 'POST', '/api/v1/orders')
+    expect(post!.headers['idempotency-key']).toBeUndefined()
+    expect(requestsTo(faulty.requests, 'POST', '/api/v1/auth/tokens')).toHaveLength(1)
+    expect(occurrences(r.stderr, 'deprecated')).toBe(1)
+    expect(r.stderr).toContain('commerce orders create')
+  })
+})
+
+describe('orders list / get / refund', () => {
+  it('list on a pipe and as JSON, with --status and --customer filters', async () => {
+    const other = await seedCustomer(sb.baseUrl, sb.keys[0]!, 'other@example.com')
+    await orders(['create', '--customer', String(other), '--currency', 'GBP', '--item', '4', '--json'])
+    const paid = await createOrder()
+    await pay(paid.id)
+    const [tsv, all, mine, paidOnly, v1] = await Promise.all([
+      orders(['list']),
+      orders(['list', '--all', '--per-page', '3', '--json']),
+      orders(['list', '--customer', String(other), '--json']),
+      orders(['list', '--status', 'paid', '--json']),
+      orders(['list', '--api-version', 'v1', '--json']),
+    ])
+    for (const r of [tsv, all, mine, paidOnly, v1]) expect(r.code, r.stderr).toBe(0)
+    const lines = tsv.stdout.trimEnd().split('\n')
+    expect(lines[0]).toBe('id\tcustomer_id\tstatus\ttotal\tcurrency\tplaced_at')
+    for (const line of lines) expect(line.split('\t')).toHaveLength(6)
+    expect(all.json<Order[]>()).toHaveLength(sb.counts().orders)
+    expect(mine.json<Order[]>().map((o) => o.customer_id)).toEqual([other])
+    expect(paidOnly.json<Order[]>().map((o) => o.id)).toContain(paid.id)
+    expect(paidOnly.json<Order[]>().every((o) => o.status === 'paid')).toBe(true)
+    expect(v1.stderr).toContain('deprecated')
+  })
+
+  it('get: the order with its items; an unknown id is exit 4', async () => {
+    const order = await createOrder()
+    const [got, missing] = await Promise.all([orders(['get', String(order.id), '--json']), orders(['get', '999999'])])
+    expect(got.code, got.stderr).toBe(0)
+    const {idempotency_key: _key, ...expected} = order
+    expect(got.json()).toMatchObject(expected)
+    expect(missing.code).toBe(4)
+    expect(missing.stderr).toContain('999999')
+  })
+
+  it('refund --yes --json prints the refund record; a full refund makes the order refunded', async () => {
+    const order = await createOrder()
+    await pay(order.id)
+    const part = await orders(['refund', String(order.id), '--amount', '100', '--reason', 'damaged box', '--yes', '--json'])
+    expect(part.code, part.stderr).toBe(0)
+    expect(part.json()).toMatchObject({amount: 100, order_id: order.id, reason: 'damaged box'})
+    const rest = await orders(['refund', String(order.id), '--yes', '--json'])
+    expect(rest.code, rest.stderr).toBe(0)
+    expect(rest.json()).toMatchObject({amount: order.total - 100, order_id: order.id})
+    const after = await orders(['get', String(order.id), '--json'])
+    expect(after.json<Order>().status).toBe('refunded')
+  })
+
+  it('refund of a pending order: the service says 422, exit 2 with its message', async () => {
+    const order = await createOrder()
+    const r = await orders(['refund', String(order.id), '--yes', '--json'])
+    expect(r.code).toBe(2)
+    expect(r.json().error).toMatchObject({errors: {status: [expect.stringContaining('pending')]}, status: 422})
+  })
+
+  it('refund without --yes and without a terminal: exit 2 naming --yes, nothing refunded', async () => {
+    const order = await createOrder()
+    await pay(order.id)
+    const before = sb.counts().refunds
+    const r = await orders(['refund', String(order.id)])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('--yes')
+    expect(sb.counts().refunds).toBe(before)
+  })
+})
+
+describe('orders: invalid input is refused before any request (exit 2, the flag named)', () => {
+  const KEY = '3f0c6a52-8f2e-4c1e-9b7a-0d7e3f1e2a11'
+  const base = ['create', '--customer', '7', '--currency', 'USD']
+  const cases: Array<[string, string[], string]> = [
+    ['no item', base, '--item'],
+    ['an item that is not PRODUCT_ID[:QUANTITY]', [...base, '--item', 'mug:2'], 'mug:2'],
+    ['a zero quantity', [...base, '--item', '1:0'], '--item'],
+    ['an Idempotency-Key that is not a UUID', [...base, '--item', '1', '--idempotency-key', 'not-a-uuid'], '--idempotency-key'],
+    ['an unknown currency', ['create', '--customer', '7', '--currency', 'JPY', '--item', '1'], '--currency'],
+    ['no customer', ['create', '--currency', 'USD', '--item', '1'], '--customer'],
+    ['a non-integer customer', ['create', '--customer', 'seven', '--currency', 'USD', '--item', '1'], '--customer'],
+    ['--idempotency-key with --api-version v1', [...base, '--item', '1', '--idempotency-key', KEY, '--api-version', 'v1'], '--idempotency-key'],
+    ['an unknown status', ['list', '--status', 'lost'], '--status'],
+    ['per_page 101', ['list', '--per-page', '101'], '--per-page'],
+    ['page 0', ['list', '--page', '0'], '--page'],
+    ['a non-integer order id', ['get', '12a'], 'ID'],
+    ['a non-integer refund amount', ['refund', '1', '--amount', '1.5', '--yes'], '--amount'],
+    ['a v2-only command with --api-version v1', ['refund', '1', '--yes', '--api-version', 'v1'], '--api-version'],
+  ]
+  it.each(cases)('%s', async (_name, args, flag) => {
+    faulty = await startRecorder()
+    const r = await orders(args, {COMMERCE_BASE_URL: faulty.url})
+    expect(r.code, r.stderr).toBe(2)
+    expect(r.stderr).toContain(flag)
+    expect(faulty.requests).toHaveLength(0)
+  })
+})
+
+describe("the sandbox's own order-creation limit (429 with Retry-After)", () => {
+  it('--max-wait 0, or a Retry-After beyond --max-wait: exit 5 at once, saying when to retry; after the window it works', async () => {
+    const limited = await startTestSandbox({orderLimit: {limit: 1, windowSeconds: 30}})
+    try {
+      const key = limited.keys[0]!
+      const customer = await seedCustomer(limited.baseUrl, key, 'limited@example.com')
+      const create = (extra: string[]) =>
+        run(['orders', 'create', '--customer', String(customer), '--currency', 'USD', '--item', '1', ...extra], {env: keyPairEnv(tmp.dir, limited.baseUrl, key)})
+      expect((await create(['--json'])).code).toBe(0)
+      const started = Date.now()
+      const [now, beyond] = await Promise.all([create(['--max-wait', '0', '--json']), create(['--max-wait', '10'])])
+      expect(Date.now() - started).toBeLessThan(10_000)
+      expect(now.code).toBe(5)
+      expect(now.json().error).toMatchObject({status: 429})
+      expect(now.stderr).toMatch(/Try again after \d{4}-\d\d-\d\dT.*\(in 30 s\)/)
+      expect(beyond.code).toBe(5)
+      expect(beyond.stderr).toContain('30 s')
+      expect(limited.counts().orders).toBe(1)
+      limited.clock.advance(30_000)
+      expect((await create(['--json'])).code).toBe(0)
+      expect(limited.counts().orders).toBe(2)
+    } finally {
+      await limited.close()
+    }
+  })
+
+  it('a 429 within --max-wait is waited out and the order is created once (real clock, 2 s window)', async () => {
+    const real: Sandbox = await startSandbox({log: () => {}, orderLimit: {limit: 1, windowSeconds: 2}})
+    try {
+      const key = real.keys[0]!
+      const customer = await seedCustomer(real.baseUrl, key, 'waiter@example.com')
+      // Use up the window straight away, then ask through the CLI: it must wait for Retry-After and retry.
+      const token = await issueToken(real.baseUrl, key)
+      const first = await fetch(`${real.baseUrl}/api/v2/orders`, {
+        body: JSON.stringify({currency: 'USD', customer_id: customer, items: [{product_id: 1}]}),
+        headers: {authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID()},
+        method: 'POST',
+      })
+      expect(first.status).toBe(201)
+      const r = await run(['orders', 'create', '--customer', String(customer), '--currency', 'USD', '--item', '1', '--json', '--debug'], {
+        env: keyPairEnv(tmp.dir, real.baseUrl, key),
+      })
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stderr).toMatch(/< 429 /)
+      expect(r.stderr).toMatch(/< 201 /)
+      expect(real.counts().orders).toBe(2)
+    } finally {
+      await real.close()
+    }
+  })
+})
