@@ -40,7 +40,7 @@ export async function issueToken(client: ApiClient, pair: KeyPair): Promise<Issu
     ).body
   } catch (error) {
     if (error instanceof ApiError && (error.status === 422 || error.status === 401 || error.status === 403))
-      throw new AuthError(`The key pair was rejected: ${error.message}`, {
+      throw new AuthError(/rejected/i.test(error.message) ? error.message : `The key pair was rejected: ${error.message}`, {
         hint: 'Check the key id and secret (and the scopes asked for), then run `commerce auth login` again.',
         status: error.status,
       })

@@ -2,7 +2,7 @@
 import {type KeyPair, KeyPairTokens, LOGIN_HINT, issueToken, revokeToken} from '../api/auth.js'
 import type {Context} from '../base/context.js'
 import type {ApiVersion} from '../domain/schema.js'
-import {AuthError, CliError} from '../errors.js'
+import {ApiError, AuthError, CliError} from '../errors.js'
 import {ensureProfile} from '../config/store.js'
 
 export interface LoginResult {
@@ -108,7 +108,8 @@ export async function logout(ctx: Context): Promise<LogoutResult> {
     try {
       await revokeToken(await ctx.client(), token)
     } catch (error) {
-      revokeError = error instanceof Error ? error.message : String(error)
+      // A 401 means the service no longer accepts the token (expired or already revoked): nothing stays valid.
+      if (!(error instanceof ApiError && error.status === 401)) revokeError = error instanceof Error ? error.message : String(error)
     }
   }
   await ctx.store.update((data) => {

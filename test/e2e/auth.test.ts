@@ -1,0 +1,297 @@
+/**
+ * `commerce auth ...` and the credential rules, run as processes against the sandbox: login (flags, stdin,
+ * --sandbox, missing values without a terminal, a rejected pair), status for every credential source, token,
+ * logout (revocation, already logged out, revocation failing), the env key-pair and base-URL usage errors,
+ * 401 -> one re-issue and one repeat (revoked or expired token), a static COMMERCE_ACCESS_TOKEN never renewed,
+ * 403, and the profile and base-URL selection order.
+ */
+import {existsSync, statSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+
+import {writeSandboxState} from '../../src/config/sandbox-state.js'
+import {run, tempConfigDir} from '../helpers/cli.js'
+import {type FaultyServer, startFaultyServer} from '../helpers/faulty-server.js'
+import {issueToken, keyPairEnv, occurrences, readConfig, requestsTo, startRecorder, storeProfile, tokenStatus} from '../helpers/login.js'
+import {type TestSandbox, startTestSandbox} from '../helpers/sandbox.js'
+
+let sb: TestSandbox
+let tmp: {dir: string; cleanup: () => void}
+let faulty: FaultyServer | undefined
+/** A fresh config directory for every test. */
+let dir: string
+
+beforeAll(async () => {
+  sb = await startTestSandbox()
+})
+afterAll(() => sb.close())
+beforeEach(() => {
+  tmp = tempConfigDir()
+  dir = tmp.dir
+})
+afterEach(async () => {
+  tmp.cleanup()
+  await faulty?.close()
+  faulty = undefined
+})
+
+const full = () => sb.keys[0]!
+const cli = (args: string[], env: Record<string, string | undefined> = {}, input?: string) => run(args, {env: {COMMERCE_CONFIG_DIR: dir, ...env}, input})
+const loginArgs = (baseUrl = sb.baseUrl) => ['auth', 'login', '--base-url', baseUrl, '--key-id', full().key_id, '--key-secret', full().key_secret]
+async function login(baseUrl = sb.baseUrl, extra: string[] = []): Promise<void> {
+  const r = await cli([...loginArgs(baseUrl), ...extra, '--json'])
+  expect(r.code, r.stderr).toBe(0)
+}
+const storedToken = (profile = 'default') => readConfig(dir).profiles![profile]!.access_token!
+
+describe('auth login', () => {
+  it('with flags: checks the pair, stores pair, token and base URL (0600 file in a 0700 dir); --json shape', async () => {
+    const r = await cli([...loginArgs(), '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    const out = r.json()
+    expect(out).toEqual({base_url: sb.baseUrl, expires_at: expect.any(String), key_id: full().key_id, profile: 'default', scopes: [...full().scopes]})
+    expect(Date.parse(out.expires_at) - Date.now()).toBeGreaterThan(3500_000)
+    const config = readConfig(dir)
+    expect(config.current_profile).toBe('default')
+    expect(config.profiles!.default).toMatchObject({base_url: sb.baseUrl, key_id: full().key_id, key_secret: full().key_secret})
+    expect(await tokenStatus(sb.baseUrl, storedToken())).toBe(200)
+    expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600)
+    expect(statSync(dir).mode & 0o777).toBe(0o700)
+    expect(r.stdout + r.stderr).not.toContain(full().key_secret)
+  })
+
+  it('--key-secret-stdin reads the secret from a pipe; --scopes narrows the token; human output on a pipe', async () => {
+    const r = await cli(['auth', 'login', '--base-url', sb.baseUrl, '--key-id', full().key_id, '--key-secret-stdin', '--scopes', 'customers:read'], {}, `${full().key_secret}\n`)
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain('Logged in')
+    expect(r.stdout).toContain(`key_id\t${full().key_id}`)
+    expect(r.stdout).toContain('scopes\t["customers:read"]')
+    expect(r.stdout + r.stderr).not.toContain(full().key_secret)
+    expect(readConfig(dir).profiles!.default!.scopes).toEqual(['customers:read'])
+  })
+
+  it('--sandbox logs in to the sandbox of the state file with its every-scope key', async () => {
+    writeSandboxState({base_url: sb.baseUrl, keys: sb.keys.map((k) => ({...k, scopes: [...k.scopes]})).reverse(), pid: process.pid}, {COMMERCE_CONFIG_DIR: dir})
+    const r = await cli(['auth', 'login', '--sandbox', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.json()).toMatchObject({base_url: sb.baseUrl, key_id: full().key_id, profile: 'default'})
+  })
+
+  it('--sandbox with no sandbox running: exit 2 saying how to start one', async () => {
+    const r = await cli(['auth', 'login', '--sandbox'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('sandbox start')
+  })
+
+  it('without a terminal, a missing value is exit 2 naming its flag, and nothing is sent', async () => {
+    faulty = await startRecorder()
+    const [noId, noSecret, noUrl] = await Promise.all([
+      cli(['auth', 'login', '--base-url', faulty.url, '--key-secret', 'x']),
+      cli(['auth', 'login', '--base-url', faulty.url, '--key-id', 'k']),
+      cli(['auth', 'login', '--key-id', 'k', '--key-secret', 'x']),
+    ])
+    expect(noId.code).toBe(2)
+    expect(noId.stderr).toContain('--key-id')
+    expect(noSecret.code).toBe(2)
+    expect(noSecret.stderr).toContain('--key-secret')
+    expect(noUrl.code).toBe(2)
+    expect(noUrl.stderr).toContain('--base-url')
+    expect(faulty.requests).toHaveLength(0)
+  })
+
+  it('a rejected key pair: exit 3, nothing stored', async () => {
+    const r = await cli(['auth', 'login', '--base-url', sb.baseUrl, '--key-id', full().key_id, '--key-secret', 'wrong-secret', '--json'])
+    expect(r.code).toBe(3)
+    expect(r.json().error).toMatchObject({message: expect.stringContaining('rejected'), status: 422})
+    expect(r.stdout + r.stderr).not.toContain('wrong-secret')
+    expect(existsSync(join(dir, 'config.json')) ? readConfig(dir).profiles?.default?.key_secret : undefined).toBeUndefined()
+  })
+})
+
+describe('auth status and auth token', () => {
+  it('with the profile: exit 0, source profile, the secret never shown', async () => {
+    await login()
+    const [json, human] = await Promise.all([cli(['auth', 'status', '--json']), cli(['auth', 'status'])])
+    expect(json.code, json.stderr).toBe(0)
+    expect(json.json()).toEqual({
+      base_url: sb.baseUrl,
+      expires_at: expect.any(String),
+      key_id: full().key_id,
+      logged_in: true,
+      profile: 'default',
+      scopes: [...full().scopes],
+      source: 'profile',
+    })
+    expect(human.code).toBe(0)
+    expect(human.stdout).toContain('logged_in\ttrue')
+    for (const r of [json, human]) expect(r.stdout + r.stderr).not.toContain(full().key_secret)
+  })
+
+  it('with the env key pair: source COMMERCE_KEY_ID; with a wrong env secret: logged out, exit 3', async () => {
+    // Separate config dirs: the token cache is keyed by base URL, key id and scopes, not by the secret.
+    const other = tempConfigDir()
+    const [ok, wrong] = await Promise.all([
+      cli(['auth', 'status', '--json'], keyPairEnv(dir, sb.baseUrl, full())),
+      cli(['auth', 'status', '--json'], keyPairEnv(other.dir, sb.baseUrl, {key_id: full().key_id, key_secret: 'nope'})),
+    ]).finally(other.cleanup)
+    expect(ok.code, ok.stderr).toBe(0)
+    expect(ok.json()).toMatchObject({key_id: full().key_id, logged_in: true, source: 'COMMERCE_KEY_ID'})
+    expect(wrong.code).toBe(3)
+    expect(wrong.json()).toMatchObject({logged_in: false, source: 'COMMERCE_KEY_ID'})
+  })
+
+  it('with COMMERCE_ACCESS_TOKEN: logged in (it cannot verify more), exit 0', async () => {
+    const r = await cli(['auth', 'status', '--json'], {COMMERCE_ACCESS_TOKEN: 'tok_from_ci', COMMERCE_BASE_URL: sb.baseUrl})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.json()).toMatchObject({logged_in: true, source: 'COMMERCE_ACCESS_TOKEN'})
+  })
+
+  it('logged out: exit 3, the JSON document with logged_in false and nulls', async () => {
+    const r = await cli(['auth', 'status', '--json'])
+    expect(r.code).toBe(3)
+    expect(r.json()).toEqual({base_url: null, expires_at: null, key_id: null, logged_in: false, profile: 'default', scopes: null, source: 'none'})
+  })
+
+  it('token prints a valid token and a newline, nothing else; a second call reuses the cached one', async () => {
+    await login()
+    const first = await cli(['auth', 'token'])
+    expect(first.code, first.stderr).toBe(0)
+    expect(first.stdout).toMatch(/^\S+\n$/)
+    expect(first.stderr).toBe('')
+    expect(await tokenStatus(sb.baseUrl, first.stdout.trim())).toBe(200)
+    expect((await cli(['auth', 'token'])).stdout).toBe(first.stdout)
+  })
+})
+
+describe('auth logout', () => {
+  it('revokes the token (it then gets 401) and removes pair and token; logging out again exits 0', async () => {
+    await login()
+    const token = storedToken()
+    const r = await cli(['auth', 'logout'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(await tokenStatus(sb.baseUrl, token)).toBe(401)
+    const profile = readConfig(dir).profiles!.default!
+    for (const k of ['key_id', 'key_secret', 'access_token', 'expires_at']) expect(profile).not.toHaveProperty(k)
+    const again = await cli(['auth', 'logout', '--json'])
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.json()).toMatchObject({revoked: false})
+  })
+
+  it('when revocation fails (500): local credentials are removed all the same, exit 1 saying the token stays valid', async () => {
+    faulty = await startFaultyServer((req) => (req.method === 'DELETE' ? {body: {message: 'boom'}, status: 500} : {forward: true}), {upstream: sb.baseUrl})
+    await login(faulty.url)
+    const r = await cli(['auth', 'logout'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/stays valid until it expires/)
+    expect(requestsTo(faulty.requests, 'DELETE', '/api/v2/auth/tokens/current').length).toBeGreaterThanOrEqual(1)
+    expect(readConfig(dir).profiles!.default!.key_secret).toBeUndefined()
+  })
+})
+
+describe('credential and base URL errors', () => {
+  it('only one of COMMERCE_KEY_ID / COMMERCE_KEY_SECRET: exit 2 naming the missing one', async () => {
+    const [noSecret, noId] = await Promise.all([
+      cli(['customers', 'list'], {COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_KEY_ID: full().key_id}),
+      cli(['customers', 'list', '--json'], {COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_KEY_SECRET: full().key_secret}),
+    ])
+    expect(noSecret.code).toBe(2)
+    expect(noSecret.stderr).toMatch(/COMMERCE_KEY_SECRET is not/)
+    expect(noId.code).toBe(2)
+    expect(noId.json().error.message).toMatch(/COMMERCE_KEY_ID is not/)
+    expect(noId.stdout + noId.stderr).not.toContain(full().key_secret)
+  })
+
+  it('no base URL anywhere: exit 2 with the hint', async () => {
+    const r = await cli(['customers', 'list'], {COMMERCE_KEY_ID: full().key_id, COMMERCE_KEY_SECRET: full().key_secret})
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('No base URL')
+    expect(r.stderr).toContain('--base-url')
+    expect(r.stderr).toContain('COMMERCE_BASE_URL')
+  })
+
+  it('not logged in: exit 3 with how to log in', async () => {
+    const r = await cli(['customers', 'list'], {COMMERCE_BASE_URL: sb.baseUrl})
+    expect(r.code).toBe(3)
+    expect(r.stderr).toContain('commerce auth login')
+  })
+})
+
+describe('401: one re-issue and one repeat', () => {
+  const tokenIssues = (stderr: string) => occurrences(stderr, '> POST ') // the only POST these commands make
+  const customerGets = (stderr: string) => occurrences(stderr, '> GET ')
+
+  it('a revoked cached token: a new token is issued once and the request succeeds', async () => {
+    await login()
+    const old = storedToken()
+    const res = await fetch(`${sb.baseUrl}/api/v2/auth/tokens/current`, {headers: {authorization: `Bearer ${old}`}, method: 'DELETE'})
+    expect(res.status).toBe(204)
+    const r = await cli(['customers', 'list', '--json', '--debug'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(tokenIssues(r.stderr)).toBe(1)
+    expect(customerGets(r.stderr)).toBe(2)
+    expect(storedToken()).not.toBe(old)
+    expect(await tokenStatus(sb.baseUrl, storedToken())).toBe(200)
+  })
+
+  it('an expired token (the sandbox clock passed the TTL): renewed once; then an expired one no longer counts as valid to revoke', async () => {
+    await login()
+    sb.clock.advance(3601_000)
+    const r = await cli(['customers', 'list', '--json', '--debug'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(tokenIssues(r.stderr)).toBe(1)
+    // Logging out with a token the service already rejects as expired: nothing stays valid, exit 0.
+    sb.clock.advance(3601_000)
+    const out = await cli(['auth', 'logout'])
+    expect(out.code, out.stderr).toBe(0)
+  })
+
+  it('an expired COMMERCE_ACCESS_TOKEN: exit 3, never renewed', async () => {
+    const token = await issueToken(sb.baseUrl, full())
+    sb.clock.advance(3601_000)
+    const r = await cli(['customers', 'list', '--debug'], {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_KEY_ID: full().key_id, COMMERCE_KEY_SECRET: full().key_secret})
+    expect(r.code).toBe(3)
+    expect(r.stderr).toContain('expired')
+    expect(tokenIssues(r.stderr)).toBe(0)
+    expect(customerGets(r.stderr)).toBe(1)
+  })
+
+  it('a key lacking the scope: 403, exit 3, the scope named', async () => {
+    const r = await cli(['orders', 'list'], keyPairEnv(dir, sb.baseUrl, sb.keys[1]!))
+    expect(r.code).toBe(3)
+    expect(r.stderr).toContain('orders:read')
+  })
+})
+
+describe('selection order', () => {
+  const status = async (args: string[] = [], env: Record<string, string> = {}) => {
+    const r = await cli(['auth', 'status', '--json', ...args], env)
+    expect(r.code, r.stderr).toBe(3) // no key pairs in these profiles: logged out, but the selection shows
+    return r.json() as {profile: string; base_url: string | null}
+  }
+
+  it('profile: --profile > COMMERCE_PROFILE > the chosen profile > "default"', async () => {
+    for (const name of ['chosen', 'flag', 'env', 'default']) await storeProfile(dir, name, {base_url: `https://${name}.example.com`})
+    expect(readConfig(dir).current_profile).toBe('chosen') // the first profile ever created
+    expect(await status(['--profile', 'flag'], {COMMERCE_PROFILE: 'env'})).toEqual(expect.objectContaining({base_url: 'https://flag.example.com', profile: 'flag'}))
+    expect((await status([], {COMMERCE_PROFILE: 'env'})).profile).toBe('env')
+    expect((await status()).profile).toBe('chosen')
+    const config = readConfig(dir)
+    delete config.current_profile
+    writeFileSync(join(dir, 'config.json'), JSON.stringify(config))
+    expect(await status()).toEqual(expect.objectContaining({base_url: 'https://default.example.com', profile: 'default'}))
+  })
+
+  it('base URL: --base-url > COMMERCE_BASE_URL > the profile', async () => {
+    await storeProfile(dir, 'default', {base_url: 'https://profile.example.com'})
+    expect((await status(['--base-url', 'https://flag.example.com'], {COMMERCE_BASE_URL: 'https://env.example.com'})).base_url).toBe('https://flag.example.com')
+    expect((await status([], {COMMERCE_BASE_URL: 'https://env.example.com'})).base_url).toBe('https://env.example.com')
+    expect((await status()).base_url).toBe('https://profile.example.com')
+  })
+
+  it('the first profile a login creates becomes the chosen one', async () => {
+    await login(sb.baseUrl, ['--profile', 'work'])
+    const r = await cli(['auth', 'status', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.json()).toMatchObject({logged_in: true, profile: 'work', source: 'profile'})
+  })
+})
