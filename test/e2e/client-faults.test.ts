@@ -1,0 +1,277 @@
+/**
+ * The HTTP client's contract, proven with the faulty server (faults the sandbox cannot produce): the headers
+ * sent, retries of 5xx and dropped connections (GET yes; customer create and v1 order create never; v2 order
+ * create with the same Idempotency-Key), 429 with Retry-After in seconds or as an HTTP date, exit 5, error
+ * bodies of any shape, Deprecation/Sunset headers, and redirects not followed.
+ */
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+
+import {run, tempConfigDir} from '../helpers/cli.js'
+import {type FaultyServer, type Script, startFaultyServer} from '../helpers/faulty-server.js'
+import {issueToken, keyPairEnv, occurrences, requestsTo} from '../helpers/login.js'
+import {type TestSandbox, startTestSandbox} from '../helpers/sandbox.js'
+
+let sb: TestSandbox
+let tmp: {dir: string; cleanup: () => void}
+let faulty: FaultyServer | undefined
+let token: string
+let customerId: number
+
+beforeAll(async () => {
+  sb = await startTestSandbox({orderLimit: {limit: 1000, windowSeconds: 60}})
+  tmp = tempConfigDir()
+  token = await issueToken(sb.baseUrl, sb.keys[0]!)
+  const res = await fetch(`${sb.baseUrl}/api/v2/customers`, {
+    body: JSON.stringify({email: 'faults@example.com', name: 'Faults'}),
+    headers: {authorization: `Bearer ${token}`, 'content-type': 'application/json'},
+    method: 'POST',
+  })
+  customerId = ((await res.json()) as {id: number}).id
+})
+afterAll(async () => {
+  await sb.close()
+  tmp.cleanup()
+})
+afterEach(async () => {
+  await faulty?.close()
+  faulty = undefined
+})
+
+const CUSTOMER = {created_at: '2026-01-01T00:00:00Z', email: 'x@example.com', id: 9, name: 'X', status: 'active'}
+const page = (data: unknown[] = [CUSTOMER], total = data.length) => ({body: {data, meta: {page: 1, per_page: 30, total}}, status: 200})
+
+/** Runs the CLI against a faulty server answering with `script`, with a static token (no token request). */
+async function against(script: Script, args: string[], options: {upstream?: string} = {}) {
+  faulty = await startFaultyServer(script, options)
+  const r = await run(args, {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: faulty.url, COMMERCE_CONFIG_DIR: tmp.dir}})
+  return {...r, requests: faulty.requests}
+}
+
+const createCustomer = ['customers', 'create', '--email', 'new@example.com', '--name', 'New']
+const createOrder = (version = 'v2') => ['orders', 'create', '--customer', String(customerId), '--currency', 'USD', '--item', '1', '--api-version', version, '--json']
+
+describe('what goes on the wire', () => {
+  it('Accept, User-Agent, Content-Type with a body, the bearer token on protected calls', async () => {
+    const r = await against(() => ({body: CUSTOMER, status: 201}), [...createCustomer, '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    const [req] = r.requests
+    expect(req).toMatchObject({method: 'POST', url: '/api/v2/customers'})
+    expect(req!.headers.accept).toBe('application/json')
+    expect(req!.headers['user-agent']).toMatch(/^commerce-cli\/\d+\.\d+\.\d+\S* node\/v\d+\.\d+\.\d+$/)
+    expect(req!.headers['content-type']).toBe('application/json')
+    expect(req!.headers.authorization).toBe(`Bearer ${token}`)
+    expect(JSON.parse(req!.body)).toEqual({email: 'new@example.com', name: 'New', send_invite: true})
+  })
+
+  it('key_secret goes only to POST /auth/tokens; a GET carries no Content-Type', async () => {
+    faulty = await startFaultyServer(() => ({forward: true}), {upstream: sb.baseUrl})
+    const key = sb.keys[0]!
+    const r = await run(['customers', 'list', '--json'], {env: keyPairEnv(tempDir(), faulty.url, key)})
+    expect(r.code, r.stderr).toBe(0)
+    const [issue, list] = faulty.requests
+    expect(issue).toMatchObject({method: 'POST', url: '/api/v2/auth/tokens'})
+    expect(issue!.headers.authorization).toBeUndefined()
+    expect(JSON.parse(issue!.body)).toMatchObject({key_id: key.key_id, key_secret: key.key_secret})
+    expect(list!.method).toBe('GET')
+    expect(list!.headers['content-type']).toBeUndefined()
+    expect(JSON.stringify(list)).not.toContain(key.key_secret)
+    expect(faulty.requests).toHaveLength(2)
+  })
+})
+
+/** A config dir of its own (so a test's token cache is not another's), removed with the file's. */
+function tempDir(): string {
+  const {dir} = tempConfigDir()
+  extraDirs.push(dir)
+  return dir
+}
+const extraDirs: string[] = []
+afterAll(async () => {
+  const {rmSync} = await import('node:fs')
+  for (const d of extraDirs) rmSync(d, {force: true, recursive: true})
+})
+
+describe('network errors and 5xx', () => {
+  it('a 5xx on a GET is retried, then succeeds', async () => {
+    const r = await against((_req, i) => (i === 0 ? {body: {message: 'try later'}, status: 503} : page()), ['customers', 'list', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.requests).toHaveLength(2)
+    expect(r.json()).toEqual([CUSTOMER])
+  })
+
+  it('a dropped connection on a GET is retried, then succeeds', async () => {
+    const r = await against((_req, i) => (i === 0 ? {drop: true} : page()), ['customers', 'list', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.requests).toHaveLength(2)
+  })
+
+  it('a GET that keeps failing: 2 retries (3 requests), then exit 1', async () => {
+    const r = await against(() => ({body: {message: 'down'}, status: 503}), ['customers', 'list'])
+    expect(r.code).toBe(1)
+    expect(r.requests).toHaveLength(3)
+    expect(r.stderr).toContain('down')
+  })
+
+  it('a 500 on a customer create is NOT retried: 1 request, exit 1, outcome unknown', async () => {
+    const r = await against(() => ({body: {message: 'internal'}, status: 500}), createCustomer)
+    expect(r.code).toBe(1)
+    expect(r.requests).toHaveLength(1)
+    expect(r.stderr).toMatch(/outcome .*unknown/i)
+  })
+
+  it('a dropped connection on a customer create is NOT retried: 1 request, exit 1, outcome unknown', async () => {
+    const r = await against(() => ({drop: true}), [...createCustomer, '--json'])
+    expect(r.code).toBe(1)
+    expect(r.requests).toHaveLength(1)
+    expect(r.json().error).toMatchObject({message: expect.stringMatching(/outcome is unknown/), status: null})
+  })
+
+  it('v2 order create whose response is lost: retried with the SAME Idempotency-Key; exactly one order exists', async () => {
+    const before = sb.counts().orders
+    const r = await against((req, i) => (i === 0 ? {drop: true, forward: true} : {forward: true}), createOrder('v2'), {upstream: sb.baseUrl})
+    expect(r.code, r.stderr).toBe(0)
+    const posts = requestsTo(r.requests, 'POST', '/api/v2/orders')
+    expect(posts).toHaveLength(2)
+    const key = posts[0]!.headers['idempotency-key']
+    expect(key).toMatch(/^[0-9a-f-]{36}$/)
+    expect(posts[1]!.headers['idempotency-key']).toBe(key)
+    expect(posts[1]!.body).toBe(posts[0]!.body)
+    expect(sb.counts().orders).toBe(before + 1)
+    expect(r.json()).toMatchObject({customer_id: customerId, idempotency_key: key})
+  })
+
+  it('v1 order create whose response is lost: exactly 1 request, never retried, exit 1 (the order exists)', async () => {
+    const before = sb.counts().orders
+    const r = await against(() => ({drop: true, forward: true}), createOrder('v1'), {upstream: sb.baseUrl})
+    expect(r.code).toBe(1)
+    expect(requestsTo(r.requests, 'POST', '/api/v1/orders')).toHaveLength(1)
+    expect(r.requests).toHaveLength(1)
+    expect(r.json().error.message).toMatch(/outcome is unknown/)
+    expect(sb.counts().orders).toBe(before + 1)
+  })
+
+  it('v1 order create answered 503: never retried', async () => {
+    const r = await against(() => ({body: {message: 'busy'}, status: 503}), createOrder('v1'))
+    expect(r.code).toBe(1)
+    expect(r.requests).toHaveLength(1)
+  })
+})
+
+describe('429 Too Many Requests', () => {
+  const limited = (retryAfter: string) => ({body: {message: 'slow down'}, headers: {'retry-after': retryAfter}, status: 429})
+
+  it('Retry-After in seconds: waits, retries, succeeds', async () => {
+    const started = Date.now()
+    const r = await against((_req, i) => (i === 0 ? limited('1') : page()), ['customers', 'list', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.requests).toHaveLength(2)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000)
+  })
+
+  it('Retry-After as an HTTP date: waits until then, retries, succeeds', async () => {
+    const r = await against((_req, i) => (i === 0 ? limited(new Date(Date.now() + 1500).toUTCString()) : page()), ['customers', 'list', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.requests).toHaveLength(2)
+  })
+
+  it('a 429 on a POST is retried too (the service refused it, nothing was created)', async () => {
+    const r = await against((_req, i) => (i === 0 ? limited('0') : {body: CUSTOMER, status: 201}), [...createCustomer, '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.requests).toHaveLength(2)
+  })
+
+  it('still 429 after 3 retries: exit 5, saying when to try again', async () => {
+    const r = await against(() => limited('0'), ['customers', 'list'])
+    expect(r.code).toBe(5)
+    expect(r.requests).toHaveLength(4)
+    expect(r.stderr).toMatch(/Try again after \d{4}-/)
+  })
+
+  it('--max-wait 0: exit 5 at once (1 request); --json gives the error document', async () => {
+    const r = await against(() => limited('1'), ['customers', 'list', '--max-wait', '0', '--json'])
+    expect(r.code).toBe(5)
+    expect(r.requests).toHaveLength(1)
+    expect(r.json().error).toMatchObject({message: expect.stringContaining('429'), status: 429})
+    expect(r.stderr).toMatch(/Try again after/)
+  })
+
+  it('a Retry-After longer than --max-wait: exit 5 at once, naming the wait', async () => {
+    const started = Date.now()
+    const r = await against(() => limited('90'), ['customers', 'list', '--max-wait', '30'])
+    expect(r.code).toBe(5)
+    expect(r.requests).toHaveLength(1)
+    expect(r.stderr).toContain('90 s')
+    expect(Date.now() - started).toBeLessThan(10_000)
+  })
+})
+
+describe('error bodies of any shape give a readable message', () => {
+  it('JSON {message}', async () => {
+    const r = await against(() => ({body: {message: 'Plain message from the service'}, status: 400}), ['customers', 'list'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('Plain message from the service')
+  })
+
+  it('JSON {error: {message}} (and --json keeps the status)', async () => {
+    const r = await against(() => ({body: {error: {code: 'nope', message: 'Nested message from the service'}}, status: 404}), ['customers', 'get', '5', '--json'])
+    expect(r.code).toBe(4)
+    expect(r.json()).toEqual({error: {message: 'Nested message from the service', status: 404}})
+  })
+
+  it('an errors list [{field, message}] names the field and its flag', async () => {
+    const r = await against(() => ({body: {errors: [{field: 'email', message: 'is blocked'}], message: 'Invalid'}, status: 422}), createCustomer)
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('email (--email): is blocked')
+  })
+
+  it('HTML (a proxy error page)', async () => {
+    const html = '<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>'
+    const r = await against(() => ({body: html, headers: {'content-type': 'text/html'}, status: 502}), createCustomer)
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('502 Bad Gateway')
+    expect(r.stderr).not.toContain('<')
+  })
+
+  it('an empty body', async () => {
+    const [forbidden, unavailable] = await Promise.all([
+      against(() => ({status: 403}), ['customers', 'list']),
+      startFaultyServer(() => ({status: 503})).then(async (server) => {
+        try {
+          return await run(createCustomer, {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: server.url, COMMERCE_CONFIG_DIR: tmp.dir}})
+        } finally {
+          await server.close()
+        }
+      }),
+    ])
+    expect(forbidden.code).toBe(3)
+    expect(forbidden.stderr).toMatch(/Forbidden/)
+    expect(unavailable.code).toBe(1)
+    expect(unavailable.stderr).toMatch(/Service unavailable.*503/i)
+    for (const r of [forbidden, unavailable]) expect(r.stderr).not.toMatch(/\n\s+at |undefined|\[object/)
+  })
+})
+
+describe('response headers and redirects', () => {
+  it('Deprecation and Sunset headers on v2 responses are shown once, however many responses carry them', async () => {
+    const headers = {deprecation: 'true', sunset: 'Wed, 01 Sep 2027 00:00:00 GMT'}
+    const r = await against(
+      (req) => {
+        const p = Number(new URL(req.url, 'http://x').searchParams.get('page'))
+        return {body: {data: [{...CUSTOMER, id: p}], meta: {page: p, per_page: 1, total: 3}}, headers, status: 200}
+      },
+      ['customers', 'list', '--all', '--per-page', '1', '--json'],
+    )
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.requests).toHaveLength(3)
+    expect(r.json()).toHaveLength(3)
+    expect(occurrences(r.stderr, 'deprecated')).toBe(1)
+    expect(r.stderr).toContain('2027')
+  })
+
+  it('a redirect is not followed (the token must not travel): exit 1, one request', async () => {
+    const r = await against(() => ({headers: {location: 'http://elsewhere.invalid/api/v2/customers'}, status: 302}), ['customers', 'list'])
+    expect(r.code).toBe(1)
+    expect(r.requests).toHaveLength(1)
+    expect(r.stderr).toMatch(/redirect/i)
+  })
+})
