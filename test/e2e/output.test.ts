@@ -1,0 +1,157 @@
+/**
+ * Output rules across commands: the --debug trace (requests shown, secrets never: no key secret, no full
+ * access token), colour (none without a TTY; FORCE_COLOR forces it on stderr but never into --json; NO_COLOR
+ * wins), one JSON document on stdout, empty lists, and responses with unknown extra fields.
+ */
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+
+import {run, tempConfigDir} from '../helpers/cli.js'
+import {type FaultyServer, startFaultyServer} from '../helpers/faulty-server.js'
+import {ANSI, keyPairEnv, readConfig} from '../helpers/login.js'
+import {type TestSandbox, startTestSandbox} from '../helpers/sandbox.js'
+
+let sb: TestSandbox
+let tmp: {dir: string; cleanup: () => void}
+let faulty: FaultyServer | undefined
+
+beforeAll(async () => {
+  sb = await startTestSandbox({seedDemoData: true})
+  tmp = tempConfigDir()
+})
+afterAll(async () => {
+  await sb.close()
+  tmp.cleanup()
+})
+afterEach(async () => {
+  await faulty?.close()
+  faulty = undefined
+})
+
+const env = (extra: Record<string, string> = {}) => ({...keyPairEnv(tmp.dir, sb.baseUrl, sb.keys[0]!), ...extra})
+
+describe('--debug', () => {
+  it('traces requests and responses on stderr, never the key secret nor a full access token', async () => {
+    const key = sb.keys[0]!
+    const {cleanup, dir} = tempConfigDir()
+    try {
+      const login = await run(['auth', 'login', '--base-url', sb.baseUrl, '--key-id', key.key_id, '--key-secret', key.key_secret, '--debug', '--json'], {env: {COMMERCE_CONFIG_DIR: dir}})
+      expect(login.code, login.stderr).toBe(0)
+      const token = readConfig(dir).profiles!.default!.access_token!
+      // A revoked token makes the next command re-issue: both tokens pass through the trace.
+      await fetch(`${sb.baseUrl}/api/v2/auth/tokens/current`, {headers: {authorization: `Bearer ${token}`}, method: 'DELETE'})
+      const list = await run(['customers', 'list', '--per-page', '2', '--debug'], {env: {COMMERCE_CONFIG_DIR: dir}})
+      expect(list.code, list.stderr).toBe(0)
+      const renewed = readConfig(dir).profiles!.default!.access_token!
+      expect(renewed).not.toBe(token)
+      const status = await run(['auth', 'status', '--debug', '--json'], {env: {COMMERCE_CONFIG_DIR: dir}})
+      expect(status.code, status.stderr).toBe(0)
+
+      expect(login.stderr).toContain(`> POST ${sb.baseUrl}/api/v2/auth/tokens`)
+      expect(login.stderr).toMatch(/< 201 /)
+      expect(list.stderr).toContain(`> GET ${sb.baseUrl}/api/v2/customers?page=1&per_page=2`)
+      expect(list.stderr).toMatch(/< 401 /)
+      expect(list.stderr).toContain(`authorization: Bearer ${renewed.slice(0, 4)}…`)
+      // Results stay on stdout, untouched by the trace.
+      expect(list.stdout.split('\n')[0]).toBe('id\temail\tname\tstatus\tcreated_at')
+      for (const r of [login, list, status]) {
+        const all = r.stdout + r.stderr
+        expect(all).not.toContain(key.key_secret)
+        expect(all).not.toContain(token)
+        expect(all).not.toContain(renewed)
+        expect(all).not.toContain(token.slice(0, 8))
+      }
+    } finally {
+      cleanup()
+    }
+  })
+
+  it('the env key pair: the secret is not shown in the token request body', async () => {
+    const r = await run(['orders', 'list', '--per-page', '1', '--debug', '--json'], {env: env()})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain('"key_secret":"[redacted]"')
+    expect(r.stderr + r.stdout).not.toContain(sb.keys[0]!.key_secret)
+    expect(JSON.parse(r.stdout)).toHaveLength(1)
+  })
+
+  it('errors: no stack trace without --debug', async () => {
+    const r = await run(['customers', 'get', '999999'], {env: env()})
+    expect(r.code).toBe(4)
+    expect(r.stderr.trim().split('\n').length).toBeLessThanOrEqual(3)
+    expect(r.stderr).not.toMatch(/\n\s+at /)
+  })
+})
+
+describe('colour', () => {
+  it('without a TTY: no ANSI escapes in tables, records, warnings or errors', async () => {
+    const results = await Promise.all([
+      run(['customers', 'list', '--per-page', '3'], {env: env()}),
+      run(['orders', 'list', '--api-version', 'v1', '--per-page', '3'], {env: env()}),
+      run(['customers', 'get', '1'], {env: env()}),
+      run(['customers', 'create', '--email', 'bad', '--name', 'X'], {env: env()}),
+    ])
+    expect(results.map((r) => r.code)).toEqual([0, 0, 0, 2])
+    expect(results[1]!.stderr).toContain('deprecated')
+    expect(results[3]!.stderr).toContain('Error')
+    for (const r of results) expect(r.stdout + r.stderr).not.toMatch(ANSI)
+  })
+
+  it('FORCE_COLOR=1 colours stderr, but --json stays plain JSON; NO_COLOR always wins', async () => {
+    const bad = ['customers', 'create', '--email', 'bad', '--name', 'X']
+    const [forced, forcedJson, forcedList, both] = await Promise.all([
+      run(bad, {env: env({FORCE_COLOR: '1'})}),
+      run([...bad, '--json'], {env: env({FORCE_COLOR: '1'})}),
+      run(['customers', 'list', '--per-page', '3', '--json'], {env: env({FORCE_COLOR: '1'})}),
+      run(bad, {env: env({FORCE_COLOR: '1', NO_COLOR: '1'})}),
+    ])
+    expect(forced.code).toBe(2)
+    expect(forced.stderr).toMatch(ANSI)
+    expect(forcedJson.code).toBe(2)
+    expect(forcedJson.stdout).not.toMatch(ANSI)
+    expect(forcedJson.json().error.errors.email).toHaveLength(1)
+    expect(forcedList.code, forcedList.stderr).toBe(0)
+    expect(forcedList.stdout).not.toMatch(ANSI)
+    expect(forcedList.json()).toHaveLength(3)
+    expect(both.code).toBe(2)
+    expect(both.stdout + both.stderr).not.toMatch(ANSI)
+  })
+})
+
+describe('shapes', () => {
+  it('an empty list: the header line alone on a pipe, [] with --json', async () => {
+    const [tsv, json] = await Promise.all([
+      run(['orders', 'list', '--customer', '999999'], {env: env()}),
+      run(['orders', 'list', '--customer', '999999', '--json'], {env: env()}),
+    ])
+    expect(tsv.code, tsv.stderr).toBe(0)
+    expect(tsv.stdout).toBe('id\tcustomer_id\tstatus\ttotal\tcurrency\tplaced_at\n')
+    expect(json.stdout.trim()).toBe('[]')
+  })
+
+  it('a parse error with --json is the error document on stdout', async () => {
+    const r = await run(['customers', 'list', '--no-such-flag', '--json'], {env: env()})
+    expect(r.code).toBe(2)
+    expect(r.json()).toEqual({error: {message: expect.stringContaining('--no-such-flag'), status: null}})
+  })
+
+  it('unknown extra fields in responses do not break rendering', async () => {
+    const customer = {created_at: '2026-01-01T00:00:00Z', email: 'e@example.com', id: 4, loyalty: {tier: 'gold', points: [1, 2]}, name: 'Extra', status: 'active', tags: null}
+    faulty = await startFaultyServer((req) =>
+      req.url.startsWith('/api/v2/customers?')
+        ? {body: {data: [customer], links: {next: null}, meta: {page: 1, per_page: 30, request_id: 'r1', total: 1}}, status: 200}
+        : {body: {...customer, _links: {self: '/c/4'}}, status: 200},
+    )
+    const e = {COMMERCE_ACCESS_TOKEN: 'tok_static', COMMERCE_BASE_URL: faulty.url, COMMERCE_CONFIG_DIR: tmp.dir}
+    const [list, listJson, get] = await Promise.all([
+      run(['customers', 'list'], {env: e}),
+      run(['customers', 'list', '--json'], {env: e}),
+      run(['customers', 'get', '4'], {env: e}),
+    ])
+    for (const r of [list, listJson, get]) expect(r.code, r.stderr).toBe(0)
+    expect(list.stdout).toBe('id\temail\tname\tstatus\tcreated_at\n4\te@example.com\tExtra\tactive\t2026-01-01T00:00:00Z\n')
+    expect(listJson.json()).toEqual([customer])
+    const lines = get.stdout.trimEnd().split('\n')
+    expect(lines).toContain('loyalty\t{"tier":"gold","points":[1,2]}')
+    expect(lines).toContain('_links\t{"self":"/c/4"}')
+    expect(lines).toContain('tags\t')
+  })
+})
