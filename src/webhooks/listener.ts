@@ -49,8 +49,12 @@ export interface Rejection {
 export interface ListenerOptions {
   /** 0 (default) picks a free port. */
   port?: number
-  /** The endpoint's signing secret, or several (rotation). Required unless `skipVerify`. */
-  secrets?: string | readonly string[]
+  /**
+   * The endpoint's signing secret, or several (rotation). Required unless `skipVerify`. A function is asked on
+   * each delivery: for a secret known only once the endpoint is registered, which needs the listener's port
+   * (until then it returns none, and every delivery is refused as not matching).
+   */
+  secrets?: string | readonly string[] | (() => readonly string[])
   skipVerify?: boolean
   toleranceSeconds?: number
   /** Event types to accept; others are answered 200 and reported as ignored. All when omitted. */
@@ -95,8 +99,10 @@ interface Answer {
 const text = (status: number, body: string): Answer => ({body: `${body}\n`, headers: [['content-type', 'text/plain; charset=utf-8']], status})
 
 export async function startListener(options: ListenerOptions): Promise<Listener> {
-  const secrets = typeof options.secrets === 'string' ? [options.secrets] : [...(options.secrets ?? [])]
-  if (!options.skipVerify && secrets.length === 0) throw new TypeError('startListener needs a signing secret unless skipVerify is set')
+  const given = options.secrets
+  const fixed = typeof given === 'function' ? undefined : typeof given === 'string' ? [given] : [...(given ?? [])]
+  if (!options.skipVerify && fixed?.length === 0) throw new TypeError('startListener needs a signing secret unless skipVerify is set')
+  const secrets = typeof given === 'function' ? given : () => fixed!
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   const now = options.now ?? Date.now
   const events = options.events ? new Set(options.events) : undefined
@@ -116,7 +122,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     const started = performance.now()
     if (!options.skipVerify) {
       const header = req.headers[SIGNATURE_HEADER]
-      const result = verifySignature(secrets, Array.isArray(header) ? header.join(',') : header, body, {
+      const result = verifySignature(secrets(), Array.isArray(header) ? header.join(',') : header, body, {
         now: Math.floor(receivedAt / 1000),
         toleranceSeconds: options.toleranceSeconds,
       })

@@ -1,0 +1,32 @@
+import {Flags} from '@oclif/core'
+
+import {ApiCommand} from '../../base/command.js'
+import {EVENT_TYPES, RESOURCE_COLUMNS} from '../../domain/schema.js'
+import {renderRecord} from '../../io/render.js'
+import {createWebhook, splitEvents} from '../../services/webhooks/endpoints.js'
+
+export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
+  static description = `Register a webhook endpoint (v2) and keep its signing secret in the profile.
+
+The service shows the signing secret only in this answer: it is printed once, and stored in the profile under
+the endpoint's id (\`config list\` shows it masked), where \`webhooks listen\` finds it. The URL must be HTTPS;
+against the local sandbox, http://127.0.0.1 URLs are accepted too. The service cannot delete an endpoint.`
+  static examples = [
+    '<%= config.bin %> webhooks create --url https://example.com/hooks --event order.paid',
+    '<%= config.bin %> webhooks create --url https://example.com/hooks --event order.paid --json | jq -r .signing_secret',
+  ]
+  static fieldFlags = {events: '--event', url: '--url'}
+  static flags = {
+    event: Flags.string({description: `Event to subscribe to (${EVENT_TYPES.join(', ')}); repeat, or separate with commas.`, multiple: true, required: true}),
+    url: Flags.string({description: 'HTTPS URL the service delivers to.', required: true}),
+  }
+
+  async run(): Promise<void> {
+    const {flags, io} = this
+    const {endpoint, profile} = await createWebhook(this.ctx, {events: splitEvents(flags.event), url: flags.url})
+    if (io.json) return io.outJson(endpoint)
+    io.info(io.chalk.green('✓ ') + `Registered webhook endpoint ${endpoint.id}.`)
+    await renderRecord(io, endpoint, [...RESOURCE_COLUMNS.webhook, 'signing_secret'])
+    io.info(`The signing secret will not be shown again. It is stored in profile "${profile}" (masked in \`commerce config list\`).`)
+  }
+}

@@ -1,0 +1,132 @@
+import {Flags} from '@oclif/core'
+
+import {ApiCommand} from '../../base/command.js'
+import {EVENT_TYPES} from '../../domain/schema.js'
+import {checkOneOf} from '../../domain/validate.js'
+import {UsageError} from '../../errors.js'
+import type {ListenerEvent, Rejection} from '../../webhooks/listener.js'
+import {TUNNEL_PROVIDERS} from '../../webhooks/tunnel/index.js'
+import {splitEvents} from '../../services/webhooks/endpoints.js'
+import {checkForwardUrl, listen, type ListenReady} from '../../services/webhooks/listen.js'
+
+const seconds = Flags.custom<number>({
+  async parse(input) {
+    const n = Number(input)
+    if (!/^\d+(\.\d+)?$/.test(input.trim()) || !(n > 0)) throw new Error(`must be a positive number of seconds (got ${JSON.stringify(input)})`)
+    return n
+  },
+})
+
+/** HH:MM:SS, local time. */
+const clock = (date = new Date()) => date.toTimeString().slice(0, 8)
+
+export default class WebhooksListen extends ApiCommand<typeof WebhooksListen> {
+  static description = `Receive webhook deliveries locally: verify, print, record and forward each one.
+
+Listens on 127.0.0.1 (any path), verifies X-Service-Signature, prints one line per event, records every
+verified delivery in the local inbox (see \`webhooks events\`, \`webhooks replay\`), and forwards the raw body and
+headers to --forward-to, answering the service what the receiver answered (502 when it cannot be reached, so
+that the service retries). A missing, wrong, stale or future signature is answered 400 and not forwarded.
+
+It registers its public URL as a webhook endpoint for the chosen events, reusing an endpoint already registered
+for that URL whose signing secret this profile holds. The service has no operation to delete an endpoint: each
+new URL (a new tunnel URL, another port) leaves one registered. Fix --port, or keep --public-url, to reuse one.
+Against the local sandbox, without --public-url or --tunnel, it registers its own loopback URL.
+
+Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --max-events N stops it after N
+verified deliveries (exit 0); --timeout SECONDS, counted from the ready line, fails it (exit 1) if fewer came
+(without --max-events: if none came). With --json, each stdout line is one JSON object: first
+{"ready": true, "local_url", "public_url", "endpoint_id", ...}, then one per event.`
+  static examples = [
+    '<%= config.bin %> webhooks listen --forward-to http://127.0.0.1:3000/hooks',
+    '<%= config.bin %> webhooks listen --tunnel cloudflared --forward-to http://127.0.0.1:3000/hooks',
+    '<%= config.bin %> webhooks listen --json --max-events 1 --timeout 60 > events.jsonl &',
+  ]
+  static fieldFlags = {events: '--events', url: '--public-url'}
+  static flags = {
+    events: Flags.string({description: `Events to subscribe to, comma-separated (default: all: ${EVENT_TYPES.join(', ')}).`}),
+    'forward-to': Flags.string({description: 'Receiver URL to forward each verified delivery to.'}),
+    'max-events': Flags.integer({description: 'Stop (exit 0) after N verified deliveries.', min: 1}),
+    port: Flags.integer({description: 'Local port on 127.0.0.1 (default: a free one).', max: 65_535, min: 0}),
+    'print-secret': Flags.boolean({description: 'Show the endpoint\'s signing secret (in the ready line with --json).'}),
+    'public-url': Flags.string({description: 'Public HTTPS URL of a tunnel you already run to the local port.', exclusive: ['tunnel']}),
+    'skip-verify': Flags.boolean({description: 'Accept deliveries without checking their signature (testing only).'}),
+    timeout: seconds({description: 'Fail (exit 1) if fewer than --max-events (or no) deliveries came within this many seconds.'}),
+    tunnel: Flags.option({description: 'Run this tunnel (from PATH) to get a public URL.', exclusive: ['public-url'], options: TUNNEL_PROVIDERS})(),
+  }
+
+  async run(): Promise<void> {
+    const {flags, io} = this
+    const events = flags.events === undefined ? undefined : splitEvents([flags.events])
+    if (events?.length === 0) throw new UsageError('--events needs at least one event name.')
+    for (const name of events ?? []) {
+      const problem = checkOneOf(name, EVENT_TYPES)
+      if (problem) throw new UsageError(`--events: ${problem}.`)
+    }
+    if (flags['forward-to']) checkForwardUrl(flags['forward-to'])
+
+    // Ctrl-C or SIGTERM stops cleanly. Later signals are ignored, and the handlers stay for the life of the
+    // process: conf's dependency when-exit re-raises the first signal on this process once, and that echo must
+    // neither count as a second Ctrl-C nor, arriving late, kill the process with the default action.
+    const stop = new AbortController()
+    const onSignal = () => {
+      if (stop.signal.aborted) return
+      io.info('Stopping: finishing deliveries in progress…')
+      stop.abort()
+    }
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
+    const result = await listen({
+      ctx: this.ctx,
+      events,
+      forwardTo: flags['forward-to'],
+      maxEvents: flags['max-events'],
+      onEvent: (event) => this.printEvent(event),
+      onIgnored: (event) => io.info(io.chalk.dim(`${clock()}  ${event.type}  ${event.id}  ignored: not one of the events listened for`)),
+      onReady: (ready) => this.printReady(ready),
+      onRejected: (rejection) => this.printRejection(rejection),
+      onTunnelLog: flags.debug ? (line) => io.info(io.chalk.dim(`tunnel: ${line}`)) : undefined,
+      onWarning: (text) => io.warn(text),
+      port: flags.port,
+      printSecret: flags['print-secret'],
+      publicUrl: flags['public-url'],
+      skipVerify: flags['skip-verify'],
+      stop: stop.signal,
+      timeoutSeconds: flags.timeout,
+      tunnel: flags.tunnel,
+    })
+    io.info(`Stopped after ${result.events} event${result.events === 1 ? '' : 's'}.`)
+  }
+
+  private printReady(ready: ListenReady): void {
+    const {flags, io} = this
+    io.info(`Listening on ${ready.local_url} (any path), ${ready.forward_to ? `forwarding to ${ready.forward_to}` : 'not forwarding (no --forward-to)'}.`)
+    io.info(
+      `Public URL ${ready.public_url}: endpoint ${ready.endpoint_id} ${ready.reused ? 'registered earlier, reused' : 'registered now'}, for ${ready.events.join(', ')}.`,
+    )
+    if (flags['skip-verify']) io.warn('signatures are not verified (--skip-verify).')
+    if (ready.signing_secret !== undefined && !io.json) io.info(`Signing secret: ${ready.signing_secret}`)
+    const max = flags['max-events']
+    const stops = [max === undefined ? 'on Ctrl-C' : `after ${max} event${max === 1 ? '' : 's'}`]
+    if (flags.timeout !== undefined) stops.push(`fails after ${flags.timeout} s without ${max === undefined ? 'any' : 'them'}`)
+    io.info(`Ready. Stops ${stops.join(', ')}.`)
+    if (io.json) io.out(JSON.stringify(ready))
+  }
+
+  private printEvent(event: ListenerEvent): void {
+    const {io} = this
+    if (io.json) return io.out(JSON.stringify(event))
+    let forward = ''
+    if (event.forward_error !== undefined) forward = `  -> ${io.chalk.red(`failed: ${event.forward_error}`)} (answered 502)`
+    else if (event.forward_status !== null) {
+      const ok = event.forward_status >= 200 && event.forward_status < 300
+      forward = `  -> ${io.chalk[ok ? 'green' : 'red'](String(event.forward_status))} (${event.duration_ms} ms)`
+    }
+    io.out(`${clock(new Date(event.received_at))}  ${event.type}  ${event.id}${forward}`)
+  }
+
+  private printRejection(rejection: Rejection): void {
+    const {io} = this
+    io.info(`${clock()}  ${io.chalk.red(`rejected ${rejection.status}`)}  ${rejection.path}: ${rejection.message}`)
+  }
+}

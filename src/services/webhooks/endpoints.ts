@@ -1,0 +1,105 @@
+/**
+ * Webhook endpoints (v2 only): list, register, and the signing secrets the profile keeps by endpoint id. The
+ * service has no operation to delete or change an endpoint: one registered stays registered.
+ */
+import type {ApiClient} from '../../api/client.js'
+import type {Context} from '../../base/context.js'
+import {isSandboxUrl} from '../../config/sandbox-state.js'
+import {ensureProfile} from '../../config/store.js'
+import type {WebhookEndpoint} from '../../domain/schema.js'
+import {validateWebhookCreate} from '../../domain/validate.js'
+import {CliError} from '../../errors.js'
+import {assertValid} from '../validation.js'
+
+export interface EndpointList {
+  endpoints: WebhookEndpoint[]
+  /** meta.total when the service sent one. */
+  total?: number
+}
+
+/** GET /api/v2/webhooks: one answer (the operation takes no parameters), a page envelope or a bare array. */
+export async function listWebhooks(client: ApiClient): Promise<EndpointList> {
+  const {body} = await client.request({auth: true, method: 'GET', path: '/webhooks', version: 'v2'})
+  if (Array.isArray(body)) return {endpoints: body as WebhookEndpoint[]}
+  const page = body as {data?: unknown; meta?: {total?: unknown}} | null
+  if (!page || !Array.isArray(page.data)) throw new CliError('Unexpected response: expected the list of webhook endpoints.')
+  return {endpoints: page.data as WebhookEndpoint[], total: typeof page.meta?.total === 'number' ? page.meta.total : undefined}
+}
+
+/** "order.paid,order.paid" or repeated flags -> distinct names, in order. */
+export function splitEvents(values: readonly string[]): string[] {
+  return [...new Set(values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean))]
+}
+
+/**
+ * Refuses a body the service would refuse (exit 2, nothing sent). Loopback http is admitted only when the base
+ * URL is the running local sandbox, which delivers on this machine.
+ */
+export function checkEndpointInput(input: {url: string; events: string[]}, baseUrl: string, env: NodeJS.ProcessEnv): void {
+  assertValid('webhook endpoint', validateWebhookCreate(input, isSandboxUrl(baseUrl, env)))
+}
+
+export interface CreatedEndpoint {
+  /** As the service returned it, signing_secret included. */
+  endpoint: WebhookEndpoint & {signing_secret: string}
+  /** The profile the secret was stored in. */
+  profile: string
+}
+
+/** POST /api/v2/webhooks, then keeps the signing secret in the profile under the endpoint's id. */
+export async function createWebhook(ctx: Context, input: {url: string; events: string[]}): Promise<CreatedEndpoint> {
+  const client = await ctx.client()
+  checkEndpointInput(input, client.baseUrl, ctx.env)
+  const {body} = await client.request<WebhookEndpoint>({auth: true, body: input, method: 'POST', path: '/webhooks', version: 'v2'})
+  if (typeof body?.id !== 'string' || typeof body.signing_secret !== 'string' || body.signing_secret === '')
+    throw new CliError('Unexpected response: the registered endpoint has no id or signing secret.')
+  const endpoint = body as CreatedEndpoint['endpoint']
+  const profile = await storeSigningSecret(ctx, endpoint.id, endpoint.signing_secret)
+  return {endpoint, profile}
+}
+
+export async function storeSigningSecret(ctx: Context, endpointId: string, secret: string): Promise<string> {
+  const name = await ctx.profileName()
+  await ctx.store.update((data) => {
+    const profile = ensureProfile(data, name)
+    profile.webhook_secrets = {...profile.webhook_secrets, [endpointId]: secret}
+  })
+  return name
+}
+
+/** The URL as a comparable string (`https://h` and `https://h/` are one endpoint). */
+export function sameUrl(a: string, b: string): boolean {
+  try {
+    return new URL(a).href === new URL(b).href
+  } catch {
+    return a === b
+  }
+}
+
+export interface ListenEndpoint {
+  endpoint: WebhookEndpoint
+  secret: string
+  reused: boolean
+}
+
+/**
+ * The endpoint `webhooks listen` receives on: one already registered for `url` whose secret the profile holds
+ * and that subscribes to every event wanted (extra events are answered "ignored" by the listener), else a new one.
+ */
+export async function ensureListenEndpoint(
+  ctx: Context,
+  existing: readonly WebhookEndpoint[],
+  input: {url: string; events: string[]},
+): Promise<ListenEndpoint> {
+  const secrets = (await ctx.profile())?.webhook_secrets ?? {}
+  const reusable = existing.find(
+    (e) =>
+      typeof e.url === 'string' &&
+      sameUrl(e.url, input.url) &&
+      secrets[e.id] !== undefined &&
+      (!Array.isArray(e.events) || input.events.every((name) => e.events.includes(name))),
+  )
+  if (reusable) return {endpoint: reusable, reused: true, secret: secrets[reusable.id]!}
+  const {endpoint} = await createWebhook(ctx, input)
+  return {endpoint, reused: false, secret: endpoint.signing_secret}
+}

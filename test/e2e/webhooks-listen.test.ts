@@ -1,0 +1,317 @@
+/**
+ * `commerce webhooks listen` as a process, against an in-process sandbox and real receivers on loopback:
+ * registration, verification, forwarding, the sandbox's retries, stopping (max events, timeout, signals),
+ * endpoint reuse, tunnels (stand-in binaries on PATH) and usage errors.
+ */
+import {readFileSync} from 'node:fs'
+import {delimiter, dirname, join, resolve} from 'node:path'
+import {afterEach, describe, expect, it} from 'vitest'
+
+import {signPayload, verifySignature} from '../../src/domain/signature.js'
+import {run, tempConfigDir} from '../helpers/cli.js'
+import {deadPort, killAll, type Receiver, type Session, spawnCli, startReceiver, startSession, until} from './webhooks-setup.js'
+
+let session: Session | undefined
+let receivers: Receiver[] = []
+afterEach(async () => {
+  await killAll()
+  await Promise.all(receivers.map((r) => r.close()))
+  receivers = []
+  await session?.close()
+  session = undefined
+})
+
+const receiver = async (port = 0) => {
+  const r = await startReceiver(port)
+  receivers.push(r)
+  return r
+}
+const listen = (s: Session, args: string[], env: Record<string, string> = {}) => spawnCli(['webhooks', 'listen', ...args], {...s.env, ...env})
+const body = (id = 'evt_direct1') => JSON.stringify({created_at: new Date().toISOString(), data: {id: 7, status: 'paid'}, id, type: 'order.paid'})
+const post = (url: string, payload: string, headers: Record<string, string> = {}) =>
+  fetch(url, {body: payload, headers: {'content-type': 'application/json', ...headers}, method: 'POST'})
+const now = () => Math.floor(Date.now() / 1000)
+
+describe('webhooks listen against the sandbox', () => {
+  it('registers its loopback URL, verifies a triggered order.paid and forwards the identical body and headers; --max-events 1 exits 0', async () => {
+    session = await startSession()
+    const r = await receiver()
+    const p = listen(session, ['--json', '--forward-to', r.url, '--max-events', '1'])
+    const ready = await p.json(0)
+    expect(ready).toMatchObject({endpoint_id: expect.stringMatching(/^we_/), ready: true, reused: false})
+    expect(ready.local_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(ready.public_url).toBe(`${ready.local_url}/`)
+    expect(ready).not.toHaveProperty('signing_secret')
+    expect(p.stderr()).toContain(ready.local_url)
+    expect(p.stderr()).toContain(ready.public_url)
+
+    const trigger = await session.cli(['webhooks', 'trigger', 'order.paid', '--json'])
+    expect(trigger.code, trigger.stderr).toBe(0)
+    const {event_id: eventId, order} = trigger.json()
+    expect(order.status).toBe('paid')
+
+    const event = await p.json(1)
+    expect(event).toMatchObject({forward_status: 200, id: eventId, type: 'order.paid'})
+    expect(typeof event.created_at).toBe('string')
+    expect(await p.exited).toEqual({code: 0, signal: null})
+    expect(p.lines).toHaveLength(2)
+
+    // The receiver got what the sandbox sent: the raw body and the signature, verifiable with the stored secret.
+    const secret = session.secrets()[ready.endpoint_id]
+    expect(secret).toMatch(/^whsec_/)
+    expect(r.received).toHaveLength(1)
+    const got = r.received[0]!
+    expect(got.url).toBe('/hooks')
+    expect(JSON.parse(got.body.toString())).toMatchObject({id: eventId, type: 'order.paid', data: {id: order.id, status: 'paid'}})
+    expect(verifySignature(secret, got.headers['x-service-signature'] as string, got.body).valid).toBe(true)
+    expect(got.headers['x-service-event-id']).toBe(eventId)
+    expect(got.headers['user-agent']).toBe('commerce-sandbox/1')
+    expect(p.stderr() + p.lines.join('\n')).not.toContain(secret)
+
+    // The inbox holds the same bytes and headers; the sandbox saw the receiver's 200.
+    const events = await session.cli(['webhooks', 'events', '--json'])
+    const [record] = events.json()
+    expect(record).toMatchObject({forward_status: 200, id: eventId, type: 'order.paid'})
+    expect(Buffer.from(record.body)).toEqual(got.body)
+    expect(record.headers['x-service-signature']).toBe(got.headers['x-service-signature'])
+    await session.sandbox.deliveriesSettled()
+    expect(session.sandbox.deliveries().filter((d) => d.event_id === eventId)).toMatchObject([{outcome: 'delivered', status: 200}])
+  })
+
+  it('answers 400 to a missing, malformed, wrong, stale or future signature and forwards none of them', async () => {
+    session = await startSession()
+    const r = await receiver()
+    const p = listen(session, ['--json', '--forward-to', r.url, '--print-secret'])
+    const ready = await p.json(0)
+    const secret: string = ready.signing_secret
+    expect(secret).toBe(session.secrets()[ready.endpoint_id])
+    const payload = body()
+    const url = `${ready.local_url}/any/path`
+
+    const bad: Array<[string, Record<string, string>]> = [
+      ['missing', {}],
+      ['malformed', {'x-service-signature': 'v1=abc'}],
+      ['wrong secret', {'x-service-signature': signPayload('whsec_not_it', payload)}],
+      ['other body', {'x-service-signature': signPayload(secret, `${payload} `)}],
+      ['stale', {'x-service-signature': signPayload(secret, payload, now() - 301)}],
+      ['future', {'x-service-signature': signPayload(secret, payload, now() + 301)}],
+    ]
+    for (const [what, headers] of bad) {
+      const res = await post(url, payload, headers)
+      expect(res.status, what).toBe(400)
+    }
+    expect(r.received).toHaveLength(0)
+    expect(p.lines).toHaveLength(1)
+    expect(p.stderr().match(/rejected 400/g)).toHaveLength(bad.length)
+
+    // The same body, signed right, goes through (several v1= entries, one of them good).
+    const good = `${signPayload('whsec_old', payload).split(',')[1]},${signPayload(secret, payload)}`
+    const res = await post(url, payload, {'x-service-signature': good})
+    expect(res.status).toBe(200)
+    expect(await p.json(1)).toMatchObject({forward_status: 200, id: 'evt_direct1'})
+    expect(r.received).toHaveLength(1)
+    expect(r.received[0]!.body.toString()).toBe(payload)
+
+    p.child.kill('SIGTERM')
+    expect((await p.exited).code).toBe(0)
+  })
+
+  it('answers 502 while the receiver is down, and the sandbox retry is forwarded once it is up', async () => {
+    session = await startSession({retryDelaysMs: [500, 1000, 2000]})
+    const port = await deadPort()
+    const p = listen(session, ['--json', '--forward-to', `http://127.0.0.1:${port}/hooks`, '--max-events', '2'])
+    await p.line(0)
+    const trigger = await session.cli(['webhooks', 'trigger', 'order.paid', '--json'])
+    const eventId = trigger.json().event_id
+
+    const failed = await p.json(1)
+    expect(failed).toMatchObject({forward_status: null, id: eventId})
+    expect(failed.forward_error).toMatch(/refused/)
+    const r = await receiver(port)
+
+    expect(await p.json(2)).toMatchObject({forward_status: 200, id: eventId})
+    expect((await p.exited).code).toBe(0)
+    expect(r.received).toHaveLength(1)
+    await session.sandbox.deliveriesSettled()
+    expect(session.sandbox.deliveries().filter((d) => d.event_id === eventId)).toMatchObject([
+      {attempt: 1, outcome: 'retrying', status: 502},
+      {attempt: 2, outcome: 'delivered', status: 200},
+    ])
+  })
+
+  it('passes a receiver\'s own error status back, so the sandbox retries', async () => {
+    session = await startSession({retryDelaysMs: [50]})
+    const r = await receiver()
+    r.respond = (_req, res) => void res.writeHead(503).end('busy')
+    const p = listen(session, ['--json', '--forward-to', r.url, '--max-events', '2'])
+    await p.line(0)
+    await session.cli(['webhooks', 'trigger', 'order.paid'])
+    expect(await p.json(1)).toMatchObject({forward_status: 503})
+    expect(await p.json(2)).toMatchObject({forward_status: 503})
+    expect((await p.exited).code).toBe(0)
+    await session.sandbox.deliveriesSettled()
+    expect(session.sandbox.deliveries().map((d) => [d.status, d.outcome])).toEqual([[503, 'retrying'], [503, 'failed']])
+  })
+
+  it('--timeout counts from the ready line and exits 1 when fewer events came', async () => {
+    session = await startSession()
+    const p = listen(session, ['--json', '--timeout', '1', '--max-events', '1'])
+    await p.line(0)
+    const readyAt = Date.now()
+    const error = await p.json(1)
+    expect(Date.now() - readyAt).toBeGreaterThanOrEqual(900)
+    expect(error.error.message).toMatch(/0 of 1 events arrived within --timeout 1 s/)
+    expect((await p.exited).code).toBe(1)
+
+    // --timeout alone, human output: no event is a failure too.
+    const q = listen(session, ['--timeout', '0.5'])
+    expect((await q.exited).code).toBe(1)
+    expect(q.stderr()).toMatch(/no event arrived within --timeout 0.5 s/)
+  })
+
+  it('on SIGINT during a slow forward, finishes that delivery, then exits 0', async () => {
+    session = await startSession()
+    const r = await receiver()
+    let release!: () => void
+    r.respond = (_req, res) => {
+      release = () => void res.writeHead(200).end('ok, finally')
+    }
+    const p = listen(session, ['--json', '--forward-to', r.url])
+    await p.line(0)
+    await session.cli(['webhooks', 'trigger', 'order.paid'])
+    await until(() => r.received.length === 1)
+
+    p.child.kill('SIGINT')
+    await until(() => p.stderr().includes('Stopping'))
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(p.running()).toBe(true)
+    release()
+
+    expect(await p.exited).toEqual({code: 0, signal: null})
+    expect(await p.json(1)).toMatchObject({forward_status: 200})
+    await session.sandbox.deliveriesSettled()
+    expect(session.sandbox.deliveries()).toMatchObject([{outcome: 'delivered', status: 200}])
+  })
+
+  it('reuses the endpoint registered for the same URL on a second run, and registers --public-url as given', async () => {
+    session = await startSession()
+    const port = await deadPort()
+    const first = listen(session, ['--json', '--port', String(port)])
+    const a = await first.json(0)
+    expect(a.public_url).toBe(`http://127.0.0.1:${port}/`)
+    first.child.kill('SIGTERM')
+    expect((await first.exited).code).toBe(0)
+
+    const second = listen(session, ['--json', '--port', String(port)])
+    const b = await second.json(0)
+    expect(b).toMatchObject({endpoint_id: a.endpoint_id, reused: true})
+    second.child.kill('SIGTERM')
+    expect((await second.exited).code).toBe(0)
+
+    const publicUrl = 'https://hooks.example.com/commerce'
+    const third = listen(session, ['--json', '--public-url', publicUrl])
+    const c = await third.json(0)
+    expect(c).toMatchObject({public_url: publicUrl, reused: false})
+    third.child.kill('SIGTERM')
+    await third.exited
+
+    const list = (await session.cli(['webhooks', 'list', '--json'])).json()
+    expect(list.map((e: {url: string}) => e.url)).toEqual(expect.arrayContaining([a.public_url, publicUrl]))
+    expect(list).toHaveLength(2)
+  })
+})
+
+describe('webhooks listen with a tunnel (stand-in binaries on PATH)', () => {
+  const standIns = resolve(import.meta.dirname, '../fixtures/bin')
+  const nodeDir = dirname(process.execPath)
+  const withStandIns = [standIns, nodeDir].join(delimiter)
+  const urls = {cloudflared: /^https:\/\/[a-z0-9-]+\.trycloudflare\.com$/, ngrok: /^https:\/\/[a-z0-9-]+\.ngrok-free\.app$/}
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  for (const provider of ['cloudflared', 'ngrok'] as const) {
+    it(`--tunnel ${provider}: registers the tunnel's URL, and stops the tunnel on SIGTERM`, async () => {
+      session = await startSession()
+      const argsFile = join(session.dir, 'tunnel-args.json')
+      const p = listen(session, ['--json', '--tunnel', provider], {FAKE_TUNNEL_ARGS_FILE: argsFile, PATH: withStandIns})
+      const ready = await p.json(0)
+      expect(ready.public_url).toMatch(urls[provider])
+      const port = new URL(ready.local_url).port
+      const tunnel = JSON.parse(readFileSync(argsFile, 'utf8')) as {args: string[]; pid: number}
+      expect(tunnel.args.join(' ')).toContain(provider === 'cloudflared' ? `--url http://127.0.0.1:${port}` : `http 127.0.0.1:${port}`)
+      const list = (await session.cli(['webhooks', 'list', '--json'])).json()
+      expect(list).toMatchObject([{id: ready.endpoint_id, url: ready.public_url}])
+
+      p.child.kill('SIGTERM')
+      expect((await p.exited).code).toBe(0)
+      expect(alive(tunnel.pid)).toBe(false)
+    })
+
+    it(`--tunnel ${provider} that dies ends the listener with exit 1 and says why`, async () => {
+      session = await startSession()
+      const p = listen(session, ['--tunnel', provider], {FAKE_TUNNEL_DIE_AFTER_MS: '300', PATH: withStandIns})
+      expect((await p.exited).code).toBe(1)
+      expect(p.stderr()).toMatch(new RegExp(`${provider} tunnel stopped.*${provider} exited with code 1`, 's'))
+    })
+
+    it(`--tunnel ${provider} not on PATH is exit 2 with how to install it`, async () => {
+      session = await startSession()
+      const p = listen(session, ['--tunnel', provider], {PATH: nodeDir})
+      expect((await p.exited).code).toBe(2)
+      expect(p.stderr()).toContain(`${provider} is not installed`)
+      expect(p.stderr()).toMatch(/brew install/)
+    })
+  }
+
+  it('a tunnel that fails to start is exit 1 with its last output', async () => {
+    session = await startSession()
+    const p = listen(session, ['--tunnel', 'cloudflared'], {FAKE_TUNNEL_FAIL: '1', PATH: withStandIns})
+    expect((await p.exited).code).toBe(1)
+    expect(p.stderr()).toContain('failed to request quick Tunnel')
+    // Nothing was registered for a tunnel that never came up.
+    expect((await session.cli(['webhooks', 'list', '--json'])).json()).toEqual([])
+  })
+})
+
+describe('webhooks listen usage errors (exit 2, nothing started or sent)', () => {
+  it('refuses to listen for a service that cannot reach 127.0.0.1, bad flags and non-HTTPS public URLs', async () => {
+    const tmp = tempConfigDir()
+    try {
+      const env = {COMMERCE_ACCESS_TOKEN: 'tok_test', COMMERCE_BASE_URL: 'https://commerce.invalid', COMMERCE_CONFIG_DIR: tmp.dir}
+      const cases: Array<[string[], RegExp]> = [
+        [[], /--public-url URL .* or --tunnel cloudflared\|ngrok/],
+        [['--public-url', 'http://hooks.example.com/x'], /must be an HTTPS URL/],
+        [['--public-url', 'http://127.0.0.1:9/'], /must be an HTTPS URL/],
+        [['--events', 'order.shipped', '--public-url', 'https://hooks.example.com'], /order\.shipped/],
+        [['--tunnel', 'cloudflared', '--public-url', 'https://hooks.example.com'], /cannot also be provided/],
+        [['--tunnel', 'localtunnel'], /Expected --tunnel=localtunnel to be one of/],
+        [['--forward-to', 'ftp://x', '--public-url', 'https://hooks.example.com'], /--forward-to must be an http/],
+        [['--timeout', '0', '--public-url', 'https://hooks.example.com'], /positive number of seconds/],
+      ]
+      const results = await Promise.all(cases.map(([args]) => run(['webhooks', 'listen', ...args], {env})))
+      results.forEach((r, i) => {
+        expect(r.code, `${cases[i]![0].join(' ')}: ${r.stderr}`).toBe(2)
+        expect(r.stderr).toMatch(cases[i]![1])
+      })
+      const json = await run(['webhooks', 'listen', '--json'], {env})
+      expect(json.code).toBe(2)
+      expect(json.json().error.message).toContain('No public URL')
+    } finally {
+      tmp.cleanup()
+    }
+  })
+
+  it('is exit 3 before anything starts when not logged in', async () => {
+    session = await startSession()
+    await session.cli(['auth', 'logout'])
+    const p = listen(session, ['--json'])
+    expect((await p.exited).code).toBe(3)
+    expect(p.lines.join('\n')).not.toContain('"ready"')
+  })
+})

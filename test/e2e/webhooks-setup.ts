@@ -1,0 +1,181 @@
+/**
+ * Shared by the webhooks e2e tests: a test sandbox with its state file in a private config directory and the
+ * CLI logged in to it; long-running CLI processes (`webhooks listen`) read line by line; receivers on loopback.
+ */
+import {spawn, type ChildProcess} from 'node:child_process'
+import {readFileSync} from 'node:fs'
+import {createServer, type IncomingHttpHeaders, type ServerResponse} from 'node:http'
+import type {AddressInfo} from 'node:net'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {createInterface} from 'node:readline'
+import {expect} from 'vitest'
+
+import {writeSandboxState} from '../../src/config/sandbox-state.js'
+import type {SandboxOptions} from '../../src/sandbox/index.js'
+import {BIN, ROOT, run, type RunOptions, tempConfigDir} from '../helpers/cli.js'
+import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
+
+export interface Session {
+  sandbox: TestSandbox
+  dir: string
+  env: Record<string, string>
+  /** Runs the CLI to completion with this session's config directory. */
+  cli(args: string[], options?: RunOptions): ReturnType<typeof run>
+  /** The profile's stored webhook signing secrets, read from config.json. */
+  secrets(): Record<string, string>
+  close(): Promise<void>
+}
+
+/** A sandbox recorded in a fresh config directory (as `sandbox start` would), and `auth login --sandbox` done. */
+export async function startSession(options: Omit<SandboxOptions, 'now'> = {}): Promise<Session> {
+  const sandbox = await startTestSandbox(options)
+  const tmp = tempConfigDir()
+  const env = {COMMERCE_CONFIG_DIR: tmp.dir}
+  writeSandboxState({base_url: sandbox.baseUrl, keys: sandbox.keys.map((k) => ({...k, scopes: [...k.scopes]})), pid: process.pid}, env)
+  const session: Session = {
+    cli: (args, opts = {}) => run(args, {...opts, env: {...env, ...opts.env}}),
+    async close() {
+      await sandbox.close()
+      tmp.cleanup()
+    },
+    dir: tmp.dir,
+    env,
+    sandbox,
+    secrets: () => JSON.parse(readFileSync(join(tmp.dir, 'config.json'), 'utf8')).profiles.default.webhook_secrets ?? {},
+  }
+  const login = await session.cli(['auth', 'login', '--sandbox'])
+  expect(login.code, login.stderr).toBe(0)
+  return session
+}
+
+export interface Spawned {
+  child: ChildProcess
+  /** stdout lines so far. */
+  lines: string[]
+  stderr(): string
+  /** Waits for stdout line `index` (0-based); rejects when the process ends first. */
+  line(index: number): Promise<string>
+  json<T = any>(index: number): Promise<T>
+  exited: Promise<{code: number | null; signal: NodeJS.Signals | null}>
+  /** Whether the process is still running. */
+  running(): boolean
+}
+
+const spawned = new Set<Spawned>()
+
+/** Starts a long-running CLI process; `killAll()` in teardown ends whatever is left. */
+export function spawnCli(args: string[], env: Record<string, string | undefined>): Spawned {
+  const fullEnv: Record<string, string> = {HOME: tmpdir(), LANG: 'C.UTF-8', PATH: process.env.PATH ?? ''}
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) fullEnv[k] = v
+  const child = spawn(process.execPath, [BIN, ...args], {cwd: ROOT, env: fullEnv, stdio: ['ignore', 'pipe', 'pipe']})
+  const lines: string[] = []
+  let stderr = ''
+  let done = false
+  let waiters: Array<() => void> = []
+  const wake = () => {
+    for (const w of waiters.splice(0)) w()
+  }
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+  createInterface({input: child.stdout!}).on('line', (line) => {
+    lines.push(line)
+    wake()
+  })
+  const exited = new Promise<{code: number | null; signal: NodeJS.Signals | null}>((resolve) =>
+    child.on('close', (code, signal) => {
+      done = true
+      wake()
+      resolve({code, signal})
+    }),
+  )
+  const proc: Spawned = {
+    child,
+    exited,
+    async json(index) {
+      return JSON.parse(await proc.line(index))
+    },
+    async line(index) {
+      while (lines.length <= index) {
+        if (done) throw new Error(`the process ended (code ${child.exitCode}) before stdout line ${index}.\nstdout:\n${lines.join('\n')}\nstderr:\n${stderr}`)
+        await new Promise<void>((resolve) => waiters.push(resolve))
+      }
+      return lines[index]!
+    },
+    lines,
+    running: () => !done,
+    stderr: () => stderr,
+  }
+  spawned.add(proc)
+  void exited.then(() => spawned.delete(proc))
+  return proc
+}
+
+export async function killAll(): Promise<void> {
+  await Promise.all(
+    [...spawned].map((p) => {
+      p.child.kill('SIGKILL')
+      return p.exited
+    }),
+  )
+}
+
+export interface Received {
+  url: string
+  headers: IncomingHttpHeaders
+  body: Buffer
+}
+
+export interface Receiver {
+  url: string
+  port: number
+  received: Received[]
+  /** How it answers; 200 "ok" by default. */
+  respond: (req: Received, res: ServerResponse) => void
+  close(): Promise<void>
+}
+
+/** A receiver on 127.0.0.1 (`port` 0: a free one). */
+export async function startReceiver(port = 0): Promise<Receiver> {
+  const receiver: Receiver = {
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+    port: 0,
+    received: [],
+    respond: (_req, res) => void res.writeHead(200, {'content-type': 'text/plain'}).end('ok'),
+    url: '',
+  }
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      const got = {body: Buffer.concat(chunks), headers: req.headers, url: req.url!}
+      receiver.received.push(got)
+      receiver.respond(got, res)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  receiver.port = (server.address() as AddressInfo).port
+  receiver.url = `http://127.0.0.1:${receiver.port}/hooks`
+  return receiver
+}
+
+/** A port nothing listens on (bound, then released). */
+export async function deadPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const {port} = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+/** Polls `check` every 10 ms until it is true (at most `ms`). */
+export async function until(check: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
