@@ -9,7 +9,8 @@
  * Every session runs on its own tmux server, on a socket in a private temp directory (`tmux -S`), so tests never
  * touch a user's tmux server and leave no socket behind. The CLI runs under `env -i`: only PATH, HOME (the
  * config dir), LANG, TERM=xterm-256color and what the test passes; in particular CI is unset unless given.
- * The pane stays after the process exits (remain-on-exit), so its last screen and exit status can be read.
+ * After the CLI the shell prints `[tty-exit N]`, and the pane stays after that (remain-on-exit), so the last
+ * screen and the exit status can be read.
  */
 import {execFile} from 'node:child_process'
 import {mkdtempSync, rmSync} from 'node:fs'
@@ -23,6 +24,9 @@ const exec = promisify(execFile)
 const POLL_MS = 50
 const DEFAULT_TIMEOUT_MS = 10_000
 const TARGET = 'cli'
+/** The line the shell prints when the CLI has exited: `[tty-exit N]` (N is 128 + signal number for a signal). */
+const EXIT_MARKER = '[tty-exit'
+const EXIT_LINE = /\[tty-exit (\d+)\]\s*$/
 
 export interface TmuxOptions {
   /** Added to the clean environment; `undefined` values are left out. */
@@ -42,7 +46,10 @@ export interface TmuxSession {
   sendKeys(...keys: string[]): Promise<void>
   /** Literal text, as typed. */
   type(text: string): Promise<void>
-  /** The whole pane, scroll-back included, wrapped lines joined; without tmux's own "Pane is dead" line. */
+  /**
+   * The whole pane, scroll-back included, wrapped lines joined; without tmux's own "Pane is dead" line, but with
+   * the `[tty-exit N]` line once the CLI has exited.
+   */
   capture(options?: CaptureOptions): Promise<string>
   /** Polls the pane until it contains `pattern`; resolves with that capture, or rejects showing the last one. */
   waitFor(pattern: string | RegExp, options?: CaptureOptions & {timeoutMs?: number}): Promise<string>
@@ -73,8 +80,12 @@ export async function startInTmux(args: string[], options: TmuxOptions = {}): Pr
   const env: Record<string, string> = {HOME: socketDir, LANG: 'C.UTF-8', PATH: tmuxEnv.PATH, TERM: 'xterm-256color'}
   for (const [k, v] of Object.entries(options.env ?? {})) if (v !== undefined) env[k] = v
   const assignments = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`)
-  // `env -i` drops the test runner's environment (CI included; `-u CI` is kept to say so explicitly).
-  const command = ['cd', shellQuote(ROOT), '&&', 'exec', 'env', '-u', 'CI', '-i', ...assignments, shellQuote(process.execPath), shellQuote(BIN), ...args.map(shellQuote)].join(' ')
+  // `env -i` drops the test runner's environment (CI included; `-u CI` is kept to say so explicitly). The shell
+  // prints the exit status after the CLI: tmux's own #{pane_dead_status} is not reliable (under load tmux can
+  // see the pane close without reaping the process, and the status stays empty).
+  const cli = ['env', '-u', 'CI', '-i', ...assignments, shellQuote(process.execPath), shellQuote(BIN), ...args.map(shellQuote)].join(' ')
+  // `trap : INT`: Ctrl-C reaches the CLI (which gets the default disposition back on exec) but not this shell.
+  const command = `trap : INT; cd ${shellQuote(ROOT)} && ${cli}; echo "${EXIT_MARKER} $?]"`
 
   let killed = false
   const session: TmuxSession = {
@@ -105,14 +116,10 @@ export async function startInTmux(args: string[], options: TmuxOptions = {}): Pr
       return last
     },
     async waitForExit(timeoutMs) {
-      let status = ''
-      const done = await poll(timeoutMs, async () => {
-        status = (await tmux('display-message', '-p', '-t', TARGET, '#{pane_dead} #{pane_dead_status} #{pane_dead_signal}')).trim()
-        return status.startsWith('1 ')
+      const screen = await session.waitFor(EXIT_LINE, {timeoutMs}).catch(async () => {
+        throw new Error(`The CLI did not exit in time. Last screen:\n${await session.capture()}`)
       })
-      if (!done) throw new Error(`The CLI did not exit in time. Last screen:\n${await session.capture()}`)
-      const [, code, signal] = status.split(' ')
-      return code ? Number(code) : 128 + Number(signal)
+      return Number(EXIT_LINE.exec(screen)![1])
     },
   }
   live.add(session)
