@@ -14,7 +14,7 @@ export async function loadSnapshot(path: string): Promise<Snapshot | undefined> 
     text = await readFile(path, 'utf8')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw error
+    throw new Error(`Cannot read the data file ${path}: ${(error as Error).message}`)
   }
   let data: Partial<Snapshot>
   try {
@@ -51,6 +51,14 @@ export class DataFile {
     if (this.timer) return
     this.timer = setTimeout(() => void this.flush(), this.debounceMs)
     this.timer.unref()
+  }
+
+  /** Writes the current state now and fails loudly: a sandbox that cannot keep its data must not start. */
+  async create(): Promise<void> {
+    this.dirty = false
+    await this.write(JSON.stringify(this.snapshot())).catch((error: Error) => {
+      throw new Error(`Cannot write the data file ${this.path}: ${error.message}`)
+    })
   }
 
   /** Writes the current state if it changed since the last write; resolves when it is on disk. */

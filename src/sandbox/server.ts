@@ -95,11 +95,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       )
     : undefined
   if (dataFile) {
+    if (!snapshot) await dataFile.create()
     store.changed = () => dataFile.schedule()
-    if (!snapshot) {
-      dataFile.schedule()
-      await dataFile.flush()
-    }
   }
 
   const core: Core = {

@@ -103,6 +103,11 @@ describe('data file', () => {
     expect(readFileSync(join(dir, 'broken.json'), 'utf8')).toBe('{"hel')
   })
 
+  it('refuses to start when the data file cannot be used', async () => {
+    writeFileSync(join(dir, 'plain-file'), '')
+    await expect(startSandbox({dataFile: join(dir, 'plain-file', 'data.json')})).rejects.toThrow(/Cannot read the data file .*ENOTDIR/)
+  })
+
   it('without a data file, every start is fresh, with new keys', async () => {
     const a = await startTestSandbox()
     open.push(a)

@@ -1,0 +1,74 @@
+import {Flags} from '@oclif/core'
+
+import {BaseCommand} from '../../base/command.js'
+import {CliError} from '../../errors.js'
+import {DEFAULT_HOST, DEFAULT_PORT, describeSandbox, infoOf, runForeground, startDetached} from '../../sandbox/process.js'
+
+export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
+  static description = `Run a local emulator of the whole service (every v1 and v2 operation, webhooks included).
+
+Prints its base URL and two test key pairs (one with every scope, one with customers:read only) and records
+them in the config directory, where \`auth login --sandbox\` and \`webhooks trigger\` find them. Data (customers,
+orders, refunds, webhooks) persists in --data (default: sandbox-data.json in the config directory).
+In the foreground it runs until Ctrl-C or SIGTERM (exit 0); --detach runs it in the background and returns.
+Its control path (GET <base URL>/_sandbox) moves orders to paid or shipped and shows webhook deliveries.`
+  static examples = [
+    '<%= config.bin %> sandbox start',
+    '<%= config.bin %> sandbox start --detach --port 0 --json',
+    '<%= config.bin %> sandbox start --in-memory --demo-data --order-limit 10 --order-window 2',
+  ]
+  static flags = {
+    'demo-data': Flags.boolean({description: 'Seed demo customers and orders into a new data file.'}),
+    data: Flags.string({description: 'Data file (default: sandbox-data.json in the config directory).', exclusive: ['in-memory']}),
+    detach: Flags.boolean({description: 'Run in the background and return once it is ready.'}),
+    host: Flags.string({default: DEFAULT_HOST, description: 'Address to listen on.'}),
+    'in-memory': Flags.boolean({description: 'Keep no data file: everything is lost on stop.', exclusive: ['data']}),
+    'order-limit': Flags.integer({description: 'Order creations allowed per window and key pair (default 10).', min: 1}),
+    'order-window': Flags.integer({description: 'Order-limit window in seconds (default 60).', min: 1}),
+    port: Flags.integer({default: DEFAULT_PORT, description: 'Port to listen on (0: any free port).', max: 65_535, min: 0}),
+    'token-ttl': Flags.integer({default: 3600, description: 'Access token lifetime in seconds.', min: 1}),
+  }
+
+  async run(): Promise<void> {
+    const {flags, io} = this
+    if (flags.detach) {
+      const state = await startDetached({args: [process.argv[1]!, ...this.foregroundArgv()]}).catch(failed)
+      if (io.json) return io.outJson(infoOf(state))
+      io.out(describeSandbox(state).join('\n'))
+      io.info('Running in the background; stop it with `commerce sandbox stop`.')
+      return
+    }
+    const orderLimit =
+      flags['order-limit'] || flags['order-window'] ? {limit: flags['order-limit'] ?? 10, windowSeconds: flags['order-window'] ?? 60} : undefined
+    const {state, stopped} = await runForeground({
+      dataFile: flags['in-memory'] ? null : flags.data,
+      host: flags.host,
+      orderLimit,
+      port: flags.port,
+      seedDemoData: flags['demo-data'],
+      tokenTtlSeconds: flags['token-ttl'],
+    }).catch(failed)
+    if (io.json) io.outJson(infoOf(state))
+    else io.out(describeSandbox(state).join('\n'))
+    io.info('Press Ctrl-C to stop.')
+    await stopped
+    io.info('Sandbox stopped.')
+  }
+
+  /** This command's flags for the background process: the same, without --detach and --json. */
+  private foregroundArgv(): string[] {
+    const {flags} = this
+    const argv = ['sandbox', 'start', '--port', String(flags.port), '--host', flags.host, '--token-ttl', String(flags['token-ttl'])]
+    if (flags['in-memory']) argv.push('--in-memory')
+    if (flags.data) argv.push('--data', flags.data)
+    if (flags['demo-data']) argv.push('--demo-data')
+    if (flags['order-limit']) argv.push('--order-limit', String(flags['order-limit']))
+    if (flags['order-window']) argv.push('--order-window', String(flags['order-window']))
+    return argv
+  }
+}
+
+/** Start failures (port in use, one already running, a bad data file) say what to do in their message. */
+function failed(error: Error): never {
+  throw new CliError(error.message)
+}

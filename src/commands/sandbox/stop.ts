@@ -1,0 +1,18 @@
+import {BaseCommand} from '../../base/command.js'
+import {stopSandbox} from '../../sandbox/process.js'
+
+export default class SandboxStop extends BaseCommand<typeof SandboxStop> {
+  static description = `Stop the local sandbox recorded in the config directory (exit 0 also when none runs).
+
+It gets SIGTERM, writes its data file and exits; after 10 s it is killed. With --json:
+{"stopped": true, "base_url", "pid"} or {"stopped": false}.`
+  static examples = ['<%= config.bin %> sandbox stop']
+
+  async run(): Promise<void> {
+    const {io} = this
+    const state = await stopSandbox()
+    if (io.json) return io.outJson(state ? {base_url: state.base_url, pid: state.pid, stopped: true} : {stopped: false})
+    if (state) io.out(`Stopped the sandbox at ${state.base_url} (pid ${state.pid}).`)
+    else io.out('No local sandbox is running; nothing to stop.')
+  }
+}
