@@ -5,12 +5,11 @@
 import {EVENT_TYPES} from '../domain/schema.js'
 import {checkOneOf, checkPositiveInt, parseId} from '../domain/validate.js'
 import {type Core, isoNow, payOrder, placeOrder} from './core.js'
+import {CONTROL_PREFIX} from './decisions.js'
 import {HttpError, type Reply, type Router, validationError} from './http.js'
 import {CATALOGUE} from './seed.js'
 import type {OrderRecord} from './store.js'
 import {orderView} from './views.js'
-
-export const CONTROL_PREFIX = '/_sandbox'
 
 export const CONTROL_ROUTES = [
   {description: 'This description, with counts of the stored records.', method: 'GET', path: CONTROL_PREFIX},

@@ -10,6 +10,9 @@ import type {Currency, Scope} from '../domain/schema.js'
 /** Money amounts (`total`, `unit_price`, `price`, refund `amount`) are integers in minor units (cents, pence). */
 export const MONEY_UNIT = 'minor units (cents for USD and EUR, pence for GBP)'
 
+/** The sandbox-only control path (no authentication), outside `/api/`. */
+export const CONTROL_PREFIX = '/_sandbox'
+
 /** `per_page` when the query does not give one. Deliberately not the CLI's default of 30. */
 export const DEFAULT_PER_PAGE = 20
 

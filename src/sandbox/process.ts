@@ -15,9 +15,9 @@ import {
   writeSandboxState,
 } from '../config/sandbox-state.js'
 import {configPath, SANDBOX_DATA_FILE} from '../config/paths.js'
-import {CONTROL_PREFIX} from './control.js'
+import {CONTROL_PREFIX} from './decisions.js'
 import type {Limit} from './rate-limit.js'
-import {type Sandbox, type SandboxCounts, startSandbox} from './server.js'
+import type {Sandbox, SandboxCounts} from './server.js'
 
 /** `sandbox start` without `--port`: a fixed port, so that a profile's base URL survives restarts. */
 export const DEFAULT_PORT = 4242
@@ -67,6 +67,8 @@ export async function runForeground(options: StartOptions, env: NodeJS.ProcessEn
   const running = readSandboxState(env)
   if (running) throw alreadyRunning(running)
   const dataFile = resolveDataFile(options.dataFile, env)
+  // Loaded here so that `status` and `stop` do not pay for the emulator.
+  const {startSandbox} = await import('./server.js')
   const sandbox = await startSandbox({
     dataFile,
     host: options.host ?? DEFAULT_HOST,
