@@ -47,6 +47,8 @@ export const DELETE_CUSTOMER_STATUS = 204
 
 /** Request bodies larger than this answer 413. */
 export const MAX_BODY_BYTES = 1024 * 1024
+/** JSON bodies nesting objects/arrays deeper than this answer 400 (they could not be sent back out). */
+export const MAX_JSON_DEPTH = 32
 
 /** `Deprecation` and `Sunset` headers on every v1 response (Sunset: 2026-09-01, an HTTP date). */
 export const V1_DEPRECATION_HEADER = 'true'
@@ -137,7 +139,7 @@ export const DECISIONS: readonly Decision[] = [
   {
     gap: 'Error bodies',
     decision:
-      '`{message}` for 400, 401, 403, 404, 405 (with `Allow`), 409, 413, 415, 429 and 500; 422 `{message, errors}` (token endpoints: `{message}`). 401 carries `WWW-Authenticate: Bearer`.',
+      '`{message}` for 400, 401, 403, 404, 405 (with `Allow`), 409, 413, 415, 429 and 500; 422 `{message, errors}` (token endpoints: `{message}`). 401 carries `WWW-Authenticate: Bearer`. Bodies: invalid JSON or nesting deeper than 32 levels 400, not `application/json` (or `+json`) 415, over 1 MiB 413.',
   },
   {gap: 'per_page default and range', decision: 'Default 20. Outside 1-100 or not an integer: 422 on `per_page` (likewise `page` < 1). A page past the end has empty `data`.'},
   {gap: 'List order', decision: 'Newest first = reverse creation order (id descending).'},

@@ -96,8 +96,8 @@ function decodeSegment(segment: string): string {
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
 
-/** Reads a JSON body of at most `limit` bytes. */
-export function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+/** Reads a JSON body of at most `limit` bytes, nesting at most `maxDepth` objects/arrays. */
+export function readJsonBody(req: IncomingMessage, limit: number, maxDepth: number): Promise<unknown> {
   const length = req.headers['content-length']
   const declared = length === undefined ? undefined : Number(length)
   const chunked = req.headers['transfer-encoding'] !== undefined
@@ -128,13 +128,28 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<unkno
       if (size > limit) return
       const text = Buffer.concat(chunks).toString('utf8')
       if (text.trim() === '') return resolve(undefined)
+      let value: unknown
       try {
-        resolve(JSON.parse(text))
+        value = JSON.parse(text)
       } catch (error) {
-        reject(new HttpError(400, `Request body is not valid JSON: ${(error as Error).message}`))
+        return reject(new HttpError(400, `Request body is not valid JSON: ${(error as Error).message}`))
       }
+      if (nestsDeeper(value, maxDepth)) return reject(new HttpError(400, `Request body nests deeper than ${maxDepth} levels`))
+      resolve(value)
     })
   })
+}
+
+/** Iterative, so that a hostile body cannot overflow the stack here. */
+function nestsDeeper(value: unknown, maxDepth: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]]
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!
+    if (typeof v !== 'object' || v === null) continue
+    if (depth > maxDepth) return true
+    for (const child of Object.values(v)) stack.push([child, depth + 1])
+  }
+  return false
 }
 
 function tooLarge(limit: number): HttpError {

@@ -14,6 +14,7 @@ import {
   DELIVERY_RETRY_DELAYS_MS,
   DELIVERY_TIMEOUT_MS,
   MAX_BODY_BYTES,
+  MAX_JSON_DEPTH,
   PERSIST_DEBOUNCE_MS,
   V1_DEPRECATION_HEADER,
   V1_SUNSET_HEADER,
@@ -140,7 +141,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     try {
       const {handler, params} = router.resolve(method, path)
       reply = await handler({
-        body: () => readJsonBody(req, MAX_BODY_BYTES),
+        body: () => readJsonBody(req, MAX_BODY_BYTES, MAX_JSON_DEPTH),
         method,
         params,
         path,

@@ -78,6 +78,19 @@ describe('bad requests', () => {
     expect(sb.counts().customers).toBe(0)
   })
 
+  it('answers 400 to bodies nesting too deeply, which could not be sent back out', async () => {
+    const deep = (n: number) => JSON.parse(`${'{"a":'.repeat(n)}1${'}'.repeat(n)}`)
+    const ok = await call(sb, 'POST', '/api/v2/customers', {json: {email: 'a@example.com', name: 'A', metadata: deep(30)}, token: t})
+    expect(ok.status).toBe(201)
+    const tooDeep = [JSON.stringify({email: 'b@example.com', name: 'B', metadata: deep(40)}), '['.repeat(200_000) + ']'.repeat(200_000)]
+    for (const raw of tooDeep) {
+      const r = await call(sb, 'POST', '/api/v2/customers', {headers: {'content-type': 'application/json'}, raw, token: t})
+      expect(r.status).toBe(400)
+      expect(r.body.message).toMatch(/deeper than 32/)
+    }
+    expect((await call(sb, 'GET', '/api/v2/customers', {token: t})).body.meta.total).toBe(1)
+  })
+
   it('answers 415 to a body that is not JSON, and accepts charset and +json types', async () => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/jsonx']) {
       const r = await call(sb, 'POST', '/api/v2/auth/tokens', {headers: {'content-type': type}, raw: '{}'})
