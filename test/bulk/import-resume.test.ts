@@ -258,3 +258,25 @@ test('a service error (not a row error) stops the import and is thrown; the reru
   expect(summary(result).created).toBe(10)
   expect(service.customers.size).toBe(10)
 })
+
+test('never more requests in flight than the concurrency', async () => {
+  const file = customersCsv(40)
+  let inFlight = 0
+  let max = 0
+  const result = await importFile<Extract<ImportRow, {kind: 'customers'}>>({
+    baseUrl: 'http://sandbox',
+    concurrency: 3,
+    file,
+    format: 'csv',
+    journalDir: join(dir, 'journals'),
+    kind: 'customers',
+    send: async () => {
+      max = Math.max(max, ++inFlight)
+      for (let hops = Math.floor(Math.random() * 4); hops >= 0; hops--) await new Promise((r) => setImmediate(r))
+      inFlight--
+      return {outcome: 'created'}
+    },
+  })
+  expect(summary(result).created).toBe(40)
+  expect(max).toBe(3)
+})

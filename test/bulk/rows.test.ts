@@ -174,8 +174,10 @@ describe('importFile', () => {
   test('with a bad row, sends nothing and opens no journal', async () => {
     const journals = join(dir, 'journals-a')
     let sends = 0
+    const errors: unknown[] = []
     const result = await importFile({
       baseUrl: 'http://service',
+      errors: {write: (row) => void errors.push(row)},
       file: file(csv, 'csv'),
       format: 'csv',
       journalDir: journals,
@@ -189,6 +191,7 @@ describe('importFile', () => {
     expect(result.file.invalid.map((e) => e.line)).toEqual([3])
     expect(sends).toBe(0)
     expect(existsSync(journals)).toBe(false)
+    expect(errors).toEqual([expect.objectContaining({line: 3, status: 'invalid'})]) // --errors-file lists it too
   })
 
   test('a fatal error sends nothing even with skipInvalid; dryRun sends nothing', async () => {

@@ -26,7 +26,7 @@ export interface ImportFileOptions<R extends ImportRow> {
   /** Called once validation passed and sending starts (e.g. to start a progress bar at `valid`). */
   onStart?: (file: ValidatedFile, journal: Journal) => void
   onProgress?: (event: RowProgress) => void
-  /** --errors-file: invalid rows left out, and rows that failed now. */
+  /** --errors-file: the invalid rows (whatever the status), and the rows that failed now. */
   errors?: {write(row: ErrorRow): Promise<void> | void}
   now?: () => number
 }
@@ -39,10 +39,10 @@ export type ImportFileResult =
 
 export async function importFile<R extends ImportRow>(options: ImportFileOptions<R>): Promise<ImportFileResult> {
   const file = await validateFile({file: options.file, format: options.format, kind: options.kind as ImportKind})
+  for (const e of file.invalid) await options.errors?.write({errors: e.errors, line: e.line, reason: e.reason, status: 'invalid'})
   if (file.fatal || (file.invalidCount > 0 && !options.skipInvalid)) return {file, status: 'invalid'}
   if (options.dryRun) return {file, status: 'dry-run'}
 
-  for (const e of file.invalid) await options.errors?.write({errors: e.errors, line: e.line, reason: e.reason, status: 'invalid'})
   const journal = await Journal.open(options.journalDir, {baseUrl: options.baseUrl, file: file.file, kind: file.kind, sha256: file.sha256}, {now: options.now})
   try {
     options.onStart?.(file, journal)

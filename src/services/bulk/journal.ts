@@ -49,11 +49,6 @@ export interface JournalIdentity {
   baseUrl: string
 }
 
-interface RowState extends Partial<RowOutcome> {
-  /** Epoch ms of the first send since the last outcome: set while the row is in doubt. */
-  startedAt?: number
-}
-
 export interface Counts {
   created: number
   updated: number
@@ -67,7 +62,12 @@ export function journalFileName(id: JournalIdentity): string {
 }
 
 export class Journal {
-  private readonly rows = new Map<number, RowState>()
+  // Per row, only what a rerun needs; one small map entry per row keeps 100k-row imports light.
+  private readonly outcomes = new Map<number, Outcome>()
+  /** Failed rows' reasons. */
+  private readonly reasons = new Map<number, string>()
+  /** Rows sent with no outcome recorded since: epoch ms of the first such send. */
+  private readonly inDoubt = new Map<number, number>()
   private fd: number | undefined
 
   private constructor(
@@ -123,16 +123,15 @@ export class Journal {
   private apply(entry: Record<string, unknown>): void {
     const line = entry.line
     if (typeof line !== 'number') return
-    const state = this.rows.get(line) ?? {}
     if (typeof entry.started === 'number') {
-      state.startedAt ??= entry.started
+      if (!this.inDoubt.has(line)) this.inDoubt.set(line, entry.started)
     } else if (typeof entry.outcome === 'string') {
-      state.outcome = entry.outcome as Outcome
-      state.id = entry.id as RowOutcome['id']
-      state.reason = entry.reason as string | undefined
-      state.startedAt = undefined
+      const outcome = entry.outcome as Outcome
+      this.outcomes.set(line, outcome)
+      this.inDoubt.delete(line)
+      if (outcome === 'failed') this.reasons.set(line, typeof entry.reason === 'string' ? entry.reason : '')
+      else this.reasons.delete(line)
     }
-    this.rows.set(line, state)
   }
 
   private append(entry: Record<string, unknown>): void {
@@ -142,18 +141,21 @@ export class Journal {
 
   /** Done: created, updated or skipped (a failed row is tried again). */
   isDone(line: number): boolean {
-    const state = this.rows.get(line)
-    return state?.startedAt === undefined && state?.outcome !== undefined && state.outcome !== 'failed'
+    const outcome = this.outcomes.get(line)
+    return outcome !== undefined && outcome !== 'failed' && !this.inDoubt.has(line)
   }
 
   /** When the row was first sent without an outcome recorded since (epoch ms), or undefined. */
   inDoubtSince(line: number): number | undefined {
-    return this.rows.get(line)?.startedAt
+    return this.inDoubt.get(line)
   }
 
+  /** The latest outcome recorded (ids stay in the file only, to keep memory small). */
   outcome(line: number): RowOutcome | undefined {
-    const state = this.rows.get(line)
-    return state?.outcome ? {id: state.id, outcome: state.outcome, reason: state.reason} : undefined
+    const outcome = this.outcomes.get(line)
+    if (outcome === undefined) return undefined
+    const reason = this.reasons.get(line)
+    return reason === undefined ? {outcome} : {outcome, reason}
   }
 
   /** Records that the row's request is about to be sent. */
@@ -174,16 +176,13 @@ export class Journal {
   /** The latest outcome of every row, counted. */
   counts(): Counts {
     const counts: Counts = {created: 0, failed: 0, skipped: 0, updated: 0}
-    for (const state of this.rows.values()) if (state.outcome) counts[state.outcome]++
+    for (const outcome of this.outcomes.values()) counts[outcome]++
     return counts
   }
 
   /** Rows whose latest outcome is `failed`, in line order. */
-  failures(): Array<{line: number; reason?: string}> {
-    return [...this.rows.entries()]
-      .filter(([, s]) => s.outcome === 'failed')
-      .map(([line, s]) => ({line, reason: s.reason}))
-      .sort((a, b) => a.line - b.line)
+  failures(): Array<{line: number; reason: string}> {
+    return [...this.reasons.entries()].map(([line, reason]) => ({line, reason})).sort((a, b) => a.line - b.line)
   }
 
   close(): void {

@@ -9,12 +9,14 @@
  * time from the first request to the end of the Retry-After pause makes the window W. From then on it keeps
  * the times of the last L requests and lets a request go only once the oldest of them is W (plus a margin)
  * old: at most L requests in any span of W, which keeps both fixed-window and sliding-window limiters happy,
- * and sends each window's requests as soon as the window opens (close to the floor of the limit). Another 429
- * means the model was wrong: it recounts from the window that ended in it (L can only fall, W only grow).
+ * and sends each window's requests as soon as the window opens (close to the floor of the limit).
  *
- * Before the first 429 nothing is known, so every worker with a request may meet it at once. When the caller
- * knows the documented limit (`expectedLimit`, e.g. 10 order creations per window), requests past that many
- * go one at a time (each after those in flight have settled), so that only one of them meets the 429.
+ * So that a wrong guess costs one 429 and not one per worker, a request that may meet the limit goes alone
+ * (a "probe": it waits for those in flight to report back, and the others wait for it): before the first 429,
+ * each request past `expectedLimit` (the documented limit, when the caller knows one); after it, the first
+ * request of each burst (after a quarter of a window without requests). A 429 despite the model means the
+ * window is longer than thought: W grows to span the last L requests and the new pause (and L falls if fewer
+ * than L succeeded in that window).
  */
 import {setTimeout as delay} from 'node:timers/promises'
 
@@ -52,10 +54,12 @@ export class Pacer {
   private epochFirstGrant?: number
   private epochGrants = 0
   private epochSuccesses = 0
-  /** Once learned: times of the last `limit` grants and successes. */
+  /** Once learned: times of the last grants and successes (about `limit` of each). */
   private grants: number[] = []
   private successes: number[] = []
+  private lastGrant?: number
   private inFlight = 0
+  private probeOutstanding = false
   private settleWaiters: Array<() => void> = []
 
   constructor(private readonly options: PacerOptions = {}) {
@@ -80,10 +84,16 @@ export class Pacer {
         await this.clock.sleep(slot - now)
         continue
       }
-      if (this.mustGoAlone() && this.inFlight > 0) {
+      if (this.probeOutstanding) {
         await this.settled()
         continue
       }
+      const alone = this.mustGoAlone(now)
+      if (alone && this.inFlight > 0) {
+        await this.settled()
+        continue
+      }
+      this.probeOutstanding = alone
       this.grant(now)
       return
     }
@@ -102,6 +112,7 @@ export class Pacer {
     this.pausedUntil = Math.max(this.pausedUntil, now + Math.max(0, retryAfterMs))
     this.last429At = now
     this.lessonPending = true
+    this.grants.pop() // the refused request (the newest: it went alone) did not count against the limit
   }
 
   onError(): void {
@@ -113,7 +124,9 @@ export class Pacer {
     this.stats.granted++
     this.epochGrants++
     this.epochFirstGrant ??= now
-    if (this.limit !== undefined) keepLast(this.grants, now, this.limit)
+    this.lastGrant = now
+    // One more than the limit, so that a refused request (dropped on its 429) leaves the L before it.
+    if (this.limit !== undefined) keepLast(this.grants, now, this.limit + 1)
   }
 
   /** The earliest time the next request may go by the learned limit (0 when free). */
@@ -123,9 +136,12 @@ export class Pacer {
     return this.grants[this.grants.length - this.limit]! + this.windowMs + margin
   }
 
-  private mustGoAlone(): boolean {
-    const expected = this.options.expectedLimit
-    return this.limit === undefined && expected !== undefined && this.epochGrants >= expected
+  private mustGoAlone(now: number): boolean {
+    if (this.limit === undefined || this.windowMs === undefined) {
+      const expected = this.options.expectedLimit
+      return expected !== undefined && this.epochGrants >= expected
+    }
+    return this.lastGrant === undefined || now - this.lastGrant >= this.windowMs / 4
   }
 
   /** At the end of a pause: what the 429 taught. */
@@ -135,12 +151,11 @@ export class Pacer {
       this.limit = Math.max(1, this.epochSuccesses)
       this.windowMs = this.pausedUntil - (this.epochFirstGrant ?? this.last429At)
     } else {
+      const oldest = this.grants.slice(-this.limit)[0] ?? this.last429At
+      this.windowMs = Math.max(this.windowMs, this.pausedUntil - oldest)
       const from = this.last429At - this.windowMs
-      const succeeded = this.successes.filter((t) => t > from).length
-      const firstGrant = this.grants.find((t) => t > from) ?? this.last429At
-      this.limit = Math.max(1, Math.min(this.limit, succeeded))
-      this.windowMs = Math.max(this.windowMs, this.pausedUntil - firstGrant)
-      this.grants = this.grants.slice(-this.limit)
+      this.limit = Math.max(1, Math.min(this.limit, this.successes.filter((t) => t > from).length))
+      this.grants = this.grants.slice(-(this.limit + 1))
       this.successes = this.successes.slice(-this.limit)
     }
     this.epochFirstGrant = undefined
@@ -150,6 +165,7 @@ export class Pacer {
 
   private settle(): void {
     this.inFlight = Math.max(0, this.inFlight - 1)
+    this.probeOutstanding = false
     const waiters = this.settleWaiters
     this.settleWaiters = []
     for (const wake of waiters) wake()
@@ -164,7 +180,9 @@ export class Pacer {
       timeout.abort()
     })
     await Promise.race([report, this.clock.sleep(this.options.settleTimeoutMs ?? 2000, timeout.signal)])
-    if (!reported) this.inFlight = 0
+    if (reported) return
+    this.inFlight = 0
+    this.probeOutstanding = false
   }
 }
 
