@@ -9,6 +9,7 @@
  * JSONL objects `{customer_id, currency, items: [{product_id, quantity}], idempotency_key?}`.
  * Columns an export writes but the service sets itself (`id`, `status`, ...) are ignored, so an export can be
  * imported elsewhere; any other unknown column or field is an error, so that a typo is not silently dropped.
+ * CSV column names match case-insensitively (metadata keys keep their case); empty optional cells are omitted.
  */
 import {type FieldErrors, hasErrors, isUuid, parseId, validateCustomerCreate, validateOrderCreate} from '../../domain/validate.js'
 import {parseItemSpec, type OrderItemInput} from '../orders.js'
@@ -64,7 +65,7 @@ const KNOWN = {
 
 /** The CSV header check: unknown or missing columns end the import at line 1. */
 export function checkHeader(kind: ImportKind, columns: string[]): string | undefined {
-  const {fields, ignored} = KNOWN[kind]
+  const {fields} = KNOWN[kind]
   const names = new Set<string>()
   for (const column of columns) {
     const name = csvName(kind, column)

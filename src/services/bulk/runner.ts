@@ -63,9 +63,9 @@ export async function runImport<R extends {line: number}>(options: RunImportOpti
 
   async function handle(row: R): Promise<void> {
     const inDoubtSince = journal.inDoubtSince(row.line)
-    journal.start(row.line)
-    sent++
     try {
+      journal.start(row.line)
+      sent++
       const outcome = await options.send(row, inDoubtSince === undefined ? {} : {inDoubtSince})
       journal.finish(row.line, outcome)
       options.onOutcome?.(row, outcome)
