@@ -1,0 +1,80 @@
+/** `commerce sandbox start|stop|status` as users run them: the built CLI as a child process. */
+import {spawn} from 'node:child_process'
+import {existsSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+
+import {BIN, ROOT, run, tempConfigDir} from '../helpers/cli.js'
+
+let config: {dir: string; cleanup: () => void}
+let env: Record<string, string>
+beforeEach(() => {
+  config = tempConfigDir()
+  env = {COMMERCE_CONFIG_DIR: config.dir}
+})
+afterEach(async () => {
+  await run(['sandbox', 'stop'], {env})
+  config.cleanup()
+})
+
+describe('sandbox commands', () => {
+  it('start --detach --json, status, auth login --sandbox, stop; then status exits 1 and stop exits 0', async () => {
+    const started = await run(['sandbox', 'start', '--detach', '--json', '--port', '0', '--in-memory', '--demo-data'], {env})
+    expect(started.code, started.stderr).toBe(0)
+    const info = started.json()
+    expect(Object.keys(info)).toEqual(['base_url', 'pid', 'keys'])
+    expect(info.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(info.keys).toHaveLength(2)
+
+    const status = await run(['sandbox', 'status', '--json'], {env})
+    expect(status.code).toBe(0)
+    expect(status.json()).toMatchObject({base_url: info.base_url, pid: info.pid, keys: info.keys, counts: {customers: 12, products: 24}})
+    const human = await run(['sandbox', 'status'], {env})
+    expect(human.stdout).toContain(`Sandbox running at ${info.base_url} (pid ${info.pid})`)
+    expect(human.stdout).toMatch(/12 customers/)
+
+    const login = await run(['auth', 'login', '--sandbox', '--json'], {env})
+    expect(login.code, login.stderr).toBe(0)
+    expect(login.json()).toMatchObject({base_url: info.base_url, key_id: info.keys[0].key_id})
+
+    const again = await run(['sandbox', 'start', '--detach', '--port', '0', '--in-memory'], {env})
+    expect(again.code).toBe(1)
+    expect(again.stderr).toContain('already running')
+
+    const stop = await run(['sandbox', 'stop'], {env})
+    expect(stop.code).toBe(0)
+    expect(stop.stdout).toContain(`pid ${info.pid}`)
+    const none = await run(['sandbox', 'status', '--json'], {env})
+    expect(none.code).toBe(1)
+    expect(none.json().error.message).toMatch(/No local sandbox/)
+    const stopNone = await run(['sandbox', 'stop'], {env})
+    expect(stopNone.code).toBe(0)
+    expect(stopNone.stdout).toMatch(/nothing to stop/)
+  })
+
+  it('in the foreground it prints the URL and keys, and SIGTERM stops it with exit 0 and keeps the data', async () => {
+    const child = spawn(process.execPath, [BIN, 'sandbox', 'start', '--port', '0'], {
+      cwd: ROOT,
+      env: {HOME: config.dir, PATH: process.env.PATH ?? '', ...env},
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = ''
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d))
+    await expect.poll(() => out, {interval: 50, timeout: 15_000}).toMatch(/sbx_read_\w+ +sbx_secret_\w+ +customers:read/)
+    expect(out).toMatch(/^Sandbox running at http:\/\/127\.0\.0\.1:\d+ \(pid \d+\)/)
+    expect(existsSync(join(config.dir, 'sandbox.json'))).toBe(true)
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+    child.kill('SIGTERM')
+    expect(await exited).toBe(0)
+    expect(existsSync(join(config.dir, 'sandbox.json'))).toBe(false)
+    expect(existsSync(join(config.dir, 'sandbox-data.json'))).toBe(true)
+  })
+
+  it('rejects bad flags with exit 2', async () => {
+    const r = await run(['sandbox', 'start', '--port', '70000'], {env})
+    expect(r.code).toBe(2)
+    const both = await run(['sandbox', 'start', '--data', 'x.json', '--in-memory'], {env})
+    expect(both.code).toBe(2)
+  })
+})
