@@ -7,9 +7,7 @@ export default class WebhooksReplay extends BaseCommand<typeof WebhooksReplay> {
   static args = {id: Args.string({description: 'The event id (evt_...), as `webhooks events` shows it.', required: true})}
   static description = `Send a recorded delivery again: its raw body byte for byte, with its recorded headers.
 
-The recorded X-Service-Signature is sent as it was, so a receiver with a timestamp tolerance may refuse it once
-it is old; --secret replaces it with a fresh signature. Exit 4 when the inbox has no such event, 1 when the
-receiver cannot be reached or answers other than 2xx.`
+The recorded X-Service-Signature is sent as it was, so a receiver with a timestamp tolerance may refuse it once it is old; --secret replaces it with a fresh signature. Exit 4 when the inbox has no such event, 1 when the receiver cannot be reached or answers other than 2xx.`
   static examples = [
     '<%= config.bin %> webhooks replay evt_3f9a1c --forward-to http://127.0.0.1:3000/hooks',
     '<%= config.bin %> webhooks replay evt_3f9a1c --forward-to http://127.0.0.1:3000/hooks --secret "$SECRET"',

@@ -6,8 +6,7 @@ import {readPayload, sign} from '../../services/webhooks/signatures.js'
 export default class WebhooksSign extends BaseCommand<typeof WebhooksSign> {
   static description = `Print the X-Service-Signature header value for a payload, for testing a receiver.
 
-The payload is signed as raw bytes (a trailing newline counts: prefer printf %s to echo).
-With --json: {"signature": "t=...,v1=..."}.`
+The payload is signed as raw bytes (a trailing newline counts: prefer printf %s to echo). With --json: {"signature": "t=...,v1=..."}.`
   static examples = [
     '<%= config.bin %> webhooks sign --secret "$SECRET" --payload-file body.json',
     'curl -H "X-Service-Signature: $(<%= config.bin %> webhooks sign --secret "$SECRET" --payload-file body.json)" --data-binary @body.json http://127.0.0.1:3000/hooks',

@@ -9,9 +9,7 @@ export default class WebhooksTrigger extends ApiCommand<typeof WebhooksTrigger> 
   static args = {event: Args.string({description: `Event to make happen (${EVENT_TYPES.join(', ')}).`, required: true})}
   static description = `Make an event happen in the local sandbox (only there), which then delivers it.
 
-order.paid: the pending order given with --order becomes paid, or a new order is placed and paid. The sandbox
-delivers the event to every endpoint subscribed to it, retrying failed deliveries. With --json, prints the
-sandbox's answer {order, event_id, endpoints}.`
+order.paid: the pending order given with --order becomes paid, or a new order is placed and paid. The sandbox delivers the event to every endpoint subscribed to it, retrying failed deliveries. With --json, prints the sandbox's answer {order, event_id, endpoints}.`
   static examples = [
     '<%= config.bin %> webhooks trigger order.paid',
     '<%= config.bin %> webhooks trigger order.paid --order 42 --json',
