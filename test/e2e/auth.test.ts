@@ -218,7 +218,7 @@ describe('credential and base URL errors', () => {
 
 describe('401: one re-issue and one repeat', () => {
   const tokenIssues = (stderr: string) => occurrences(stderr, '> POST ') // the only POST these commands make
-  const customerGets = (stderr: string) => occurrences(stderr, '> GET ')
+  const customerGets = (stderr: string) => occurrences(stderr, '> GET ') // one per list request
 
   it('a revoked cached token: a new token is issued once and the request succeeds', async () => {
     await login()
@@ -253,6 +253,31 @@ describe('401: one re-issue and one repeat', () => {
     expect(r.stderr).toContain('expired')
     expect(tokenIssues(r.stderr)).toBe(0)
     expect(customerGets(r.stderr)).toBe(1)
+  })
+
+  it('a cached token is reused until 60 s before it expires, then a new one is issued', async () => {
+    const token = await issueToken(sb.baseUrl, full())
+    const cached = (expiresInMs: number) =>
+      storeProfile(dir, 'default', {
+        access_token: token,
+        base_url: sb.baseUrl,
+        expires_at: new Date(Date.now() + expiresInMs).toISOString(),
+        key_id: full().key_id,
+        key_secret: full().key_secret,
+        scopes: [...full().scopes],
+        token_base_url: sb.baseUrl,
+      })
+    await cached(120_000)
+    const reused = await cli(['orders', 'list', '--debug', '--json'])
+    expect(reused.code, reused.stderr).toBe(0)
+    expect(tokenIssues(reused.stderr)).toBe(0)
+    expect(storedToken()).toBe(token)
+    await cached(50_000)
+    const renewed = await cli(['orders', 'list', '--debug', '--json'])
+    expect(renewed.code, renewed.stderr).toBe(0)
+    expect(tokenIssues(renewed.stderr)).toBe(1)
+    expect(customerGets(renewed.stderr)).toBe(1)
+    expect(storedToken()).not.toBe(token)
   })
 
   it('a key lacking the scope: 403, exit 3, the scope named', async () => {

@@ -41,9 +41,9 @@ const CUSTOMER = {created_at: '2026-01-01T00:00:00Z', email: 'x@example.com', id
 const page = (data: unknown[] = [CUSTOMER], total = data.length) => ({body: {data, meta: {page: 1, per_page: 30, total}}, status: 200})
 
 /** Runs the CLI against a faulty server answering with `script`, with a static token (no token request). */
-async function against(script: Script, args: string[], options: {upstream?: string} = {}) {
+async function against(script: Script, args: string[], options: {upstream?: string; env?: Record<string, string>} = {}) {
   faulty = await startFaultyServer(script, options)
-  const r = await run(args, {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: faulty.url, COMMERCE_CONFIG_DIR: tmp.dir}})
+  const r = await run(args, {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: faulty.url, COMMERCE_CONFIG_DIR: tmp.dir, ...options.env}})
   return {...r, requests: faulty.requests}
 }
 
@@ -148,6 +148,23 @@ describe('network errors and 5xx', () => {
     expect(r.requests).toHaveLength(1)
     expect(r.json().error.message).toMatch(/outcome is unknown/)
     expect(sb.counts().orders).toBe(before + 1)
+  })
+
+  it('connection refused on a GET: retried, then exit 1 naming the host', async () => {
+    const closed = await startFaultyServer(() => ({status: 200}))
+    const url = closed.url
+    await closed.close()
+    const r = await run(['customers', 'list', '--json'], {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: url, COMMERCE_CONFIG_DIR: tmp.dir}})
+    expect(r.code).toBe(1)
+    expect(r.json().error).toEqual({message: expect.stringContaining('connection refused'), status: null})
+    expect(r.json().error.message).toContain(new URL(url).host)
+  })
+
+  it('no answer within COMMERCE_HTTP_TIMEOUT on a customer create: 1 request, exit 1, outcome unknown', async () => {
+    const r = await against(() => new Promise(() => {}), createCustomer, {env: {COMMERCE_HTTP_TIMEOUT: '0.5'}})
+    expect(r.code).toBe(1)
+    expect(r.requests).toHaveLength(1)
+    expect(r.stderr).toMatch(/timed out.*outcome is unknown/)
   })
 
   it('v1 order create answered 503: never retried', async () => {

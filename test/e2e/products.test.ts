@@ -134,6 +134,7 @@ describe('products: invalid input is refused before any request (exit 2, the fla
     ['per_page 0', ['list', '--per-page', '0'], '--per-page'],
     ['per_page 101', ['list', '--per-page', '101'], '--per-page'],
     ['page 0', ['list', '--page', '0'], '--page'],
+    ['limit 0', ['list', '--limit', '0'], '--limit'],
     ['search of 121 characters', ['list', '--search', 'x'.repeat(121)], '--search'],
     ['search text of 121 characters', ['search', 'x'.repeat(121)], 'TEXT'],
     ['an unknown currency', ['list', '--currency', 'JPY'], '--currency'],
