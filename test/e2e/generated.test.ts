@@ -8,6 +8,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 
+import {withDecisions} from '../../scripts/readme-decisions.js'
 import {ROOT} from '../helpers/cli.js'
 
 const OCLIF = join(ROOT, 'node_modules', 'oclif', 'bin', 'run.js')
@@ -33,4 +34,9 @@ describe('generated files', () => {
     const committed = readFileSync(join(ROOT, 'README.md'), 'utf8')
     expect(committed.trim() === generated.trim(), 'README.md command reference is stale: run `npm run generate` and commit it').toBe(true)
   }, 60_000)
+
+  it('the README table of sandbox decisions matches src/sandbox/decisions.ts', () => {
+    const committed = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    expect(committed === withDecisions(committed), 'README.md decisions table is stale: run `npm run generate`').toBe(true)
+  })
 })
