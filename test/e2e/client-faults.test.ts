@@ -37,6 +37,17 @@ afterEach(async () => {
   faulty = undefined
 })
 
+/** A config dir of its own (so that no token cached by another test is reused), removed after the file. */
+const extraDirs: Array<() => void> = []
+function tempDir(): string {
+  const {cleanup, dir} = tempConfigDir()
+  extraDirs.push(cleanup)
+  return dir
+}
+afterAll(() => {
+  for (const cleanup of extraDirs) cleanup()
+})
+
 const CUSTOMER = {created_at: '2026-01-01T00:00:00Z', email: 'x@example.com', id: 9, name: 'X', status: 'active'}
 const page = (data: unknown[] = [CUSTOMER], total = data.length) => ({body: {data, meta: {page: 1, per_page: 30, total}}, status: 200})
 
@@ -77,18 +88,6 @@ describe('what goes on the wire', () => {
     expect(JSON.stringify(list)).not.toContain(key.key_secret)
     expect(faulty.requests).toHaveLength(2)
   })
-})
-
-/** A config dir of its own (so a test's token cache is not another's), removed with the file's. */
-function tempDir(): string {
-  const {dir} = tempConfigDir()
-  extraDirs.push(dir)
-  return dir
-}
-const extraDirs: string[] = []
-afterAll(async () => {
-  const {rmSync} = await import('node:fs')
-  for (const d of extraDirs) rmSync(d, {force: true, recursive: true})
 })
 
 describe('network errors and 5xx', () => {
