@@ -5,7 +5,7 @@
  */
 import {readFileSync} from 'node:fs'
 import {delimiter, dirname, join, resolve} from 'node:path'
-import {afterEach, describe, expect, it} from 'vitest'
+import {afterEach, describe, expect, it, onTestFinished} from 'vitest'
 
 import {signPayload, verifySignature} from '../../src/domain/signature.js'
 import {run, tempConfigDir} from '../helpers/cli.js'
@@ -42,8 +42,8 @@ describe('webhooks listen against the sandbox', () => {
     expect(ready.local_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(ready.public_url).toBe(`${ready.local_url}/`)
     expect(ready).not.toHaveProperty('signing_secret')
-    expect(p.stderr()).toContain(ready.local_url)
-    expect(p.stderr()).toContain(ready.public_url)
+    // stderr, read on its own pipe, may lag the ready line.
+    await until(() => p.stderr().includes(ready.local_url) && p.stderr().includes(ready.public_url))
 
     const trigger = await session.cli(['webhooks', 'trigger', 'order.paid', '--json'])
     expect(trigger.code, trigger.stderr).toBe(0)
@@ -154,6 +154,26 @@ describe('webhooks listen against the sandbox', () => {
     expect(session.sandbox.deliveries().map((d) => [d.status, d.outcome])).toEqual([[503, 'retrying'], [503, 'failed']])
   })
 
+  it('--skip-verify accepts unsigned deliveries; events not listened for are answered 200 and not forwarded; --timeout alone exits 0 after an event', async () => {
+    session = await startSession()
+    const r = await receiver()
+    const p = listen(session, ['--json', '--skip-verify', '--forward-to', r.url, '--timeout', '1'])
+    const ready = await p.json(0)
+    const other = await post(ready.local_url, JSON.stringify({created_at: new Date().toISOString(), data: {}, id: 'evt_other', type: 'order.shipped'}))
+    expect(other.status).toBe(200)
+    expect(await other.text()).toMatch(/ignored/)
+    const notEvent = await post(ready.local_url, '{"hello": "world"}')
+    expect(notEvent.status).toBe(400)
+    const unsigned = await post(`${ready.local_url}/x`, body('evt_unsigned'))
+    expect(unsigned.status).toBe(200)
+    expect(await p.json(1)).toMatchObject({forward_status: 200, id: 'evt_unsigned'})
+    expect(await p.exited).toEqual({code: 0, signal: null})
+    expect(r.received.map((got) => JSON.parse(got.body.toString()).id)).toEqual(['evt_unsigned'])
+    expect(p.stderr()).toMatch(/order\.shipped  evt_other  ignored/)
+    expect(p.stderr()).toMatch(/not verified/)
+    expect(p.lines).toHaveLength(2)
+  })
+
   it('--timeout counts from the ready line and exits 1 when fewer events came', async () => {
     session = await startSession()
     const p = listen(session, ['--json', '--timeout', '1', '--max-events', '1'])
@@ -242,9 +262,11 @@ describe('webhooks listen with a tunnel (stand-in binaries on PATH)', () => {
       const argsFile = join(session.dir, 'tunnel-args.json')
       const p = listen(session, ['--json', '--tunnel', provider], {FAKE_TUNNEL_ARGS_FILE: argsFile, PATH: withStandIns})
       const ready = await p.json(0)
+      const tunnel = JSON.parse(readFileSync(argsFile, 'utf8')) as {args: string[]; pid: number}
+      // A failing assertion must not leave the stand-in running (killAll ends the CLI with SIGKILL).
+      onTestFinished(() => void (alive(tunnel.pid) && process.kill(tunnel.pid, 'SIGKILL')))
       expect(ready.public_url).toMatch(urls[provider])
       const port = new URL(ready.local_url).port
-      const tunnel = JSON.parse(readFileSync(argsFile, 'utf8')) as {args: string[]; pid: number}
       expect(tunnel.args.join(' ')).toContain(provider === 'cloudflared' ? `--url http://127.0.0.1:${port}` : `http 127.0.0.1:${port}`)
       const list = (await session.cli(['webhooks', 'list', '--json'])).json()
       expect(list).toMatchObject([{id: ready.endpoint_id, url: ready.public_url}])
