@@ -7,6 +7,8 @@
  * A cached token is reused until 60 s before it expires. Issue and renewal run under the config lock and
  * re-read the cache first, so parallel processes sharing one config file reuse one fresh token.
  */
+import {createHash} from 'node:crypto'
+
 import type {IssuedToken} from '../domain/schema.js'
 import {ApiError, AuthError, CliError, UsageError} from '../errors.js'
 import type {CachedToken, ConfigData, ConfigStore} from '../config/store.js'
@@ -92,7 +94,10 @@ export interface TokenSlot {
 }
 
 export function envTokenSlot(pair: KeyPair): TokenSlot {
-  const key = (baseUrl: string) => `${baseUrl} ${pair.keyId} ${pair.scopes ? [...pair.scopes].sort().join(',') : '*'}`
+  // Keyed by base URL, key id and scopes (the contract), plus a short fingerprint of the secret, so that a wrong
+  // COMMERCE_KEY_SECRET never reuses a token another process cached for the same key id.
+  const fingerprint = createHash('sha256').update(pair.keySecret).digest('hex').slice(0, 12)
+  const key = (baseUrl: string) => `${baseUrl} ${pair.keyId} ${pair.scopes ? [...pair.scopes].sort().join(',') : '*'} ${fingerprint}`
   return {
     get: (data, baseUrl) => data.token_cache?.[key(baseUrl)],
     set(data, token) {

@@ -7,6 +7,10 @@ import type {FieldErrors} from '../domain/validate.js'
 import {ApiError, CliError, exitCodeForStatus} from '../errors.js'
 
 const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No Content',
   400: 'Bad request',
   401: 'Unauthorized',
   403: 'Forbidden',

@@ -127,17 +127,16 @@ describe('auth status and auth token', () => {
     for (const r of [json, human]) expect(r.stdout + r.stderr).not.toContain(full().key_secret)
   })
 
-  it('with the env key pair: source COMMERCE_KEY_ID; with a wrong env secret: logged out, exit 3', async () => {
-    // Separate config dirs: the token cache is keyed by base URL, key id and scopes, not by the secret.
-    const other = tempConfigDir()
-    const [ok, wrong] = await Promise.all([
-      cli(['auth', 'status', '--json'], keyPairEnv(dir, sb.baseUrl, full())),
-      cli(['auth', 'status', '--json'], keyPairEnv(other.dir, sb.baseUrl, {key_id: full().key_id, key_secret: 'nope'})),
-    ]).finally(other.cleanup)
+  it('with the env key pair: source COMMERCE_KEY_ID; a wrong env secret never reuses the cached token: exit 3', async () => {
+    // One config dir: the first run caches a token; the same key id with a wrong secret must not reuse it.
+    const ok = await cli(['auth', 'status', '--json'], keyPairEnv(dir, sb.baseUrl, full()))
     expect(ok.code, ok.stderr).toBe(0)
     expect(ok.json()).toMatchObject({key_id: full().key_id, logged_in: true, source: 'COMMERCE_KEY_ID'})
+    const wrong = await cli(['auth', 'status', '--json'], keyPairEnv(dir, sb.baseUrl, {key_id: full().key_id, key_secret: 'nope'}))
     expect(wrong.code).toBe(3)
     expect(wrong.json()).toMatchObject({logged_in: false, source: 'COMMERCE_KEY_ID'})
+    const list = await cli(['customers', 'list', '--json'], keyPairEnv(dir, sb.baseUrl, {key_id: full().key_id, key_secret: 'nope'}))
+    expect(list.code).toBe(3)
   })
 
   it('with COMMERCE_ACCESS_TOKEN: logged in (it cannot verify more), exit 0', async () => {
