@@ -25,11 +25,15 @@ export interface TokenSource {
   renew(client: ApiClient, stale: string): Promise<string | undefined>
 }
 
-/** A shared pacer (bulk imports): waits before each request, learns from 429s. */
+/**
+ * A shared pacer (bulk imports): waits before each request, learns from 429s. After each `acquire()` exactly
+ * one of: `onSuccess()` (any answer but a 429: the request counted), `onRateLimited()`, `onError()` (no answer).
+ */
 export interface Pacer {
   acquire(): Promise<void>
   onRateLimited(retryAfterMs: number): void
   onSuccess(): void
+  onError(): void
 }
 
 export interface ClientOptions {
@@ -66,6 +70,8 @@ export interface ApiRequest {
   version?: ApiVersion
   query?: Query
   body?: unknown
+  /** A JSON body sent byte for byte as given (`api --input`), instead of `body`. */
+  rawBody?: string
   headers?: Record<string, string>
   /** Send the bearer token. `'optional'` sends it when credentials exist (raw `api` command). */
   auth: 'optional' | boolean
@@ -152,6 +158,7 @@ export class ApiClient {
       try {
         res = await this.send(req, url, token)
       } catch (error) {
+        this.options.pacer?.onError()
         if (error instanceof CliError) throw error
         if (idempotent && transientRetries < MAX_TRANSIENT_RETRIES) {
           await this.backoff(transientRetries++, `network error (${describeNetworkError(error)})`)
@@ -160,11 +167,9 @@ export class ApiClient {
         throw this.networkError(error, idempotent, req)
       }
 
+      if (res.status !== 429) this.options.pacer?.onSuccess()
       this.noticeDeprecation(res.headers, isV1)
-      if (res.status < 300) {
-        this.options.pacer?.onSuccess()
-        return res as ApiResponse<T>
-      }
+      if (res.status < 300) return res as ApiResponse<T>
       if (res.status < 400) throw redirectError(res.status, res.headers.location)
 
       if (res.status === 429) {
@@ -244,11 +249,8 @@ export class ApiClient {
       'user-agent': this.options.userAgent,
       ...lowerKeys(req.headers ?? {}),
     }
-    let body: string | undefined
-    if (req.body !== undefined) {
-      body = JSON.stringify(req.body)
-      headers['content-type'] = 'application/json'
-    }
+    const body = req.rawBody ?? (req.body === undefined ? undefined : JSON.stringify(req.body))
+    if (body !== undefined) headers['content-type'] = 'application/json'
     if (token !== undefined) headers.authorization = `Bearer ${token}`
 
     const debug = this.options.debug

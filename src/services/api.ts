@@ -179,11 +179,13 @@ export async function prepareRequest(input: RawRequestInput, read: ReadSource): 
   const query = new URLSearchParams(q === -1 ? '' : full.slice(q + 1))
 
   let body: unknown
+  let rawBody: string | undefined
   if (input.input) {
     if (method === 'GET') throw new UsageError('--input sends a body, which a GET cannot carry; pass --method POST (or PATCH, DELETE).')
     if (input.input.text.trim() === '') throw new UsageError(`--input ${input.input.source}: the body is empty.`)
     try {
-      body = JSON.parse(input.input.text)
+      JSON.parse(input.input.text)
+      rawBody = input.input.text
     } catch (error) {
       throw new UsageError(`--input ${input.input.source}: not valid JSON (${(error as Error).message}). The service takes JSON bodies only.`)
     }
@@ -211,7 +213,7 @@ export async function prepareRequest(input: RawRequestInput, read: ReadSource): 
   return {
     page,
     perPage,
-    request: {auth, body, headers, method, path: search ? `${pathname}?${search}` : pathname},
+    request: {auth, body, headers, method, path: search ? `${pathname}?${search}` : pathname, rawBody},
   }
 }
 
