@@ -18,6 +18,21 @@ function envFlag(value: string | undefined): boolean {
   return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false'
 }
 
+const guarded = new WeakSet<NodeJS.WritableStream>()
+
+/**
+ * `commerce customers list | head -1`: when the reader closes the pipe, stop quietly (exit 0) instead of
+ * crashing with EPIPE.
+ */
+function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
+  if (guarded.has(stream)) return
+  guarded.add(stream)
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0)
+    throw error
+  })
+}
+
 export class IOStreams {
   readonly stdin: NodeJS.ReadStream
   readonly stdout: NodeJS.WriteStream
@@ -48,6 +63,7 @@ export class IOStreams {
     const forceColor = envFlag(this.env.FORCE_COLOR)
     this.color = !noColor && (forceColor || this.isStdoutTTY)
     this.chalk = new Chalk({level: this.color ? (forceColor && !this.isStdoutTTY ? 1 : 2) : 0})
+    quietOnClosedPipe(this.stdout)
   }
 
   /** Whether the CLI may ask the user something. */
