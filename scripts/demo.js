@@ -3,8 +3,10 @@
 // directory, logs a profile in with the sandbox key pair, runs real commands (each printed before its
 // output), and stops the sandbox. Nothing outside the temporary directory is touched.
 import {spawn, spawnSync} from 'node:child_process'
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, rmSync} from 'node:fs'
+import {createServer} from 'node:http'
 import {tmpdir} from 'node:os'
+import {createInterface} from 'node:readline'
 import {dirname, join} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -44,6 +46,28 @@ try {
   commerce(['orders', 'create', '--customer', String(customer.id), '--currency', 'USD', '--item', '1:2', '--item', '3', '--idempotency-key', order.idempotency_key, '--json'], {capture: true})
   console.log('(the same Idempotency-Key replayed the original order instead of creating a second one)')
   commerce(['orders', 'get', String(order.id)])
+
+  // Webhooks: a local receiver, a listener forwarding to it, and the sandbox paying the order.
+  const receiver = createServer((req, res) => req.resume().on('end', () => res.end('ok')))
+  await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+  const forwardTo = `http://127.0.0.1:${receiver.address().port}/hooks`
+  console.log(`\n${bold(`$ commerce webhooks listen --forward-to ${forwardTo} --max-events 1 --timeout 30 &`)}`)
+  const listener = spawn(process.execPath, [bin, 'webhooks', 'listen', '--forward-to', forwardTo, '--max-events', '1', '--timeout', '30'], {env, stdio: ['ignore', 'inherit', 'pipe']})
+  background.push(listener)
+  const closed = new Promise((resolve) => listener.on('close', resolve))
+  await new Promise((resolve, reject) => {
+    createInterface({input: listener.stderr}).on('line', (line) => {
+      console.log(line)
+      if (line.startsWith('Ready')) resolve()
+    })
+    listener.on('close', () => reject(new Error('webhooks listen stopped before it was ready')))
+  })
+  commerce(['webhooks', 'trigger', 'order.paid', '--order', String(order.id)])
+  await closed
+  receiver.close()
+  console.log('(the listener verified the signed delivery, forwarded it to the receiver, and stopped after --max-events 1)')
+  commerce(['webhooks', 'events', '--limit', '1'])
+  commerce(['orders', 'refund', String(order.id), '--amount', '100', '--reason', 'demo', '--yes'])
   commerce(['customers', 'get', String(customer.id), '--include', 'orders', '--json'], {capture: true})
   commerce(['api', '/api/v2/orders', '--field', 'per_page=2'].concat(['--method', 'GET']), {capture: true})
   commerce(['customers', 'create', '--email', 'not-an-email', '--name', 'Nobody'], {allowFail: true})

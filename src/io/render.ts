@@ -86,11 +86,13 @@ export async function renderList(io: IOStreams, records: AsyncIterable<Row> | It
 
   const columns = [...options.columns]
   if (!io.tableOutput) {
-    await write(io.stdout, columns.join('\t') + '\n')
+    // The header goes out with the first row (or alone at the end), so a failed first request prints nothing.
+    const header = columns.join('\t') + '\n'
     for await (const record of records) {
-      await write(io.stdout, columns.map((c) => formatCell(record[c], true)).join('\t') + '\n')
+      await write(io.stdout, (count === 0 ? header : '') + columns.map((c) => formatCell(record[c], true)).join('\t') + '\n')
       count++
     }
+    if (count === 0) await write(io.stdout, header)
     return count
   }
 
