@@ -1,0 +1,54 @@
+import {Args, Flags} from '@oclif/core'
+
+import {ApiCommand} from '../../base/command.js'
+import {apiVersionFlag} from '../../base/flags.js'
+import {UsageError} from '../../errors.js'
+import {IMPORT_FORMATS, importCommand, MAX_CONCURRENCY} from '../../services/bulk/commands.js'
+import {ON_CONFLICT} from '../../services/bulk/senders.js'
+
+export default class CustomersImport extends ApiCommand<typeof CustomersImport> {
+  static args = {file: Args.string({description: 'CSV or JSONL file of customers.', required: true})}
+  static description = `Create customers from a CSV or JSONL file, resumably.
+
+Rows: CSV columns email, name, and optional send_invite (true/false), plan, metadata.<key> and metadata (a JSON
+object); or JSONL objects shaped like the create body ({"email", "name", "send_invite", "metadata"}). The columns
+an export writes but the service sets (id, status, created_at) are ignored, so \`customers export --format csv\`
+can be imported as is. The format comes from --format or the file's extension (.csv, .jsonl, .ndjson).
+
+Every row is validated first; bad rows are reported by their line in the file (the CSV header is line 1) and
+nothing is sent (exit 2), unless --skip-invalid leaves them out. Then rows are created --concurrency at a time,
+paced together when the service answers 429. A journal in the config directory records each row as it is done:
+the same command run again after a crash, kill -9 or Ctrl-C goes on where it stopped and creates nothing twice.
+A taken email is failed (--on-conflict fail, the default), skipped, or updated (v2: PATCH of name and metadata).
+Prints {created, updated, skipped, failed, invalid}; exit 1 when a row failed, 130 when interrupted.`
+  static examples = [
+    '<%= config.bin %> customers import customers.csv',
+    '<%= config.bin %> customers import customers.jsonl --on-conflict skip --errors-file failed.csv --json',
+    '<%= config.bin %> customers import customers.csv --dry-run',
+  ]
+  static flags = {
+    ...apiVersionFlag,
+    concurrency: Flags.integer({default: 4, description: 'Requests in flight at once.', max: MAX_CONCURRENCY, min: 1}),
+    'dry-run': Flags.boolean({description: 'Validate and report; send nothing.'}),
+    'errors-file': Flags.string({description: 'Write the invalid and failed rows with their line and reason (CSV when FILE ends in .csv, else JSONL).'}),
+    format: Flags.option({description: 'File format (default: from the extension).', options: IMPORT_FORMATS})(),
+    'on-conflict': Flags.option({default: 'fail' as const, description: 'When the email is already taken.', options: ON_CONFLICT})(),
+    'skip-invalid': Flags.boolean({description: 'Leave invalid rows out (reported) and import the others.'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags} = this
+    const onConflict = flags['on-conflict']
+    if (onConflict === 'update' && (await this.ctx.apiVersion()) !== 'v2')
+      throw new UsageError('--on-conflict update needs API v2 (it finds and updates customers); drop --api-version v1.')
+    const code = await importCommand({
+      connect: async () => ({client: await this.ctx.client(), onConflict, tokens: (await this.ctx.credentials()).tokens}),
+      env: this.ctx.env,
+      file: this.args.file,
+      flags,
+      io: this.io,
+      kind: 'customers',
+    })
+    if (code !== 0) this.exit(code)
+  }
+}
