@@ -5,8 +5,10 @@
  * The HTTP client calls `acquire()` before each request, then exactly one of `onSuccess()` (any answer but a
  * 429: the request counted), `onRateLimited(retryAfterMs)` or `onError()` (no answer).
  *
- * It learns the limit from the first 429: the requests that succeeded since the start make the limit L, and the
- * time from the first request to the end of the Retry-After pause makes the window W. From then on it keeps
+ * It learns the limit from the first 429 that follows a success: the requests that succeeded since the start
+ * (or since the end of the last pause) make the limit L, and the time from the first of them to the end of the
+ * Retry-After pause makes the window W. A 429 before any success (a window already used up, say by an earlier
+ * run of the same import) teaches nothing: the pacer only waits for the next window. From then on it keeps
  * the times of the last L requests and lets a request go only once the oldest of them is W (plus a margin)
  * old: at most L requests in any span of W, which keeps both fixed-window and sliding-window limiters happy,
  * and sends each window's requests as soon as the window opens (close to the floor of the limit).
@@ -148,8 +150,12 @@ export class Pacer {
   private learn(): void {
     this.lessonPending = false
     if (this.limit === undefined || this.windowMs === undefined) {
-      this.limit = Math.max(1, this.epochSuccesses)
-      this.windowMs = this.pausedUntil - (this.epochFirstGrant ?? this.last429At)
+      // Refused before any request of ours counted: the window was used up by someone else (e.g. the run of this
+      // import that was just interrupted). That says nothing of the limit: wait it out and learn from the next.
+      if (this.epochSuccesses > 0) {
+        this.limit = this.epochSuccesses
+        this.windowMs = this.pausedUntil - (this.epochFirstGrant ?? this.last429At)
+      }
     } else {
       const oldest = this.grants.slice(-this.limit)[0] ?? this.last429At
       this.windowMs = Math.max(this.windowMs, this.pausedUntil - oldest)
