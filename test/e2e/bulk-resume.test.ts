@@ -5,13 +5,14 @@
  * orders import paced by a 10-per-second limit creates exactly its orders.
  */
 import {type ChildProcess, spawn} from 'node:child_process'
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {setTimeout as delay} from 'node:timers/promises'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
 import {type Sandbox, startSandbox} from '../../src/sandbox/index.js'
+import {newKeyPairs} from '../../src/sandbox/seed.js'
 import {BIN, ROOT, run, tempConfigDir} from '../helpers/cli.js'
 import {type FaultyServer, startFaultyServer} from '../helpers/faulty-server.js'
 import {issueToken, keyPairEnv} from '../helpers/login.js'
@@ -89,9 +90,9 @@ function ordersFile(name: string, customer: number, count: number): string {
 describe('kill -9 mid-way, then the same command again', () => {
   it('customers: 300 rows, exactly 300 customers, none twice, the rerun reporting all as created', async () => {
     const sb = await sandbox()
-    // A slow network (20 ms per request) keeps the import running long enough to be killed mid-way.
+    // A slow network (40 ms per request) keeps the import running long enough to be killed mid-way.
     const proxy: FaultyServer = await startFaultyServer(async () => {
-      await delay(20)
+      await delay(40)
       return {forward: true}
     }, {upstream: sb.baseUrl})
     open.push(proxy)
@@ -101,6 +102,10 @@ describe('kill -9 mid-way, then the same command again', () => {
 
     const first = start(['customers', 'import', file, '--concurrency', '4'], env)
     await until(() => sb.counts().customers >= 40, first.child)
+    // Meanwhile the same import in a second process is refused: it would send the same rows.
+    const second = await run(['customers', 'import', file], {env})
+    expect(second.code).toBe(1)
+    expect(second.stderr).toContain('Another import of this file is running')
     first.child.kill('SIGKILL')
     expect((await first.ended).signal).toBe('SIGKILL')
     const atKill = sb.counts().customers
@@ -157,6 +162,31 @@ describe('Ctrl-C', () => {
     expect(sb.counts().orders).toBe(30)
     const placed = (await listOrders(sb)).filter((o) => o.id > summary.created).map((o) => Date.parse(o.placed_at)).sort((a, b) => a - b)
     expect(placed.slice(1).some((t, i) => t - placed[i]! < 500)).toBe(true)
+  }, 60_000)
+})
+
+describe('Ctrl-C during an export to a file', () => {
+  it('exit 130, and neither the file nor its temporary file is left', async () => {
+    // 2,000 customers written straight into a data file the sandbox loads; 100 ms per page through a proxy.
+    const dataFile = join(files, 'data.json')
+    const customers = Array.from({length: 2000}, (_, i) => ({addresses: [], created_at: new Date(Date.UTC(2026, 0, 1) + i).toISOString(), email: `e${i}@example.com`, id: i + 1, metadata: {}, name: `E ${i}`, status: 'active' as const}))
+    writeFileSync(dataFile, JSON.stringify({customers, idempotency: {}, keys: newKeyPairs(), next: {address: 1, customer: 2001, order: 1, refund: 1}, orders: [], version: 1, webhooks: []}))
+    const sb = await startSandbox({dataFile, log: () => {}})
+    open.push(sb)
+    const proxy = await startFaultyServer(async () => {
+      await delay(100)
+      return {forward: true}
+    }, {upstream: sb.baseUrl})
+    open.push(proxy)
+    const exportDir = mkdtempSync(join(files, 'export-'))
+    const output = join(exportDir, 'customers.jsonl')
+
+    const child = start(['customers', 'export', '--concurrency', '1', '--output', output], keyPairEnv(tmp.dir, proxy.url, sb.keys[0]!))
+    await until(() => proxy.requests.filter((r) => r.url.includes('page=')).length >= 3, child.child)
+    child.child.kill('SIGINT')
+    const ended = await child.ended
+    expect(ended.code, ended.stderr).toBe(130)
+    expect(readdirSync(exportDir)).toEqual([])
   }, 60_000)
 })
 
