@@ -17,18 +17,17 @@ import type {Writable} from 'node:stream'
 import {finished} from 'node:stream/promises'
 
 import {ApiClient, type ApiRequest, type TokenSource} from '../../api/client.js'
+import {pages, records} from '../../api/paginate.js'
+import {type ApiVersion, type Customer, LIMITS, RATE_LIMITS} from '../../domain/schema.js'
+import {ApiError, CliError, EXIT, UsageError} from '../../errors.js'
 import {createProgressBar} from '../../io/progress.js'
 import {renderRecord} from '../../io/render.js'
 import type {IOStreams} from '../../io/streams.js'
-import {pages} from '../../api/paginate.js'
-import {type ApiVersion, type Customer, LIMITS, RATE_LIMITS} from '../../domain/schema.js'
-import {ApiError, CliError, EXIT, UsageError} from '../../errors.js'
 import {createCustomer, listCustomersRequest, updateCustomer} from '../customers.js'
 import {createOrder} from '../orders.js'
 import {createErrorsWriter, type ErrorRow, errorsFileFormat} from './errors-file.js'
 import {type ImportFileResult, importFile} from './import.js'
-import type {Counts, Journal, RowOutcome} from './journal.js'
-import {journalDir} from './journal.js'
+import {type Counts, type Journal, journalDir, type RowOutcome} from './journal.js'
 import {type Clock, Pacer} from './pacer.js'
 import {fetchAllPages} from './pages.js'
 import {type ProgressSnapshot, ProgressTracker} from './progress.js'
@@ -64,7 +63,7 @@ export class InterruptedError extends CliError {
  * Ctrl-C as an AbortSignal, for the life of the command. Later signals are ignored: conf's dependency
  * when-exit re-raises the first SIGINT once, and that echo must not count as a second Ctrl-C.
  */
-export function interruptOnCtrlC(onFirst: () => void): {signal: AbortSignal; dispose(): void} {
+function interruptOnCtrlC(onFirst: () => void): {signal: AbortSignal; dispose(): void} {
   const controller = new AbortController()
   const handler = () => {
     if (controller.signal.aborted) return
@@ -134,13 +133,13 @@ export function pacedClient(base: ApiClient, tokens: TokenSource, options: {expe
 }
 
 /** The progress note while the pacer holds requests back for a 429's Retry-After. */
-export function pauseNote(pacer: Pacer): string | undefined {
+function pauseNote(pacer: Pacer): string | undefined {
   const until = pacer.resumesAt
   return until === undefined ? undefined : `rate limited: resuming in ${Math.ceil((until - Date.now()) / 1000)}s`
 }
 
 /** Time left at the learned limit (orders: L per window), and at least the current Retry-After pause. */
-export function pacedEtaMs(pacer: Pacer, left: number, measured: number | undefined): number | undefined {
+function pacedEtaMs(pacer: Pacer, left: number, measured: number | undefined): number | undefined {
   const paced = pacer.limit === undefined || pacer.windowMs === undefined ? measured : (left / pacer.limit) * pacer.windowMs
   const pause = pacer.resumesAt === undefined ? 0 : pacer.resumesAt - Date.now()
   return paced === undefined ? undefined : Math.max(paced, pause)
@@ -371,15 +370,10 @@ export function customerApi(paced: PacedClient, version: ApiVersion): CustomerAp
   api.findByEmail = async (email) => {
     if (email.length > LIMITS.searchMaxLength) return undefined
     const wanted = email.toLowerCase()
-    const request = listCustomersRequest({search: email, version: 'v2'})
-    for (let page = 1; ; page++) {
-      let fetched: {data: Customer[]; meta?: {total: number}} | undefined
-      for await (const p of pages<Customer>(client, request, {page, perPage: EXPORT_PER_PAGE})) fetched = p
-      const found = fetched?.data.find((c) => c.email.toLowerCase() === wanted)
-      if (found) return {created_at: found.created_at, id: found.id}
-      const total = fetched?.meta?.total
-      if (!fetched || fetched.data.length === 0 || (total !== undefined && page * EXPORT_PER_PAGE >= total)) return undefined
-    }
+    // The search matches substrings of names and emails too: page through its results for the exact email.
+    for await (const c of records<Customer>(client, listCustomersRequest({search: email, version: 'v2'}), {all: true, perPage: EXPORT_PER_PAGE}))
+      if (c.email.toLowerCase() === wanted) return {created_at: c.created_at, id: c.id}
+    return undefined
   }
   api.update = async (id, body) => {
     try {
