@@ -7,6 +7,7 @@ import {readFileSync, rmSync, writeFileSync, renameSync, mkdirSync} from 'node:f
 import {dirname} from 'node:path'
 
 import {SANDBOX_STATE_FILE, configPath} from './paths.js'
+import {isProcessAlive} from './pid.js'
 
 export interface SandboxKey {
   key_id: string
@@ -26,15 +27,6 @@ export function sandboxStatePath(env: NodeJS.ProcessEnv = process.env): string {
   return configPath(SANDBOX_STATE_FILE, env)
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
-
 /** The running sandbox, or undefined (a state file whose process is gone is removed). */
 export function readSandboxState(env: NodeJS.ProcessEnv = process.env): SandboxState | undefined {
   const path = sandboxStatePath(env)
@@ -45,7 +37,7 @@ export function readSandboxState(env: NodeJS.ProcessEnv = process.env): SandboxS
     return undefined
   }
   if (typeof state?.base_url !== 'string' || !Number.isInteger(state.pid)) return undefined
-  if (!alive(state.pid)) {
+  if (!isProcessAlive(state.pid)) {
     rmSync(path, {force: true})
     return undefined
   }

@@ -15,6 +15,7 @@ import {
   writeSandboxState,
 } from '../config/sandbox-state.js'
 import {configPath, SANDBOX_DATA_FILE} from '../config/paths.js'
+import {isProcessAlive} from '../config/pid.js'
 import {CONTROL_PREFIX} from './decisions.js'
 import type {Limit} from './rate-limit.js'
 import type {Sandbox, SandboxCounts} from './server.js'
@@ -163,7 +164,7 @@ export async function stopSandbox(env: NodeJS.ProcessEnv = process.env, timeoutM
   if (!state) return undefined
   signal(state.pid, 'SIGTERM')
   const deadline = Date.now() + timeoutMs
-  while (isAlive(state.pid)) {
+  while (isProcessAlive(state.pid)) {
     if (Date.now() >= deadline) {
       signal(state.pid, 'SIGKILL')
       break
@@ -179,15 +180,6 @@ function signal(pid: number, name: NodeJS.Signals): void {
     process.kill(pid, name)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
 

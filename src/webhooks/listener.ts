@@ -20,22 +20,13 @@ import {
   loadUndici,
   rawHeaderPairs,
 } from './forward.js'
-import {encodeBody, type Inbox} from './inbox.js'
+import {encodeBody, type Inbox, type InboxRecord} from './inbox.js'
 
 /** After a 413, the rest of the body is read and discarded (so the client sees the answer) up to this many times the limit. */
 const DISCARD_FACTOR = 16
 
-/** One verified delivery, as `webhooks listen` reports it. */
-export interface ListenerEvent {
-  id: string
-  type: string
-  created_at: string | null
-  received_at: string
-  /** The receiver's status; null when there is no receiver or it could not be reached. */
-  forward_status: number | null
-  forward_error?: string
-  duration_ms: number
-}
+/** One verified delivery, as `webhooks listen` reports it: its inbox record without headers and body. */
+export type ListenerEvent = Omit<InboxRecord, 'body' | 'body_encoding' | 'headers'>
 
 export type RejectReason = VerifyFailure | 'method_not_allowed' | 'too_large' | 'not_an_event'
 

@@ -19,6 +19,7 @@ import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 
 import {configDir, JOURNALS_DIR} from '../../config/paths.js'
+import {isProcessAlive} from '../../config/pid.js'
 import type {ImportKind} from './rows.js'
 
 /** `<config dir>/journals`. */
@@ -208,17 +209,8 @@ export class Journal {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error
       }
       const pid = Number(readFileSync(this.lockPath, 'utf8'))
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) throw new JournalBusyError(pid)
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isProcessAlive(pid)) throw new JournalBusyError(pid)
       rmSync(this.lockPath, {force: true})
     }
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
