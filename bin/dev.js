@@ -1,5 +1,24 @@
 #!/usr/bin/env -S node --import tsx --disable-warning=ExperimentalWarning
-// Runs the CLI from src/ without a build (tsx compiles on the fly). Slower to start; for development only.
-import {execute} from '@oclif/core'
+// Runs the CLI from src/ without a build (tsx, imported above, compiles on the fly). Slower to start: every
+// command is loaded to list them, as there is no manifest of src/. For development only.
+'use strict'
+const {readFileSync} = require('node:fs')
+const {join} = require('node:path')
+const {Config, Plugin, execute, settings} = require('@oclif/core')
 
-await execute({development: true, dir: import.meta.url})
+const root = join(__dirname, '..')
+const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+// The commands of src/, whatever package.json and oclif.manifest.json say about the built ones.
+pjson.oclif.commands = './src/commands'
+// tsx compiles the .ts files; oclif need not map paths to sources itself.
+settings.enableAutoTranspile = false
+
+async function main() {
+  const rootPlugin = new Plugin({ignoreManifest: true, isRoot: true, pjson, root})
+  await rootPlugin.load()
+  const config = await Config.load({plugins: new Map([[rootPlugin.name, rootPlugin]]), root})
+  await config.loadPluginsAndCommands({force: true})
+  await execute({development: true, loadOptions: config})
+}
+
+main()

@@ -1,4 +1,26 @@
 #!/usr/bin/env node
-import {execute} from '@oclif/core'
+// The shipped entry: runs the bundle in dist/bundle (scripts/bundle.mjs), not the tsc output in dist/.
+// CommonJS (bin/package.json): an ES module entry point takes a few ms more to start.
+'use strict'
+const {readFileSync} = require('node:fs')
+const {join} = require('node:path')
+const {setFlagsFromString} = require('node:v8')
 
-await execute({dir: import.meta.url})
+const {enableCompileCache} = require('./compile-cache.js')
+
+// undici parses HTTP with WebAssembly. By default V8 also recompiles it with its optimising compiler in the
+// background, and the process waits for that before it can exit (about 100 ms after one request); the
+// baseline compiler alone is fast enough for a command's requests. Set before undici loads.
+setFlagsFromString('--liftoff-only')
+// oclif checks its own package.json's engines with semver when it loads; npm checks ours at install.
+process.env.OCLIF_DISABLE_ENGINE_WARNING ??= '1'
+
+const root = join(__dirname, '..')
+const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+const bundle = join(root, 'dist', 'bundle')
+// --debug: source maps, so that stack traces name the .ts files (Node applies them only to what it compiles).
+if (process.argv.includes('--debug')) process.setSourceMapsEnabled(true)
+else enableCompileCache(bundle, pjson.version)
+
+// The root and its package.json are known: oclif need not look for them.
+require(join(bundle, 'core.js')).execute({loadOptions: {pjson, root}})

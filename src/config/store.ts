@@ -7,7 +7,7 @@
  * process's change does not overwrite another's. When the directory is not writable, changes are kept in
  * memory for this process and `onReadOnly` is told once.
  */
-import {mkdirSync, rmSync, statSync} from 'node:fs'
+import {mkdirSync, readFileSync, rmSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import type Conf from 'conf'
 
@@ -89,11 +89,13 @@ export class ConfigStore {
     return this.conf
   }
 
+  /** Read straight from the file (conf writes it atomically, so it is always whole): conf loads only to write. */
   async read(): Promise<ConfigData> {
     if (this.memory) return structuredClone(this.memory)
     try {
-      return (await this.open()).store
+      return JSON.parse(readFileSync(this.path, 'utf8')) as ConfigData
     } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {}
       if (error instanceof SyntaxError)
         throw new CliError(`The config file ${this.path} is not valid JSON (${error.message}). Fix or remove it.`)
       if (isPermissionError(error)) return {}

@@ -1,0 +1,180 @@
+/**
+ * The shipped CLI is the bundle (scripts/bundle.mjs -> dist/bundle, run by bin/run.js with its code cache,
+ * bin/compile-cache.js): it must behave as the code in src/ does, plugins included. Timings are the benchmarks'
+ * business (test/bench/); these tests check only that nothing was lost on the way.
+ */
+import {spawn} from 'node:child_process'
+import {mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join, relative} from 'node:path'
+import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+
+import {ROOT, type RunOptions, run} from '../helpers/cli.js'
+import {type TestSandbox, startTestSandbox} from '../helpers/sandbox.js'
+import {killAllSessions, startInTmux} from '../helpers/tmux.js'
+
+let sb: TestSandbox
+let home: string
+/** A private cache directory per test, so that each one starts with a cold code cache. */
+let cacheHome: string
+
+beforeAll(async () => {
+  sb = await startTestSandbox()
+  home = mkdtempSync(join(tmpdir(), 'commerce-startup-'))
+})
+afterAll(async () => {
+  await sb.close()
+  rmSync(home, {force: true, recursive: true})
+})
+beforeEach(() => {
+  cacheHome = mkdtempSync(join(home, 'cache-'))
+})
+afterEach(async () => {
+  await killAllSessions()
+})
+
+const codeCache = () => join(cacheHome, 'commerce', 'v8-code')
+const cli = (args: string[], options: RunOptions = {}) =>
+  run(args, {...options, env: {COMMERCE_CONFIG_DIR: join(home, 'config'), HOME: home, XDG_CACHE_HOME: cacheHome, ...options.env}})
+
+/** bin/dev.js: the same CLI from src/, compiled by tsx on the fly. */
+function runDev(args: string[]): Promise<{code: number | null; stdout: string}> {
+  return new Promise((resolve, reject) => {
+    const env = {COMMERCE_CONFIG_DIR: join(home, 'config'), HOME: home, LANG: 'C.UTF-8', PATH: process.env.PATH ?? ''}
+    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bin', 'dev.js'), ...args], {cwd: ROOT, env})
+    let stdout = ''
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+    child.stderr.resume()
+    child.on('error', reject)
+    child.on('close', (code) => resolve({code, stdout}))
+  })
+}
+
+describe('the bundle', () => {
+  it.each(['--version', '--help', 'customers list --help'])(
+    '`commerce %s` prints what the CLI run from src/ prints',
+    async (line) => {
+      const args = line.split(' ')
+      const [bundled, dev] = await Promise.all([cli(args), runDev(args)])
+      expect(bundled.code).toBe(0)
+      expect(dev.code).toBe(0)
+      expect(bundled.stdout).toBe(dev.stdout)
+      expect(bundled.stdout.length).toBeGreaterThan(0)
+    },
+    60_000,
+  )
+
+  it('--version and command help have their usual content', async () => {
+    const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
+    const version = await cli(['--version'])
+    expect(version.stdout.trim()).toBe(`commerce-cli/${pjson.version} ${process.platform}-${process.arch} node-${process.version}`)
+    const help = await cli(['customers', 'list', '--help'])
+    expect(help.stdout).toContain('List customers, newest first.')
+    expect(help.stdout).toMatch(/USAGE\n\s+\$ commerce customers list/)
+    expect(help.stdout).toContain('--status=<option>')
+    // Examples keep their template (<%= config.bin %>) rendered.
+    expect(help.stdout).toContain('$ commerce customers list --status invited')
+    expect(help.stdout).not.toContain('<%')
+  })
+
+  it('the manifest lists every command of src/commands, each from the bundle', () => {
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8'))
+    const commandsDir = join(ROOT, 'src', 'commands')
+    const ids = (dir: string): string[] =>
+      readdirSync(dir, {withFileTypes: true}).flatMap((e) =>
+        e.isDirectory() ? ids(join(dir, e.name)) : [relative(commandsDir, join(dir, e.name)).replace(/\.ts$/, '').split('/').join(':')],
+      )
+    expect(Object.keys(manifest.commands).sort()).toEqual(ids(commandsDir).sort())
+    for (const command of Object.values(manifest.commands) as Array<{relativePath: string[]}>) {
+      expect(command.relativePath.slice(0, 3)).toEqual(['dist', 'bundle', 'commands'])
+      expect(statSync(join(ROOT, ...command.relativePath)).isFile()).toBe(true)
+    }
+  })
+
+  it('makes one request to the sandbox with a cold and with a warm code cache', async () => {
+    const expected = (await (await fetch(`${sb.baseUrl}/api/v2/products?page=2&per_page=5`)).json()) as {data: unknown[]}
+    expect(expected.data).toHaveLength(5)
+    for (const pass of ['cold', 'warm']) {
+      const result = await cli(['products', 'list', '--page', '2', '--per-page', '5', '--json'], {env: {COMMERCE_BASE_URL: sb.baseUrl}})
+      expect(result.code, `${pass}: ${result.stderr}`).toBe(0)
+      expect(result.json()).toEqual(expected.data)
+      // The first run leaves the compiled code of what it loaded (core, the command, undici) for the next.
+      expect(readdirSync(codeCache()).length, pass).toBeGreaterThanOrEqual(3)
+    }
+  })
+
+  it('logs in with a key pair through the lazily loaded config writer, then lists with the stored token', async () => {
+    const [key] = sb.keys
+    const config = mkdtempSync(join(home, 'config-'))
+    const env = {COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_CONFIG_DIR: config}
+    const login = await cli(['auth', 'login', '--key-id', key.key_id, '--key-secret-stdin', '--json'], {env, input: key.key_secret})
+    expect(login.code, login.stderr).toBe(0)
+    expect(JSON.parse(readFileSync(join(config, 'config.json'), 'utf8')).profiles.default.key_id).toBe(key.key_id)
+    const list = await cli(['customers', 'list', '--json'], {env})
+    expect(list.code, list.stderr).toBe(0)
+    expect(Array.isArray(list.json())).toBe(true)
+  })
+
+  it('ignores a corrupt code cache and replaces it', async () => {
+    expect((await cli(['--version'])).code).toBe(0)
+    const [file] = readdirSync(codeCache())
+    writeFileSync(join(codeCache(), file), 'not a code cache')
+    const result = await cli(['customers', 'list', '--help'])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('List customers, newest first.')
+    expect(readFileSync(join(codeCache(), file), 'utf8')).not.toBe('not a code cache')
+  })
+
+  it('NODE_DISABLE_COMPILE_CACHE=1 writes no cache', async () => {
+    const result = await cli(['--version'], {env: {NODE_DISABLE_COMPILE_CACHE: '1'}})
+    expect(result.code).toBe(0)
+    expect(() => readdirSync(codeCache())).toThrow(/ENOENT/)
+  })
+})
+
+describe('plugins, with a cold and with a warm code cache', () => {
+  it('`commerce help products` (plugin-help) lists the topic', async () => {
+    for (const pass of ['cold', 'warm']) {
+      const result = await cli(['help', 'products'])
+      expect(result.code, `${pass}: ${result.stderr}`).toBe(0)
+      expect(result.stdout).toContain('Browse the product catalogue')
+      expect(result.stdout).toContain('$ commerce products COMMAND')
+      for (const id of ['get', 'list', 'search']) expect(result.stdout).toMatch(new RegExp(`^  products ${id} `, 'm'))
+    }
+  })
+
+  it('`commerce autocomplete --help` (plugin-autocomplete) loads', async () => {
+    for (const pass of ['cold', 'warm']) {
+      const result = await cli(['autocomplete', '--help'])
+      expect(result.code, `${pass}: ${result.stderr}`).toBe(0)
+      expect(result.stdout).toContain('Display autocomplete installation instructions.')
+    }
+  })
+
+  it('an unknown command is reported by plugin-not-found (exit 127), with the topic help to run', async () => {
+    for (const pass of ['cold', 'warm']) {
+      const result = await cli(['customers', 'lsit'])
+      expect(result.code, `${pass}: ${result.stderr}`).toBe(127)
+      expect(result.stderr).toContain('customers lsit is not a commerce command.')
+      expect(result.stderr).toContain('Run commerce help customers for a list of available commands.')
+    }
+  })
+
+  it('on a terminal, an unknown command suggests the nearest one', async () => {
+    const term = await startInTmux(['customers', 'lsit'])
+    await term.waitFor('Did you mean customers list?')
+    await term.type('n')
+    await term.sendKeys('Enter')
+    expect(await term.waitForExit()).toBe(127)
+  })
+})
+
+describe('--debug', () => {
+  it('a failing command prints a stack trace naming the .ts sources', async () => {
+    const result = await cli(['products', 'get', '999999', '--debug'], {env: {COMMERCE_BASE_URL: sb.baseUrl}})
+    expect(result.code).toBe(4)
+    expect(result.stderr).toMatch(/at .*src\/api\/client\.ts:\d+:\d+/)
+    expect(result.stderr).toMatch(/at .*src\/commands\/products\/get\.ts:\d+:\d+/)
+    expect(result.stderr).not.toContain('dist/bundle')
+  })
+})
