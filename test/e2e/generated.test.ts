@@ -3,7 +3,7 @@
  * These tests regenerate both from the built commands and fail when the committed files have drifted.
  */
 import {execFileSync} from 'node:child_process'
-import {mkdtempSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
+import {copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
@@ -13,22 +13,47 @@ import {ROOT} from '../helpers/cli.js'
 
 const OCLIF = join(ROOT, 'node_modules', 'oclif', 'bin', 'run.js')
 const env = {...process.env, OCLIF_SKIP_UPDATE_CHECK: '1', COMMERCE_SKIP_UPDATE_CHECK: '1'}
-const scratch = mkdtempSync(join(tmpdir(), 'commerce-generated-'))
-afterAll(() => rmSync(scratch, {force: true, recursive: true}))
+const scratches: string[] = []
+afterAll(() => {
+  for (const dir of scratches) rmSync(dir, {force: true, recursive: true})
+})
+
+function withoutPaths(manifest: {commands: Record<string, object>}): unknown {
+  return {...manifest, commands: Object.fromEntries(Object.entries(manifest.commands).map(([id, c]) => [id, {...c, relativePath: undefined}]))}
+}
+
+/**
+ * A scratch plugin root with package.json, dist and node_modules: oclif writes (and `oclif readme` deletes)
+ * files in the plugin root, and the committed ones must stay untouched.
+ */
+function scratchRoot(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'commerce-generated-'))
+  scratches.push(dir)
+  // package.json is copied, not linked: oclif resolves the plugin root from its real path.
+  copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'))
+  for (const name of ['dist', 'node_modules']) symlinkSync(join(ROOT, name), join(dir, name))
+  return dir
+}
 
 describe('generated files', () => {
   it('oclif.manifest.json matches the commands', () => {
-    // A scratch plugin root that shares package.json, dist and node_modules, so the committed file is untouched.
-    for (const name of ['package.json', 'dist', 'node_modules']) symlinkSync(join(ROOT, name), join(scratch, name))
-    execFileSync(process.execPath, [OCLIF, 'manifest', scratch], {cwd: ROOT, env, stdio: 'pipe'})
+    const scratch = scratchRoot()
+    // cwd too: `oclif manifest` first deletes ./oclif.manifest.json.
+    execFileSync(process.execPath, [OCLIF, 'manifest', scratch], {cwd: scratch, env, stdio: 'pipe'})
     const fresh = JSON.parse(readFileSync(join(scratch, 'oclif.manifest.json'), 'utf8'))
     const committed = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8'))
     expect(Object.keys(committed.commands).sort(), 'run `npm run generate`').toEqual(Object.keys(fresh.commands).sort())
-    expect(committed, 'oclif.manifest.json is stale: run `npm run generate` and commit it').toEqual(fresh)
+    // Where each command's file is differs between the scratch root and the real one; the rest must match,
+    // and every committed path must name a built file.
+    for (const command of Object.values<{relativePath: string[]}>(committed.commands))
+      expect(existsSync(join(ROOT, ...command.relativePath)), command.relativePath.join('/')).toBe(true)
+    expect(withoutPaths(committed), 'oclif.manifest.json is stale: run `npm run generate` and commit it').toEqual(withoutPaths(fresh))
   }, 60_000)
 
   it('the README command reference matches the commands', () => {
-    const fresh = execFileSync(process.execPath, [OCLIF, 'readme', '--dry-run', '--no-aliases', '--no-source-links'], {cwd: ROOT, encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'pipe']})
+    const scratch = scratchRoot()
+    copyFileSync(join(ROOT, 'README.md'), join(scratch, 'README.md'))
+    const fresh = execFileSync(process.execPath, [OCLIF, 'readme', '--dry-run', '--no-aliases', '--no-source-links'], {cwd: scratch, encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'pipe']})
     // --dry-run prints the README after a few "replacing <!-- x --> in ..." lines.
     const generated = fresh.replace(/^replacing <!-- [\w-]+ --> in .*\n/gm, '')
     const committed = readFileSync(join(ROOT, 'README.md'), 'utf8')
