@@ -58,7 +58,10 @@ describe(`${PROCESSES} processes sharing one config file`, () => {
     expectAllSucceeded(results)
     expect(tokenIssues() - issued).toBe(1)
     expect(Object.values(readConfig(tmp.dir).token_cache!)[0]!.access_token).not.toBe(before)
-    // Every process met the 401 once and repeated its request once.
-    expect(requestsTo(proxy.requests, 'GET', '/api/v2/customers').length).toBe(PROCESSES * 3)
+    // Each process sent its request once, or, if it read the expired token before the renewal was written,
+    // met one 401 and repeated it once: never more (the first stampede sent PROCESSES requests).
+    const gets = requestsTo(proxy.requests, 'GET', '/api/v2/customers').length - PROCESSES
+    expect(gets).toBeGreaterThanOrEqual(PROCESSES + 1)
+    expect(gets).toBeLessThanOrEqual(PROCESSES * 2)
   })
 })
