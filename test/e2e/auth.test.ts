@@ -10,7 +10,7 @@ import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
 import {writeSandboxState} from '../../src/config/sandbox-state.js'
-import {run, tempConfigDir} from '../helpers/cli.js'
+import {run, tempConfigDir, unwritableConfigDir} from '../helpers/cli.js'
 import {type FaultyServer, startFaultyServer} from '../helpers/faulty-server.js'
 import {issueToken, keyPairEnv, occurrences, readConfig, requestsTo, startRecorder, storeProfile, tokenStatus} from '../helpers/login.js'
 import {type TestSandbox, startTestSandbox} from '../helpers/sandbox.js'
@@ -137,6 +137,15 @@ describe('auth status and auth token', () => {
     expect(wrong.json()).toMatchObject({logged_in: false, source: 'COMMERCE_KEY_ID'})
     const list = await cli(['customers', 'list', '--json'], keyPairEnv(dir, sb.baseUrl, {key_id: full().key_id, key_secret: 'nope'}))
     expect(list.code).toBe(3)
+  })
+
+  it('env key pair with a config directory that cannot be written: a warning, an in-memory token, exit 0', async () => {
+    const env = keyPairEnv(unwritableConfigDir(dir), sb.baseUrl, full())
+    const r = await cli(['customers', 'list', '--per-page', '2', '--json'], env)
+    expect(r.code, r.stderr).toBe(0)
+    expect(Array.isArray(r.json())).toBe(true)
+    expect(r.stderr).toMatch(/Warning: cannot write .*config\.json .*in memory/)
+    expect(r.stderr).not.toContain(full().key_secret)
   })
 
   it('with COMMERCE_ACCESS_TOKEN: logged in (it cannot verify more), exit 0', async () => {

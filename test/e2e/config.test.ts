@@ -6,7 +6,7 @@ import {mkdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
-import {run, tempConfigDir} from '../helpers/cli.js'
+import {run, tempConfigDir, unwritableConfigDir} from '../helpers/cli.js'
 
 const SECRET = 'sk_live_do_not_show_3f9a1c'
 const MASK = '********'
@@ -108,8 +108,8 @@ describe('config set / get / unset', () => {
     expect(r.json()).toEqual({error: {message: expect.stringContaining('api_version'), status: null}})
   })
 
-  it('config set in a directory that cannot be written: exit 1, nothing saved', {skip: process.getuid?.() === 0}, async () => {
-    mkdirSync(dir, {mode: 0o500})
+  it('config set in a directory that cannot be written: exit 1, nothing saved', async () => {
+    dir = unwritableConfigDir(tmp.dir)
     const r = await cfg(['config', 'set', 'base_url', 'https://a.example.com'])
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('Nothing was saved')

@@ -3,7 +3,7 @@
  * and scripts do: no TTY, a clean environment (only what the test passes, plus PATH), a private config dir.
  */
 import {spawn} from 'node:child_process'
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 
@@ -62,4 +62,15 @@ export function run(args: string[], options: RunOptions = {}): Promise<RunResult
     child.stdin.on('error', () => {})
     child.stdin.end(options.input ?? '')
   })
+}
+
+/**
+ * A config directory the CLI cannot create or write, even as root (tests run as root here, where permission
+ * bits do not stop writes): under /sys, where mkdir fails with EPERM; for other users, inside a 0500 dir.
+ */
+export function unwritableConfigDir(parent: string): string {
+  if (process.getuid?.() === 0) return `/sys/commerce-test-${process.pid}/conf`
+  const dir = join(parent, 'read-only')
+  mkdirSync(dir, {mode: 0o500})
+  return join(dir, 'conf')
 }
