@@ -80,7 +80,7 @@ const viaImporter = {
   },
 }
 
-/** src/commands/**\/*.ts, keyed by output name (commands/products/list). */
+/** src/commands/**\/*.ts and src/hooks/*.ts, keyed by output name (commands/products/list). */
 function commandEntries(dir = join(root, 'src', 'commands')) {
   const entries = {}
   for (const entry of readdirSync(dir, {withFileTypes: true})) {
@@ -149,7 +149,7 @@ try {
   await Promise.all([
     // Reached only by oclif's development-mode TypeScript support (bin/dev.js), never by the shipped CLI.
     build({...common, entryPoints: {core: require.resolve('@oclif/core')}, external: ['typescript', 'ts-node', 'tsx'], plugins: [fastHelpRender, viaImporter]}),
-    build({...common, entryPoints: commandEntries(), plugins: [commands, viaImporter]}),
+    build({...common, entryPoints: {...commandEntries(), ...commandEntries(join(root, 'src', 'hooks'))}, plugins: [commands, viaImporter]}),
   ])
   const entryPoints = Object.fromEntries([...vendors].map((name) => [`vendor/${name}`, `vendor:${name}`]))
   await build({...common, entryPoints, plugins: [vendor, viaImporter]})

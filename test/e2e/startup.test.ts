@@ -151,21 +151,36 @@ describe('plugins, with a cold and with a warm code cache', () => {
     }
   })
 
-  it('an unknown command is reported by plugin-not-found (exit 127), with the topic help to run', async () => {
+  it('an unknown command names the nearest one and is exit 2 (JSON error with --json)', async () => {
     for (const pass of ['cold', 'warm']) {
       const result = await cli(['customers', 'lsit'])
-      expect(result.code, `${pass}: ${result.stderr}`).toBe(127)
-      expect(result.stderr).toContain('customers lsit is not a commerce command.')
-      expect(result.stderr).toContain('Run commerce help customers for a list of available commands.')
+      expect(result.code, `${pass}: ${result.stderr}`).toBe(2)
+      expect(result.stderr).toContain('"customers lsit" is not a commerce command. Did you mean `commerce customers list`?')
+      expect(result.stderr).toContain('Run `commerce help customers` for a list of available commands.')
     }
+    const json = await cli(['nosuch', '--json'])
+    expect(json.code).toBe(2)
+    expect(json.json()).toEqual({error: {message: '"nosuch" is not a commerce command.', status: null}})
   })
 
-  it('on a terminal, an unknown command suggests the nearest one', async () => {
-    const term = await startInTmux(['customers', 'lsit'])
-    await term.waitFor('Did you mean customers list?')
-    await term.type('n')
-    await term.sendKeys('Enter')
-    expect(await term.waitForExit()).toBe(127)
+  it('on a terminal, an unknown command offers to run the nearest one: yes runs it, no is exit 2', async () => {
+    const yes = await startInTmux(['products', 'lst', '--base-url', sb.baseUrl, '--per-page', '1'])
+    await yes.waitFor('Did you mean `commerce products list`?')
+    await yes.type('y')
+    await yes.sendKeys('Enter')
+    expect(await yes.waitForExit()).toBe(0)
+    expect(await yes.capture()).toContain('Showing 1-1 of')
+    const no = await startInTmux(['customers', 'lsit'])
+    await no.waitFor('Did you mean `commerce customers list`?')
+    await no.type('n')
+    await no.sendKeys('Enter')
+    expect(await no.waitForExit()).toBe(2)
+  })
+
+  it('on a terminal with CI set, an unknown command does not prompt: exit 2', async () => {
+    const term = await startInTmux(['customers', 'lsit'], {env: {CI: '1'}})
+    expect(await term.waitForExit()).toBe(2)
+    expect(await term.capture()).toContain('Did you mean `commerce customers list`?')
   })
 })
 
