@@ -5,14 +5,15 @@ import {describeSandbox, infoOf, sandboxStatus} from '../../sandbox/process.js'
 export default class SandboxStatus extends BaseCommand<typeof SandboxStatus> {
   static description = `Show the local sandbox: base URL, pid, record counts and key pairs. Exit 1 when none runs.
 
-With --json: {"base_url", "pid", "keys": [{"key_id", "key_secret", "scopes"}], "counts"}.`
+With --json: {"base_url", "pid", "keys": [{"key_id", "key_secret", "scopes"}]}, as \`start --detach --json\` prints
+it (the counts are in the human output, and at GET <base URL>/_sandbox).`
   static examples = ['<%= config.bin %> sandbox status', '<%= config.bin %> sandbox status --json | jq -r .base_url']
 
   async run(): Promise<void> {
     const {io} = this
     const status = await sandboxStatus()
     if (!status) throw new CliError('No local sandbox is running.', {hint: 'Start one with `commerce sandbox start --detach`.'})
-    if (io.json) return io.outJson({...infoOf(status.state), counts: status.counts})
+    if (io.json) return io.outJson(infoOf(status.state))
     io.out(describeSandbox(status.state, status.counts).join('\n'))
   }
 }
