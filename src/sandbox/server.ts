@@ -2,8 +2,8 @@
  * `startSandbox()`: the whole service on node:http, plus the control path. Every request is answered,
  * whatever it holds: handler errors become `{message}` replies (a 500 for anything unexpected).
  */
-import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
-import type {AddressInfo} from 'node:net'
+import {createServer, type IncomingMessage, type ServerResponse, STATUS_CODES} from 'node:http'
+import type {AddressInfo, Socket} from 'node:net'
 
 import {RATE_LIMITS} from '../domain/schema.js'
 import {apiRoutes} from './api.js'
@@ -131,6 +131,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   controlRoutes(router, core, () => ({service: 'commerce sandbox', base_url: baseUrl, counts: counts()}))
 
   const server = createServer({requestTimeout: 30_000}, (req, res) => void handle(req, res))
+  server.on('clientError', answerClientError)
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const target = req.url ?? '/'
@@ -199,4 +200,25 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     keys: store.keys,
     port: address.port,
   }
+}
+
+/**
+ * Requests Node cannot parse (a malformed request line or header, headers over its size limit, a body cut
+ * short) never reach the router; they get a JSON `{message}` too (Node's default answer has no body), unless
+ * a response is already being written on the connection (as Node checks), and the connection is closed.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  const inFlight = (socket as Socket & {_httpMessage?: ServerResponse | null})._httpMessage
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) return void socket.destroy()
+  const [status, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request headers are too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'The request was not received in time']
+        : [400, `Malformed HTTP request${error.code ? ` (${error.code})` : ''}`]
+  const body = JSON.stringify({message})
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  )
 }

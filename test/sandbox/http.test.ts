@@ -123,7 +123,17 @@ describe('bad requests', () => {
   })
 
   it('survives malformed HTTP, odd paths and hostile bodies, and keeps serving', async () => {
-    expect(await raw('GARBAGE\r\n\r\n')).toMatch(/^HTTP\/1\.1 400/)
+    // Requests Node itself cannot parse get a JSON {message} like every other error.
+    const jsonBody = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))
+    const garbage = await raw('GARBAGE\r\n\r\n')
+    expect(garbage).toMatch(/^HTTP\/1\.1 400 .*content-type: application\/json/is)
+    expect(jsonBody(garbage).message).toMatch(/Malformed HTTP request/)
+    const badHeader = await raw('GET /api/v2/products HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n')
+    expect(badHeader).toMatch(/^HTTP\/1\.1 400 /)
+    expect(jsonBody(badHeader)).toHaveProperty('message')
+    const hugeHeaders = await raw(`GET /api/v2/products HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(70_000)}\r\n\r\n`)
+    expect(hugeHeaders).toMatch(/^HTTP\/1\.1 431 /)
+    expect(jsonBody(hugeHeaders).message).toMatch(/headers are too large/)
     expect(await raw('GET //api/v2/products HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 404/)
     expect(await raw('GET http://evil/api/v2/products HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 404/)
     const odd = ['/api/v2/customers/%E0%A4%A', '/api/v2/customers/%00', '/api/v2/products?per_page=%ZZ&page=1e3', '/api/v2/products?currency=&q=']
