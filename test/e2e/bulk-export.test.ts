@@ -184,12 +184,15 @@ describe('a failed export', () => {
     }
   })
 
-  it('an --output in a missing directory is exit 2 before any request', async () => {
+  it('an --output in a missing directory, or naming a directory, is exit 2 before any request', async () => {
     const recorder = await startRecorder()
     try {
       const r = await run(['customers', 'export', '--output', join(out, 'no', 'such', 'dir.jsonl')], {env: keyPairEnv(tmp.dir, recorder.url, empty.keys[0]!)})
       expect(r.code, r.stderr).toBe(2)
       expect(r.stderr).toContain('--output')
+      const dir = await run(['customers', 'export', '--output', out], {env: keyPairEnv(tmp.dir, recorder.url, empty.keys[0]!)})
+      expect(dir.code, dir.stderr).toBe(2)
+      expect(dir.stderr).toContain('is a directory')
       expect(recorder.requests).toHaveLength(0)
     } finally {
       await recorder.close()

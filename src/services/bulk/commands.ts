@@ -11,7 +11,7 @@
  */
 import {once} from 'node:events'
 import {createWriteStream, type WriteStream} from 'node:fs'
-import {rename, rm} from 'node:fs/promises'
+import {rename, rm, stat} from 'node:fs/promises'
 import {basename, dirname, extname, join, resolve} from 'node:path'
 import type {Writable} from 'node:stream'
 import {finished} from 'node:stream/promises'
@@ -205,6 +205,8 @@ interface Target {
 
 async function fileTarget(path: string): Promise<Target> {
   const final = resolve(path)
+  // Refused before any request, rather than after a whole export at the final rename.
+  if ((await stat(final).catch(() => undefined))?.isDirectory()) throw new UsageError(`--output ${path} is a directory; name a file.`)
   const temp = join(dirname(final), `.${basename(final)}.${process.pid}.tmp`)
   const stream: WriteStream = createWriteStream(temp, {flags: 'w'})
   try {
@@ -618,7 +620,7 @@ export async function importCommand(options: ImportCommandOptions): Promise<numb
   if (outcome.status === 'dry-run') {
     const {file} = outcome
     io.info(`Dry run: ${file.valid} valid row${file.valid === 1 ? '' : 's'}, ${file.invalidCount} invalid; nothing was sent.`)
-    await renderRecord(io, {...outcome.summary, dry_run: true, valid: file.valid})
+    await renderRecord(io, {...outcome.summary})
     return EXIT.ok
   }
   for (const line of failures) io.info(`${io.chalk.red('failed')} ${line}`)
