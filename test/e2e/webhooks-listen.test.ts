@@ -9,6 +9,7 @@ import {afterEach, describe, expect, it, onTestFinished} from 'vitest'
 
 import {signPayload, verifySignature} from '../../src/domain/signature.js'
 import {run, tempConfigDir} from '../helpers/cli.js'
+import {startTestSandbox} from '../helpers/sandbox.js'
 import {deadPort, killAll, type Receiver, type Session, spawnCli, startReceiver, startSession, until} from './webhooks-setup.js'
 
 let session: Session | undefined
@@ -93,8 +94,9 @@ describe('webhooks listen against the sandbox', () => {
       ['malformed', {'x-service-signature': 'v1=abc'}],
       ['wrong secret', {'x-service-signature': signPayload('whsec_not_it', payload)}],
       ['other body', {'x-service-signature': signPayload(secret, `${payload} `)}],
-      ['stale', {'x-service-signature': signPayload(secret, payload, now() - 301)}],
-      ['future', {'x-service-signature': signPayload(secret, payload, now() + 301)}],
+      // Well past the 300 s tolerance: the listener's clock may have ticked a second on since now() was read.
+      ['stale', {'x-service-signature': signPayload(secret, payload, now() - 310)}],
+      ['future', {'x-service-signature': signPayload(secret, payload, now() + 310)}],
     ]
     for (const [what, headers] of bad) {
       const res = await post(url, payload, headers)
@@ -239,6 +241,46 @@ describe('webhooks listen against the sandbox', () => {
     const list = (await session.cli(['webhooks', 'list', '--json'])).json()
     expect(list.map((e: {url: string}) => e.url)).toEqual(expect.arrayContaining([a.public_url, publicUrl]))
     expect(list).toHaveLength(2)
+  })
+})
+
+describe('webhooks listen against a service that is not the local sandbox', () => {
+  it('needs --public-url (exit 2 without); registers it, verifies with its secret, and reuses it on the next run', async () => {
+    // No state file records this sandbox: to the CLI it is a remote service, reached with an env key pair.
+    const remote = await startTestSandbox()
+    const tmp = tempConfigDir()
+    try {
+      const key = remote.keys[0]!
+      const env = {COMMERCE_BASE_URL: remote.baseUrl, COMMERCE_CONFIG_DIR: tmp.dir, COMMERCE_KEY_ID: key.key_id, COMMERCE_KEY_SECRET: key.key_secret}
+      const none = await run(['webhooks', 'listen', '--json'], {env})
+      expect(none.code, none.stderr).toBe(2)
+      expect(none.json().error.message).toContain('No public URL')
+      expect(none.stderr).toMatch(/--public-url URL .* or --tunnel cloudflared\|ngrok/)
+
+      const r = await receiver()
+      const publicUrl = 'https://hooks.example.com/commerce'
+      const p = spawnCli(['webhooks', 'listen', '--json', '--public-url', publicUrl, '--forward-to', r.url, '--max-events', '1', '--print-secret'], env)
+      const ready = await p.json(0)
+      expect(ready).toMatchObject({public_url: publicUrl, reused: false})
+      expect(ready.local_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+      // A delivery as the service would send it through the user's tunnel.
+      const payload = body('evt_remote1')
+      const res = await post(`${ready.local_url}/commerce`, payload, {'x-service-signature': signPayload(ready.signing_secret, payload)})
+      expect(res.status).toBe(200)
+      expect(await p.json(1)).toMatchObject({forward_status: 200, id: 'evt_remote1', type: 'order.paid'})
+      expect(await p.exited).toEqual({code: 0, signal: null})
+      expect(r.received.map((got) => got.body.toString())).toEqual([payload])
+
+      const again = spawnCli(['webhooks', 'listen', '--json', '--public-url', publicUrl], env)
+      expect(await again.json(0)).toMatchObject({endpoint_id: ready.endpoint_id, public_url: publicUrl, reused: true})
+      again.child.kill('SIGTERM')
+      expect((await again.exited).code).toBe(0)
+      const list = await run(['webhooks', 'list', '--json'], {env})
+      expect(list.json()).toMatchObject([{id: ready.endpoint_id, url: publicUrl}])
+    } finally {
+      await remote.close()
+      tmp.cleanup()
+    }
   })
 })
 
