@@ -3,7 +3,7 @@
 // directory, logs a profile in with the sandbox key pair, runs real commands (each printed before its
 // output), and stops the sandbox. Nothing outside the temporary directory is touched.
 import {spawn, spawnSync} from 'node:child_process'
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:http'
 import {tmpdir} from 'node:os'
 import {createInterface} from 'node:readline'
@@ -69,6 +69,14 @@ try {
   commerce(['webhooks', 'events', '--limit', '1'])
   commerce(['orders', 'refund', String(order.id), '--amount', '100', '--reason', 'demo', '--yes'])
   commerce(['customers', 'get', String(customer.id), '--include', 'orders', '--json'], {capture: true})
+
+  // Bulk: a small CSV imported (validated first, journaled, resumable), then every customer exported as CSV.
+  const csv = join(dir, 'new-customers.csv')
+  writeFileSync(csv, `email,name,plan\ngrace.${Date.now()}@example.com,Grace Hopper,pro\nalan.${Date.now()}@example.com,"Turing, Alan",\n`)
+  commerce(['customers', 'import', csv])
+  commerce(['customers', 'import', csv])
+  console.log('(the second run found every row done in its journal and sent nothing)')
+  commerce(['customers', 'export', '--format', 'csv', '--status', 'invited'])
   commerce(['api', '/api/v2/orders', '--field', 'per_page=2'].concat(['--method', 'GET']), {capture: true})
   commerce(['customers', 'create', '--email', 'not-an-email', '--name', 'Nobody'], {allowFail: true})
   console.log('(refused before any request: exit 2)')
