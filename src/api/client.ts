@@ -173,15 +173,23 @@ export class ApiClient {
       if (res.status < 400) throw redirectError(res.status, res.headers.location)
 
       if (res.status === 429) {
-        const waitMs = parseRetryAfter(res.headers['retry-after'], this.now()) ?? 1000
+        const retryAfter = parseRetryAfter(res.headers['retry-after'], this.now())
+        // No (readable) Retry-After: wait 1 s.
+        const waitMs = retryAfter ?? 1000
         this.options.pacer?.onRateLimited(waitMs)
         const retryAt = new Date(this.now() + waitMs)
-        const maxWaitMs = (this.options.maxWaitSeconds ?? 120) * 1000
-        if (rateRetries >= MAX_429_RETRIES || waitedMs + waitMs > maxWaitMs) {
-          const why = rateRetries >= MAX_429_RETRIES ? `still rate limited after ${MAX_429_RETRIES} retries` : `the service asks to wait ${Math.ceil(waitMs / 1000)} s, more than --max-wait allows`
+        const maxWait = this.options.maxWaitSeconds ?? 120
+        const exhausted = rateRetries >= MAX_429_RETRIES
+        if (exhausted || waitedMs + waitMs > maxWait * 1000) {
+          const seconds = Math.ceil(waitMs / 1000)
+          const why = exhausted
+            ? `still rate limited after ${MAX_429_RETRIES} retries`
+            : retryAfter === undefined
+              ? `another ${seconds} s wait would pass --max-wait (${maxWait} s)`
+              : `the service asks to wait ${seconds} s, which${waitedMs > 0 ? ' with the waits so far' : ''} would pass --max-wait (${maxWait} s)`
           throw new RateLimitError(`Rate limited (HTTP 429): ${why}.`, {
             body: res.body,
-            hint: `Try again after ${retryAt.toISOString()} (in ${Math.ceil(waitMs / 1000)} s), or raise --max-wait.`,
+            hint: `Try again after ${retryAt.toISOString()} (in ${seconds} s)${exhausted ? '' : ', or raise --max-wait'}.`,
             retryAt,
           })
         }

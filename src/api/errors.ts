@@ -95,3 +95,30 @@ export function redirectError(status: number, location: string | undefined): Cli
     {status},
   )
 }
+
+/** A 2xx body that is a JSON object (a resource). */
+export function isResource(body: unknown): body is Record<string, unknown> {
+  return isObject(body)
+}
+
+/**
+ * A 2xx response whose body is not the resource expected (empty, text, an array...): exit 1, said plainly,
+ * instead of failing later on a missing field. `hint` says what to do, e.g. how to check whether it took effect.
+ */
+export function unexpectedResponse(status: number, body: unknown, expected: string, hint?: string): CliError {
+  const got =
+    body === undefined
+      ? 'an empty body'
+      : typeof body === 'string'
+        ? 'a body that is not JSON'
+        : Array.isArray(body)
+          ? 'a JSON array'
+          : `JSON ${body === null ? 'null' : typeof body}`
+  return new CliError(`Unexpected response (HTTP ${status}): expected ${expected}, got ${got}.`, {hint})
+}
+
+/** The resource object of a response, or `unexpectedResponse`. */
+export function resourceOf<T>(res: {status: number; body: unknown}, expected: string, hint?: string): T {
+  if (isObject(res.body)) return res.body as T
+  throw unexpectedResponse(res.status, res.body, expected, hint)
+}

@@ -25,12 +25,39 @@ export interface FetchedPage<T> {
 
 export const DEFAULT_PER_PAGE = 30
 
-function readPage<T>(body: unknown): FetchedPage<T> {
-  if (Array.isArray(body)) return {data: body as T[]}
+function positiveInt(value: unknown): number | undefined {
+  const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value
+  return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : undefined
+}
+
+/**
+ * The page size when the service does not say it: the one asked for, unless a first page came back shorter
+ * although more records exist (the service then uses a smaller size: the page's length).
+ */
+function guessPerPage(length: number, asked: {page: number; perPage: number}, total: number): number {
+  if (length === 0) return 0
+  return asked.page === 1 && length < asked.perPage && length < total ? length : asked.perPage
+}
+
+/**
+ * A page envelope. `meta` is kept only when it has a total; its `page` and `per_page` fall back to the page asked
+ * for and `guessPerPage`. `at` is the 0-based position of the page's first record in the whole list:
+ * from the service's own `page` and `per_page` when it says them (it may use another page size than the one
+ * asked for), else from what was asked.
+ */
+function readPage<T>(body: unknown, asked: {page: number; perPage: number}): FetchedPage<T> & {at: number} {
+  const at = (page: number, perPage: number) => (page - 1) * perPage
+  if (Array.isArray(body)) return {at: at(asked.page, asked.perPage), data: body as T[]}
   if (typeof body === 'object' && body !== null && Array.isArray((body as {data?: unknown}).data)) {
-    const {data, meta} = body as {data: T[]; meta?: Partial<PageMeta>}
-    const ok = meta && typeof meta.total === 'number'
-    return {data, meta: ok ? {page: Number(meta.page ?? 1), per_page: Number(meta.per_page ?? data.length), total: meta.total!} : undefined}
+    const {data, meta} = body as {data: T[]; meta?: Partial<Record<keyof PageMeta, unknown>>}
+    const page = positiveInt(meta?.page)
+    const perPage = positiveInt(meta?.per_page)
+    const total = typeof meta?.total === 'number' ? meta.total : undefined
+    return {
+      at: at(page ?? asked.page, perPage ?? asked.perPage),
+      data,
+      meta: total === undefined ? undefined : {page: page ?? asked.page, per_page: perPage ?? guessPerPage(data.length, asked, total), total},
+    }
   }
   throw new CliError('Unexpected response: expected a page of records ({data: [...], meta: {...}}).')
 }
@@ -41,17 +68,31 @@ export async function* pages<T>(client: ApiClient, request: ApiRequest, options:
   const follow = Boolean(options.all || options.limit !== undefined)
   let page = options.page ?? 1
   let seen = 0
+  /** Position of the first record fetched, in the whole list (from the first page). */
+  let start: number | undefined
+  /** Without a total: the longest page so far, and the previous page's records (to spot a `page` ignored). */
+  let longest = 0
+  let previous: string | undefined
   for (;;) {
     const res = await client.request({...request, query: {...request.query, page, per_page: perPage}})
-    const current = readPage<T>(res.body)
+    const {at, ...current} = readPage<T>(res.body, {page, perPage})
+    start ??= at
+    const total = current.meta?.total
+    if (follow && total === undefined) {
+      // No total to go by: the service may use a smaller page size than the one asked for, so a short page
+      // ends the list only after a longer one (or an empty one); a page equal to the previous one means the
+      // service ignores `page`.
+      const fingerprint = JSON.stringify(current.data)
+      if (fingerprint === previous) return
+      previous = fingerprint
+    }
     yield current
     seen += current.data.length
     if (!follow || current.data.length === 0) return
     if (options.limit !== undefined && seen >= options.limit) return
-    const total = current.meta?.total
-    const startIndex = ((options.page ?? 1) - 1) * perPage
-    if (total !== undefined && startIndex + seen >= total) return
-    if (total === undefined && current.data.length < perPage) return
+    if (total !== undefined && start + seen >= total) return
+    if (total === undefined && current.data.length < longest) return
+    longest = Math.max(longest, current.data.length)
     page++
   }
 }

@@ -1,5 +1,6 @@
 /** Customers: list, get, create, update (v2), delete (v2). */
 import type {ApiClient} from '../api/client.js'
+import {isResource, resourceOf, unexpectedResponse} from '../api/errors.js'
 import type {PageOptions} from '../api/paginate.js'
 import {type ApiVersion, CUSTOMER_STATUSES, type Customer, type CustomerInclude, type CustomerStatus} from '../domain/schema.js'
 import {checkOneOf, checkSearch, validateCustomerCreate, validateCustomerUpdate} from '../domain/validate.js'
@@ -32,7 +33,10 @@ export function listCustomers(client: ApiClient, options: ListCustomersOptions):
 }
 
 export async function getCustomer(client: ApiClient, id: number, options: {include?: CustomerInclude; version: ApiVersion}): Promise<Customer> {
-  return (await client.request<Customer>({auth: true, method: 'GET', path: `/customers/${id}`, query: {include: options.include}, version: options.version})).body
+  return resourceOf<Customer>(
+    await client.request({auth: true, method: 'GET', path: `/customers/${id}`, query: {include: options.include}, version: options.version}),
+    'a customer',
+  )
 }
 
 export interface CustomerInput {
@@ -57,14 +61,19 @@ export function customerBody(input: CustomerInput): Record<string, unknown> {
 export async function createCustomer(client: ApiClient, input: CustomerInput, version: ApiVersion): Promise<Customer> {
   const body = customerBody(input)
   assertValid('customer', validateCustomerCreate(body))
-  return (await client.request<Customer>({auth: true, body, method: 'POST', path: '/customers', version})).body
+  const res = await client.request({auth: true, body, method: 'POST', path: '/customers', version})
+  return resourceOf<Customer>(res, 'the new customer', 'The customer may have been created: check with `commerce customers list` before running this again.')
 }
 
 /** v2 only: operations that exist only in v2 always use it, whatever the profile's version. */
 export async function updateCustomer(client: ApiClient, id: number, input: CustomerInput): Promise<Customer> {
   const body = customerBody(input)
   assertValid('update', validateCustomerUpdate(body))
-  return (await client.request<Customer>({auth: true, body, method: 'PATCH', path: `/customers/${id}`, version: 'v2'})).body
+  const res = await client.request({auth: true, body, method: 'PATCH', path: `/customers/${id}`, version: 'v2'})
+  if (isResource(res.body)) return res.body as Customer
+  // The service documents no response for PATCH: an empty success (204) means done; show the customer as it is now.
+  if (res.body === undefined) return getCustomer(client, id, {version: 'v2'})
+  throw unexpectedResponse(res.status, res.body, 'the customer', `The update may have been applied: check with \`commerce customers get ${id}\`.`)
 }
 
 export async function deleteCustomer(client: ApiClient, id: number): Promise<{id: number; deleted: true}> {

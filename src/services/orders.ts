@@ -3,6 +3,7 @@ import {randomUUID} from 'node:crypto'
 import {readFile} from 'node:fs/promises'
 
 import type {ApiClient} from '../api/client.js'
+import {isResource, resourceOf, unexpectedResponse} from '../api/errors.js'
 import type {PageOptions} from '../api/paginate.js'
 import {type ApiVersion, ORDER_STATUSES, type Order, type OrderStatus} from '../domain/schema.js'
 import {checkOneOf, checkPositiveInt, isUuid, validateOrderCreate, validateRefund} from '../domain/validate.js'
@@ -36,7 +37,7 @@ export function listOrders(client: ApiClient, options: ListOrdersOptions): Listi
 
 /** v2 only. */
 export async function getOrder(client: ApiClient, id: number): Promise<Order> {
-  return (await client.request<Order>({auth: true, method: 'GET', path: `/orders/${id}`, version: 'v2'})).body
+  return resourceOf<Order>(await client.request({auth: true, method: 'GET', path: `/orders/${id}`, version: 'v2'}), 'an order')
 }
 
 export interface OrderItemInput {
@@ -103,12 +104,14 @@ export async function createOrder(
   assertValid('order', errors)
   if (options.version === 'v1') {
     if (options.idempotencyKey !== undefined) requireV2('v1', '--idempotency-key')
-    return {order: (await client.request<Order>({auth: true, body, idempotent: false, method: 'POST', path: '/orders', version: 'v1'})).body}
+    const res = await client.request({auth: true, body, idempotent: false, method: 'POST', path: '/orders', version: 'v1'})
+    return {order: resourceOf<Order>(res, 'the new order', 'The order may have been created: check with `commerce orders list` before running this again.')}
   }
   const key = options.idempotencyKey ?? randomUUID()
   options.onKey?.(key)
-  const res = await client.request<Order>({auth: true, body, headers: {'Idempotency-Key': key}, idempotent: true, method: 'POST', path: '/orders', version: 'v2'})
-  return {idempotencyKey: key, order: res.body}
+  const res = await client.request({auth: true, body, headers: {'Idempotency-Key': key}, idempotent: true, method: 'POST', path: '/orders', version: 'v2'})
+  const order = resourceOf<Order>(res, 'the new order', `The order may have been created: rerun with --idempotency-key ${key} to get it without creating a second one.`)
+  return {idempotencyKey: key, order}
 }
 
 /** v2 only. `amount` in the service's money unit, sent unchanged; without it the whole remaining amount. */
@@ -117,5 +120,9 @@ export async function refundOrder(client: ApiClient, id: number, input: {amount?
   if (input.amount !== undefined) body.amount = input.amount
   if (input.reason !== undefined) body.reason = input.reason
   assertValid('refund', validateRefund(body))
-  return (await client.request<Record<string, unknown>>({auth: true, body, method: 'POST', path: `/orders/${id}/refunds`, version: 'v2'})).body
+  const res = await client.request({auth: true, body, method: 'POST', path: `/orders/${id}/refunds`, version: 'v2'})
+  if (isResource(res.body)) return res.body
+  // The service documents no refund record: an empty success means done, with nothing more to show.
+  if (res.body === undefined) return {}
+  throw unexpectedResponse(res.status, res.body, 'the refund record', `The refund may have been made: check with \`commerce orders get ${id}\` before running it again.`)
 }

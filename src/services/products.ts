@@ -1,5 +1,6 @@
 /** Products: public operations (no token is ever sent). */
 import type {ApiClient} from '../api/client.js'
+import {resourceOf} from '../api/errors.js'
 import type {PageOptions} from '../api/paginate.js'
 import type {ApiVersion, Currency, Product} from '../domain/schema.js'
 import {type Listing, listing} from './listing.js'
@@ -27,6 +28,5 @@ export function searchProducts(client: ApiClient, text: string, options: ListPro
 
 /** v2 only. */
 export async function getProduct(client: ApiClient, id: number, options: {currency?: Currency}): Promise<Product> {
-  const res = await client.request<Product>({auth: false, method: 'GET', path: `/products/${id}`, query: {currency: options.currency}, version: 'v2'})
-  return res.body
+  return resourceOf<Product>(await client.request({auth: false, method: 'GET', path: `/products/${id}`, query: {currency: options.currency}, version: 'v2'}), 'a product')
 }

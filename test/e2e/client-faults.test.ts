@@ -53,6 +53,7 @@ const page = (data: unknown[] = [CUSTOMER], total = data.length) => ({body: {dat
 
 /** Runs the CLI against a faulty server answering with `script`, with a static token (no token request). */
 async function against(script: Script, args: string[], options: {upstream?: string; env?: Record<string, string>} = {}) {
+  await faulty?.close() // a test may call this more than once
   faulty = await startFaultyServer(script, options)
   const r = await run(args, {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: faulty.url, COMMERCE_CONFIG_DIR: tmp.dir, ...options.env}})
   return {...r, requests: faulty.requests}
@@ -218,6 +219,121 @@ describe('429 Too Many Requests', () => {
     expect(r.requests).toHaveLength(1)
     expect(r.stderr).toContain('90 s')
     expect(Date.now() - started).toBeLessThan(10_000)
+  })
+})
+
+describe('429 messages', () => {
+  const limited = (headers: Record<string, string> = {}) => ({body: {message: 'slow down'}, headers, status: 429})
+
+  it('no Retry-After: waits 1 s between retries, then exit 5 saying when to try again (not to raise --max-wait)', async () => {
+    const r = await against(() => limited(), ['customers', 'list'])
+    expect(r.code).toBe(5)
+    expect(r.requests).toHaveLength(4)
+    expect(r.stderr).toMatch(/after 3 retries/)
+    expect(r.stderr).toMatch(/Try again after \d{4}-.*\(in 1 s\)\.$/m)
+    expect(r.stderr).not.toMatch(/max-wait/)
+  })
+
+  it('a Retry-After date in the past: retried at once; exit 5 after 3 retries', async () => {
+    const started = Date.now()
+    const r = await against(() => limited({'retry-after': new Date(Date.now() - 60_000).toUTCString()}), ['customers', 'list', '--json'])
+    expect(r.code).toBe(5)
+    expect(r.requests).toHaveLength(4)
+    expect(Date.now() - started).toBeLessThan(5000)
+    expect(r.json().error).toMatchObject({status: 429})
+    expect(r.stderr).toMatch(/Try again after/)
+  })
+
+  it('a Retry-After over --max-wait: the message names the wait and the bound', async () => {
+    const r = await against(() => limited({'retry-after': '300'}), ['customers', 'list'])
+    expect(r.code).toBe(5)
+    expect(r.requests).toHaveLength(1)
+    expect(r.stderr).toContain('the service asks to wait 300 s, which would pass --max-wait (120 s)')
+    expect(r.stderr).toMatch(/Try again after .*\(in 300 s\), or raise --max-wait\./)
+  })
+})
+
+describe('lists from a service that pages its own way', () => {
+  const records = (from: number, n: number) => Array.from({length: Math.max(0, n)}, (_, i) => ({...CUSTOMER, id: from + i}))
+  const pageOf = (url: string) => Number(new URL(url, 'http://x').searchParams.get('page'))
+  /** 120 records in pages of 50, whatever per_page is asked for; meta says so. */
+  const capped: Script = (req) => {
+    const p = pageOf(req.url)
+    return {body: {data: records((p - 1) * 50 + 1, Math.min(50, 120 - (p - 1) * 50)), meta: {page: p, per_page: 50, total: 120}}, status: 200}
+  }
+
+  it('a smaller page size than asked (meta says it): --all, and --limit from --page 2, get every record', async () => {
+    const all = await against(capped, ['customers', 'list', '--all', '--per-page', '100', '--json'])
+    expect(all.code, all.stderr).toBe(0)
+    expect(all.json().map((c: {id: number}) => c.id)).toEqual(records(1, 120).map((c) => c.id))
+    const fromPage2 = await against(capped, ['customers', 'list', '--page', '2', '--per-page', '100', '--limit', '500', '--json'])
+    expect(fromPage2.code, fromPage2.stderr).toBe(0)
+    expect(fromPage2.json().map((c: {id: number}) => c.id)).toEqual(records(51, 70).map((c) => c.id))
+  })
+
+  it('no meta, and a smaller page size than asked: --limit and --all keep fetching until a short or empty page', async () => {
+    // 65 records in pages of 20, no meta at all.
+    const noMeta: Script = (req) => {
+      const p = pageOf(req.url)
+      return {body: {data: records((p - 1) * 20 + 1, Math.min(20, 65 - (p - 1) * 20))}, status: 200}
+    }
+    const limit = await against(noMeta, ['customers', 'list', '--limit', '50', '--json'])
+    expect(limit.code, limit.stderr).toBe(0)
+    expect(limit.json()).toHaveLength(50)
+    const all = await against(noMeta, ['customers', 'list', '--all', '--json'])
+    expect(all.code, all.stderr).toBe(0)
+    expect(all.json().map((c: {id: number}) => c.id)).toEqual(records(1, 65).map((c) => c.id))
+    expect(all.requests).toHaveLength(4)
+  })
+
+  it('no meta, and a service that ignores page: --all stops at the first repeated page', async () => {
+    const r = await against(() => ({body: {data: records(1, 3)}, status: 200}), ['customers', 'list', '--all', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.json()).toHaveLength(3)
+    expect(r.requests).toHaveLength(2)
+  })
+})
+
+describe('2xx responses of another shape than the resource', () => {
+  it('update answered 204: the customer is fetched and shown, exit 0', async () => {
+    const r = await against((req) => (req.method === 'PATCH' ? {status: 204} : {body: {...CUSTOMER, name: 'B'}, status: 200}), ['customers', 'update', '9', '--name', 'B', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.json()).toEqual({...CUSTOMER, name: 'B'})
+    expect(r.requests.map((q) => q.method)).toEqual(['PATCH', 'GET'])
+  })
+
+  it('refund answered 204: exit 0; --json prints {}', async () => {
+    const [json, human] = await Promise.all([
+      against(() => ({status: 204}), ['orders', 'refund', '9', '--yes', '--json']),
+      startFaultyServer(() => ({status: 204})).then(async (server) => {
+        try {
+          return await run(['orders', 'refund', '9', '--yes'], {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: server.url, COMMERCE_CONFIG_DIR: tmp.dir}})
+        } finally {
+          await server.close()
+        }
+      }),
+    ])
+    expect(json.code, json.stderr).toBe(0)
+    expect(json.json()).toEqual({})
+    expect(human.code, human.stderr).toBe(0)
+    expect(human.stdout).toBe('')
+    expect(human.stderr).toContain('Refunded order 9')
+  })
+
+  it('an empty create response, or text for a get: exit 1 saying what came back (and how to check), no TypeError', async () => {
+    const create = await against(() => ({status: 201}), createCustomer)
+    expect(create.code).toBe(1)
+    expect(create.stderr).toMatch(/Unexpected response \(HTTP 201\).*empty body/)
+    expect(create.stderr).toMatch(/may have been created/)
+    const order = await against(() => ({status: 201}), createOrder())
+    expect(order.code).toBe(1)
+    const key = order.requests[0]!.headers['idempotency-key']
+    expect(order.json().error.message).toMatch(/Unexpected response/)
+    expect(order.stderr).toContain(`rerun with --idempotency-key ${key}`)
+    const get = await against(() => ({body: 'hello', status: 200}), ['customers', 'get', '9', '--json'])
+    expect(get.code).toBe(1)
+    expect(get.json().error.message).toMatch(/not JSON/)
+    for (const r of [create, order, get]) expect(r.stdout + r.stderr).not.toMatch(/Cannot read|Cannot use|undefined|TypeError/)
   })
 })
 

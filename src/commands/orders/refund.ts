@@ -27,6 +27,7 @@ refunded. Asks for confirmation on a terminal; needs --yes without one.`
     await confirmOrThrow(io, `Refund ${what} of order ${args.id}?`, flags.yes)
     const refund = await refundOrder(client, args.id, {amount: flags.amount, reason: flags.reason})
     if (!io.json) io.info(io.chalk.green('✓ ') + `Refunded order ${args.id}.`)
-    await renderRecord(io, refund)
+    // A service that answers with no refund record: --json prints {}, human output only the line above.
+    if (io.json || Object.keys(refund).length > 0) await renderRecord(io, refund)
   }
 }
