@@ -55,7 +55,8 @@ export async function status(ctx: Context): Promise<AuthStatus> {
   try {
     baseUrl = await ctx.baseUrl()
   } catch (error) {
-    if (creds.source !== 'none') throw error
+    // Without a base URL, only a key pair cannot be checked; a given token is reported as is (no request).
+    if (creds.source !== 'none' && creds.source !== 'COMMERCE_ACCESS_TOKEN') throw error
   }
   const base: AuthStatus = {base_url: baseUrl, expires_at: null, key_id: creds.keyId ?? null, logged_in: false, profile, scopes: null, source: creds.source}
   if (creds.source === 'none') return {...base, reason: `Not logged in. ${LOGIN_HINT}`}
@@ -76,8 +77,10 @@ export async function status(ctx: Context): Promise<AuthStatus> {
 
 /** A valid access token, issuing one when needed. */
 export async function currentToken(ctx: Context): Promise<string> {
-  const client = await ctx.client()
-  return (await ctx.credentials()).tokens.getToken(client)
+  const creds = await ctx.credentials()
+  // COMMERCE_ACCESS_TOKEN is used as is: no request, so no base URL is needed.
+  if (creds.source === 'COMMERCE_ACCESS_TOKEN') return ctx.env.COMMERCE_ACCESS_TOKEN!
+  return creds.tokens.getToken(await ctx.client())
 }
 
 export interface LogoutResult {

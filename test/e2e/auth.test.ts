@@ -154,6 +154,28 @@ describe('auth status and auth token', () => {
     expect(r.json()).toMatchObject({logged_in: true, source: 'COMMERCE_ACCESS_TOKEN'})
   })
 
+  it('with COMMERCE_ACCESS_TOKEN and no base URL: status and token need no request, exit 0', async () => {
+    const [status, token] = await Promise.all([
+      cli(['auth', 'status', '--json'], {COMMERCE_ACCESS_TOKEN: 'tok_from_ci'}),
+      cli(['auth', 'token'], {COMMERCE_ACCESS_TOKEN: 'tok_from_ci'}),
+    ])
+    expect(status.code, status.stderr).toBe(0)
+    expect(status.json()).toMatchObject({base_url: null, logged_in: true, source: 'COMMERCE_ACCESS_TOKEN'})
+    expect(token.code, token.stderr).toBe(0)
+    expect(token.stdout).toBe('tok_from_ci\n')
+  })
+
+  it('status and token issue tokens on the path of the API version in effect (--api-version v1)', async () => {
+    faulty = await startFaultyServer(() => ({forward: true}), {upstream: sb.baseUrl})
+    const env = keyPairEnv(dir, faulty.url, full())
+    const status = await cli(['auth', 'status', '--api-version', 'v1', '--json'], env)
+    expect(status.code, status.stderr).toBe(0)
+    const token = await cli(['auth', 'token', '--api-version', 'v1'], keyPairEnv(join(dir, 'second'), faulty.url, full()))
+    expect(token.code, token.stderr).toBe(0)
+    expect(requestsTo(faulty.requests, 'POST', '/api/v1/auth/tokens')).toHaveLength(2)
+    expect(requestsTo(faulty.requests, 'POST', '/api/v2/auth/tokens')).toHaveLength(0)
+  })
+
   it('logged out: exit 3, the JSON document with logged_in false and nulls', async () => {
     const r = await cli(['auth', 'status', '--json'])
     expect(r.code).toBe(3)
@@ -183,6 +205,20 @@ describe('auth logout', () => {
     const again = await cli(['auth', 'logout', '--json'])
     expect(again.code, again.stderr).toBe(0)
     expect(again.json()).toMatchObject({revoked: false})
+  })
+
+  it('revokes on the path of the API version in effect: --api-version v1, or the profile says v1', async () => {
+    faulty = await startFaultyServer(() => ({forward: true}), {upstream: sb.baseUrl})
+    await login(faulty.url)
+    const flag = await cli(['auth', 'logout', '--api-version', 'v1'])
+    expect(flag.code, flag.stderr).toBe(0)
+    expect(flag.stderr).toMatch(/v1 is deprecated/)
+    await login(faulty.url, ['--api-version', 'v1'])
+    const profile = await cli(['auth', 'logout', '--json'])
+    expect(profile.code, profile.stderr).toBe(0)
+    expect(profile.json()).toMatchObject({revoked: true})
+    expect(requestsTo(faulty.requests, 'DELETE', '/api/v1/auth/tokens/current')).toHaveLength(2)
+    expect(requestsTo(faulty.requests, 'DELETE', '/api/v2/auth/tokens/current')).toHaveLength(0)
   })
 
   it('when revocation fails (500): local credentials are removed all the same, exit 1 saying the token stays valid', async () => {

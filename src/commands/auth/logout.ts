@@ -1,4 +1,5 @@
 import {ApiCommand} from '../../base/command.js'
+import {apiVersionFlag} from '../../base/flags.js'
 import {logout} from '../../services/auth.js'
 
 export default class AuthLogout extends ApiCommand<typeof AuthLogout> {
@@ -7,6 +8,7 @@ export default class AuthLogout extends ApiCommand<typeof AuthLogout> {
 Succeeds when already logged out. If the revocation fails, the local credentials are removed all the same and
 the command exits 1: the token stays valid until it expires.`
   static examples = ['<%= config.bin %> auth logout', '<%= config.bin %> auth logout --profile staging']
+  static flags = {...apiVersionFlag}
 
   async run(): Promise<void> {
     const result = await logout(this.ctx)
