@@ -28,10 +28,17 @@ export function redactBody(text: string): string {
   }
 }
 
+/** `Bearer abcd…`: the scheme, and the credential at most as its first 4 characters (whatever the scheme). */
+function redactCredential(value: string): string {
+  const m = /^(\S+\s+)(\S.*)$/.exec(value.trim())
+  return m ? m[1] + abbreviateToken(m[2]) : (abbreviateToken(value.trim()) ?? '')
+}
+
 export function redactHeaders(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {}
   for (const [k, v] of Object.entries(headers)) {
-    out[k] = k.toLowerCase() === 'authorization' ? v.replace(/^(Bearer\s+)(\S+)$/i, (_, p: string, t: string) => p + abbreviateToken(t)) : v
+    const name = k.toLowerCase()
+    out[k] = name === 'authorization' || name === 'proxy-authorization' ? redactCredential(v) : v
   }
   return out
 }

@@ -87,7 +87,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       }
       if (shape.hint) lines.push(io.chalk.dim(shape.hint))
       if (this.argv.includes('--debug') && error.stack) lines.push(io.chalk.dim(error.stack))
-      process.stderr.write(lines.join('\n') + '\n')
+      io.info(lines.join('\n'))
     }
     throw new Errors.ExitError(shape.exitCode)
   }

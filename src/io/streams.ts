@@ -2,7 +2,8 @@
  * IOStreams: every terminal rule in one place (after the GitHub CLI's iostreams).
  *
  * - stdout carries results only; status, warnings, spinners and progress go to stderr.
- * - Colour: on when stdout is a TTY, or FORCE_COLOR is set; NO_COLOR (non-empty) always wins.
+ * - Colour: on when stdout is a TTY, or FORCE_COLOR is set; NO_COLOR (non-empty) always wins. Text for stderr
+ *   loses its colour when stderr is not a TTY (`2> file`), unless FORCE_COLOR is set.
  * - Prompts, spinners and progress bars: only when stdin and stderr are TTYs and CI is not set.
  */
 import {Chalk, type ChalkInstance} from 'chalk'
@@ -17,6 +18,9 @@ export interface IOStreamsOptions {
 function envFlag(value: string | undefined): boolean {
   return value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false'
 }
+
+/** Colour and style escape sequences (what chalk writes). */
+const ANSI_SGR = /\u001B\[[\d;]*m/g
 
 const guarded = new WeakSet<NodeJS.WritableStream>()
 
@@ -44,6 +48,8 @@ export class IOStreams {
   /** The CI environment variable is set: never prompt, never animate. */
   readonly ci: boolean
   readonly color: boolean
+  /** Colour in what goes to stderr: `color`, and stderr a TTY (or FORCE_COLOR). */
+  readonly errColor: boolean
   readonly chalk: ChalkInstance
   /** --json: stdout carries exactly one JSON document. */
   json = false
@@ -62,6 +68,7 @@ export class IOStreams {
     const noColor = this.env.NO_COLOR !== undefined && this.env.NO_COLOR !== ''
     const forceColor = envFlag(this.env.FORCE_COLOR)
     this.color = !noColor && (forceColor || this.isStdoutTTY)
+    this.errColor = this.color && (forceColor || this.isStderrTTY)
     this.chalk = new Chalk({level: this.color ? (forceColor && !this.isStdoutTTY ? 1 : 2) : 0})
     quietOnClosedPipe(this.stdout)
   }
@@ -95,7 +102,8 @@ export class IOStreams {
   /** Status and information for people: stderr. */
   info(text: string): void {
     this.clearStatus()
-    this.stderr.write(text.endsWith('\n') ? text : text + '\n')
+    const plain = this.errColor ? text : text.replace(ANSI_SGR, '')
+    this.stderr.write(plain.endsWith('\n') ? plain : plain + '\n')
   }
 
   warn(text: string): void {

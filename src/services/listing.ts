@@ -28,10 +28,13 @@ export function listing<T>(client: ApiClient, request: ApiRequest, options: Page
     position() {
       if (!first) return undefined
       const following = Boolean(options.all || options.limit !== undefined)
+      // The service's own page and page size when it says them: it may use another page size than the one asked.
+      const page = first.meta?.page ?? startPage
+      const size = first.meta?.per_page ?? perPage
       return {
-        first: (startPage - 1) * perPage + 1,
-        page: following ? undefined : startPage,
-        perPage: following ? undefined : (first.meta?.per_page ?? perPage),
+        first: (page - 1) * size + 1,
+        page: following ? undefined : page,
+        perPage: following ? undefined : size,
         shown,
         total: first.meta?.total,
       }

@@ -242,6 +242,19 @@ describe('api: what goes on the wire', () => {
     expect(get.headers.authorization).toBe('Bearer mine')
   })
 
+  it('--debug shows a caller\'s own Authorization at most as its first 4 characters, whatever its scheme', async () => {
+    const env = await recorder()
+    const [bare, scheme] = await Promise.all([
+      api(['customers', '-H', 'Authorization: secrettokenvalue123', '--debug'], env),
+      api(['customers', '-H', 'Authorization: Token secrettokenvalue456', '--debug'], env),
+    ])
+    expect(bare.code, bare.stderr).toBe(0)
+    expect(scheme.code, scheme.stderr).toBe(0)
+    expect(bare.stderr).toContain('> authorization: secr…')
+    expect(scheme.stderr).toContain('> authorization: Token secr…')
+    expect(bare.stderr + scheme.stderr).not.toMatch(/tokenvalue/)
+  })
+
   it('a 204 prints nothing', async () => {
     const env = await recorder(() => ({status: 204}))
     const r = await api(['v2/auth/tokens/current', '-X', 'DELETE'], env)

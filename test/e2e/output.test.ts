@@ -95,6 +95,32 @@ describe('colour', () => {
     for (const r of results) expect(r.stdout + r.stderr).not.toMatch(ANSI)
   })
 
+  it('stdout a TTY but stderr redirected (2> file): no colour in what goes to stderr, unless FORCE_COLOR', async () => {
+    const {IOStreams} = await import('../../src/io/streams.js')
+    const {PassThrough} = await import('node:stream')
+    const stream = (isTTY: boolean) => {
+      const s = new PassThrough() as PassThrough & {isTTY?: boolean}
+      s.isTTY = isTTY
+      let text = ''
+      s.on('data', (d) => (text += d))
+      return {read: () => text, s}
+    }
+    const write = (env: Record<string, string>) => {
+      const [stdout, stderr] = [stream(true), stream(false)]
+      const io = new IOStreams({env, stderr: stderr.s as never, stdin: stream(false).s as never, stdout: stdout.s as never})
+      io.warn('careful')
+      io.info(io.chalk.red('Error: ') + 'bad')
+      io.out(io.chalk.bold('result'))
+      return {stderr: stderr.read(), stdout: stdout.read()}
+    }
+    const plain = write({})
+    expect(plain.stdout).toMatch(ANSI)
+    expect(plain.stderr).toBe('Warning: careful\nError: bad\n')
+    expect(write({FORCE_COLOR: '1'}).stderr).toMatch(ANSI)
+    const none = write({FORCE_COLOR: '1', NO_COLOR: '1'})
+    expect(none.stdout + none.stderr).not.toMatch(ANSI)
+  })
+
   it('FORCE_COLOR=1 colours stderr, but --json stays plain JSON; NO_COLOR always wins', async () => {
     const bad = ['customers', 'create', '--email', 'bad', '--name', 'X']
     const [forced, forcedJson, forcedList, both] = await Promise.all([
@@ -125,6 +151,30 @@ describe('shapes', () => {
     expect(tsv.code, tsv.stderr).toBe(0)
     expect(tsv.stdout).toBe('id\tcustomer_id\tstatus\ttotal\tcurrency\tplaced_at\n')
     expect(json.stdout.trim()).toBe('[]')
+  })
+
+  it('the "Showing" line counts with the page size the service used, not the one asked for', async () => {
+    const {ApiClient} = await import('../../src/api/client.js')
+    const {listing} = await import('../../src/services/listing.js')
+    const {positionLine} = await import('../../src/io/render.js')
+    // 120 records in pages of 50 whatever is asked; meta says so.
+    faulty = await startFaultyServer((req) => {
+      const p = Number(new URL(req.url, 'http://x').searchParams.get('page'))
+      const data = Array.from({length: Math.max(0, Math.min(50, 120 - (p - 1) * 50))}, (_, i) => ({id: (p - 1) * 50 + i + 1}))
+      return {body: {data, meta: {page: p, per_page: 50, total: 120}}, status: 200}
+    })
+    const client = new ApiClient({apiVersion: 'v2', baseUrl: faulty.url, userAgent: 'test'})
+    const line = async (page: number) => {
+      const list = listing(client, {auth: false, method: 'GET', path: '/customers'}, {page, perPage: 100})
+      for await (const _ of list.records);
+      return positionLine(list.position()!)
+    }
+    try {
+      expect(await line(2)).toBe('Showing 51-100 of 120 (page 2 of 3)')
+      expect(await line(3)).toBe('Showing 101-120 of 120 (page 3 of 3)')
+    } finally {
+      await client.close()
+    }
   })
 
   it('a parse error with --json is the error document on stdout', async () => {
