@@ -282,8 +282,9 @@ export class ApiClient {
   }
 
   private async backoff(attempt: number, why: string): Promise<void> {
+    // 0.5 s, then 1 s, ... (never less), plus up to half as much again of jitter; never more than 5 s.
     const base = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt)
-    const ms = Math.round(base / 2 + (this.random() * base) / 2)
+    const ms = Math.min(BACKOFF_CAP_MS, Math.round(base + (this.random() * base) / 2))
     this.options.debug?.(`* ${why}: retry ${attempt + 1} of ${MAX_TRANSIENT_RETRIES} in ${ms} ms`)
     await this.sleep(ms)
   }

@@ -105,11 +105,20 @@ describe('network errors and 5xx', () => {
     expect(r.requests).toHaveLength(2)
   })
 
-  it('a GET that keeps failing: 2 retries (3 requests), then exit 1', async () => {
-    const r = await against(() => ({body: {message: 'down'}, status: 503}), ['customers', 'list'])
+  it('a GET that keeps failing: 2 retries (3 requests) backing off from 0.5 s, doubling, then exit 1', async () => {
+    const at: number[] = []
+    const r = await against(() => {
+      at.push(Date.now())
+      return {body: {message: 'down'}, status: 503}
+    }, ['customers', 'list'])
     expect(r.code).toBe(1)
     expect(r.requests).toHaveLength(3)
     expect(r.stderr).toContain('down')
+    const [first, second] = [at[1]! - at[0]!, at[2]! - at[1]!]
+    expect(first).toBeGreaterThanOrEqual(490)
+    expect(first).toBeLessThan(1000)
+    expect(second).toBeGreaterThanOrEqual(990)
+    expect(second).toBeLessThan(2000)
   })
 
   it('a 500 on a customer create is NOT retried: 1 request, exit 1, outcome unknown', async () => {
