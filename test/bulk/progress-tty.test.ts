@@ -1,0 +1,77 @@
+/**
+ * The bulk progress bar on a real terminal (tmux): drawn on stderr while an import runs (records, rate, time
+ * left, the rate-limit pause), erased before the summary; never drawn when CI is set.
+ */
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+
+import {type Sandbox, startSandbox} from '../../src/sandbox/index.js'
+import {tempConfigDir} from '../helpers/cli.js'
+import {killAllSessions, startInTmux} from '../helpers/tmux.js'
+
+let sb: Sandbox
+let config: ReturnType<typeof tempConfigDir>
+let env: Record<string, string>
+const BAR = /Importing orders \[[=-]+\] \d+\/8/
+/** The bar once rows are going: records done, rate, time left. */
+const MOVING = /Importing orders \[[=-]+\] [1-7]\/8 \| [\d.]+\/s \| \d+s left/
+
+beforeAll(async () => {
+  // The real clock (the rate-limit window must pass): 2 orders per second, so 8 rows take a few seconds.
+  sb = await startSandbox({orderLimit: {limit: 2, windowSeconds: 1}})
+  config = tempConfigDir()
+  const key = sb.keys[0]!
+  env = {COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_CONFIG_DIR: config.dir, COMMERCE_KEY_ID: key.key_id, COMMERCE_KEY_SECRET: key.key_secret}
+})
+afterEach(killAllSessions)
+afterAll(async () => {
+  await sb.close()
+  config.cleanup()
+})
+
+/** A customer and an orders file of 8 rows; each call a new file, so a new import. */
+async function ordersFile(name: string): Promise<string> {
+  const res = await fetch(`${sb.baseUrl}/api/v2/auth/tokens`, {
+    body: JSON.stringify({key_id: sb.keys[0]!.key_id, key_secret: sb.keys[0]!.key_secret}),
+    headers: {'content-type': 'application/json'},
+    method: 'POST',
+  })
+  const {access_token: token} = (await res.json()) as {access_token: string}
+  const created = await fetch(`${sb.baseUrl}/api/v2/customers`, {
+    body: JSON.stringify({email: `${name}@example.com`, name}),
+    headers: {authorization: `Bearer ${token}`, 'content-type': 'application/json'},
+    method: 'POST',
+  })
+  const {id} = (await created.json()) as {id: number}
+  const file = join(config.dir, `${name}.csv`)
+  writeFileSync(file, ['customer_id,currency,items', ...Array.from({length: 8}, (_, i) => `${id},USD,1:${i + 1}`)].join('\n') + '\n')
+  return file
+}
+
+describe('bulk progress bar on a TTY', () => {
+  it('is drawn while an import runs, then erased before the summary', async () => {
+    const term = await startInTmux(['orders', 'import', await ordersFile('tty-bar')], {env})
+    await term.waitFor(MOVING, {timeoutMs: 15_000})
+    expect(await term.waitForExit(20_000)).toBe(0)
+    const after = await term.capture()
+    expect(after).toMatch(/created\s*│\s*8/)
+    expect(after).not.toMatch(BAR)
+  })
+
+  it('is never drawn when CI is set', async () => {
+    const term = await startInTmux(['orders', 'import', await ordersFile('tty-ci')], {env: {...env, CI: '1'}})
+    const screens: string[] = []
+    let code: number | undefined
+    while (code === undefined) {
+      screens.push(await term.capture())
+      code = await term.waitForExit(100).catch(() => undefined)
+    }
+    expect(code).toBe(0)
+    screens.push(await term.capture())
+    expect(screens.length).toBeGreaterThan(5)
+    for (const screen of screens) expect(screen).not.toMatch(/Importing orders/)
+    expect(screens.at(-1)).toMatch(/created\s*│\s*8/)
+  })
+})
