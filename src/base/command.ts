@@ -36,6 +36,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   public async init(): Promise<void> {
     await super.init()
     this.io = new IOStreams()
+    this.exitOnInterrupt()
     // Known before parsing, so that a parse error is rendered as JSON too.
     this.io.json = this.argv.includes('--json')
     const {args, flags} = await this.parse({
@@ -49,6 +50,21 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.flags = flags as FlagsOf<T>
     this.args = args as ArgsOf<T>
     this.io.json = Boolean((flags as {json?: boolean}).json)
+  }
+
+  /**
+   * Ctrl-C is exit 130 (rather than death by signal, which a parent process sees as no exit code), unless the
+   * command handles SIGINT itself (bulk commands, `webhooks listen`, `sandbox start`) or conf's dependency
+   * when-exit has a listener: it re-raises the signal once, and that echo, left to this listener, ends here.
+   */
+  private exitOnInterrupt(): void {
+    const before = new Set(process.listeners('SIGINT'))
+    const onInterrupt = () => {
+      if (process.listeners('SIGINT').some((l) => l !== onInterrupt && !before.has(l))) return
+      this.io?.interrupted()
+      process.exit(EXIT.interrupted)
+    }
+    process.on('SIGINT', onInterrupt)
   }
 
   /**

@@ -117,6 +117,12 @@ export class IOStreams {
     this.warn(text)
   }
 
+  /** Ctrl-C: erase a live status line, and end the line the terminal echoed ^C on. */
+  interrupted(): void {
+    this.clearStatus()
+    if (this.isStderrTTY) this.stderr.write('\n')
+  }
+
   /** Registers a live status line (spinner/progress) to be cleared before any other output. */
   setStatus(status: {clear(): void} | undefined): void {
     this.activeStatus = status

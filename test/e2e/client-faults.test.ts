@@ -231,6 +231,24 @@ describe('429 Too Many Requests', () => {
   })
 })
 
+describe('Ctrl-C', () => {
+  it('during a 429 wait (token issued and cached first): exit 130, not death by signal', async () => {
+    const {spawn} = await import('node:child_process')
+    const {BIN} = await import('../helpers/cli.js')
+    faulty = await startFaultyServer((req) =>
+      req.url.endsWith('/auth/tokens')
+        ? {body: {access_token: 'tok_ctrl_c_test', expires_in: 3600, scopes: [], token_type: 'Bearer'}, status: 201}
+        : {body: {message: 'slow down'}, headers: {'retry-after': '30'}, status: 429},
+    )
+    const env = {COMMERCE_BASE_URL: faulty.url, COMMERCE_CONFIG_DIR: tempDir(), COMMERCE_KEY_ID: 'k', COMMERCE_KEY_SECRET: 's', PATH: process.env.PATH ?? ''}
+    const child = spawn(process.execPath, [BIN, 'customers', 'list'], {env, stdio: ['ignore', 'pipe', 'pipe']})
+    while (faulty.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 20))
+    child.kill('SIGINT')
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])))
+    expect({code, signal}).toEqual({code: 130, signal: null})
+  })
+})
+
 describe('429 messages', () => {
   const limited = (headers: Record<string, string> = {}) => ({body: {message: 'slow down'}, headers, status: 429})
 
