@@ -5,6 +5,7 @@ import {Args, Flags} from '@oclif/core'
 import {ApiCommand} from '../base/command.js'
 import {apiVersionFlag} from '../base/flags.js'
 import {ApiError, UsageError} from '../errors.js'
+import {writeJsonArray} from '../io/render.js'
 import {API_METHODS, paginate, prepareRequest} from '../services/api.js'
 
 export default class Api extends ApiCommand<typeof Api> {
@@ -86,22 +87,16 @@ repeated after a 5xx or a network error.`
     else this.io.outJson(body)
   }
 
-  /** Streams the records as one JSON array (indented on a terminal), so memory stays flat on long lists. */
+  /**
+   * The records as one JSON array (indented on a terminal), written once every page has arrived: a failure
+   * midway leaves stdout with the error alone, not a partial array.
+   */
   private async printArray(records: AsyncIterable<unknown>): Promise<void> {
     const pretty = this.io.isStdoutTTY
-    let count = 0
-    for await (const record of records) {
-      const text = pretty ? JSON.stringify(record, null, 2).replaceAll('\n', '\n  ') : JSON.stringify(record)
-      await write(this.io.stdout, (count === 0 ? '[' : ',') + (pretty ? '\n  ' : '') + text)
-      count++
-    }
-    await write(this.io.stdout, count === 0 ? '[]\n' : pretty ? '\n]\n' : ']\n')
+    const texts: string[] = []
+    for await (const record of records) texts.push(pretty ? JSON.stringify(record, null, 2).replaceAll('\n', '\n  ') : JSON.stringify(record))
+    await writeJsonArray(this.io.stdout, texts, pretty ? '\n' : '', pretty ? '  ' : '')
   }
-}
-
-function write(stream: NodeJS.WritableStream, chunk: string): Promise<void> | void {
-  if (stream.write(chunk)) return
-  return new Promise((resolve) => stream.once('drain', () => resolve()))
 }
 
 async function readInput(source: string, read: (path: string) => Promise<string>): Promise<string> {

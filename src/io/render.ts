@@ -74,14 +74,12 @@ export interface ListRenderOptions {
 export async function renderList(io: IOStreams, records: AsyncIterable<Row> | Iterable<Row>, options: ListRenderOptions): Promise<number> {
   let count = 0
   if (io.json) {
-    // Stream the array: memory stays flat whatever the count.
-    const out = io.stdout
-    for await (const record of records) {
-      await write(out, (count === 0 ? '[\n' : ',\n') + JSON.stringify(record))
-      count++
-    }
-    await write(out, count === 0 ? '[]\n' : '\n]\n')
-    return count
+    // Written only once every page has arrived: a failure midway (a page answered 5xx, 429 after the retries)
+    // must leave stdout with the error document alone, not a partial array followed by it.
+    const texts: string[] = []
+    for await (const record of records) texts.push(JSON.stringify(record))
+    await writeJsonArray(io.stdout, texts, '\n')
+    return texts.length
   }
 
   const columns = [...options.columns]
@@ -120,6 +118,16 @@ export async function renderRecord(io: IOStreams, record: Row, fields?: readonly
   const table = new Table({style: {border: io.color ? ['gray'] : [], head: []}, wordWrap: true})
   for (const k of present) table.push({[io.color ? io.chalk.bold(k) : k]: styleCell(io, k, formatCell(record[k], false))})
   io.out(table.toString())
+}
+
+/**
+ * A JSON array of already-serialised elements, written with backpressure: `[`, the elements separated by `,` and
+ * `sep`, `]`. An empty array is `[]`.
+ */
+export async function writeJsonArray(stream: NodeJS.WritableStream, texts: readonly string[], sep: string, indent = ''): Promise<void> {
+  if (texts.length === 0) return write(stream, '[]\n')
+  for (let i = 0; i < texts.length; i++) await write(stream, (i === 0 ? '[' : ',') + sep + indent + texts[i])
+  await write(stream, sep + ']\n')
 }
 
 function write(stream: NodeJS.WritableStream, chunk: string): Promise<void> | void {

@@ -255,6 +255,19 @@ describe('api: what goes on the wire', () => {
     expect(bare.stderr + scheme.stderr).not.toMatch(/tokenvalue/)
   })
 
+  it('--paginate when a later page fails: no partial array on stdout (--json: the error document alone)', async () => {
+    const env = await recorder((req) =>
+      new URL(req.url, 'http://x').searchParams.get('page') === '1'
+        ? {body: {data: [{id: 1}], meta: {page: 1, per_page: 1, total: 3}}, status: 200}
+        : {body: {message: 'gone'}, status: 404},
+    )
+    const [json, plain] = await Promise.all([api(['v2/customers', '--paginate', '--json'], env), api(['v2/customers', '--paginate'], env)])
+    expect(json.code).toBe(4)
+    expect(json.json()).toEqual({error: {message: 'gone', status: 404}})
+    expect(plain.code).toBe(4)
+    expect(plain.stdout).not.toContain('[')
+  })
+
   it('a 204 prints nothing', async () => {
     const env = await recorder(() => ({status: 204}))
     const r = await api(['v2/auth/tokens/current', '-X', 'DELETE'], env)

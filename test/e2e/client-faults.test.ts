@@ -313,6 +313,14 @@ describe('lists from a service that pages its own way', () => {
     expect(all.requests).toHaveLength(4)
   })
 
+  it('--json, and a later page fails: stdout carries the error document alone, not a partial array', async () => {
+    const secondFails: Script = (req) =>
+      pageOf(req.url) === 1 ? {body: {data: records(1, 1), meta: {page: 1, per_page: 1, total: 3}}, status: 200} : {body: {message: 'gone'}, status: 404}
+    const r = await against(secondFails, ['customers', 'list', '--all', '--per-page', '1', '--json'])
+    expect(r.code).toBe(4)
+    expect(r.json()).toEqual({error: {message: 'gone', status: 404}})
+  })
+
   it('no meta, and a service that ignores page: --all stops at the first repeated page', async () => {
     const r = await against(() => ({body: {data: records(1, 3)}, status: 200}), ['customers', 'list', '--all', '--json'])
     expect(r.code, r.stderr).toBe(0)

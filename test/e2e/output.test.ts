@@ -3,8 +3,10 @@
  * access token), colour (none without a TTY; FORCE_COLOR forces it on stderr but never into --json; NO_COLOR
  * wins), one JSON document on stdout, empty lists, and responses with unknown extra fields.
  */
+import {PassThrough} from 'node:stream'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
+import {IOStreams} from '../../src/io/streams.js'
 import {run, tempConfigDir} from '../helpers/cli.js'
 import {type FaultyServer, startFaultyServer} from '../helpers/faulty-server.js'
 import {ANSI, keyPairEnv, readConfig} from '../helpers/login.js'
@@ -96,13 +98,11 @@ describe('colour', () => {
   })
 
   it('stdout a TTY but stderr redirected (2> file): no colour in what goes to stderr, unless FORCE_COLOR', async () => {
-    const {IOStreams} = await import('../../src/io/streams.js')
-    const {PassThrough} = await import('node:stream')
     const stream = (isTTY: boolean) => {
       const s = new PassThrough() as PassThrough & {isTTY?: boolean}
       s.isTTY = isTTY
       let text = ''
-      s.on('data', (d) => (text += d))
+      s.on('data', (d: Buffer) => (text += d))
       return {read: () => text, s}
     }
     const write = (env: Record<string, string>) => {
