@@ -45,5 +45,8 @@ export function listing<T>(client: ApiClient, request: ApiRequest, options: Page
 
 /** A v2-only option used with v1: exit 2 before any request. */
 export function requireV2(version: ApiVersion, what: string): void {
-  if (version !== 'v2') throw new UsageError(`${what} is only available in API v2; drop --api-version v1.`)
+  if (version !== 'v2')
+    throw new UsageError(`${what} is only available in API v2, and the version in effect is ${version}.`, {
+      hint: 'Drop --api-version v1, or pass --api-version v2 (a profile set to v1: `commerce config unset api_version`).',
+    })
 }
