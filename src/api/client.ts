@@ -94,8 +94,10 @@ const BACKOFF_CAP_MS = 5000
 export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
   if (value === undefined || value.trim() === '') return undefined
   const v = value.trim()
-  if (/^\d+$/.test(v)) return Number(v) * 1000
-  const date = Date.parse(v)
+  // Delta seconds (a fraction is taken too, rather than read as a date by Date.parse's leniency).
+  if (/^\d+(?:\.\d+)?$/.test(v)) return Math.ceil(Number(v) * 1000)
+  // An HTTP date names its day and month; anything else Date.parse might still read (`-1`, `2 5`) is unreadable.
+  const date = /[a-z]/i.test(v) ? Date.parse(v) : Number.NaN
   return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }
 

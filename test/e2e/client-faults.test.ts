@@ -249,6 +249,18 @@ describe('Ctrl-C', () => {
   })
 })
 
+describe('Retry-After values', () => {
+  it('seconds (a fraction too) or an HTTP date; anything else is unreadable (the client then waits 1 s)', async () => {
+    const {parseRetryAfter} = await import('../../src/api/client.js')
+    const now = Date.parse('2026-01-01T00:00:00Z')
+    expect(parseRetryAfter('30', now)).toBe(30_000)
+    expect(parseRetryAfter(' 1.5 ', now)).toBe(1500)
+    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:20 GMT', now)).toBe(20_000)
+    expect(parseRetryAfter('Wed, 31 Dec 2025 23:00:00 GMT', now)).toBe(0)
+    for (const v of [undefined, '', 'soon', '-1', '2 5', '30s']) expect(parseRetryAfter(v, now), String(v)).toBeUndefined()
+  })
+})
+
 describe('429 messages', () => {
   const limited = (headers: Record<string, string> = {}) => ({body: {message: 'slow down'}, headers, status: 429})
 
