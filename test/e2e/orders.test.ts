@@ -220,6 +220,7 @@ describe('orders: invalid input is refused before any request (exit 2, the flag 
     ['page 0', ['list', '--page', '0'], '--page'],
     ['a non-integer order id', ['get', '12a'], 'ID'],
     ['a non-integer refund amount', ['refund', '1', '--amount', '1.5', '--yes'], '--amount'],
+    ['a zero refund amount (named an amount, not an id)', ['refund', '1', '--amount', '0', '--yes'], '--amount: must be a positive integer, in the service\'s money unit'],
     ['a v2-only command with --api-version v1', ['refund', '1', '--yes', '--api-version', 'v1'], '--api-version'],
   ]
   it.each(cases)('%s', async (_name, args, flag) => {

@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
 import {parseIdArg, yesFlag} from '../../base/flags.js'
+import {parseId} from '../../domain/validate.js'
 import {confirmOrThrow} from '../../io/prompt.js'
 import {renderRecord} from '../../io/render.js'
 import {refundOrder} from '../../services/orders.js'
@@ -16,7 +17,13 @@ refunded. Asks for confirmation on a terminal; needs --yes without one.`
   static fieldFlags = {amount: '--amount', reason: '--reason'}
   static flags = {
     ...yesFlag,
-    amount: Flags.custom<number>({parse: parseIdArg})({description: 'Amount to refund (integer, service money unit); default: all that remains.'}),
+    amount: Flags.custom<number>({
+      async parse(input) {
+        const amount = parseId(input.trim())
+        if (amount === undefined) throw new Error(`must be a positive integer, in the service's money unit (got ${JSON.stringify(input)})`)
+        return amount
+      },
+    })({description: 'Amount to refund (integer, service money unit); default: all that remains.'}),
     reason: Flags.string({description: 'Why the order is refunded.'}),
   }
 
