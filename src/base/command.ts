@@ -88,7 +88,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected async catch(error: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<never> {
     if (error instanceof Errors.ExitError) throw error
     const shape = this.describe(error)
-    if (this.io?.json) {
+    // Once a result has begun streaming to stdout (a long --json list), the error goes to stderr instead.
+    if (this.io?.json && !this.io.resultStarted) {
       const body: Record<string, unknown> = {message: shape.message, status: shape.status}
       if (shape.errors) body.errors = shape.errors
       process.stdout.write(JSON.stringify({error: body}) + '\n')

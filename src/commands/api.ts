@@ -87,15 +87,13 @@ repeated after a 5xx or a network error.`
     else this.io.outJson(body)
   }
 
-  /**
-   * The records as one JSON array (indented on a terminal), written once every page has arrived: a failure
-   * midway leaves stdout with the error alone, not a partial array.
-   */
+  /** The records as one JSON array (indented on a terminal); see writeJsonArray for how a failure midway ends. */
   private async printArray(records: AsyncIterable<unknown>): Promise<void> {
     const pretty = this.io.isStdoutTTY
-    const texts: string[] = []
-    for await (const record of records) texts.push(pretty ? JSON.stringify(record, null, 2).replaceAll('\n', '\n  ') : JSON.stringify(record))
-    await writeJsonArray(this.io.stdout, texts, pretty ? '\n' : '', pretty ? '  ' : '')
+    const texts = (async function* () {
+      for await (const record of records) yield pretty ? JSON.stringify(record, null, 2).replaceAll('\n', '\n  ') : JSON.stringify(record)
+    })()
+    await writeJsonArray(this.io, texts, pretty ? '\n' : '', pretty ? '  ' : '')
   }
 }
 

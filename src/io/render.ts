@@ -74,12 +74,14 @@ export interface ListRenderOptions {
 export async function renderList(io: IOStreams, records: AsyncIterable<Row> | Iterable<Row>, options: ListRenderOptions): Promise<number> {
   let count = 0
   if (io.json) {
-    // Written only once every page has arrived: a failure midway (a page answered 5xx, 429 after the retries)
-    // must leave stdout with the error document alone, not a partial array followed by it.
-    const texts: string[] = []
-    for await (const record of records) texts.push(JSON.stringify(record))
-    await writeJsonArray(io.stdout, texts, '\n')
-    return texts.length
+    let count = 0
+    await writeJsonArray(io, (async function* () {
+      for await (const record of records) {
+        count++
+        yield JSON.stringify(record)
+      }
+    })(), '\n')
+    return count
   }
 
   const columns = [...options.columns]
@@ -120,14 +122,40 @@ export async function renderRecord(io: IOStreams, record: Row, fields?: readonly
   io.out(table.toString())
 }
 
+/** Up to this much JSON is held before the array starts streaming out. */
+export const JSON_BUFFER_BYTES = 8 * 1024 * 1024
+
 /**
- * A JSON array of already-serialised elements, written with backpressure: `[`, the elements separated by `,` and
- * `sep`, `]`. An empty array is `[]`.
+ * A JSON array of serialised elements (`[`, elements separated by `,` and `sep`, `]`; `[]` when empty).
+ *
+ * Up to JSON_BUFFER_BYTES the array is held and written whole at the end, so that a failure midway (a later
+ * page answered 5xx, or 429 after the retries) leaves stdout with the error document alone. Past that, it
+ * streams as elements arrive and memory stays flat: a failure then leaves the array unterminated (no parser
+ * takes it for the whole list) and the error goes to stderr (IOStreams.resultStarted).
  */
-export async function writeJsonArray(stream: NodeJS.WritableStream, texts: readonly string[], sep: string, indent = ''): Promise<void> {
-  if (texts.length === 0) return write(stream, '[]\n')
-  for (let i = 0; i < texts.length; i++) await write(stream, (i === 0 ? '[' : ',') + sep + indent + texts[i])
-  await write(stream, sep + ']\n')
+export async function writeJsonArray(io: IOStreams, texts: AsyncIterable<string>, sep: string, indent = ''): Promise<void> {
+  let held: string[] | undefined = []
+  let bytes = 0
+  let first = true
+  const emit = async (text: string) => {
+    await write(io.stdout, (first ? '[' : ',') + sep + indent + text)
+    first = false
+  }
+  for await (const text of texts) {
+    if (!held) {
+      await emit(text)
+      continue
+    }
+    held.push(text)
+    bytes += text.length
+    if (bytes > JSON_BUFFER_BYTES) {
+      io.resultStarted = true
+      for (const t of held) await emit(t)
+      held = undefined
+    }
+  }
+  if (held) for (const t of held) await emit(t)
+  await write(io.stdout, first ? '[]\n' : sep + ']\n')
 }
 
 function write(stream: NodeJS.WritableStream, chunk: string): Promise<void> | void {

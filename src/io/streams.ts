@@ -53,6 +53,8 @@ export class IOStreams {
   readonly chalk: ChalkInstance
   /** --json: stdout carries exactly one JSON document. */
   json = false
+  /** A result has begun streaming to stdout: an error can no longer be the only document there. */
+  resultStarted = false
   private readonly said = new Set<string>()
   private activeStatus?: {clear(): void}
 

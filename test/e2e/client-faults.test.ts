@@ -333,6 +333,26 @@ describe('lists from a service that pages its own way', () => {
     expect(r.json()).toEqual({error: {message: 'gone', status: 404}})
   })
 
+  it('a --json list larger than the 8 MiB buffer streams out; a failure after that leaves the array unterminated and the error on stderr', async () => {
+    // 100 records of ~1.1 KB a page: ~110 KB a page, so the buffer is passed after ~75 pages.
+    const big = {...CUSTOMER, metadata: {note: 'x'.repeat(1000)}}
+    const page = (p: number) => Array.from({length: 100}, (_, i) => ({...big, id: (p - 1) * 100 + i + 1}))
+    const pages = 90
+    const ok = await against((req) => ({body: {data: page(pageOf(req.url)), meta: {page: pageOf(req.url), per_page: 100, total: pages * 100}}, status: 200}), ['customers', 'list', '--all', '--per-page', '100', '--json'])
+    expect(ok.code, ok.stderr).toBe(0)
+    expect(ok.json()).toHaveLength(pages * 100)
+    const failing: Script = (req) => {
+      const p = pageOf(req.url)
+      return p < pages ? {body: {data: page(p), meta: {page: p, per_page: 100, total: pages * 100}}, status: 200} : {body: {message: 'gone'}, status: 404}
+    }
+    const r = await against(failing, ['customers', 'list', '--all', '--per-page', '100', '--json'])
+    expect(r.code).toBe(4)
+    expect(r.stdout.startsWith('[\n{')).toBe(true)
+    expect(() => JSON.parse(r.stdout)).toThrow()
+    expect(r.stdout).not.toContain('"error"')
+    expect(r.stderr).toContain('Error: gone')
+  }, 60_000)
+
   it('no meta, and a service that ignores page: --all stops at the first repeated page', async () => {
     const r = await against(() => ({body: {data: records(1, 3)}, status: 200}), ['customers', 'list', '--all', '--json'])
     expect(r.code, r.stderr).toBe(0)
