@@ -39,7 +39,8 @@ describe('webhooks listen against the sandbox', () => {
     const r = await receiver()
     const p = listen(session, ['--json', '--forward-to', r.url, '--max-events', '1'])
     const ready = await p.json(0)
-    expect(ready).toMatchObject({endpoint_id: expect.stringMatching(/^we_/), ready: true, reused: false})
+    expect(ready).toMatchObject({endpoint_id: expect.stringMatching(/^we_/), ready: true})
+    expect(Object.keys(ready).sort()).toEqual(['endpoint_id', 'local_url', 'public_url', 'ready'])
     expect(ready.local_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(ready.public_url).toBe(`${ready.local_url}/`)
     expect(ready).not.toHaveProperty('signing_secret')
@@ -227,14 +228,15 @@ describe('webhooks listen against the sandbox', () => {
 
     const second = listen(session, ['--json', '--port', String(port)])
     const b = await second.json(0)
-    expect(b).toMatchObject({endpoint_id: a.endpoint_id, reused: true})
+    expect(b).toMatchObject({endpoint_id: a.endpoint_id})
     second.child.kill('SIGTERM')
     expect((await second.exited).code).toBe(0)
 
     const publicUrl = 'https://hooks.example.com/commerce'
     const third = listen(session, ['--json', '--public-url', publicUrl])
     const c = await third.json(0)
-    expect(c).toMatchObject({public_url: publicUrl, reused: false})
+    expect(c).toMatchObject({public_url: publicUrl})
+    expect(c.endpoint_id).not.toBe(a.endpoint_id)
     third.child.kill('SIGTERM')
     await third.exited
 
@@ -261,7 +263,8 @@ describe('webhooks listen against a service that is not the local sandbox', () =
       const publicUrl = 'https://hooks.example.com/commerce'
       const p = spawnCli(['webhooks', 'listen', '--json', '--public-url', publicUrl, '--forward-to', r.url, '--max-events', '1', '--print-secret'], env)
       const ready = await p.json(0)
-      expect(ready).toMatchObject({public_url: publicUrl, reused: false})
+      expect(ready).toMatchObject({public_url: publicUrl})
+      expect(Object.keys(ready).sort()).toEqual(['endpoint_id', 'local_url', 'public_url', 'ready', 'signing_secret'])
       expect(ready.local_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
       // A delivery as the service would send it through the user's tunnel.
       const payload = body('evt_remote1')
@@ -272,7 +275,7 @@ describe('webhooks listen against a service that is not the local sandbox', () =
       expect(r.received.map((got) => got.body.toString())).toEqual([payload])
 
       const again = spawnCli(['webhooks', 'listen', '--json', '--public-url', publicUrl], env)
-      expect(await again.json(0)).toMatchObject({endpoint_id: ready.endpoint_id, public_url: publicUrl, reused: true})
+      expect(await again.json(0)).toMatchObject({endpoint_id: ready.endpoint_id, public_url: publicUrl})
       again.child.kill('SIGTERM')
       expect((await again.exited).code).toBe(0)
       const list = await run(['webhooks', 'list', '--json'], {env})

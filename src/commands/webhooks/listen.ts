@@ -27,7 +27,7 @@ Listens on 127.0.0.1 (any path), verifies X-Service-Signature, prints one line p
 
 It registers its public URL as a webhook endpoint for the chosen events, reusing an endpoint already registered for that URL whose signing secret this profile holds. The service has no operation to delete an endpoint: each new URL (a new tunnel URL, another port) leaves one registered. Fix --port, or keep --public-url, to reuse one. Against the local sandbox, without --public-url or --tunnel, it registers its own loopback URL.
 
-Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --max-events N stops it after N verified deliveries (exit 0); --timeout SECONDS, counted from the ready line, fails it (exit 1) if fewer came (without --max-events: if none came). With --json, each stdout line is one JSON object: first {"ready": true, "local_url", "public_url", "endpoint_id", ...}, then one per event.`
+Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --max-events N stops it after N verified deliveries (exit 0); --timeout SECONDS, counted from the ready line, fails it (exit 1) if fewer came (without --max-events: if none came). With --json, each stdout line is one JSON object: first {"ready": true, "local_url", "public_url", "endpoint_id"} (with --print-secret, also "signing_secret"), then one per event.`
   static examples = [
     '<%= config.bin %> webhooks listen --forward-to http://127.0.0.1:3000/hooks',
     '<%= config.bin %> webhooks listen --tunnel cloudflared --forward-to http://127.0.0.1:3000/hooks',
@@ -101,7 +101,11 @@ Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --
     const stops = [max === undefined ? 'on Ctrl-C' : `after ${max} event${max === 1 ? '' : 's'}`]
     if (flags.timeout !== undefined) stops.push(`fails after ${flags.timeout} s without ${max === undefined ? 'any' : 'them'}`)
     io.info(`Ready. Stops ${stops.join(', ')}.`)
-    if (io.json) io.out(JSON.stringify(ready))
+    // The contract's ready object, exactly (the signing secret only when asked for); the rest is on stderr above.
+    if (io.json) {
+      const {endpoint_id, local_url, public_url, signing_secret} = ready
+      io.out(JSON.stringify({endpoint_id, local_url, public_url, ready: true, ...(signing_secret === undefined ? {} : {signing_secret})}))
+    }
   }
 
   private printEvent(event: ListenerEvent): void {
