@@ -1,7 +1,7 @@
 /**
  * A one-line progress bar on stderr (cli-progress), for bulk commands: records done (of the total when known),
- * rate, time left, and a note (e.g. a rate-limit pause). Drawn only where IOStreams.canAnimate() allows (stderr
- * a TTY, CI not set): elsewhere `createProgressBar` returns undefined and nothing is written.
+ * rate, time left, and a note (e.g. a rate-limit pause). Drawn only where IOStreams.canAnimate() allows (stdin
+ * and stderr TTYs, CI not set): elsewhere `createProgressBar` returns undefined and nothing is written.
  *
  * The caller pushes views (a few times a second is enough); cli-progress owns the terminal work: one line,
  * redrawn in place, cut to the terminal's width, throttled.

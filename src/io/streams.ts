@@ -80,9 +80,9 @@ export class IOStreams {
     return this.isStdinTTY && this.isStderrTTY && !this.ci
   }
 
-  /** Whether spinners and progress bars may be drawn on stderr. */
+  /** Whether spinners and progress bars may be drawn on stderr: the same rule as prompts (the contract's). */
   canAnimate(): boolean {
-    return this.isStderrTTY && !this.ci
+    return this.canPrompt()
   }
 
   /** Human output is a table (TTY) or tab-separated rows (pipe). */
