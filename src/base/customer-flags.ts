@@ -1,7 +1,6 @@
 /** Flags that set customer fields (create and update), and the field -> flag map for error messages. */
 import {Flags} from '@oclif/core'
 
-import {CUSTOMER_STATUSES} from '../domain/schema.js'
 import {metadataFlag} from './flags.js'
 
 export const customerFieldFlags = {
@@ -10,8 +9,6 @@ export const customerFieldFlags = {
   name: Flags.string({description: 'Display name (at most 255 characters).'}),
   plan: Flags.string({description: 'Plan, stored as metadata.plan.'}),
 }
-
-export const customerStatusFlag = Flags.option({description: 'Status.', options: CUSTOMER_STATUSES})
 
 export const CUSTOMER_FIELD_FLAGS = {
   email: '--email',

@@ -4,7 +4,7 @@
  */
 import {Flags} from '@oclif/core'
 
-import {API_VERSIONS, CURRENCIES} from '../domain/schema.js'
+import {API_VERSIONS, CURRENCIES, CUSTOMER_STATUSES, ORDER_STATUSES} from '../domain/schema.js'
 import {checkPage, checkPerPage, checkSearch, parseId} from '../domain/validate.js'
 
 const GLOBAL = 'GLOBAL'
@@ -73,6 +73,10 @@ export const searchFlag = Flags.custom<string>({
 
 export const currencyFlag = Flags.option({description: 'Currency.', options: CURRENCIES})
 
+export const customerStatusFlag = Flags.option({description: 'Status.', options: CUSTOMER_STATUSES})
+
+export const orderStatusFlag = Flags.option({description: 'Status.', options: ORDER_STATUSES})
+
 export const yesFlag = {
   yes: Flags.boolean({char: 'y', description: 'Do not ask for confirmation (required without a terminal).'}),
 }
@@ -94,3 +98,6 @@ export const metadataFlag = Flags.custom<{key: string; value: string}>({
     return {key: input.slice(0, eq), value: input.slice(eq + 1)}
   },
 })
+
+/** A flag naming a resource by its id (a positive integer). */
+export const idFlag = Flags.custom<number>({parse: parseIdArg})

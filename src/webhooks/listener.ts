@@ -7,7 +7,7 @@
  * type not subscribed to (reported as ignored); else the receiver's own answer, 502 when it cannot be
  * reached, or 200 when there is no receiver.
  */
-import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
+import {createServer, type IncomingMessage} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import type {Dispatcher} from 'undici'
 import {SIGNATURE_HEADER, describeVerifyFailure, verifySignature, type VerifyFailure} from '../domain/signature.js'

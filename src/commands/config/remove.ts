@@ -1,7 +1,6 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../base/command.js'
-import {outputFlags} from '../../base/flags.js'
 import {configDir} from '../../config/paths.js'
 import {ConfigService} from '../../services/config.js'
 

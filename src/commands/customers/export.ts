@@ -1,9 +1,8 @@
-import {Flags} from '@oclif/core'
-
 import {ApiCommand} from '../../base/command.js'
-import {apiVersionFlag, searchFlag} from '../../base/flags.js'
-import {CUSTOMER_STATUSES, RATE_LIMITS, RESOURCE_COLUMNS} from '../../domain/schema.js'
-import {EXPORT_FORMATS, exportCommand, MAX_CONCURRENCY} from '../../services/bulk/commands.js'
+import {exportFlags} from '../../base/bulk-flags.js'
+import {apiVersionFlag, customerStatusFlag, searchFlag} from '../../base/flags.js'
+import {RATE_LIMITS, RESOURCE_COLUMNS} from '../../domain/schema.js'
+import {exportCommand} from '../../services/bulk/commands.js'
 import {listCustomersRequest} from '../../services/customers.js'
 
 export default class CustomersExport extends ApiCommand<typeof CustomersExport> {
@@ -25,11 +24,9 @@ as one JSON array. A progress bar is drawn on stderr when it is a terminal (and 
   static fieldFlags = {q: '--search', status: '--status'}
   static flags = {
     ...apiVersionFlag,
-    concurrency: Flags.integer({default: 4, description: 'Pages fetched at once.', max: MAX_CONCURRENCY, min: 1}),
-    format: Flags.option({description: 'Output format (default jsonl; json with --json and no --output).', options: EXPORT_FORMATS})(),
-    output: Flags.string({char: 'o', description: 'Write to FILE (atomically) instead of stdout.'}),
+    ...exportFlags,
     search: searchFlag({description: 'Free-text search over name and email (v2 only; at most 120 characters).'}),
-    status: Flags.option({description: 'Only customers with this status.', options: CUSTOMER_STATUSES})(),
+    status: customerStatusFlag({description: 'Only customers with this status.'}),
   }
 
   async run(): Promise<void> {

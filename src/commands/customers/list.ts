@@ -1,8 +1,6 @@
-import {Flags} from '@oclif/core'
-
 import {ApiCommand} from '../../base/command.js'
-import {apiVersionFlag, pageFlags, searchFlag} from '../../base/flags.js'
-import {CUSTOMER_STATUSES, RESOURCE_COLUMNS} from '../../domain/schema.js'
+import {apiVersionFlag, customerStatusFlag, pageFlags, searchFlag} from '../../base/flags.js'
+import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {renderList} from '../../io/render.js'
 import {listCustomers} from '../../services/customers.js'
 
@@ -18,7 +16,7 @@ export default class CustomersList extends ApiCommand<typeof CustomersList> {
     ...apiVersionFlag,
     ...pageFlags,
     search: searchFlag({description: 'Free-text search over name and email (v2 only; at most 120 characters).'}),
-    status: Flags.option({description: 'Only customers with this status.', options: CUSTOMER_STATUSES})(),
+    status: customerStatusFlag({description: 'Only customers with this status.'}),
   }
 
   async run(): Promise<void> {

@@ -1,8 +1,8 @@
 import {Args} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
-import {CUSTOMER_FIELD_FLAGS, customerFieldFlags, customerStatusFlag} from '../../base/customer-flags.js'
-import {parseIdArg} from '../../base/flags.js'
+import {CUSTOMER_FIELD_FLAGS, customerFieldFlags} from '../../base/customer-flags.js'
+import {customerStatusFlag, parseIdArg} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {UsageError} from '../../errors.js'
 import {renderRecord} from '../../io/render.js'

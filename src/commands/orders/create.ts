@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
-import {apiVersionFlag, currencyFlag, parseIdArg} from '../../base/flags.js'
+import {apiVersionFlag, currencyFlag, idFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {renderRecord} from '../../io/render.js'
 import {createOrder, parseItemSpec, readOrderFile} from '../../services/orders.js'
@@ -21,7 +21,7 @@ retries a lost response with the same key. In v1 there is no such key, and a fai
   static flags = {
     ...apiVersionFlag,
     currency: currencyFlag(),
-    customer: Flags.custom<number>({parse: parseIdArg})({description: 'Customer id.'}),
+    customer: idFlag({description: 'Customer id.'}),
     'from-file': Flags.string({description: 'Read {customer_id, currency, items} from a JSON file (- for stdin); flags override its fields.'}),
     'idempotency-key': Flags.string({description: 'UUID identifying this logical order (v2); a rerun with it replays the original order.'}),
     item: Flags.string({description: 'Line item PRODUCT_ID[:QUANTITY] (repeatable).', multiple: true}),

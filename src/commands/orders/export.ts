@@ -1,9 +1,8 @@
-import {Flags} from '@oclif/core'
-
 import {ApiCommand} from '../../base/command.js'
-import {apiVersionFlag, parseIdArg} from '../../base/flags.js'
-import {ORDER_STATUSES, RESOURCE_COLUMNS} from '../../domain/schema.js'
-import {EXPORT_FORMATS, exportCommand, MAX_CONCURRENCY} from '../../services/bulk/commands.js'
+import {exportFlags} from '../../base/bulk-flags.js'
+import {apiVersionFlag, idFlag, orderStatusFlag} from '../../base/flags.js'
+import {RESOURCE_COLUMNS} from '../../domain/schema.js'
+import {exportCommand} from '../../services/bulk/commands.js'
 import {listOrdersRequest} from '../../services/orders.js'
 
 export default class OrdersExport extends ApiCommand<typeof OrdersExport> {
@@ -25,11 +24,9 @@ as one JSON array. A progress bar is drawn on stderr when it is a terminal (and 
   static fieldFlags = {customer_id: '--customer', status: '--status'}
   static flags = {
     ...apiVersionFlag,
-    concurrency: Flags.integer({default: 4, description: 'Pages fetched at once.', max: MAX_CONCURRENCY, min: 1}),
-    customer: Flags.custom<number>({parse: parseIdArg})({description: 'Only this customer\'s orders.'}),
-    format: Flags.option({description: 'Output format (default jsonl; json with --json and no --output).', options: EXPORT_FORMATS})(),
-    output: Flags.string({char: 'o', description: 'Write to FILE (atomically) instead of stdout.'}),
-    status: Flags.option({description: 'Only orders with this status.', options: ORDER_STATUSES})(),
+    ...exportFlags,
+    customer: idFlag({description: 'Only this customer\'s orders.'}),
+    status: orderStatusFlag({description: 'Only orders with this status.'}),
   }
 
   async run(): Promise<void> {

@@ -1,9 +1,10 @@
-import {Args, Flags} from '@oclif/core'
+import {Args} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
+import {importFlags} from '../../base/bulk-flags.js'
 import {apiVersionFlag} from '../../base/flags.js'
 import {UsageError} from '../../errors.js'
-import {IMPORT_FORMATS, importCommand, MAX_CONCURRENCY, ORDER_EXPECTED_LIMIT} from '../../services/bulk/commands.js'
+import {importCommand, ORDER_EXPECTED_LIMIT} from '../../services/bulk/commands.js'
 
 export default class OrdersImport extends ApiCommand<typeof OrdersImport> {
   static args = {file: Args.string({description: 'CSV or JSONL file of orders.', required: true})}
@@ -27,11 +28,7 @@ Prints {created, updated, skipped, failed, invalid}; exit 1 when a row failed, 1
   ]
   static flags = {
     ...apiVersionFlag,
-    concurrency: Flags.integer({default: 4, description: 'Requests in flight at once.', max: MAX_CONCURRENCY, min: 1}),
-    'dry-run': Flags.boolean({description: 'Validate and report; send nothing.'}),
-    'errors-file': Flags.string({description: 'Write the invalid and failed rows with their line and reason (CSV when FILE ends in .csv, else JSONL).'}),
-    format: Flags.option({description: 'File format (default: from the extension).', options: IMPORT_FORMATS})(),
-    'skip-invalid': Flags.boolean({description: 'Leave invalid rows out (reported) and import the others.'}),
+    ...importFlags,
   }
 
   async run(): Promise<void> {

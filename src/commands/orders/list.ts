@@ -1,8 +1,6 @@
-import {Flags} from '@oclif/core'
-
 import {ApiCommand} from '../../base/command.js'
-import {apiVersionFlag, pageFlags, parseIdArg} from '../../base/flags.js'
-import {ORDER_STATUSES, RESOURCE_COLUMNS} from '../../domain/schema.js'
+import {apiVersionFlag, idFlag, orderStatusFlag, pageFlags} from '../../base/flags.js'
+import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {renderList} from '../../io/render.js'
 import {listOrders} from '../../services/orders.js'
 
@@ -13,8 +11,8 @@ export default class OrdersList extends ApiCommand<typeof OrdersList> {
   static flags = {
     ...apiVersionFlag,
     ...pageFlags,
-    customer: Flags.custom<number>({parse: parseIdArg})({description: "Only this customer's orders."}),
-    status: Flags.option({description: 'Only orders with this status.', options: ORDER_STATUSES})(),
+    customer: idFlag({description: "Only this customer's orders."}),
+    status: orderStatusFlag({description: 'Only orders with this status.'}),
   }
 
   async run(): Promise<void> {

@@ -1,7 +1,7 @@
-import {Args, Flags} from '@oclif/core'
+import {Args} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
-import {parseIdArg} from '../../base/flags.js'
+import {idFlag} from '../../base/flags.js'
 import {EVENT_TYPES} from '../../domain/schema.js'
 import {trigger} from '../../services/webhooks/trigger.js'
 
@@ -15,7 +15,7 @@ order.paid: the pending order given with --order becomes paid, or a new order is
     '<%= config.bin %> webhooks trigger order.paid --order 42 --json',
   ]
   static flags = {
-    order: Flags.custom<number>({parse: parseIdArg})({description: 'A pending order to pay (default: a new order).'}),
+    order: idFlag({description: 'A pending order to pay (default: a new order).'}),
   }
 
   async run(): Promise<void> {
