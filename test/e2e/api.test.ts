@@ -1,44 +1,29 @@
 /**
  * `commerce api ...` run as a process: against the sandbox (auth, path forms, 404, pagination through a
- * recording proxy) and against the faulty server (what exactly goes on the wire, HTML 5xx, 204).
+ * recording proxy) and against the fx.faulty server (what exactly goes on the wire, HTML 5xx, 204).
  */
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
-import {run, tempConfigDir} from '../helpers/cli.js'
-import {type FaultyServer, type Script, startFaultyServer} from '../helpers/faulty-server.js'
-import {type TestSandbox, startTestSandbox} from '../helpers/sandbox.js'
+import {run} from '../helpers/cli.js'
+import {useE2E} from '../helpers/e2e.js'
+import {type Script, startFaultyServer} from '../helpers/faulty-server.js'
 
-let sb: TestSandbox
-let tmp: {dir: string; cleanup: () => void}
-let faulty: FaultyServer | undefined
-
-beforeAll(async () => {
-  sb = await startTestSandbox({seedDemoData: true})
-  tmp = tempConfigDir()
-})
-afterAll(async () => {
-  await sb.close()
-  tmp.cleanup()
-})
-afterEach(async () => {
-  await faulty?.close()
-  faulty = undefined
-})
+const fx = useE2E({seedDemoData: true})
 
 /** The sandbox with the full-scope key pair from the environment. */
 function sandboxEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const [key] = sb.keys
-  return {COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_CONFIG_DIR: tmp.dir, COMMERCE_KEY_ID: key.key_id, COMMERCE_KEY_SECRET: key.key_secret, ...extra}
+  const [key] = fx.sb.keys
+  return {COMMERCE_BASE_URL: fx.sb.baseUrl, COMMERCE_CONFIG_DIR: fx.dir, COMMERCE_KEY_ID: key.key_id, COMMERCE_KEY_SECRET: key.key_secret, ...extra}
 }
 
 const api = (args: string[], env: Record<string, string>, input?: string) => run(['api', ...args], {env, input})
 
-/** A faulty server answering with `script`, reached with a static token (no token request goes to it). */
+/** A fx.faulty server answering with `script`, reached with a static token (no token request goes to it). */
 async function recorder(script: Script = () => ({body: {ok: true}, status: 200}), options: {upstream?: string} = {}) {
-  faulty = await startFaultyServer(script, options)
-  return {COMMERCE_ACCESS_TOKEN: 'tok_static_abcdef', COMMERCE_BASE_URL: faulty.url, COMMERCE_CONFIG_DIR: tmp.dir}
+  fx.faulty = await startFaultyServer(script, options)
+  return {COMMERCE_ACCESS_TOKEN: 'tok_static_abcdef', COMMERCE_BASE_URL: fx.faulty.url, COMMERCE_CONFIG_DIR: fx.dir}
 }
 
 describe('api against the sandbox', () => {
@@ -63,12 +48,12 @@ describe('api against the sandbox', () => {
   })
 
   it('without credentials a protected path is 401: body on stdout, error on stderr, exit 3', async () => {
-    const r = await api(['customers'], {COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_CONFIG_DIR: tmp.dir})
+    const r = await api(['customers'], {COMMERCE_BASE_URL: fx.sb.baseUrl, COMMERCE_CONFIG_DIR: fx.dir})
     expect(r.code).toBe(3)
     expect(r.json()).toHaveProperty('message')
     expect(r.stderr).toMatch(/^Error: /)
     // A public path needs no credentials.
-    const products = await api(['v2/products', '-X', 'GET', '--field', 'per_page=2'], {COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_CONFIG_DIR: tmp.dir})
+    const products = await api(['v2/products', '-X', 'GET', '--field', 'per_page=2'], {COMMERCE_BASE_URL: fx.sb.baseUrl, COMMERCE_CONFIG_DIR: fx.dir})
     expect(products.code, products.stderr).toBe(0)
     expect(products.json().data).toHaveLength(2)
   })
@@ -97,8 +82,8 @@ describe('api against the sandbox', () => {
   })
 
   it('--paginate (GET even with fields) follows every page, per_page from --field, and prints one array of all the records', async () => {
-    const env = await recorder(() => ({forward: true}), {upstream: sb.baseUrl})
-    const [key] = sb.keys
+    const env = await recorder(() => ({forward: true}), {upstream: fx.sb.baseUrl})
+    const [key] = fx.sb.keys
     const r = await api(['customers', '--paginate', '--field', 'per_page=5', '--field', 'status=active'], {
       ...env,
       COMMERCE_ACCESS_TOKEN: '',
@@ -107,7 +92,7 @@ describe('api against the sandbox', () => {
     })
     expect(r.code, r.stderr).toBe(0)
     const records = r.json() as Array<{id: number; status: string}>
-    const pages = faulty!.requests.filter((q) => q.method === 'GET')
+    const pages = fx.faulty!.requests.filter((q) => q.method === 'GET')
     const total = JSON.parse((await api(['customers', '-X', 'GET', '--field', 'status=active', '--field', 'per_page=1'], sandboxEnv())).stdout).meta.total
     expect(records).toHaveLength(total)
     expect(new Set(records.map((c) => c.id)).size).toBe(total)
@@ -127,7 +112,7 @@ describe('api: what goes on the wire', () => {
     expect((await api(['customers', '--no-auth'], env)).code).toBe(0)
     // No credentials at all: the request goes out without a token (the service decides).
     expect((await api(['products'], {...env, COMMERCE_ACCESS_TOKEN: ''})).code).toBe(0)
-    const [withAuth, noAuth, none] = faulty!.requests
+    const [withAuth, noAuth, none] = fx.faulty!.requests
     expect(withAuth.headers.authorization).toBe('Bearer tok_static_abcdef')
     expect(noAuth.headers).not.toHaveProperty('authorization')
     expect(none.headers).not.toHaveProperty('authorization')
@@ -139,7 +124,7 @@ describe('api: what goes on the wire', () => {
 
   it('--field: typed values, @file as is, nested keys; POST by default with a JSON body', async () => {
     const env = await recorder(() => ({body: {id: 1}, status: 201}))
-    const note = join(tmp.dir, 'note.txt')
+    const note = join(fx.dir, 'note.txt')
     writeFileSync(note, 'line one\n007 "quoted"\n')
     const r = await api(
       [
@@ -169,7 +154,7 @@ describe('api: what goes on the wire', () => {
     )
     expect(r.code, r.stderr).toBe(0)
     expect(r.json()).toEqual({id: 1})
-    const [req] = faulty!.requests
+    const [req] = fx.faulty!.requests
     expect(req.method).toBe('POST')
     expect(req.url).toBe('/api/v2/things')
     expect(req.headers['content-type']).toBe('application/json')
@@ -198,7 +183,7 @@ describe('api: what goes on the wire', () => {
     const env = await recorder()
     expect((await api(['customers?status=active', '--method', 'get', '-F', 'q=ada lovelace', '-F', 'page=2'], env)).code).toBe(0)
     expect((await api(['customers/5', '-X', 'DELETE'], env)).code).toBe(0)
-    const [get, del] = faulty!.requests
+    const [get, del] = fx.faulty!.requests
     expect(get.method).toBe('GET')
     expect(get.body).toBe('')
     const url = new URL(get.url, 'http://x')
@@ -213,12 +198,12 @@ describe('api: what goes on the wire', () => {
     const body = {customer_id: 7, currency: 'EUR', items: [{product_id: 2, quantity: 1}]}
     expect((await api(['v2/orders', '--input', '-'], env, JSON.stringify(body))).code).toBe(0)
     expect((await api(['v2/customers/7', '--input', '-', '-X', 'PATCH', '-F', 'dry_run=true'], env, '{"name": "Ada"}')).code).toBe(0)
-    const file = join(tmp.dir, 'order.json')
+    const file = join(fx.dir, 'order.json')
     writeFileSync(file, JSON.stringify(body, null, 2))
     expect((await api(['v2/orders', '--input', file], env)).code).toBe(0)
     // @- reads a field's value from standard input, as is.
     expect((await api(['v2/customers', '-F', 'name=@-', '-F', 'email=a@example.com'], env, 'Ada\nLovelace\n')).code).toBe(0)
-    const [post, patch, fromFile, stdinField] = faulty!.requests
+    const [post, patch, fromFile, stdinField] = fx.faulty!.requests
     expect(post.method).toBe('POST')
     expect(JSON.parse(post.body)).toEqual(body)
     expect(patch.method).toBe('PATCH')
@@ -235,7 +220,7 @@ describe('api: what goes on the wire', () => {
     const key = '3b241101-e2bb-4255-8caf-4136c566a962'
     expect((await api(['v2/orders', '-F', 'customer_id=1', '--header', `Idempotency-Key: ${key}`, '-H', 'X-Trace:  abc '], env)).code).toBe(0)
     expect((await api(['customers', '-H', 'Authorization: Bearer mine'], env)).code).toBe(0)
-    const [post, get] = faulty!.requests
+    const [post, get] = fx.faulty!.requests
     expect(post.headers['idempotency-key']).toBe(key)
     expect(post.headers['x-trace']).toBe('abc')
     expect(post.headers.authorization).toBe('Bearer tok_static_abcdef')
@@ -282,13 +267,13 @@ describe('api: what goes on the wire', () => {
     expect(r.code).toBe(1)
     expect(r.stdout).toBe(html + '\n')
     expect(r.stderr).toMatch(/^Error: 502 Bad Gateway/)
-    expect(faulty!.requests).toHaveLength(3)
+    expect(fx.faulty!.requests).toHaveLength(3)
 
     r = await api(['v2/customers', '-F', 'name=x'], env)
     expect(r.code).toBe(1)
     expect(r.stdout).toBe(html + '\n')
     expect(r.stderr).toContain('not retried')
-    expect(faulty!.requests).toHaveLength(4)
+    expect(fx.faulty!.requests).toHaveLength(4)
 
     r = await api(['customers', '--json', '--max-wait', '0'], env)
     expect(r.code).toBe(1)
@@ -297,10 +282,10 @@ describe('api: what goes on the wire', () => {
 
   it('usage errors are exit 2 and send nothing', async () => {
     const env = await recorder()
-    const note = join(tmp.dir, 'bad.json')
+    const note = join(fx.dir, 'bad.json')
     writeFileSync(note, '{"name": ')
     const cases: Array<[string[], RegExp, string?]> = [
-      [[`${faulty!.url}/api/v2/customers`], /relative to the base URL/],
+      [[`${fx.faulty!.url}/api/v2/customers`], /relative to the base URL/],
       [['/'], /PATH is empty/],
       [['customers', '-X', 'PUT'], /--method must be one of GET, POST, PATCH, DELETE/],
       [['customers', '-F', 'novalue'], /--field must be KEY=VALUE/],
@@ -321,6 +306,6 @@ describe('api: what goes on the wire', () => {
       expect(r.stderr, args.join(' ')).toMatch(message)
       expect(r.stdout).toBe('')
     }
-    expect(faulty!.requests).toHaveLength(0)
+    expect(fx.faulty!.requests).toHaveLength(0)
   })
 })

@@ -1,40 +1,28 @@
 /**
- * The HTTP client's contract, proven with the faulty server (faults the sandbox cannot produce): the headers
+ * The HTTP client's contract, proven with the fx.faulty server (faults the sandbox cannot produce): the headers
  * sent, retries of 5xx and dropped connections (GET yes; customer create and v1 order create never; v2 order
  * create with the same Idempotency-Key), 429 with Retry-After in seconds or as an HTTP date, exit 5, error
  * bodies of any shape, Deprecation/Sunset headers, and redirects not followed.
  */
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {run, tempConfigDir} from '../helpers/cli.js'
-import {type FaultyServer, type Script, startFaultyServer} from '../helpers/faulty-server.js'
+import {useE2E} from '../helpers/e2e.js'
+import {type Script, startFaultyServer} from '../helpers/faulty-server.js'
 import {issueToken, keyPairEnv, occurrences, requestsTo} from '../helpers/login.js'
-import {type TestSandbox, startTestSandbox} from '../helpers/sandbox.js'
 
-let sb: TestSandbox
-let tmp: {dir: string; cleanup: () => void}
-let faulty: FaultyServer | undefined
+const fx = useE2E({orderLimit: {limit: 1000, windowSeconds: 60}})
 let token: string
 let customerId: number
 
 beforeAll(async () => {
-  sb = await startTestSandbox({orderLimit: {limit: 1000, windowSeconds: 60}})
-  tmp = tempConfigDir()
-  token = await issueToken(sb.baseUrl, sb.keys[0]!)
-  const res = await fetch(`${sb.baseUrl}/api/v2/customers`, {
+  token = await issueToken(fx.sb.baseUrl, fx.sb.keys[0]!)
+  const res = await fetch(`${fx.sb.baseUrl}/api/v2/customers`, {
     body: JSON.stringify({email: 'faults@example.com', name: 'Faults'}),
     headers: {authorization: `Bearer ${token}`, 'content-type': 'application/json'},
     method: 'POST',
   })
   customerId = ((await res.json()) as {id: number}).id
-})
-afterAll(async () => {
-  await sb.close()
-  tmp.cleanup()
-})
-afterEach(async () => {
-  await faulty?.close()
-  faulty = undefined
 })
 
 /** A config dir of its own (so that no token cached by another test is reused), removed after the file. */
@@ -51,12 +39,12 @@ afterAll(() => {
 const CUSTOMER = {created_at: '2026-01-01T00:00:00Z', email: 'x@example.com', id: 9, name: 'X', status: 'active'}
 const page = (data: unknown[] = [CUSTOMER], total = data.length) => ({body: {data, meta: {page: 1, per_page: 30, total}}, status: 200})
 
-/** Runs the CLI against a faulty server answering with `script`, with a static token (no token request). */
+/** Runs the CLI against a fx.faulty server answering with `script`, with a static token (no token request). */
 async function against(script: Script, args: string[], options: {upstream?: string; env?: Record<string, string>} = {}) {
-  await faulty?.close() // a test may call this more than once
-  faulty = await startFaultyServer(script, options)
-  const r = await run(args, {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: faulty.url, COMMERCE_CONFIG_DIR: tmp.dir, ...options.env}})
-  return {...r, requests: faulty.requests}
+  await fx.faulty?.close() // a test may call this more than once
+  fx.faulty = await startFaultyServer(script, options)
+  const r = await run(args, {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: fx.faulty.url, COMMERCE_CONFIG_DIR: fx.dir, ...options.env}})
+  return {...r, requests: fx.faulty.requests}
 }
 
 const createCustomer = ['customers', 'create', '--email', 'new@example.com', '--name', 'New']
@@ -76,18 +64,18 @@ describe('what goes on the wire', () => {
   })
 
   it('key_secret goes only to POST /auth/tokens; a GET carries no Content-Type', async () => {
-    faulty = await startFaultyServer(() => ({forward: true}), {upstream: sb.baseUrl})
-    const key = sb.keys[0]!
-    const r = await run(['customers', 'list', '--json'], {env: keyPairEnv(tempDir(), faulty.url, key)})
+    fx.faulty = await startFaultyServer(() => ({forward: true}), {upstream: fx.sb.baseUrl})
+    const key = fx.sb.keys[0]!
+    const r = await run(['customers', 'list', '--json'], {env: keyPairEnv(tempDir(), fx.faulty.url, key)})
     expect(r.code, r.stderr).toBe(0)
-    const [issue, list] = faulty.requests
+    const [issue, list] = fx.faulty.requests
     expect(issue).toMatchObject({method: 'POST', url: '/api/v2/auth/tokens'})
     expect(issue!.headers.authorization).toBeUndefined()
     expect(JSON.parse(issue!.body)).toMatchObject({key_id: key.key_id, key_secret: key.key_secret})
     expect(list!.method).toBe('GET')
     expect(list!.headers['content-type']).toBeUndefined()
     expect(JSON.stringify(list)).not.toContain(key.key_secret)
-    expect(faulty.requests).toHaveLength(2)
+    expect(fx.faulty.requests).toHaveLength(2)
   })
 })
 
@@ -136,8 +124,8 @@ describe('network errors and 5xx', () => {
   })
 
   it('v2 order create whose response is lost: retried with the SAME Idempotency-Key; exactly one order exists', async () => {
-    const before = sb.counts().orders
-    const r = await against((req, i) => (i === 0 ? {drop: true, forward: true} : {forward: true}), createOrder('v2'), {upstream: sb.baseUrl})
+    const before = fx.sb.counts().orders
+    const r = await against((req, i) => (i === 0 ? {drop: true, forward: true} : {forward: true}), createOrder('v2'), {upstream: fx.sb.baseUrl})
     expect(r.code, r.stderr).toBe(0)
     const posts = requestsTo(r.requests, 'POST', '/api/v2/orders')
     expect(posts).toHaveLength(2)
@@ -145,25 +133,25 @@ describe('network errors and 5xx', () => {
     expect(key).toMatch(/^[0-9a-f-]{36}$/)
     expect(posts[1]!.headers['idempotency-key']).toBe(key)
     expect(posts[1]!.body).toBe(posts[0]!.body)
-    expect(sb.counts().orders).toBe(before + 1)
+    expect(fx.sb.counts().orders).toBe(before + 1)
     expect(r.json()).toMatchObject({customer_id: customerId, idempotency_key: key})
   })
 
   it('v1 order create whose response is lost: exactly 1 request, never retried, exit 1 (the order exists)', async () => {
-    const before = sb.counts().orders
-    const r = await against(() => ({drop: true, forward: true}), createOrder('v1'), {upstream: sb.baseUrl})
+    const before = fx.sb.counts().orders
+    const r = await against(() => ({drop: true, forward: true}), createOrder('v1'), {upstream: fx.sb.baseUrl})
     expect(r.code).toBe(1)
     expect(requestsTo(r.requests, 'POST', '/api/v1/orders')).toHaveLength(1)
     expect(r.requests).toHaveLength(1)
     expect(r.json().error.message).toMatch(/outcome is unknown/)
-    expect(sb.counts().orders).toBe(before + 1)
+    expect(fx.sb.counts().orders).toBe(before + 1)
   })
 
   it('connection refused on a GET: retried, then exit 1 naming the host', async () => {
     const closed = await startFaultyServer(() => ({status: 200}))
     const url = closed.url
     await closed.close()
-    const r = await run(['customers', 'list', '--json'], {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: url, COMMERCE_CONFIG_DIR: tmp.dir}})
+    const r = await run(['customers', 'list', '--json'], {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: url, COMMERCE_CONFIG_DIR: fx.dir}})
     expect(r.code).toBe(1)
     expect(r.json().error).toEqual({message: expect.stringContaining('connection refused'), status: null})
     expect(r.json().error.message).toContain(new URL(url).host)
@@ -235,14 +223,14 @@ describe('Ctrl-C', () => {
   it('during a 429 wait (token issued and cached first): exit 130, not death by signal', async () => {
     const {spawn} = await import('node:child_process')
     const {BIN} = await import('../helpers/cli.js')
-    faulty = await startFaultyServer((req) =>
+    fx.faulty = await startFaultyServer((req) =>
       req.url.endsWith('/auth/tokens')
         ? {body: {access_token: 'tok_ctrl_c_test', expires_in: 3600, scopes: [], token_type: 'Bearer'}, status: 201}
         : {body: {message: 'slow down'}, headers: {'retry-after': '30'}, status: 429},
     )
-    const env = {COMMERCE_BASE_URL: faulty.url, COMMERCE_CONFIG_DIR: tempDir(), COMMERCE_KEY_ID: 'k', COMMERCE_KEY_SECRET: 's', PATH: process.env.PATH ?? ''}
+    const env = {COMMERCE_BASE_URL: fx.faulty.url, COMMERCE_CONFIG_DIR: tempDir(), COMMERCE_KEY_ID: 'k', COMMERCE_KEY_SECRET: 's', PATH: process.env.PATH ?? ''}
     const child = spawn(process.execPath, [BIN, 'customers', 'list'], {env, stdio: ['ignore', 'pipe', 'pipe']})
-    while (faulty.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 20))
+    while (fx.faulty.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 20))
     child.kill('SIGINT')
     const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('close', (c, s) => resolve([c, s])))
     expect({code, signal}).toEqual({code: 130, signal: null})
@@ -374,7 +362,7 @@ describe('2xx responses of another shape than the resource', () => {
       against(() => ({status: 204}), ['orders', 'refund', '9', '--yes', '--json']),
       startFaultyServer(() => ({status: 204})).then(async (server) => {
         try {
-          return await run(['orders', 'refund', '9', '--yes'], {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: server.url, COMMERCE_CONFIG_DIR: tmp.dir}})
+          return await run(['orders', 'refund', '9', '--yes'], {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: server.url, COMMERCE_CONFIG_DIR: fx.dir}})
         } finally {
           await server.close()
         }
@@ -436,7 +424,7 @@ describe('error bodies of any shape give a readable message', () => {
       against(() => ({status: 403}), ['customers', 'list']),
       startFaultyServer(() => ({status: 503})).then(async (server) => {
         try {
-          return await run(createCustomer, {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: server.url, COMMERCE_CONFIG_DIR: tmp.dir}})
+          return await run(createCustomer, {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: server.url, COMMERCE_CONFIG_DIR: fx.dir}})
         } finally {
           await server.close()
         }

@@ -3,31 +3,15 @@
  * path in --json and on a pipe, the server's 403 / 404 / 422 answers mapped to exit codes and named flags, and
  * every client-side validation error refused before any request.
  */
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
-import {run, tempConfigDir} from '../helpers/cli.js'
-import type {FaultyServer} from '../helpers/faulty-server.js'
+import {run} from '../helpers/cli.js'
+import {useE2E} from '../helpers/e2e.js'
 import {ANSI, keyPairEnv, occurrences, startRecorder} from '../helpers/login.js'
-import {type TestSandbox, startTestSandbox} from '../helpers/sandbox.js'
 
-let sb: TestSandbox
-let tmp: {dir: string; cleanup: () => void}
-let faulty: FaultyServer | undefined
+const fx = useE2E()
 
-beforeAll(async () => {
-  sb = await startTestSandbox()
-  tmp = tempConfigDir()
-})
-afterAll(async () => {
-  await sb.close()
-  tmp.cleanup()
-})
-afterEach(async () => {
-  await faulty?.close()
-  faulty = undefined
-})
-
-const env = (extra: Record<string, string> = {}) => ({...keyPairEnv(tmp.dir, sb.baseUrl, sb.keys[0]!), ...extra})
+const env = (extra: Record<string, string> = {}) => ({...keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[0]!), ...extra})
 const customers = (args: string[], extra: Record<string, string> = {}) => run(['customers', ...args], {env: env(extra)})
 
 interface Customer {
@@ -106,18 +90,18 @@ describe('customers create / get / update / delete', () => {
 
   it('delete without --yes and without a terminal: exit 2 naming --yes, nothing deleted', async () => {
     const c = await create()
-    const before = sb.counts().customers
+    const before = fx.sb.counts().customers
     const r = await customers(['delete', String(c.id)])
     expect(r.code).toBe(2)
     expect(r.stderr).toContain('--yes')
-    expect(sb.counts().customers).toBe(before)
+    expect(fx.sb.counts().customers).toBe(before)
   })
 })
 
 describe('customers list', () => {
   it('on a pipe: header line and rows; --json: an array; filters and paging', async () => {
     for (let i = 0; i < 3; i++) await create(['--no-send-invite'])
-    const total = sb.counts().customers
+    const total = fx.sb.counts().customers
     const [tsv, all, active, search, limited, page] = await Promise.all([
       customers(['list']),
       customers(['list', '--all', '--per-page', '2', '--json']),
@@ -145,7 +129,7 @@ describe('customers list', () => {
   it('--api-version v1 works and warns once on stderr, naming the v2 command', async () => {
     const r = await customers(['list', '--api-version', 'v1', '--all', '--per-page', '3', '--json'])
     expect(r.code, r.stderr).toBe(0)
-    expect(r.json<Customer[]>()).toHaveLength(sb.counts().customers)
+    expect(r.json<Customer[]>()).toHaveLength(fx.sb.counts().customers)
     expect(occurrences(r.stderr, 'deprecated')).toBe(1)
     expect(r.stderr).toContain('commerce customers list')
   })
@@ -175,7 +159,7 @@ describe('customers: service errors', () => {
   })
 
   it('403 with the customers:read-only key: reads work, a create is exit 3 naming the scope', async () => {
-    const readOnly = keyPairEnv(tmp.dir, sb.baseUrl, sb.keys[1]!)
+    const readOnly = keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[1]!)
     const [list, created] = await Promise.all([
       run(['customers', 'list', '--json'], {env: readOnly}),
       run(['customers', 'create', '--email', 'nope@example.com', '--name', 'Nope', '--json'], {env: readOnly}),
@@ -206,18 +190,18 @@ describe('customers: invalid input is refused before any request (exit 2, the fl
     ['a v2-only command with --api-version v1', ['update', '1', '--name', 'X', '--api-version', 'v1'], '--api-version'],
   ]
   it.each(cases)('%s', async (_name, args, flag) => {
-    faulty = await startRecorder()
-    const r = await customers(args, {COMMERCE_BASE_URL: faulty.url})
+    fx.faulty = await startRecorder()
+    const r = await customers(args, {COMMERCE_BASE_URL: fx.faulty.url})
     expect(r.code, r.stderr).toBe(2)
     expect(r.stderr).toContain(flag)
-    expect(faulty.requests).toHaveLength(0)
+    expect(fx.faulty.requests).toHaveLength(0)
   })
 
   it('with --json the validation error is the JSON document, with the field errors', async () => {
-    faulty = await startRecorder()
-    const r = await customers(['create', '--email', 'bad', '--name', 'n'.repeat(256), '--json'], {COMMERCE_BASE_URL: faulty.url})
+    fx.faulty = await startRecorder()
+    const r = await customers(['create', '--email', 'bad', '--name', 'n'.repeat(256), '--json'], {COMMERCE_BASE_URL: fx.faulty.url})
     expect(r.code).toBe(2)
     expect(r.json().error).toEqual({errors: {email: [expect.any(String)], name: [expect.any(String)]}, message: expect.any(String), status: null})
-    expect(faulty.requests).toHaveLength(0)
+    expect(fx.faulty.requests).toHaveLength(0)
   })
 })

@@ -6,19 +6,19 @@
  */
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {beforeAll, describe, expect, it} from 'vitest'
 
 import {type Sandbox, startSandbox} from '../../src/sandbox/index.js'
-import {run, tempConfigDir} from '../helpers/cli.js'
-import {type FaultyServer, startFaultyServer} from '../helpers/faulty-server.js'
+import {run} from '../helpers/cli.js'
+import {useE2E} from '../helpers/e2e.js'
+import {startFaultyServer} from '../helpers/faulty-server.js'
 import {type Key, issueToken, keyPairEnv, occurrences, requestsTo, startRecorder} from '../helpers/login.js'
-import {type TestSandbox, startTestSandbox} from '../helpers/sandbox.js'
+import {startTestSandbox} from '../helpers/sandbox.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
-let sb: TestSandbox
-let tmp: {dir: string; cleanup: () => void}
-let faulty: FaultyServer | undefined
+// The test clock never moves by itself: a generous limit keeps order creation in this file unthrottled.
+const fx = useE2E({orderLimit: {limit: 1000, windowSeconds: 60}})
 let customerId: number
 
 /** Creates a customer straight on a sandbox (not through the CLI). */
@@ -33,21 +33,10 @@ async function seedCustomer(baseUrl: string, key: Key, email: string): Promise<n
 }
 
 beforeAll(async () => {
-  // The test clock never moves by itself: a generous limit keeps order creation in this file unthrottled.
-  sb = await startTestSandbox({orderLimit: {limit: 1000, windowSeconds: 60}})
-  tmp = tempConfigDir()
-  customerId = await seedCustomer(sb.baseUrl, sb.keys[0]!, 'buyer@example.com')
-})
-afterAll(async () => {
-  await sb.close()
-  tmp.cleanup()
-})
-afterEach(async () => {
-  await faulty?.close()
-  faulty = undefined
+  customerId = await seedCustomer(fx.sb.baseUrl, fx.sb.keys[0]!, 'buyer@example.com')
 })
 
-const env = (extra: Record<string, string> = {}) => ({...keyPairEnv(tmp.dir, sb.baseUrl, sb.keys[0]!), ...extra})
+const env = (extra: Record<string, string> = {}) => ({...keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[0]!), ...extra})
 const orders = (args: string[], extra: Record<string, string> = {}, input?: string) => run(['orders', ...args], {env: env(extra), input})
 
 interface Order {
@@ -69,14 +58,14 @@ async function createOrder(extra: string[] = []): Promise<Order> {
 
 /** Pays an order through the sandbox's control path (so that it can be refunded). */
 async function pay(id: number): Promise<void> {
-  const res = await fetch(`${sb.baseUrl}/_sandbox/orders/${id}/pay`, {method: 'POST'})
+  const res = await fetch(`${fx.sb.baseUrl}/_sandbox/orders/${id}/pay`, {method: 'POST'})
   expect(res.status).toBe(200)
   await res.arrayBuffer()
 }
 
 describe('orders create', () => {
   it('v2: a fresh UUID v4 Idempotency-Key, printed on stderr and carried in the JSON as idempotency_key', async () => {
-    const before = sb.counts().orders
+    const before = fx.sb.counts().orders
     const r = await orders(['create', '--customer', String(customerId), '--currency', 'USD', '--item', '1:2', '--item', '3', '--json'])
     expect(r.code, r.stderr).toBe(0)
     const order = r.json<Order>()
@@ -84,22 +73,22 @@ describe('orders create', () => {
     expect(order.items.map((i) => [i.product_id, i.quantity])).toEqual([[1, 2], [3, 1]])
     expect(order.idempotency_key).toMatch(UUID)
     expect(r.stderr).toContain(`Idempotency-Key: ${order.idempotency_key}`)
-    expect(sb.counts().orders).toBe(before + 1)
+    expect(fx.sb.counts().orders).toBe(before + 1)
   })
 
   it('a rerun with --idempotency-key replays the original order instead of creating a second one', async () => {
     const first = await createOrder()
-    const before = sb.counts().orders
+    const before = fx.sb.counts().orders
     const again = await orders(['create', '--customer', String(customerId), '--currency', 'USD', '--item', '1:2', '--idempotency-key', first.idempotency_key!, '--json'])
     expect(again.code, again.stderr).toBe(0)
     expect(again.json<Order>()).toEqual(first)
-    expect(sb.counts().orders).toBe(before)
+    expect(fx.sb.counts().orders).toBe(before)
     // A key given by the user is not announced as generated.
     expect(again.stderr).not.toContain('Idempotency-Key:')
   })
 
   it('--from-file FILE and --from-file - (stdin); flags override the file', async () => {
-    const file = join(tmp.dir, 'order.json')
+    const file = join(fx.dir, 'order.json')
     const doc = {currency: 'EUR', customer_id: customerId, items: [{product_id: 2, quantity: 3}]}
     writeFileSync(file, JSON.stringify(doc))
     const [fromFile, fromStdin] = await Promise.all([
@@ -124,15 +113,15 @@ describe('orders create', () => {
   })
 
   it('v1: no Idempotency-Key is sent, and the deprecation warning names the v2 command', async () => {
-    faulty = await startFaultyServer(() => ({forward: true}), {upstream: sb.baseUrl})
-    const r = await orders(['create', '--customer', String(customerId), '--currency', 'USD', '--item', '1', '--api-version', 'v1', '--json'], {COMMERCE_BASE_URL: faulty.url})
+    fx.faulty = await startFaultyServer(() => ({forward: true}), {upstream: fx.sb.baseUrl})
+    const r = await orders(['create', '--customer', String(customerId), '--currency', 'USD', '--item', '1', '--api-version', 'v1', '--json'], {COMMERCE_BASE_URL: fx.faulty.url})
     expect(r.code, r.stderr).toBe(0)
     const order = r.json<Order>()
     expect(order.status).toBe('pending')
     expect(order.idempotency_key).toBeUndefined()
-    const [post] = requestsTo(faulty.requests, 'POST', '/api/v1/orders')
+    const [post] = requestsTo(fx.faulty.requests, 'POST', '/api/v1/orders')
     expect(post!.headers['idempotency-key']).toBeUndefined()
-    expect(requestsTo(faulty.requests, 'POST', '/api/v1/auth/tokens')).toHaveLength(1)
+    expect(requestsTo(fx.faulty.requests, 'POST', '/api/v1/auth/tokens')).toHaveLength(1)
     expect(occurrences(r.stderr, 'deprecated')).toBe(1)
     expect(r.stderr).toContain('commerce orders create')
   })
@@ -140,7 +129,7 @@ describe('orders create', () => {
 
 describe('orders list / get / refund', () => {
   it('list on a pipe and as JSON, with --status and --customer filters', async () => {
-    const other = await seedCustomer(sb.baseUrl, sb.keys[0]!, 'other@example.com')
+    const other = await seedCustomer(fx.sb.baseUrl, fx.sb.keys[0]!, 'other@example.com')
     await orders(['create', '--customer', String(other), '--currency', 'GBP', '--item', '4', '--json'])
     const paid = await createOrder()
     await pay(paid.id)
@@ -155,7 +144,7 @@ describe('orders list / get / refund', () => {
     const lines = tsv.stdout.trimEnd().split('\n')
     expect(lines[0]).toBe('id\tcustomer_id\tstatus\ttotal\tcurrency\tplaced_at')
     for (const line of lines) expect(line.split('\t')).toHaveLength(6)
-    expect(all.json<Order[]>()).toHaveLength(sb.counts().orders)
+    expect(all.json<Order[]>()).toHaveLength(fx.sb.counts().orders)
     expect(mine.json<Order[]>().map((o) => o.customer_id)).toEqual([other])
     expect(paidOnly.json<Order[]>().map((o) => o.id)).toContain(paid.id)
     expect(paidOnly.json<Order[]>().every((o) => o.status === 'paid')).toBe(true)
@@ -195,11 +184,11 @@ describe('orders list / get / refund', () => {
   it('refund without --yes and without a terminal: exit 2 naming --yes, nothing refunded', async () => {
     const order = await createOrder()
     await pay(order.id)
-    const before = sb.counts().refunds
+    const before = fx.sb.counts().refunds
     const r = await orders(['refund', String(order.id)])
     expect(r.code).toBe(2)
     expect(r.stderr).toContain('--yes')
-    expect(sb.counts().refunds).toBe(before)
+    expect(fx.sb.counts().refunds).toBe(before)
   })
 })
 
@@ -224,11 +213,11 @@ describe('orders: invalid input is refused before any request (exit 2, the flag 
     ['a v2-only command with --api-version v1', ['refund', '1', '--yes', '--api-version', 'v1'], '--api-version'],
   ]
   it.each(cases)('%s', async (_name, args, flag) => {
-    faulty = await startRecorder()
-    const r = await orders(args, {COMMERCE_BASE_URL: faulty.url})
+    fx.faulty = await startRecorder()
+    const r = await orders(args, {COMMERCE_BASE_URL: fx.faulty.url})
     expect(r.code, r.stderr).toBe(2)
     expect(r.stderr).toContain(flag)
-    expect(faulty.requests).toHaveLength(0)
+    expect(fx.faulty.requests).toHaveLength(0)
   })
 })
 
@@ -239,7 +228,7 @@ describe("the sandbox's own order-creation limit (429 with Retry-After)", () => 
       const key = limited.keys[0]!
       const customer = await seedCustomer(limited.baseUrl, key, 'limited@example.com')
       const create = (extra: string[]) =>
-        run(['orders', 'create', '--customer', String(customer), '--currency', 'USD', '--item', '1', ...extra], {env: keyPairEnv(tmp.dir, limited.baseUrl, key)})
+        run(['orders', 'create', '--customer', String(customer), '--currency', 'USD', '--item', '1', ...extra], {env: keyPairEnv(fx.dir, limited.baseUrl, key)})
       expect((await create(['--json'])).code).toBe(0)
       const started = Date.now()
       const [now, beyond] = await Promise.all([create(['--max-wait', '0', '--json']), create(['--max-wait', '10'])])
@@ -272,7 +261,7 @@ describe("the sandbox's own order-creation limit (429 with Retry-After)", () => 
       })
       expect(first.status).toBe(201)
       const r = await run(['orders', 'create', '--customer', String(customer), '--currency', 'USD', '--item', '1', '--json', '--debug'], {
-        env: keyPairEnv(tmp.dir, real.baseUrl, key),
+        env: keyPairEnv(fx.dir, real.baseUrl, key),
       })
       expect(r.code, r.stderr).toBe(0)
       expect(r.stderr).toMatch(/< 429 /)

@@ -4,43 +4,28 @@
  * wins), one JSON document on stdout, empty lists, and responses with unknown extra fields.
  */
 import {PassThrough} from 'node:stream'
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
 import {IOStreams} from '../../src/io/streams.js'
 import {run, tempConfigDir} from '../helpers/cli.js'
-import {type FaultyServer, startFaultyServer} from '../helpers/faulty-server.js'
+import {useE2E} from '../helpers/e2e.js'
+import {startFaultyServer} from '../helpers/faulty-server.js'
 import {ANSI, keyPairEnv, readConfig} from '../helpers/login.js'
-import {type TestSandbox, startTestSandbox} from '../helpers/sandbox.js'
 
-let sb: TestSandbox
-let tmp: {dir: string; cleanup: () => void}
-let faulty: FaultyServer | undefined
+const fx = useE2E({seedDemoData: true})
 
-beforeAll(async () => {
-  sb = await startTestSandbox({seedDemoData: true})
-  tmp = tempConfigDir()
-})
-afterAll(async () => {
-  await sb.close()
-  tmp.cleanup()
-})
-afterEach(async () => {
-  await faulty?.close()
-  faulty = undefined
-})
-
-const env = (extra: Record<string, string> = {}) => ({...keyPairEnv(tmp.dir, sb.baseUrl, sb.keys[0]!), ...extra})
+const env = (extra: Record<string, string> = {}) => ({...keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[0]!), ...extra})
 
 describe('--debug', () => {
   it('traces requests and responses on stderr, never the key secret nor a full access token', async () => {
-    const key = sb.keys[0]!
+    const key = fx.sb.keys[0]!
     const {cleanup, dir} = tempConfigDir()
     try {
-      const login = await run(['auth', 'login', '--base-url', sb.baseUrl, '--key-id', key.key_id, '--key-secret', key.key_secret, '--debug', '--json'], {env: {COMMERCE_CONFIG_DIR: dir}})
+      const login = await run(['auth', 'login', '--base-url', fx.sb.baseUrl, '--key-id', key.key_id, '--key-secret', key.key_secret, '--debug', '--json'], {env: {COMMERCE_CONFIG_DIR: dir}})
       expect(login.code, login.stderr).toBe(0)
       const token = readConfig(dir).profiles!.default!.access_token!
       // A revoked token makes the next command re-issue: both tokens pass through the trace.
-      await fetch(`${sb.baseUrl}/api/v2/auth/tokens/current`, {headers: {authorization: `Bearer ${token}`}, method: 'DELETE'})
+      await fetch(`${fx.sb.baseUrl}/api/v2/auth/tokens/current`, {headers: {authorization: `Bearer ${token}`}, method: 'DELETE'})
       const list = await run(['customers', 'list', '--per-page', '2', '--debug'], {env: {COMMERCE_CONFIG_DIR: dir}})
       expect(list.code, list.stderr).toBe(0)
       const renewed = readConfig(dir).profiles!.default!.access_token!
@@ -48,9 +33,9 @@ describe('--debug', () => {
       const status = await run(['auth', 'status', '--debug', '--json'], {env: {COMMERCE_CONFIG_DIR: dir}})
       expect(status.code, status.stderr).toBe(0)
 
-      expect(login.stderr).toContain(`> POST ${sb.baseUrl}/api/v2/auth/tokens`)
+      expect(login.stderr).toContain(`> POST ${fx.sb.baseUrl}/api/v2/auth/tokens`)
       expect(login.stderr).toMatch(/< 201 /)
-      expect(list.stderr).toContain(`> GET ${sb.baseUrl}/api/v2/customers?page=1&per_page=2`)
+      expect(list.stderr).toContain(`> GET ${fx.sb.baseUrl}/api/v2/customers?page=1&per_page=2`)
       expect(list.stderr).toMatch(/< 401 /)
       expect(list.stderr).toContain(`authorization: Bearer ${renewed.slice(0, 4)}…`)
       // Results stay on stdout, untouched by the trace.
@@ -71,7 +56,7 @@ describe('--debug', () => {
     const r = await run(['orders', 'list', '--per-page', '1', '--debug', '--json'], {env: env()})
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toContain('"key_secret":"[redacted]"')
-    expect(r.stderr + r.stdout).not.toContain(sb.keys[0]!.key_secret)
+    expect(r.stderr + r.stdout).not.toContain(fx.sb.keys[0]!.key_secret)
     expect(JSON.parse(r.stdout)).toHaveLength(1)
   })
 
@@ -158,12 +143,12 @@ describe('shapes', () => {
     const {listing} = await import('../../src/services/listing.js')
     const {positionLine} = await import('../../src/io/render.js')
     // 120 records in pages of 50 whatever is asked; meta says so.
-    faulty = await startFaultyServer((req) => {
+    fx.faulty = await startFaultyServer((req) => {
       const p = Number(new URL(req.url, 'http://x').searchParams.get('page'))
       const data = Array.from({length: Math.max(0, Math.min(50, 120 - (p - 1) * 50))}, (_, i) => ({id: (p - 1) * 50 + i + 1}))
       return {body: {data, meta: {page: p, per_page: 50, total: 120}}, status: 200}
     })
-    const client = new ApiClient({apiVersion: 'v2', baseUrl: faulty.url, userAgent: 'test'})
+    const client = new ApiClient({apiVersion: 'v2', baseUrl: fx.faulty.url, userAgent: 'test'})
     const line = async (page: number) => {
       const list = listing(client, {auth: false, method: 'GET', path: '/customers'}, {page, perPage: 100})
       for await (const _ of list.records);
@@ -185,12 +170,12 @@ describe('shapes', () => {
 
   it('unknown extra fields in responses do not break rendering', async () => {
     const customer = {created_at: '2026-01-01T00:00:00Z', email: 'e@example.com', id: 4, loyalty: {tier: 'gold', points: [1, 2]}, name: 'Extra', status: 'active', tags: null}
-    faulty = await startFaultyServer((req) =>
+    fx.faulty = await startFaultyServer((req) =>
       req.url.startsWith('/api/v2/customers?')
         ? {body: {data: [customer], links: {next: null}, meta: {page: 1, per_page: 30, request_id: 'r1', total: 1}}, status: 200}
         : {body: {...customer, _links: {self: '/c/4'}}, status: 200},
     )
-    const e = {COMMERCE_ACCESS_TOKEN: 'tok_static', COMMERCE_BASE_URL: faulty.url, COMMERCE_CONFIG_DIR: tmp.dir}
+    const e = {COMMERCE_ACCESS_TOKEN: 'tok_static', COMMERCE_BASE_URL: fx.faulty.url, COMMERCE_CONFIG_DIR: fx.dir}
     const [list, listJson, get] = await Promise.all([
       run(['customers', 'list'], {env: e}),
       run(['customers', 'list', '--json'], {env: e}),

@@ -3,33 +3,18 @@
  * paging (--page/--per-page/--all/--limit), v2 and v1 search, the TSV and JSON shapes, and every client-side
  * validation error refused before any request.
  */
-import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+import {describe, expect, it} from 'vitest'
 
-import {run, tempConfigDir} from '../helpers/cli.js'
-import {type FaultyServer, startFaultyServer} from '../helpers/faulty-server.js'
+import {run} from '../helpers/cli.js'
+import {useE2E} from '../helpers/e2e.js'
+import {startFaultyServer} from '../helpers/faulty-server.js'
 import {ANSI, occurrences, startRecorder} from '../helpers/login.js'
-import {type TestSandbox, startTestSandbox} from '../helpers/sandbox.js'
 
-let sb: TestSandbox
-let tmp: {dir: string; cleanup: () => void}
-let faulty: FaultyServer | undefined
-
-beforeAll(async () => {
-  sb = await startTestSandbox()
-  tmp = tempConfigDir()
-})
-afterAll(async () => {
-  await sb.close()
-  tmp.cleanup()
-})
-afterEach(async () => {
-  await faulty?.close()
-  faulty = undefined
-})
+const fx = useE2E()
 
 /** No credentials at all: products are public. */
 const products = (args: string[], env: Record<string, string> = {}) =>
-  run(['products', ...args], {env: {COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_CONFIG_DIR: tmp.dir, ...env}})
+  run(['products', ...args], {env: {COMMERCE_BASE_URL: fx.sb.baseUrl, COMMERCE_CONFIG_DIR: fx.dir, ...env}})
 
 interface Product {
   id: number
@@ -64,7 +49,7 @@ describe('products list', () => {
     ])
     for (const r of [all, page2, limited, one]) expect(r.code, r.stderr).toBe(0)
     const everything = all.json<Product[]>()
-    expect(everything).toHaveLength(sb.counts().products)
+    expect(everything).toHaveLength(fx.sb.counts().products)
     expect(new Set(everything.map((p) => p.id)).size).toBe(everything.length)
     for (const p of everything) expect(p).toMatchObject({currency: expect.any(String), id: expect.any(Number), in_stock: expect.any(Boolean), name: expect.any(String), price: expect.any(Number)})
     expect(page2.json<Product[]>().map((p) => p.id)).toEqual(everything.slice(5, 10).map((p) => p.id))
@@ -75,19 +60,19 @@ describe('products list', () => {
   })
 
   it('never sends Authorization, even when credentials are set', async () => {
-    faulty = await startFaultyServer(() => ({forward: true}), {upstream: sb.baseUrl})
-    const r = await products(['list', '--per-page', '2', '--json'], {COMMERCE_ACCESS_TOKEN: 'sbx_at_not_for_public_calls', COMMERCE_BASE_URL: faulty.url})
+    fx.faulty = await startFaultyServer(() => ({forward: true}), {upstream: fx.sb.baseUrl})
+    const r = await products(['list', '--per-page', '2', '--json'], {COMMERCE_ACCESS_TOKEN: 'sbx_at_not_for_public_calls', COMMERCE_BASE_URL: fx.faulty.url})
     expect(r.code, r.stderr).toBe(0)
     expect(r.json()).toHaveLength(2)
-    expect(faulty.requests).toHaveLength(1)
-    expect(faulty.requests[0]!.headers.authorization).toBeUndefined()
-    expect(faulty.requests[0]!.url).toBe('/api/v2/products?page=1&per_page=2')
+    expect(fx.faulty.requests).toHaveLength(1)
+    expect(fx.faulty.requests[0]!.headers.authorization).toBeUndefined()
+    expect(fx.faulty.requests[0]!.url).toBe('/api/v2/products?page=1&per_page=2')
   })
 
   it('--api-version v1 lists through the v1 path and warns once that v1 is deprecated, naming the v2 command', async () => {
     const r = await products(['list', '--api-version', 'v1', '--all', '--per-page', '10', '--json'])
     expect(r.code, r.stderr).toBe(0)
-    expect(r.json()).toHaveLength(sb.counts().products)
+    expect(r.json()).toHaveLength(fx.sb.counts().products)
     expect(occurrences(r.stderr, 'deprecated')).toBe(1)
     expect(r.stderr).toContain('2026-09-01')
     expect(r.stderr).toContain('commerce products list')
@@ -113,8 +98,8 @@ describe('products get and search', () => {
   })
 
   it('search in v2 lists with q; in v1 it calls /api/v1/products/search', async () => {
-    faulty = await startFaultyServer(() => ({forward: true}), {upstream: sb.baseUrl})
-    const env = {COMMERCE_BASE_URL: faulty.url}
+    fx.faulty = await startFaultyServer(() => ({forward: true}), {upstream: fx.sb.baseUrl})
+    const env = {COMMERCE_BASE_URL: fx.faulty.url}
     const [v2, v1] = await Promise.all([products(['search', 'mug', '--json'], env), products(['search', 'mug', '--api-version', 'v1', '--json'], env)])
     expect(v2.code, v2.stderr).toBe(0)
     expect(v1.code, v1.stderr).toBe(0)
@@ -122,7 +107,7 @@ describe('products get and search', () => {
     expect(found.length).toBeGreaterThan(0)
     for (const p of found) expect(JSON.stringify(p).toLowerCase()).toContain('mug')
     expect(v1.json()).toEqual(found)
-    const paths = faulty.requests.map((r) => r.url.split('?')[0]).sort()
+    const paths = fx.faulty.requests.map((r) => r.url.split('?')[0]).sort()
     expect(paths).toEqual(['/api/v1/products/search', '/api/v2/products'])
     expect(v1.stderr).toContain('deprecated')
     expect(v2.stderr).not.toContain('deprecated')
@@ -143,11 +128,11 @@ describe('products: invalid input is refused before any request (exit 2, the fla
     ['a v2-only operation with --api-version v1', ['get', '3', '--api-version', 'v1'], '--api-version'],
   ]
   it.each(cases)('%s', async (_name, args, flag) => {
-    faulty = await startRecorder()
-    const r = await products(args, {COMMERCE_BASE_URL: faulty.url})
+    fx.faulty = await startRecorder()
+    const r = await products(args, {COMMERCE_BASE_URL: fx.faulty.url})
     expect(r.code, r.stderr).toBe(2)
     expect(r.stderr).toContain(flag)
     expect(r.stderr).not.toMatch(/\n\s+at /)
-    expect(faulty.requests).toHaveLength(0)
+    expect(fx.faulty.requests).toHaveLength(0)
   })
 })
