@@ -22,8 +22,7 @@ import {join, resolve} from 'node:path'
 import {pathToFileURL} from 'node:url'
 
 import {type Sandbox, startSandbox} from '../../src/sandbox/index.js'
-import {newKeyPairs} from '../../src/sandbox/seed.js'
-import type {CustomerRecord, Snapshot} from '../../src/sandbox/store.js'
+import {writeCustomersDataFile} from '../helpers/sandbox.js'
 
 const ROOT = resolve(import.meta.dirname, '..', '..')
 const BIN = join(ROOT, 'bin', 'run.js')
@@ -88,8 +87,8 @@ export async function run(options: BulkBenchOptions = {}): Promise<{figures: Fig
     out.write(`bulk: node ${process.version}; peak RSS by ${hasTime ? TIME : '/proc/<pid>/status VmHWM'}\n`)
 
     // ---------------------------------------------------------------------------------------- export
-    const big = await sandbox({dataFile: dataFileWith(dir, exportRecords)})
-    const small = await sandbox({dataFile: dataFileWith(dir, rssSmall)})
+    const big = await sandbox({dataFile: writeCustomersDataFile(join(dir, `data-${exportRecords}.json`), exportRecords)})
+    const small = await sandbox({dataFile: writeCustomersDataFile(join(dir, `data-${rssSmall}.json`), rssSmall)})
     const exportOut = join(dir, 'export.jsonl')
     const bigRun = await timeCli(['customers', 'export', '--format', 'jsonl', '--output', exportOut], cliEnv(dir, big), hasTime)
     check(bigRun, 'customers export (big)')
@@ -169,23 +168,6 @@ export async function run(options: BulkBenchOptions = {}): Promise<{figures: Fig
 function formatValue(value: number, unit: string): string {
   const text = Number.isInteger(value) ? value.toLocaleString('en') : value >= 100 ? Math.round(value).toLocaleString('en') : value.toFixed(2)
   return unit ? `${text} ${unit}` : text
-}
-
-function dataFileWith(dir: string, count: number): string {
-  const start = Date.parse('2026-01-01T00:00:00Z')
-  const customers: CustomerRecord[] = Array.from({length: count}, (_, i) => ({
-    addresses: [],
-    created_at: new Date(start + i * 1000).toISOString(),
-    email: `customer${i + 1}@example.com`,
-    id: i + 1,
-    metadata: {plan: i % 3 === 0 ? 'pro' : 'free'},
-    name: `Customer ${i + 1}`,
-    status: i % 5 === 0 ? 'invited' : 'active',
-  }))
-  const snapshot: Snapshot = {customers, idempotency: {}, keys: newKeyPairs(), next: {address: 1, customer: count + 1, order: 1, refund: 1}, orders: [], version: 1, webhooks: []}
-  const file = join(dir, `data-${count}.json`)
-  writeFileSync(file, JSON.stringify(snapshot))
-  return file
 }
 
 /** The caller's environment without what would skew a measure (see startup.bench.ts), plus the sandbox's key pair. */

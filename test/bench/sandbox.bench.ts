@@ -7,15 +7,14 @@
  *
  *   node --import tsx test/bench/sandbox.bench.ts [seconds] [connections]
  */
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, rmSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {pathToFileURL} from 'node:url'
 
 import {startSandbox} from '../../src/sandbox/index.js'
-import {newKeyPairs} from '../../src/sandbox/seed.js'
-import type {CustomerRecord, Snapshot} from '../../src/sandbox/store.js'
+import {writeCustomersDataFile} from '../helpers/sandbox.js'
 
 interface AutocannonResult {
   requests: {average: number; total: number}
@@ -39,28 +38,6 @@ export interface SandboxBenchResult {
   seconds: number
   connections: number
   cases: CaseResult[]
-}
-
-function snapshotWith(customers: number): Snapshot {
-  const start = Date.parse('2026-01-01T00:00:00Z')
-  const records: CustomerRecord[] = Array.from({length: customers}, (_, i) => ({
-    addresses: [],
-    created_at: new Date(start + i * 1000).toISOString(),
-    email: `customer${i + 1}@example.com`,
-    id: i + 1,
-    metadata: {plan: i % 3 === 0 ? 'pro' : 'free'},
-    name: `Customer ${i + 1}`,
-    status: i % 5 === 0 ? 'invited' : 'active',
-  }))
-  return {
-    customers: records,
-    idempotency: {},
-    keys: newKeyPairs(),
-    next: {address: 1, customer: customers + 1, order: 1, refund: 1},
-    orders: [],
-    version: 1,
-    webhooks: [],
-  }
 }
 
 export async function run(
@@ -93,9 +70,7 @@ export async function run(
   try {
     out.write(`${seconds} s per case, ${connections} connections\n`)
     for (const customers of [1_000, 100_000]) {
-      const dataFile = join(dir, `data-${customers}.json`)
-      const snapshot = snapshotWith(customers)
-      writeFileSync(dataFile, JSON.stringify(snapshot))
+      const dataFile = writeCustomersDataFile(join(dir, `data-${customers}.json`), customers)
       const sandbox = await startSandbox({dataFile})
       try {
         const {key_id, key_secret} = sandbox.keys[0]!
