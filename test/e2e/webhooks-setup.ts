@@ -4,8 +4,6 @@
  */
 import {spawn, type ChildProcess} from 'node:child_process'
 import {readFileSync} from 'node:fs'
-import {createServer, type IncomingHttpHeaders, type ServerResponse} from 'node:http'
-import type {AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
@@ -119,57 +117,8 @@ export async function killAll(): Promise<void> {
   )
 }
 
-export interface Received {
-  url: string
-  headers: IncomingHttpHeaders
-  body: Buffer
-}
-
-export interface Receiver {
-  url: string
-  port: number
-  received: Received[]
-  /** How it answers; 200 "ok" by default. */
-  respond: (req: Received, res: ServerResponse) => void
-  close(): Promise<void>
-}
-
-/** A receiver on 127.0.0.1 (`port` 0: a free one). */
-export async function startReceiver(port = 0): Promise<Receiver> {
-  const receiver: Receiver = {
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
-    port: 0,
-    received: [],
-    respond: (_req, res) => void res.writeHead(200, {'content-type': 'text/plain'}).end('ok'),
-    url: '',
-  }
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (chunk: Buffer) => chunks.push(chunk))
-    req.on('end', () => {
-      const got = {body: Buffer.concat(chunks), headers: req.headers, url: req.url!}
-      receiver.received.push(got)
-      receiver.respond(got, res)
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
-  receiver.port = (server.address() as AddressInfo).port
-  receiver.url = `http://127.0.0.1:${receiver.port}/hooks`
-  return receiver
-}
-
-/** A port nothing listens on (bound, then released). */
-export async function deadPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const {port} = server.address() as AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
+// Receivers and dead ports are the webhook unit tests' (one copy for both suites).
+export {deadPort, type Received, type Receiver, startReceiver} from '../webhooks/helpers.js'
 
 /** Polls `check` every 10 ms until it is true (at most `ms`). */
 export async function until(check: () => boolean, ms = 10_000): Promise<void> {

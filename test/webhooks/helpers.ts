@@ -22,7 +22,8 @@ export interface Receiver {
   close(): Promise<void>
 }
 
-export async function startReceiver(): Promise<Receiver> {
+/** A receiver on 127.0.0.1 (`port` 0: a free one) that records every request and answers with `respond`. */
+export async function startReceiver(port = 0): Promise<Receiver> {
   const receiver: Receiver = {
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections()
@@ -42,7 +43,7 @@ export async function startReceiver(): Promise<Receiver> {
       void receiver.respond(got, res)
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
   receiver.port = (server.address() as AddressInfo).port
   receiver.url = `http://127.0.0.1:${receiver.port}/hooks`
   return receiver
