@@ -5,6 +5,7 @@
  */
 import type {FieldErrors} from '../domain/validate.js'
 import {ApiError, CliError, exitCodeForStatus} from '../errors.js'
+import {isObject} from '../domain/json.js'
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
@@ -25,10 +26,6 @@ const STATUS_TEXT: Record<number, string> = {
   502: 'Bad gateway',
   503: 'Service unavailable',
   504: 'Gateway timeout',
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function firstString(...values: unknown[]): string | undefined {

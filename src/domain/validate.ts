@@ -13,6 +13,7 @@ import {
   LIMITS,
   SCOPES,
 } from './schema.js'
+import {isObject} from './json.js'
 
 export type FieldErrors = Record<string, string[]>
 
@@ -94,10 +95,6 @@ export function isLoopbackHost(hostname: string): boolean {
 
 function add(errors: FieldErrors, field: string, message: string | undefined): void {
   if (message) (errors[field] ??= []).push(message)
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function checkMetadata(errors: FieldErrors, metadata: unknown): void {

@@ -28,6 +28,7 @@ import {CATALOGUE, priced, product} from './seed.js'
 import type {CustomerRecord, OrderRecord} from './store.js'
 import {findKeyPair, type TokenRecord} from './tokens.js'
 import {customerView, orderSummary, orderView, pageEnvelope, webhookView} from './views.js'
+import {canonicalJson, isObject} from '../domain/json.js'
 
 interface Call {
   request: Request
@@ -125,21 +126,6 @@ function orderFrom(core: Core, raw: string): OrderRecord {
   const record = id === undefined ? undefined : core.store.order(id)
   if (!record) throw notFound('order', raw)
   return record
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/** JSON with sorted keys: two bodies meaning the same thing have the same fingerprint. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
-  if (isObject(value))
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
-      .join(',')}}`
-  return JSON.stringify(value) ?? 'null'
 }
 
 function operationHandlers(core: Core): Record<OperationId, OpHandler> {
@@ -262,7 +248,7 @@ function operationHandlers(core: Core): Record<OperationId, OpHandler> {
         if (typeof header !== 'string' || !isUuid(header.trim()))
           throw new HttpError(400, 'The Idempotency-Key header is required in v2 and must be a UUID')
         idemKey = `${token!.keyId} ${header.trim().toLowerCase()}`
-        fingerprint = canonical(body)
+        fingerprint = canonicalJson(body)
         const seen = store.idempotent(idemKey)
         if (seen && seen.fingerprint !== fingerprint)
           throw validationError({'Idempotency-Key': ['was already used with a different request body']})

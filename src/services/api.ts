@@ -8,6 +8,7 @@ import {pages} from '../api/paginate.js'
 import {type HttpMethod, LIMITS} from '../domain/schema.js'
 import {checkPage, checkPerPage} from '../domain/validate.js'
 import {UsageError} from '../errors.js'
+import {isObject} from '../domain/json.js'
 
 export const API_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PATCH', 'DELETE']
 
@@ -98,10 +99,6 @@ function keySegments(key: string): string[] {
   const m = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(key)
   if (!m) return [key]
   return [m[1], ...[...m[2].matchAll(/\[([^[\]]*)\]/g)].map((s) => s[1])]
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /**

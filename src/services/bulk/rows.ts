@@ -14,6 +14,7 @@
 import {type FieldErrors, hasErrors, isUuid, parseId, validateCustomerCreate, validateOrderCreate} from '../../domain/validate.js'
 import {parseItemSpec, type OrderItemInput} from '../orders.js'
 import {orderRowKey} from './uuid.js'
+import {isObject} from '../../domain/json.js'
 
 export type ImportKind = 'customers' | 'orders'
 
@@ -102,10 +103,6 @@ function parseBoolean(text: string): boolean | undefined {
   if (/^(true|1|yes)$/i.test(text)) return true
   if (/^(false|0|no)$/i.test(text)) return false
   return undefined
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 type Mapped<T> = {body: T; errors: FieldErrors; idempotencyKey?: string}

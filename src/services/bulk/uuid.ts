@@ -4,6 +4,7 @@
  * row of the same file always carries the same key and a rerun can never create the order twice.
  */
 import {createHash} from 'node:crypto'
+import {canonicalJson} from '../../domain/json.js'
 
 /** The namespace of commerce-cli's order import keys (a fixed random UUID; changing it changes every key). */
 export const ORDER_IMPORT_NAMESPACE = 'bf5b1335-2f8c-4803-b2e2-07ac749f9e9f'
@@ -24,13 +25,6 @@ export function uuidv5(name: string, namespace: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
 
-/** JSON with object keys sorted at every level, so that equal values always give equal text. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) return v
-    return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-  })
-}
 
 /**
  * The Idempotency-Key of an imported order: from the file's SHA-256, the row's line number (two identical

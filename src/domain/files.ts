@@ -1,0 +1,121 @@
+/**
+ * Files the CLI and the sandbox create: one mechanism, so that none of them can be captured by a planted file.
+ *
+ * - The data goes first to a temp file in the destination's own directory, named with random bytes and opened
+ *   exclusively without following links (O_CREAT | O_EXCL | O_NOFOLLOW): a symlink or a regular file planted
+ *   at any name we might choose makes the open fail instead of being followed or reused.
+ * - Mode 0600 unless told otherwise: what we write holds account data.
+ * - The temp file is flushed (fsync) and then renamed over the destination: readers see the old file or the
+ *   new one, never half of one. A failure removes the temp file.
+ */
+import {randomBytes} from 'node:crypto'
+import {closeSync, constants, fsyncSync, openSync, renameSync, rmSync, writeSync} from 'node:fs'
+import {open, rename, rm, type FileHandle} from 'node:fs/promises'
+import {basename, dirname, join} from 'node:path'
+
+export const PRIVATE_FILE_MODE = 0o600
+
+/** open(2) flags of a file that must be new: never an existing file, never through a link. */
+export const EXCLUSIVE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0)
+
+export interface AtomicOptions {
+  /** File mode of the new file (default 0600). */
+  mode?: number
+  /** Flush to disk before the rename (default true). */
+  fsync?: boolean
+}
+
+/** A fresh temp name beside `path`: `.NAME.<pid>.<random>.tmp`. */
+export function tempPathFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
+}
+
+/** Opens a new temp file beside `path` exclusively (retrying another name if one is taken). */
+async function openTemp(path: string, mode: number): Promise<{handle: FileHandle; temp: string}> {
+  for (let attempt = 0; ; attempt++) {
+    const temp = tempPathFor(path)
+    try {
+      return {handle: await open(temp, EXCLUSIVE_FLAGS, mode), temp}
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 4) throw error
+    }
+  }
+}
+
+function openTempSync(path: string, mode: number): {fd: number; temp: string} {
+  for (let attempt = 0; ; attempt++) {
+    const temp = tempPathFor(path)
+    try {
+      return {fd: openSync(temp, EXCLUSIVE_FLAGS, mode), temp}
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 4) throw error
+    }
+  }
+}
+
+/** Writes `data` to `path` atomically through an exclusive temp file (see the module comment). */
+export async function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicOptions = {}): Promise<void> {
+  const target = await createAtomicFile(path, options)
+  try {
+    await target.write(data)
+    await target.commit()
+  } catch (error) {
+    await target.discard()
+    throw error
+  }
+}
+
+/** The synchronous twin of writeFileAtomic, for exit paths and small state files. */
+export function writeFileAtomicSync(path: string, data: string | Uint8Array, options: AtomicOptions = {}): void {
+  const {fd, temp} = openTempSync(path, options.mode ?? PRIVATE_FILE_MODE)
+  try {
+    const bytes = typeof data === 'string' ? Buffer.from(data) : data
+    let offset = 0
+    while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset)
+    if (options.fsync !== false) fsyncSync(fd)
+    closeSync(fd)
+    renameSync(temp, path)
+  } catch (error) {
+    try {
+      closeSync(fd)
+    } catch {}
+    rmSync(temp, {force: true})
+    throw error
+  }
+}
+
+/** A file being written in pieces (an export): written to its temp file, then committed or discarded. */
+export interface AtomicFile {
+  readonly path: string
+  readonly temp: string
+  write(data: string | Uint8Array): Promise<void>
+  /** Flushes, closes and renames the temp file over `path`. */
+  commit(): Promise<void>
+  /** Closes and removes the temp file; safe to call more than once and after commit. */
+  discard(): Promise<void>
+}
+
+export async function createAtomicFile(path: string, options: AtomicOptions = {}): Promise<AtomicFile> {
+  const {handle, temp} = await openTemp(path, options.mode ?? PRIVATE_FILE_MODE)
+  let state: 'open' | 'closed' = 'open'
+  return {
+    path,
+    temp,
+    async write(data) {
+      await handle.write(typeof data === 'string' ? Buffer.from(data) : data)
+    },
+    async commit() {
+      if (options.fsync !== false) await handle.sync()
+      await handle.close()
+      state = 'closed'
+      await rename(temp, path)
+    },
+    async discard() {
+      if (state === 'open') {
+        state = 'closed'
+        await handle.close().catch(() => {})
+      }
+      await rm(temp, {force: true})
+    },
+  }
+}
