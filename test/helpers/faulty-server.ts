@@ -104,10 +104,14 @@ export async function startFaultyServer(script: Script, options: {upstream?: str
         while (!closing && !res.destroyed && !res.writableEnded) {
           const flowing = write(chunk)
           if (intervalMs !== undefined) await new Promise((resolve) => setTimeout(resolve, intervalMs))
-          else if (!flowing) await new Promise((resolve) => {
-            res.once('drain', resolve)
-            res.once('close', resolve)
-          })
+          else if (!flowing)
+            await new Promise<void>((resolve) => {
+              const done = () => {
+                res.off('drain', done).off('close', done)
+                resolve()
+              }
+              res.on('drain', done).on('close', done)
+            })
         }
         return
       }
