@@ -39,6 +39,7 @@ export async function issueToken(client: ApiClient, pair: KeyPair): Promise<Issu
         body: {key_id: pair.keyId, key_secret: pair.keySecret, ...(pair.scopes ? {scopes: pair.scopes} : {})},
         method: 'POST',
         path: '/auth/tokens',
+        purpose: 'the token request',
       })
     ).body
   } catch (error) {

@@ -147,7 +147,7 @@ describe('network errors and 5xx', () => {
     expect(fx.sb.counts().orders).toBe(before + 1)
   })
 
-  it('connection refused on a GET: retried, then exit 1 naming the host', async () => {
+  it('connection refused on a GET (loopback): exit 1 naming the host', async () => {
     const closed = await startFaultyServer(() => ({status: 200}))
     const url = closed.url
     await closed.close()
