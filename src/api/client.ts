@@ -47,6 +47,13 @@ export interface ClientOptions {
   warnOnce?: (key: string, text: string) => void
   /** The v2 command to name in the v1 deprecation warning. */
   v2Hint?: string
+  /**
+   * The profile whose `api_version` chose v1 (not a flag): the deprecation warning then says how to switch the
+   * profile, instead of naming the very command the user ran. Its value is the ` --profile NAME` to repeat, or ''.
+   */
+  v1FromProfile?: string
+  /** How to log in, for a rejected token (401); repeats the user's own flags. */
+  loginHint?: string
   /** Called while waiting on a 429: returns a function that ends the status display. */
   onWait?: (text: string) => () => void
   /** A gate shared with other clients (the bulk engine's pacer). */
@@ -164,7 +171,8 @@ export class ApiClient {
     const url = this.url(req.path, version, req.query)
     const idempotent = req.idempotent ?? (req.method === 'GET' || req.method === 'DELETE')
     const isV1 = req.path.startsWith('/api/v1/') || (!req.path.startsWith('/api/') && version === 'v1')
-    if (isV1) this.warnV1()
+    const v1FromProfile = isV1 && !req.path.startsWith('/api/')
+    if (isV1) this.warnV1(v1FromProfile)
 
     const token = req.auth === false ? undefined : await this.tokenFor(req.auth)
     if (token !== undefined) checkHeaderValue('the access token', token)
@@ -172,7 +180,7 @@ export class ApiClient {
     const {options} = this
     const exchange = async (call: Call): Promise<RawResponse> => {
       const res = await this.send(req, url, call.token)
-      this.noticeDeprecation(res.headers, isV1)
+      this.noticeDeprecation(res.headers, isV1, v1FromProfile)
       return res
     }
     const policy = compose(
@@ -330,22 +338,27 @@ export class ApiClient {
 
   private httpError(status: number, body: unknown, req: ApiRequest): ApiError {
     const error = errorFromResponse(status, body)
+    if (status === 401 && this.options.loginHint)
+      return new ApiError(status, error.message, {body, fieldErrors: error.fieldErrors, hint: `The token was rejected (expired, revoked or invalid). ${this.options.loginHint}`})
     if (req.purpose && status >= 500) return new ApiError(status, `${capitalize(req.purpose)} failed: ${error.message} (HTTP ${status}).`, {body, fieldErrors: error.fieldErrors})
     if (status >= 500 && !(req.idempotent ?? (req.method === 'GET' || req.method === 'DELETE')))
       return new ApiError(status, `${error.message} (HTTP ${status}). The outcome of this ${req.method} is unknown, so it was not retried.`, {body, fieldErrors: error.fieldErrors, hint: 'Check whether it took effect before running it again.'})
     return error
   }
 
-  private warnV1(): void {
-    const use = this.options.v2Hint ? ` Use \`${this.options.v2Hint}\` (v2) instead.` : ' Use API v2 instead.'
+  private warnV1(fromProfile = false): void {
+    const profileFlag = this.options.v1FromProfile
+    let use = this.options.v2Hint ? ` Use \`${this.options.v2Hint}\` (v2) instead.` : ' Use API v2 instead.'
+    if (fromProfile && profileFlag !== undefined)
+      use = ` The profile is set to v1: switch it with \`commerce config set api_version v2${profileFlag}\`, or pass --api-version v2.`
     this.options.warnOnce?.('deprecation', `API v1 is deprecated and retired on ${V1_SUNSET_DATE}.${use}`)
   }
 
-  private noticeDeprecation(headers: Record<string, string>, isV1: boolean): void {
+  private noticeDeprecation(headers: Record<string, string>, isV1: boolean, v1FromProfile: boolean): void {
     const deprecation = headers.deprecation
     const sunset = headers.sunset
     if (!deprecation && !sunset) return
-    if (isV1) return this.warnV1()
+    if (isV1) return this.warnV1(v1FromProfile)
     const when = sunset ? ` and will be removed on ${sunset}` : ''
     this.options.warnOnce?.('deprecation', `The service marks this operation as deprecated${when}.${this.options.v2Hint ? ` See \`${this.options.v2Hint}\`.` : ''}`)
   }

@@ -4,9 +4,15 @@
 import {type BaseUrlOptions, checkBaseUrlText, dotSegmentProblem, headerValueProblem} from '../domain/url.js'
 import {UsageError} from '../errors.js'
 
-export const NO_BASE_URL_HINT =
-  'Pass --base-url URL, set COMMERCE_BASE_URL, or store one with `commerce auth login --base-url URL` ' +
-  '(for the local sandbox: `commerce sandbox start`, then `commerce auth login --sandbox`).'
+/** How to set a base URL; `flags` repeats the user's own `--profile`/`--api-version` (e.g. ` --profile staging`). */
+export function noBaseUrlHint(flags = ''): string {
+  return (
+    `Pass --base-url URL, set COMMERCE_BASE_URL, or store one with \`commerce auth login${flags} --base-url URL\` ` +
+    `(for the local sandbox: \`commerce sandbox start\`, then \`commerce auth login --sandbox${flags}\`).`
+  )
+}
+
+export const NO_BASE_URL_HINT = noBaseUrlHint()
 
 export const INSECURE_HTTP_HINT =
   'Use https://, or, if you accept that risk (e.g. a private test network), pass --allow-insecure-http or run ' +
