@@ -28,7 +28,7 @@ import {CATALOGUE, priced, product} from './seed.js'
 import type {CustomerRecord, OrderRecord} from './store.js'
 import {findKeyPair, type TokenRecord} from './tokens.js'
 import {customerView, orderSummary, orderView, pageEnvelope, webhookView} from './views.js'
-import {canonicalJson, isObject} from '../domain/json.js'
+import {canonicalJson} from '../domain/json.js'
 
 interface Call {
   request: Request
