@@ -118,7 +118,7 @@ export const DECISIONS: readonly Decision[] = [
       'Fixed rates per 1 USD: EUR 0.92, GBP 0.79. price_to = round-half-up(price * rate_to / rate_from). Without `currency`, each product shows its own price and currency.',
   },
   {gap: 'GET /api/v1/products/search', decision: 'Query `q` (required, at most 120 characters), `currency`, `page`, `per_page`; same page envelope as the list.'},
-  {gap: 'Product search fields', decision: 'Products carry a `description`; `q` is a case-insensitive substring match on name and description.'},
+  {gap: 'Product search fields', decision: 'Products carry a `description`; `q` is split into words, and a product matches when every word, in any order, is a case-insensitive substring of its name or description (`tea pot` finds "Teapot 1 l").'},
   {
     gap: 'Webhook list fields',
     decision:
