@@ -64,7 +64,7 @@ export class Context {
   async baseUrl(): Promise<string> {
     const url = this.options.flags['base-url'] || this.env.COMMERCE_BASE_URL || (await this.profile())?.base_url
     if (!url) throw new UsageError('No base URL is set.', {hint: noBaseUrlHint(this.userFlags(['profile', 'api-version']))})
-    return checkBaseUrl(url, {allowInsecureHttp: await this.allowInsecureHttp()})
+    return checkBaseUrl(url, {allowInsecureHttp: await this.allowInsecureHttp(), hintFlags: this.userFlags(['profile', 'api-version'])})
   }
 
   /** Plain http:// to a host that is not loopback: --allow-insecure-http, or the profile's `allow_insecure_http`. */

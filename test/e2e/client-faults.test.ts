@@ -577,6 +577,9 @@ describe('unsafe input refused before anything is sent (exit 2, never "outcome u
     expect(refused.code).toBe(2)
     expect(refused.stderr).toMatch(/plain http:\/\/ to a host that is not this machine/)
     expect(refused.stderr).toContain('--allow-insecure-http')
+    const named = await run(['customers', 'list', '--base-url', remote, '--profile', 'lab'], {env})
+    expect(named.code).toBe(2)
+    expect(named.stderr).toContain('`commerce config set allow_insecure_http true --profile lab`')
     expect(fx.faulty.requests).toHaveLength(0)
 
     const flag = await run(['customers', 'list', '--base-url', remote, '--allow-insecure-http', '--json'], {env})
