@@ -49,7 +49,7 @@ export interface ClientOptions {
   v2Hint?: string
   /**
    * The profile whose `api_version` chose v1 (not a flag): the deprecation warning then says how to switch the
-   * profile, instead of naming the very command the user ran. Its value is the ` --profile NAME` to repeat, or ''.
+   * profile, instead of naming the very command the user ran. Its value is the ` --profile NAME` to repeat.
    */
   v1FromProfile?: string
   /** How to log in, for a rejected token (401); repeats the user's own flags. */
@@ -118,8 +118,7 @@ export function formatBytes(n: number): string {
 }
 
 function describeNetworkError(error: unknown): string {
-  const e = error as NodeJS.ErrnoException & {cause?: NodeJS.ErrnoException}
-  const code = e?.code ?? e?.cause?.code
+  const code = errorCode(error)
   const known: Record<string, string> = {
     ECONNREFUSED: 'connection refused',
     ECONNRESET: 'connection reset',
@@ -131,7 +130,7 @@ function describeNetworkError(error: unknown): string {
     UND_ERR_SOCKET: 'the connection closed before the response was complete',
   }
   if (error instanceof DeadlineExceeded) return `timed out: ${error.message} (COMMERCE_HTTP_TIMEOUT)`
-  return (code && known[code]) ?? e?.message ?? String(error)
+  return (code && known[code]) ?? (error as Error)?.message ?? String(error)
 }
 
 export class ApiClient {
