@@ -20,7 +20,8 @@ from the file's content and the row, so that no rerun, even after kill -9, creat
 paced to the order-creation limit (learned from 429 and Retry-After), with the time left on the progress bar.
 A journal in the config directory lets the same command resume where it stopped. v1 is refused: it has no
 Idempotency-Key, so a retried row could create a second order.
-Prints {created, updated, skipped, failed, invalid}; exit 1 when a row failed, 130 when interrupted.`
+Prints {created, updated, skipped, failed, invalid, already_done}, counting what this run did (already_done:
+rows an earlier run of the same import had done); exit 1 when a row failed, 130 when interrupted.`
   static examples = [
     '<%= config.bin %> orders import orders.csv',
     '<%= config.bin %> orders import backlog.jsonl --errors-file failed.jsonl --json',

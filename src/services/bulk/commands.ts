@@ -147,7 +147,9 @@ function pacedEtaMs(pacer: Pacer, left: number, measured: number | undefined): n
 
 function startTicker(tracker: ProgressTracker, progress: BulkProgress, pacer: Pacer) {
   const tick = () => {
-    const view = tracker.snapshot()
+    const snapshot = tracker.snapshot()
+    // More records than the first page announced (added meanwhile): the bar's total follows the count.
+    const view = {...snapshot, total: snapshot.total === undefined ? undefined : Math.max(snapshot.total, snapshot.done)}
     const left = view.total === undefined ? undefined : Math.max(0, view.total - view.done)
     progress.update({...view, etaMs: left === undefined ? undefined : pacedEtaMs(pacer, left, view.etaMs), note: pauseNote(pacer)})
   }
@@ -157,6 +159,7 @@ function startTicker(tracker: ProgressTracker, progress: BulkProgress, pacer: Pa
   return {
     stop() {
       clearInterval(timer)
+      tick() // the last frame shows the final count
       progress.stop()
     },
   }
@@ -185,6 +188,8 @@ export interface ExportOptions {
   concurrency: number
   /** CSV: the resource's columns (the header of an empty export). */
   columns: readonly string[]
+  /** CSV: prefix cells a spreadsheet would run as formulas (`--escape-formulas`). */
+  escapeFormulas?: boolean
   signal?: AbortSignal
   progress?: BulkProgress
 }
@@ -260,7 +265,7 @@ export async function exportRecords(options: ExportOptions): Promise<ExportResul
   try {
     await client.ready()
     if (options.progress) ticker = startTicker(tracker, options.progress, client.pacer)
-    const writer = createRecordWriter(options.format, target.stream, {columns: options.columns})
+    const writer = createRecordWriter(options.format, target.stream, {columns: options.columns, escapeFormulas: options.escapeFormulas})
     const records = fetchAllPages<Record<string, unknown>>({
       concurrency: options.concurrency,
       async fetchPage(page, perPage) {
@@ -296,7 +301,7 @@ export interface ExportCommandOptions {
   /** `customer`, `order`: names the records in messages. */
   noun: string
   columns: readonly string[]
-  flags: {format?: RecordFormat; output?: string; concurrency: number; json: boolean}
+  flags: {format?: RecordFormat; output?: string; concurrency: number; json: boolean; 'escape-formulas'?: boolean}
   /** The documented limit of this list operation, if any (v1 customers). */
   expectedLimit?: number
 }
@@ -317,6 +322,7 @@ export async function exportCommand(options: ExportCommandOptions): Promise<Expo
       client: paced,
       columns: options.columns,
       concurrency: flags.concurrency,
+      escapeFormulas: flags['escape-formulas'],
       format,
       output: flags.output,
       progress,
@@ -325,12 +331,17 @@ export async function exportCommand(options: ExportCommandOptions): Promise<Expo
       stdout: io.stdout,
     })
     if (io.json && toFile) io.outJson(result)
-    else if (toFile) io.info(`Exported ${result.exported} ${options.noun}${result.exported === 1 ? '' : 's'} to ${result.output}.`)
+    else if (toFile) io.info(`Exported ${count(result.exported, options.noun)} to ${result.output}.`)
     return result
   } finally {
     interrupt.dispose()
     await paced.close()
   }
+}
+
+/** `20,505 customers`: grouped as the progress bar shows it. */
+function count(n: number, noun: string): string {
+  return `${n.toLocaleString('en')} ${noun}${n === 1 ? '' : 's'}`
 }
 
 /** A write's drain wait, ended (quietly) when the reader closed stdout. */
@@ -428,6 +439,8 @@ export interface ImportRunOptions {
   concurrency: number
   dryRun: boolean
   skipInvalid: boolean
+  /** Customers: send_invite for the rows that leave it unset (--send-invite / --no-send-invite). */
+  sendInvite?: boolean
   errorsFile?: string
   env: NodeJS.ProcessEnv
   /** The service, a progress bar (none off a terminal); not called for a dry run (nothing is sent). */
@@ -437,6 +450,8 @@ export interface ImportRunOptions {
   onSkipped?: (error: RowError) => void
   /** Each row that failed now (the service refused it). */
   onFailed?: (line: number, reason: string) => void
+  /** Validation passed and rows are about to be sent. */
+  onStart?: (file: ValidatedFile) => void
 }
 
 export type ImportOutcome =
@@ -493,12 +508,14 @@ export async function runImport(options: ImportRunOptions): Promise<ImportOutcom
         },
         onStart(file, journal) {
           started = {file, journal}
+          options.onStart?.(file)
           for (const e of file.invalid) options.onSkipped?.(e)
           tracker.setTotal(file.valid)
           if (connection?.progress && paced)
             ticker = startTicker(tracker, connection.progress, paced.pacer)
         },
         send,
+        sendInvite: options.sendInvite,
         signal: options.signal,
         skipInvalid: options.skipInvalid,
       })
@@ -590,7 +607,7 @@ export interface ImportCommandOptions {
   env: NodeJS.ProcessEnv
   kind: ImportKind
   file: string
-  flags: {format?: ImportFormat; concurrency: number; 'dry-run': boolean; 'skip-invalid': boolean; 'errors-file'?: string}
+  flags: {format?: ImportFormat; concurrency: number; 'dry-run': boolean; 'skip-invalid': boolean; 'errors-file'?: string; 'send-invite'?: boolean}
   /** The client and credentials; called only when rows are to be sent. */
   connect: () => Promise<{client: ApiClient; tokens: TokenSource; onConflict?: OnConflict}>
   expectedLimit?: number
@@ -632,6 +649,11 @@ export async function importCommand(options: ImportCommandOptions): Promise<numb
         if (failures.length < FAILURES_SHOWN) failures.push(`line ${line}: ${reason}`)
       },
       onSkipped: (e) => io.warn(`skipping invalid ${e.message}`),
+      onStart(file) {
+        const note = invitationsNote(file, 'will get')
+        if (note) io.info(note)
+      },
+      sendInvite: flags['send-invite'],
       signal: interrupt.signal,
       skipInvalid: flags['skip-invalid'],
     })
@@ -643,6 +665,8 @@ export async function importCommand(options: ImportCommandOptions): Promise<numb
   if (outcome.status === 'dry-run') {
     const {file} = outcome
     io.info(`Dry run: ${file.valid} valid row${file.valid === 1 ? '' : 's'}, ${file.invalidCount} invalid; nothing was sent.`)
+    const note = invitationsNote(file, 'would get')
+    if (note) io.info(note)
     await renderRecord(io, {...outcome.summary})
     return EXIT.ok
   }
@@ -653,6 +677,16 @@ export async function importCommand(options: ImportCommandOptions): Promise<numb
   await renderRecord(io, {...outcome.summary})
   if (outcome.status === 'interrupted') return EXIT.interrupted
   return outcome.summary.failed > 0 ? EXIT.failure : EXIT.ok
+}
+
+/**
+ * Customers whose rows leave send_invite unset get an invitation email from the service: said before it
+ * happens (and by a dry run), with the way out. Nothing when every row says what it wants.
+ */
+function invitationsNote(file: ValidatedFile, verb: string): string | undefined {
+  const {sent, unset} = file.invitations
+  if (file.kind !== 'customers' || unset === 0) return undefined
+  return `${count(sent, 'customer')} ${verb} an invitation email (${unset} of them leave send_invite unset; --no-send-invite: none).`
 }
 
 /** Every bad row by its line, as one usage error (exit 2): nothing was sent. */

@@ -20,6 +20,8 @@ export interface ImportFileOptions<R extends ImportRow> {
   journalDir: string
   send: (row: R, context: SendContext) => Promise<RowOutcome>
   skipInvalid?: boolean
+  /** Customers: send_invite for the rows that leave it unset. */
+  sendInvite?: boolean
   dryRun?: boolean
   concurrency?: number
   signal?: AbortSignal
@@ -38,7 +40,7 @@ export type ImportFileResult =
   | {status: 'done'; file: ValidatedFile; result: ImportResult; journal: string}
 
 export async function importFile<R extends ImportRow>(options: ImportFileOptions<R>): Promise<ImportFileResult> {
-  const file = await validateFile({file: options.file, format: options.format, kind: options.kind as ImportKind})
+  const file = await validateFile({file: options.file, format: options.format, kind: options.kind as ImportKind, sendInvite: options.sendInvite})
   for (const e of file.invalid) await options.errors?.write({errors: e.errors, line: e.line, reason: e.reason, status: 'invalid'})
   if (file.fatal || (file.invalidCount > 0 && !options.skipInvalid)) return {file, status: 'invalid'}
   if (options.dryRun) return {file, status: 'dry-run'}

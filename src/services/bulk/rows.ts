@@ -221,10 +221,15 @@ function mergeErrors(a: FieldErrors, b: FieldErrors): FieldErrors {
 export class RowChecker {
   private readonly seen = new Map<string, number>()
 
+  /** Valid customer rows that will email an invitation, and those of them that left send_invite unset. */
+  readonly invitations = {unset: 0, sent: 0}
+
   constructor(
     private readonly kind: ImportKind,
     private readonly format: 'csv' | 'jsonl',
     private readonly fileSha256: string,
+    /** Customers: send_invite for the rows that leave it unset (--send-invite / --no-send-invite). */
+    private readonly sendInvite?: boolean,
   ) {}
 
   check(line: number, record: Record<string, unknown>): {row: ImportRow} | {error: RowError} {
@@ -234,6 +239,11 @@ export class RowChecker {
       if (!hasErrors(errors)) tooDeep(errors, 'metadata', body.metadata)
       if (!hasErrors(errors)) this.noteDuplicate(errors, 'email', body.email.toLowerCase(), line, `"${body.email}" is also on line`)
       if (hasErrors(errors)) return {error: rowError(line, errors)}
+      if (body.send_invite === undefined && this.sendInvite !== undefined) body.send_invite = this.sendInvite
+      if (body.send_invite !== false) {
+        this.invitations.sent++
+        if (body.send_invite === undefined) this.invitations.unset++
+      }
       return {row: {kind: 'customers', line, body}}
     }
     const {body, errors, idempotencyKey} = csv ? orderFromCsv(record) : orderFromJson(record)
