@@ -2,7 +2,7 @@ import {ApiCommand} from '../../base/command.js'
 import {exportFlags} from '../../base/bulk-flags.js'
 import {apiVersionFlag, customerStatusFlag, searchFlag} from '../../base/flags.js'
 import {RATE_LIMITS, RESOURCE_COLUMNS} from '../../domain/schema.js'
-import {exportCommand} from '../../services/bulk/commands.js'
+import {exportCommand} from '../../base/bulk-command.js'
 import {listCustomersRequest} from '../../services/customers.js'
 
 export default class CustomersExport extends ApiCommand<typeof CustomersExport> {

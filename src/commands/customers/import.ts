@@ -4,8 +4,8 @@ import {ApiCommand} from '../../base/command.js'
 import {importFlags} from '../../base/bulk-flags.js'
 import {apiVersionFlag} from '../../base/flags.js'
 import {UsageError} from '../../errors.js'
-import {importCommand} from '../../services/bulk/commands.js'
-import {ON_CONFLICT} from '../../services/bulk/senders.js'
+import {importCommand} from '../../base/bulk-command.js'
+import {ON_CONFLICT} from '../../domain/bulk.js'
 
 export default class CustomersImport extends ApiCommand<typeof CustomersImport> {
   static args = {file: Args.string({description: 'CSV or JSONL file of customers.', required: true})}

@@ -2,7 +2,7 @@ import {ApiCommand} from '../../base/command.js'
 import {exportFlags} from '../../base/bulk-flags.js'
 import {apiVersionFlag, idFlag, orderStatusFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
-import {exportCommand} from '../../services/bulk/commands.js'
+import {exportCommand} from '../../base/bulk-command.js'
 import {listOrdersRequest} from '../../services/orders.js'
 
 export default class OrdersExport extends ApiCommand<typeof OrdersExport> {

@@ -4,7 +4,8 @@ import {ApiCommand} from '../../base/command.js'
 import {importFlags} from '../../base/bulk-flags.js'
 import {apiVersionFlag} from '../../base/flags.js'
 import {UsageError} from '../../errors.js'
-import {importCommand, ORDER_EXPECTED_LIMIT} from '../../services/bulk/commands.js'
+import {importCommand} from '../../base/bulk-command.js'
+import {ORDER_EXPECTED_LIMIT} from '../../domain/bulk.js'
 
 export default class OrdersImport extends ApiCommand<typeof OrdersImport> {
   static args = {file: Args.string({description: 'CSV or JSONL file of orders.', required: true})}

@@ -11,11 +11,10 @@
  * imported elsewhere; any other unknown column or field is an error, so that a typo is not silently dropped.
  * CSV column names match case-insensitively (metadata keys keep their case); empty optional cells are omitted.
  */
-import {type FieldErrors, hasErrors, isUuid, parseId, validateCustomerCreate, validateOrderCreate} from '../../domain/validate.js'
-import {parseItemSpec, type OrderItemInput} from '../orders.js'
+import {type FieldErrors, hasErrors, isUuid, parseId, validateCustomerCreate, validateOrderCreate} from '../domain/validate.js'
 import {orderRowKey} from './uuid.js'
-import {isObject} from '../../domain/json.js'
-import {MAX_JSON_DEPTH, nestsDeeper} from '../../domain/bulk.js'
+import {isObject} from '../domain/json.js'
+import {MAX_JSON_DEPTH, nestsDeeper, type OrderItemInput, parseItemSpec} from '../domain/bulk.js'
 
 export type ImportKind = 'customers' | 'orders'
 
@@ -169,9 +168,9 @@ export function orderFromCsv(record: Record<string, unknown>): Mapped<OrderCreat
       const items: OrderItemInput[] = []
       for (const spec of value.split(';')) {
         if (spec.trim() === '') continue
-        try {
-          items.push(parseItemSpec(spec))
-        } catch {
+        const item = parseItemSpec(spec)
+        if (item) items.push(item)
+        else {
           ;(errors.items ??= []).push(`has ${JSON.stringify(spec.trim())}, expected PRODUCT_ID[:QUANTITY] entries separated by ";"`)
         }
       }

@@ -7,7 +7,7 @@ import type {ErrorRow} from './errors-file.js'
 import {Journal, type RowOutcome} from './journal.js'
 import type {ImportFormat} from './read.js'
 import type {ImportKind, ImportRow} from './rows.js'
-import {type ImportResult, runImport, type RowProgress, type SendContext} from './runner.js'
+import {type ImportResult, type RowProgress, type SendContext, sendRows} from './runner.js'
 import {type ValidatedFile, validateFile} from './validate-file.js'
 
 export interface ImportFileOptions<R extends ImportRow> {
@@ -49,7 +49,7 @@ export async function importFile<R extends ImportRow>(options: ImportFileOptions
   try {
     options.onStart?.(file, journal)
     const pendingWrites: Array<Promise<void> | void> = []
-    const result = await runImport<R>({
+    const result = await sendRows<R>({
       concurrency: options.concurrency,
       invalid: file.invalidCount,
       journal,
