@@ -35,7 +35,7 @@ export interface ExportCommandOptions {
   /** `customer`, `order`: names the records in messages. */
   noun: string
   columns: readonly string[]
-  flags: {format?: RecordFormat; output?: string; concurrency: number; json: boolean; 'escape-formulas'?: boolean}
+  flags: {format?: RecordFormat; output?: string; concurrency: number; 'escape-formulas'?: boolean}
   /** The documented limit of this list operation, if any (v1 customers). */
   expectedLimit?: number
 }
@@ -46,7 +46,7 @@ export interface ExportCommandOptions {
  */
 export async function exportCommand(options: ExportCommandOptions): Promise<ExportResult> {
   const {flags, io} = options
-  const format = exportFormat(flags.format, flags)
+  const format = exportFormat(flags.format, {json: io.json, output: flags.output})
   const toFile = flags.output !== undefined && flags.output !== '-'
   const progress = toFile || !io.isStdoutTTY ? await createProgressBar(io, `Exporting ${options.noun}s`) : undefined
   const interrupt = interruptOnCtrlC(() => {})
