@@ -35,6 +35,8 @@ import {createRequire} from 'node:module'
 import {dirname, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
+import {HELP_RENDER} from './patches.mjs'
+
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const dist = join(root, 'dist')
 const out = join(dist, 'bundle')
@@ -62,21 +64,15 @@ const common = {
 /**
  * oclif's help renders every flag description, example and heading through ejs, compiling a template function
  * for each, though only a few hold a template tag: render only those (the others come out unchanged anyway).
- * It buys about a third of `commerce customers list --help` (see the README's "Performance"). The build fails
- * if @oclif/core changes here, so that the patch is looked at again.
+ * The patch (scripts/patches.mjs) fails the build if @oclif/core changes there, so that it is looked at again.
  */
-const HELP_RENDER = {
-  file: /[/\\]@oclif[/\\]core[/\\]lib[/\\]help[/\\]util\.js$/,
-  original: 'return ejs_1.default.render(t, context);',
-  patched: "return t.includes('<%') ? ejs_1.default.render(t, context) : t;",
-}
 const fastHelpRender = {
   name: 'fast-help-render',
   setup(build) {
     build.onLoad({filter: HELP_RENDER.file}, (args) => {
       const source = readFileSync(args.path, 'utf8')
       if (!source.includes(HELP_RENDER.original))
-        throw new Error(`${args.path} changed: review the fast-help-render patch in scripts/bundle.mjs`)
+        throw new Error(`${args.path} changed: review the fast-help-render patch (scripts/patches.mjs)`)
       return {contents: source.replace(HELP_RENDER.original, HELP_RENDER.patched), loader: 'js'}
     })
   },
@@ -85,17 +81,18 @@ const fastHelpRender = {
 /**
  * bin/compile-cache.js runs the bundle's files from V8's code cache, and on Node 20 a script loaded from that
  * cache cannot import(), whatever `importModuleDynamically` says (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING; Node 22's
- * own compile cache has no such limit). In @oclif/core, the one package of the cached files that imports at run
- * time (its module loader, for ES module plugins and hooks), import() goes through the importer that
- * bin/compile-cache.js provides, or import() itself where there is none. Our own code's lazy imports are
- * requires (see `appPlugin`); test/build/bundle.test.ts fails if any other import() is left in a shipped file.
+ * own compile cache has no such limit). So in core.js, the one built file with third-party import() calls
+ * (@oclif/core's module loader, for ES module plugins and hooks; lilconfig's loader of .mjs config files),
+ * import(x) goes through the importer that bin/compile-cache.js provides, or import() itself where there is none.
+ * Our own code's lazy imports are requires (see `appPlugin`); test/build/bundle.test.ts fails if any other
+ * import() is left in a shipped file. The figure this buys is the code cache's: see bin/compile-cache.js.
  */
 const IMPORTER = "(globalThis[Symbol.for('commerce-cli.import')] ?? ((url) => import(url)))("
 const dynamicImport = /(?<![\w$.'"`])import\((?!\s*['"`])/g
 const viaImporter = {
   name: 'via-importer',
   setup(build) {
-    build.onLoad({filter: /[/\\]@oclif[/\\]core[/\\]lib[/\\].*\.js$/}, (args) => {
+    build.onLoad({filter: /\.[cm]?js$/}, (args) => {
       const source = readFileSync(args.path, 'utf8')
       if (!source.includes('import(')) return undefined
       return {contents: source.replaceAll(dynamicImport, IMPORTER), loader: 'js'}
