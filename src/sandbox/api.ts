@@ -134,10 +134,12 @@ function operationHandlers(core: Core): Record<OperationId, OpHandler> {
   const productsPage = (query: URLSearchParams, q: string | undefined): Reply => {
     const currency = optional(query, 'currency')
     const {page, perPage} = paging(query, {currency, q})
-    const needle = q?.toLowerCase()
-    const matches = CATALOGUE.filter(
-      (p) => !needle || p.name.toLowerCase().includes(needle) || p.description.toLowerCase().includes(needle),
-    ).reverse()
+    // Every word, in any order, as a substring of the name or the description: "tea pot" finds "Teapot 1 l".
+    const words = (q ?? '').toLowerCase().split(/\s+/).filter((w) => w !== '')
+    const matches = CATALOGUE.filter((p) => {
+      const text = `${p.name}\n${p.description}`.toLowerCase()
+      return words.every((w) => text.includes(w))
+    }).reverse()
     const data = matches.slice((page - 1) * perPage, page * perPage).map((p) => priced(p, currency as Currency | undefined))
     return {body: pageEnvelope(data, page, perPage, matches.length), status: 200}
   }

@@ -66,8 +66,6 @@ export const DELIVERY_LOG_LIMIT = 1_000
 /** An order line without `quantity` counts as one unit. */
 export const DEFAULT_QUANTITY = 1
 
-/** Data file writes are debounced by this much after a change (and flushed on close). */
-export const PERSIST_DEBOUNCE_MS = 200
 
 export interface Decision {
   gap: string
@@ -120,7 +118,7 @@ export const DECISIONS: readonly Decision[] = [
       'Fixed rates per 1 USD: EUR 0.92, GBP 0.79. price_to = round-half-up(price * rate_to / rate_from). Without `currency`, each product shows its own price and currency.',
   },
   {gap: 'GET /api/v1/products/search', decision: 'Query `q` (required, at most 120 characters), `currency`, `page`, `per_page`; same page envelope as the list.'},
-  {gap: 'Product search fields', decision: 'Products carry a `description`; `q` is a case-insensitive substring match on name and description.'},
+  {gap: 'Product search fields', decision: 'Products carry a `description`; `q` is split into words, and a product matches when every word, in any order, is a case-insensitive substring of its name or description (`tea pot` finds "Teapot 1 l").'},
   {
     gap: 'Webhook list fields',
     decision:
@@ -155,4 +153,14 @@ export const DECISIONS: readonly Decision[] = [
       'Body `{id, type, created_at, data: <order>}`, headers `X-Service-Signature`, `X-Service-Event-Id`, `Content-Type: application/json`, `User-Agent: commerce-sandbox/<v>`. A 2xx within 10 s is success; otherwise retried after 1 s, 5 s, 25 s, 2 min, 10 min (6 attempts), each attempt signed afresh. Pending retries are dropped on stop.',
   },
   {gap: 'Unknown query parameters', decision: 'Ignored (so v1 ignores `q` on customers).'},
+  {
+    gap: 'Durability (sandbox only)',
+    decision:
+      'A change is answered only once it is appended to `<data file>.journal` and fsynced (concurrent requests share one fsync); the journal is compacted into the data file in the background once it outgrows it, and on a clean stop. After kill -9 nothing answered is lost and no answered id is reused; temp files a killed sandbox left are removed at start.',
+  },
+  {
+    gap: 'Control path access (sandbox only)',
+    decision:
+      '`/_sandbox/...` has no authentication, so it answers only requests whose `Host` names the bound address and port (bound to loopback: also `localhost`, `127.0.0.1`, `[::1]`), with no `Origin` or the sandbox\'s own (403), and writes with a JSON `Content-Type` (415): a web page cannot reach it. `sandbox start --host` beyond loopback warns on stderr.',
+  },
 ]

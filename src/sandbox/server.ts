@@ -10,16 +10,17 @@ import {apiRoutes} from './api.js'
 import {controlRoutes} from './control.js'
 import type {Core} from './core.js'
 import {
+  CONTROL_PREFIX,
   DELIVERY_LOG_LIMIT,
   DELIVERY_RETRY_DELAYS_MS,
   DELIVERY_TIMEOUT_MS,
   MAX_BODY_BYTES,
   MAX_JSON_DEPTH,
-  PERSIST_DEBOUNCE_MS,
   V1_DEPRECATION_HEADER,
   V1_SUNSET_HEADER,
 } from './decisions.js'
 import {Deliveries, type DeliveryAttempt} from './deliveries.js'
+import {allowedHosts, checkControlRequest} from './guard.js'
 import {errorReply, HttpError, readJsonBody, type Reply, Router, writeReply} from './http.js'
 import {DataFile, loadSnapshot} from './persistence.js'
 import {type Limit, RateLimiter} from './rate-limit.js'
@@ -50,8 +51,6 @@ export interface SandboxOptions {
   deliveryTimeoutMs?: number
   /** Seed demo customers and orders when the data store is new. */
   seedDemoData?: boolean
-  /** Delay between a change and the data file write; default 200 ms. */
-  persistDebounceMs?: number
   /** Where unexpected errors are reported (never request bodies or secrets); default stderr. */
   log?: (line: string) => void
 }
@@ -91,13 +90,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if (!snapshot && options.seedDemoData) seedDemoData(store, now())
 
   const dataFile = options.dataFile
-    ? new DataFile(options.dataFile, options.persistDebounceMs ?? PERSIST_DEBOUNCE_MS, () => store.snapshot(), (e) =>
-        log(`could not write ${options.dataFile}: ${e.message}`),
-      )
+    ? new DataFile(options.dataFile, () => store.snapshot(), (e) => log(`could not write ${options.dataFile}: ${e.message}`))
     : undefined
   if (dataFile) {
-    if (!snapshot) await dataFile.create()
-    store.changed = () => dataFile.schedule()
+    await dataFile.open(snapshot?.seq ?? 0)
+    store.onChange = (change, next) => dataFile.record(change, next)
   }
 
   const core: Core = {
@@ -128,6 +125,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const router = new Router()
   apiRoutes(router, core)
   let baseUrl = ''
+  let controlHosts = new Set<string>()
   controlRoutes(router, core, () => ({service: 'commerce sandbox', base_url: baseUrl, counts: counts()}))
 
   const server = createServer({requestTimeout: 30_000}, (req, res) => void handle(req, res))
@@ -140,6 +138,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const method = req.method ?? 'GET'
     let reply: Reply
     try {
+      if (path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`)) checkControlRequest(req, controlHosts)
       const {handler, params} = router.resolve(method, path)
       reply = await handler({
         body: () => readJsonBody(req, MAX_BODY_BYTES, MAX_JSON_DEPTH),
@@ -155,6 +154,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       } else {
         log(`${method} ${path} failed: ${(error as Error)?.stack ?? String(error)}`)
         reply = {body: {message: 'Internal sandbox error'}, status: 500}
+      }
+    }
+    // A write is answered only once it is on disk (the journal's group commit); failing that, a 500.
+    if (dataFile) {
+      try {
+        await dataFile.sync()
+      } catch (error) {
+        log(`could not save a change to ${dataFile.path}: ${(error as Error).message}`)
+        reply = {body: {message: 'The sandbox could not save the change to its data file'}, status: 500}
       }
     }
     if (path.startsWith('/api/v1/'))
@@ -179,6 +187,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const address = server.address() as AddressInfo
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
   baseUrl = `http://${host}:${address.port}`
+  controlHosts = allowedHosts(address.address, address.port)
 
   let closing: Promise<void> | undefined
   return {
@@ -190,7 +199,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           server.close(() => resolve())
           server.closeAllConnections()
         })
-        await dataFile?.flush()
+        await dataFile?.close()
       })()),
     counts,
     dataFile: options.dataFile,

@@ -78,4 +78,14 @@ describe('sandbox commands', () => {
     const both = await run(['sandbox', 'start', '--data', 'x.json', '--in-memory'], {env})
     expect(both.code).toBe(2)
   })
+
+  it('warns on stderr that the control path is unauthenticated when --host is not loopback (and not on loopback)', async () => {
+    // 192.0.2.1 (TEST-NET-1) is not an address of this machine: the bind fails, after the warning, and nothing listens.
+    const r = await run(['sandbox', 'start', '--host', '192.0.2.1', '--port', '0', '--in-memory'], {env})
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/192\.0\.2\.1.*control path.*no authentication/s)
+    const quiet = await run(['sandbox', 'start', '--detach', '--host', '127.0.0.1', '--port', '0', '--in-memory'], {env})
+    expect(quiet.code, quiet.stderr).toBe(0)
+    expect(quiet.stderr).not.toMatch(/no authentication/)
+  })
 })

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base/command.js'
 import {CliError} from '../../errors.js'
-import {DEFAULT_HOST, DEFAULT_PORT, describeSandbox, infoOf, runForeground, startDetached} from '../../sandbox/process.js'
+import {DEFAULT_HOST, DEFAULT_PORT, describeSandbox, exposureWarning, infoOf, runForeground, startDetached} from '../../services/sandbox/process.js'
 
 export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
   static description = `Run a local emulator of the whole service (every v1 and v2 operation, webhooks included).
@@ -31,6 +31,8 @@ Its control path (GET <base URL>/_sandbox) moves orders to paid or shipped and s
 
   async run(): Promise<void> {
     const {flags, io} = this
+    const exposed = exposureWarning(flags.host)
+    if (exposed) io.warn(exposed)
     if (flags.detach) {
       const state = await startDetached({args: [process.argv[1]!, ...this.foregroundArgv()]}).catch(failed)
       if (io.json) return io.outJson(infoOf(state))

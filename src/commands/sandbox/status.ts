@@ -1,6 +1,6 @@
 import {BaseCommand} from '../../base/command.js'
 import {CliError} from '../../errors.js'
-import {describeSandbox, infoOf, sandboxStatus} from '../../sandbox/process.js'
+import {describeSandbox, infoOf, sandboxStatus} from '../../services/sandbox/process.js'
 
 export default class SandboxStatus extends BaseCommand<typeof SandboxStatus> {
   static description = `Show the local sandbox: base URL, pid, record counts and key pairs. Exit 1 when none runs.

@@ -1,5 +1,5 @@
 import {BaseCommand} from '../../base/command.js'
-import {stopSandbox} from '../../sandbox/process.js'
+import {stopSandbox} from '../../services/sandbox/process.js'
 
 export default class SandboxStop extends BaseCommand<typeof SandboxStop> {
   static description = `Stop the local sandbox recorded in the config directory (exit 0 also when none runs).

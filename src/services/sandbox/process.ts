@@ -13,18 +13,22 @@ import {
   removeSandboxState,
   type SandboxState,
   writeSandboxState,
-} from '../config/sandbox-state.js'
-import {configPath, SANDBOX_DATA_FILE} from '../config/paths.js'
-import {isProcessAlive} from '../config/pid.js'
-import {CONTROL_PREFIX} from './decisions.js'
-import type {Limit} from './rate-limit.js'
-import type {Sandbox, SandboxCounts} from './server.js'
+} from '../../config/sandbox-state.js'
+import {configPath, SANDBOX_DATA_FILE} from '../../config/paths.js'
+import {isProcessAlive} from '../../config/pid.js'
+import {CONTROL_PREFIX, isLoopback, type Limit, type Sandbox, type SandboxCounts} from '../../sandbox/index.js'
 
 /** `sandbox start` without `--port`: a fixed port, so that a profile's base URL survives restarts. */
 export const DEFAULT_PORT = 4242
 export const DEFAULT_HOST = '127.0.0.1'
 /** Where a detached sandbox writes its stderr (in the config directory). */
 export const SANDBOX_LOG_FILE = 'sandbox.log'
+
+/** The warning `sandbox start` prints when it listens beyond loopback: its control path has no authentication. */
+export function exposureWarning(host: string): string | undefined {
+  if (isLoopback(host.replace(/^\[|\]$/g, ''))) return undefined
+  return `The sandbox will listen on ${host}, beyond this machine's loopback: anyone who can reach it can use its control path (${CONTROL_PREFIX}/...), which has no authentication, and its test keys. Use --host 127.0.0.1 unless you mean that.`
+}
 
 export interface StartOptions {
   host?: string
@@ -69,7 +73,7 @@ export async function runForeground(options: StartOptions, env: NodeJS.ProcessEn
   if (running) throw alreadyRunning(running)
   const dataFile = resolveDataFile(options.dataFile, env)
   // Loaded here so that `status` and `stop` do not pay for the emulator.
-  const {startSandbox} = await import('./server.js')
+  const {startSandbox} = await import('../../sandbox/server.js')
   const sandbox = await startSandbox({
     dataFile,
     host: options.host ?? DEFAULT_HOST,
