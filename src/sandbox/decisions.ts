@@ -63,6 +63,21 @@ export const DELIVERY_TIMEOUT_MS = 10_000
 /** The delivery log keeps the most recent attempts only. */
 export const DELIVERY_LOG_LIMIT = 1_000
 
+/**
+ * The events the sandbox sends, each when its change happens through any path (API, control path, scenario):
+ * `data` is the order (create/GET shape) or the customer as the API shows it, after the change.
+ */
+export const SANDBOX_EVENTS = [
+  'order.created',
+  'order.paid',
+  'order.shipped',
+  'order.refunded',
+  'customer.created',
+  'customer.updated',
+  'customer.deleted',
+] as const
+export type SandboxEvent = (typeof SANDBOX_EVENTS)[number]
+
 /** An order line without `quantity` counts as one unit. */
 export const DEFAULT_QUANTITY = 1
 
@@ -148,9 +163,14 @@ export const DECISIONS: readonly Decision[] = [
       'Fixed windows. Order creation (v1 and v2 together): 10/60 s per key pair. v1 customer list: 60/60 s per key pair. v1 product list: 300/60 s per client address. No other operation is limited. 429 `{message}` with `Retry-After` (whole seconds until the window frees); a 429 changes nothing and does not count. Every other authorised request counts, 422s included.',
   },
   {
+    gap: 'Event names',
+    decision:
+      '`order.created` (an order is placed), `order.paid` (pending -> paid), `order.shipped` (paid -> shipped), `order.refunded` (each refund, partial or full; `data` shows `amount_refunded` and `refunds`), `customer.created`, `customer.updated` (any PATCH that is accepted), `customer.deleted` (`data`: the customer as it was). Webhook registration accepts these names (422 on any other).',
+  },
+  {
     gap: 'Webhook deliveries',
     decision:
-      'Body `{id, type, created_at, data: <order>}`, headers `X-Service-Signature`, `X-Service-Event-Id`, `Content-Type: application/json`, `User-Agent: commerce-sandbox/<v>`. A 2xx within 10 s is success; otherwise retried after 1 s, 5 s, 25 s, 2 min, 10 min (6 attempts), each attempt signed afresh. Pending retries are dropped on stop.',
+      'Body `{id, type, created_at, data: <order or customer>}`, headers `X-Service-Signature`, `X-Service-Event-Id`, `Content-Type: application/json`, `User-Agent: commerce-sandbox/<v>`. A 2xx within 10 s is success; otherwise retried after 1 s, 5 s, 25 s, 2 min, 10 min (6 attempts), each attempt signed afresh. Pending retries are dropped on stop.',
   },
   {gap: 'Unknown query parameters', decision: 'Ignored (so v1 ignores `q` on customers).'},
   {
