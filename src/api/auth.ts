@@ -13,6 +13,7 @@ import type {IssuedToken} from '../domain/schema.js'
 import {ApiError, AuthError, CliError, UsageError} from '../errors.js'
 import type {CachedToken, ConfigData, ConfigStore} from '../config/store.js'
 import type {ApiClient, TokenSource} from './client.js'
+import {checkHeaderValue} from './url.js'
 
 export type CredentialSourceName = 'COMMERCE_ACCESS_TOKEN' | 'COMMERCE_KEY_ID' | 'none' | 'profile'
 
@@ -192,6 +193,7 @@ export function resolveCredentials(
   profileName: string,
   store: ConfigStore,
 ): ResolvedCredentials {
+  if (env.COMMERCE_ACCESS_TOKEN) checkHeaderValue('COMMERCE_ACCESS_TOKEN', env.COMMERCE_ACCESS_TOKEN)
   if (env.COMMERCE_ACCESS_TOKEN) return {source: 'COMMERCE_ACCESS_TOKEN', tokens: new StaticToken(env.COMMERCE_ACCESS_TOKEN)}
   const envId = env.COMMERCE_KEY_ID
   const envSecret = env.COMMERCE_KEY_SECRET

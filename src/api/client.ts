@@ -17,6 +17,7 @@ import {type ApiVersion, type HttpMethod, V1_SUNSET_DATE} from '../domain/schema
 import {ApiError, CliError, NetworkError, RateLimitError} from '../errors.js'
 import {errorFromResponse, redirectError, statusText} from './errors.js'
 import {redactBody, redactHeaders} from './redact.js'
+import {checkBaseUrl, checkHeaderValue, checkRequestPath} from './url.js'
 
 export interface TokenSource {
   /** A token to send, issuing one when needed. Throws AuthError when there are no credentials. */
@@ -43,8 +44,12 @@ export interface ClientOptions {
   tokens?: TokenSource
   /** --max-wait: the bound on time spent waiting for 429s, in seconds. */
   maxWaitSeconds?: number
-  /** Per-request timeout for headers and body, in ms. */
+  /** COMMERCE_HTTP_TIMEOUT: the deadline of one whole exchange (connection, headers and body), in ms. Default 30 s. */
   timeoutMs?: number
+  /** The most bytes a response body may have (COMMERCE_HTTP_MAX_BYTES); default 16 MiB. */
+  maxResponseBytes?: number
+  /** Plain http:// to a host that is not loopback is allowed (--allow-insecure-http, `allow_insecure_http`). */
+  allowInsecureHttp?: boolean
   /** --debug trace lines (already redacted). */
   debug?: (line: string) => void
   /** Warnings shown once per process (deprecation). */
@@ -89,6 +94,28 @@ const MAX_429_RETRIES = 3
 const MAX_TRANSIENT_RETRIES = 2
 const BACKOFF_BASE_MS = 500
 const BACKOFF_CAP_MS = 5000
+export const DEFAULT_TIMEOUT_MS = 30_000
+/**
+ * 16 MiB: a page holds at most 100 records (a customer or an order is well under 10 KiB), so this is over a
+ * hundred times the largest page; and the CLI stays under 100 MB of memory against a server that streams without
+ * end (about 87 MB measured; with 32 MiB it was 109 MB). COMMERCE_HTTP_MAX_BYTES raises it.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+
+/** The whole exchange passed COMMERCE_HTTP_TIMEOUT: never retried (that would multiply the wait the user set). */
+class DeadlineExceeded extends Error {
+  readonly code = 'COMMERCE_DEADLINE'
+  constructor(readonly timeoutMs: number) {
+    super(`no complete response within ${timeoutMs / 1000} s`)
+  }
+}
+
+/** `32 MiB`, `1.5 KiB`, `12 bytes`. */
+export function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${+(n / 1024 / 1024).toFixed(1)} MiB`
+  if (n >= 1024) return `${+(n / 1024).toFixed(1)} KiB`
+  return `${n} bytes`
+}
 
 /** Retry-After as milliseconds from `now`: delta seconds or an HTTP date. Undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
@@ -114,6 +141,7 @@ function describeNetworkError(error: unknown): string {
     UND_ERR_HEADERS_TIMEOUT: 'timed out waiting for the response',
     UND_ERR_SOCKET: 'the connection closed before the response was complete',
   }
+  if (error instanceof DeadlineExceeded) return `timed out: ${error.message} (COMMERCE_HTTP_TIMEOUT)`
   return (code && known[code]) ?? e?.message ?? String(error)
 }
 
@@ -124,6 +152,7 @@ export class ApiClient {
   private readonly sleep: (ms: number) => Promise<void>
   private readonly now: () => number
   private readonly random: () => number
+  private baseUrlChecked = false
 
   constructor(readonly options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '')
@@ -142,6 +171,13 @@ export class ApiClient {
   }
 
   async request<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>> {
+    // Before anything is sent: the base URL, the path and every header value (exit 2, no retry).
+    if (!this.baseUrlChecked) {
+      checkBaseUrl(this.options.baseUrl, {allowInsecureHttp: this.options.allowInsecureHttp})
+      this.baseUrlChecked = true
+    }
+    checkRequestPath(req.path)
+    for (const [name, value] of Object.entries(req.headers ?? {})) checkHeaderValue(`the ${name} header`, value)
     const version = req.version ?? this.apiVersion
     const url = this.url(req.path, version, req.query)
     const idempotent = req.idempotent ?? (req.method === 'GET' || req.method === 'DELETE')
@@ -149,6 +185,7 @@ export class ApiClient {
     if (isV1) this.warnV1()
 
     let token = req.auth === false ? undefined : await this.tokenFor(req.auth)
+    if (token !== undefined) checkHeaderValue('the access token', token)
     let renewed = false
     let rateRetries = 0
     let transientRetries = 0
@@ -162,7 +199,7 @@ export class ApiClient {
       } catch (error) {
         this.options.pacer?.onError()
         if (error instanceof CliError) throw error
-        if (idempotent && transientRetries < MAX_TRANSIENT_RETRIES) {
+        if (idempotent && !(error instanceof DeadlineExceeded) && transientRetries < MAX_TRANSIENT_RETRIES) {
           await this.backoff(transientRetries++, `network error (${describeNetworkError(error)})`)
           continue
         }
@@ -217,6 +254,7 @@ export class ApiClient {
         const fresh = await this.options.tokens.renew(this, token)
         if (fresh) {
           this.options.debug?.('* 401: issued a new token, repeating the request once')
+          checkHeaderValue('the access token', fresh)
           token = fresh
           continue
         }
@@ -247,7 +285,8 @@ export class ApiClient {
   private async getDispatcher(): Promise<Dispatcher> {
     if (!this.dispatcher) {
       const {EnvHttpProxyAgent} = await import('undici')
-      const timeout = this.options.timeoutMs ?? 30_000
+      // Gaps between chunks are bounded too (undici's timeouts), beside the deadline of the whole exchange in `send`.
+      const timeout = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS
       this.dispatcher = new EnvHttpProxyAgent({bodyTimeout: timeout, connections: 16, headersTimeout: timeout, keepAliveTimeout: 4000})
     }
     return this.dispatcher
@@ -271,16 +310,55 @@ export class ApiClient {
       if (body !== undefined) debug(`> ${redactBody(body)}`)
     }
     const {request} = await import('undici')
-    const res = await request(url, {body, dispatcher: await this.getDispatcher(), headers, method: req.method})
-    const text = await res.body.text()
-    const resHeaders: Record<string, string> = {}
-    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) resHeaders[k] = Array.isArray(v) ? v.join(', ') : v
-    if (debug) {
-      debug(`< ${res.statusCode} ${statusText(res.statusCode)} (${Math.round(performance.now() - started)} ms)`)
-      for (const [k, v] of Object.entries(resHeaders)) debug(`< ${k}: ${v}`)
-      if (text) debug(`< ${redactBody(text)}`)
+    const dispatcher = await this.getDispatcher()
+    // One deadline for the whole exchange, body included: a server dripping a byte a second cannot hold it open.
+    const timeoutMs = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+    const controller = new AbortController()
+    const timer = setTimeout(() => controller.abort(new DeadlineExceeded(timeoutMs)), timeoutMs)
+    try {
+      const res = await request(url, {body, dispatcher, headers, method: req.method, signal: controller.signal})
+      const resHeaders: Record<string, string> = {}
+      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) resHeaders[k] = Array.isArray(v) ? v.join(', ') : v
+      if (debug) {
+        debug(`< ${res.statusCode} ${statusText(res.statusCode)} (${Math.round(performance.now() - started)} ms)`)
+        for (const [k, v] of Object.entries(resHeaders)) debug(`< ${k}: ${v}`)
+      }
+      const text = await this.readBody(res.body, res.statusCode, resHeaders['content-length'])
+      if (debug && text) debug(`< ${redactBody(text)}`)
+      return {body: parseBody(text, resHeaders['content-type']), headers: resHeaders, status: res.statusCode}
+    } catch (error) {
+      if (controller.signal.aborted) throw controller.signal.reason
+      throw error
+    } finally {
+      clearTimeout(timer)
     }
-    return {body: parseBody(text, resHeaders['content-type']), headers: resHeaders, status: res.statusCode}
+  }
+
+  /**
+   * The body as text, read while it streams, never more than `maxResponseBytes`: a Content-Length past the bound
+   * is refused before reading, a body that goes on is cut there (exit 1, not retried).
+   */
+  private async readBody(body: AsyncIterable<Buffer> & {destroy(): unknown}, status: number, contentLength: string | undefined): Promise<string> {
+    const limit = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
+    const tooLarge = (what: string) => {
+      body.destroy()
+      return new CliError(
+        `The response from ${new URL(this.baseUrl).host} (HTTP ${status}) ${what}, more than the client accepts (${formatBytes(limit)}); it was not read.`,
+        {hint: 'If this response is expected, raise the bound with COMMERCE_HTTP_MAX_BYTES (bytes, or e.g. 64MiB); else check the base URL.'},
+      )
+    }
+    if (contentLength !== undefined && /^\d+$/.test(contentLength) && Number(contentLength) > limit)
+      throw tooLarge(`announces ${formatBytes(Number(contentLength))} (Content-Length)`)
+    // Chunks are kept as they come (each is a buffer of its own, not a slice of a larger one): the peak is the
+    // body itself plus the allocator's slack, about 1.4 times the bytes read (test/bench/hostile-server.bench.ts).
+    const chunks: Buffer[] = []
+    let size = 0
+    for await (const chunk of body) {
+      size += chunk.length
+      if (size > limit) throw tooLarge('goes on past the bound')
+      chunks.push(chunk)
+    }
+    return Buffer.concat(chunks, size).toString('utf8')
   }
 
   private async backoff(attempt: number, why: string): Promise<void> {

@@ -35,6 +35,10 @@ export const profileFlag = {
 export const apiFlags = {
   ...outputFlags,
   ...profileFlag,
+  'allow-insecure-http': Flags.boolean({
+    description: 'Allow a plain http:// base URL to a host that is not this machine (key secret and tokens travel in clear).',
+    helpGroup: GLOBAL,
+  }),
   'base-url': Flags.string({description: 'Service base URL (default: COMMERCE_BASE_URL, then the profile).', helpGroup: GLOBAL}),
   'max-wait': Flags.integer({
     default: 120,

@@ -29,6 +29,8 @@ export interface Profile {
   api_version?: ApiVersion
   key_id?: string
   key_secret?: string
+  /** `true`: plain http:// to a host that is not loopback is allowed for this profile. */
+  allow_insecure_http?: string
   /** Scopes asked for at login; absent means every scope the key is entitled to. */
   requested_scopes?: string[]
   access_token?: string

@@ -3,13 +3,13 @@
  * sent. Secrets (the key secret, webhook signing secrets) are only ever returned masked: the one command that
  * prints a credential is `auth token`.
  */
-import {checkBaseUrl} from '../base/context.js'
+import {checkBaseUrl} from '../api/url.js'
 import {type ConfigData, ConfigStore, type Profile, ensureProfile, maskSecret, selectProfileName} from '../config/store.js'
 import {API_VERSIONS, type ApiVersion, DEFAULT_API_VERSION} from '../domain/schema.js'
 import {checkOneOf} from '../domain/validate.js'
 import {CliError, UsageError} from '../errors.js'
 
-export const CONFIG_KEYS = ['base_url', 'api_version', 'key_id', 'key_secret'] as const
+export const CONFIG_KEYS = ['base_url', 'api_version', 'key_id', 'key_secret', 'allow_insecure_http'] as const
 export type ConfigKey = (typeof CONFIG_KEYS)[number]
 
 /** Profile fields of a cached token: dropped whenever the credentials or the URL they belong to change. */
@@ -72,6 +72,12 @@ export function checkValue(key: ConfigKey, value: string): string {
       const problem = checkOneOf(value, API_VERSIONS)
       if (problem) throw new UsageError(`api_version ${problem}`)
       return value
+    }
+
+    case 'allow_insecure_http': {
+      const v = value.trim().toLowerCase()
+      if (v !== 'true' && v !== 'false') throw new UsageError(`allow_insecure_http must be true or false (got ${JSON.stringify(value)}).`)
+      return v
     }
 
     case 'key_id':

@@ -462,3 +462,135 @@ describe('response headers and redirects', () => {
     expect(r.stderr).toMatch(/redirect/i)
   })
 })
+
+describe('hostile servers: a bound on every response body, a deadline on the whole exchange', () => {
+  const endless = {prefix: '{"data":[', chunk: JSON.stringify(CUSTOMER) + ','}
+
+  it('a body that streams without end is cut at the bound (COMMERCE_HTTP_MAX_BYTES): exit 1, one request, saying so', async () => {
+    const r = await against(() => ({stream: endless}), ['customers', 'list', '--json'], {env: {COMMERCE_HTTP_MAX_BYTES: '1MiB'}})
+    expect(r.code).toBe(1)
+    expect(r.requests).toHaveLength(1)
+    expect(r.json().error.message).toMatch(/goes on past the bound.*\(1 MiB\)/)
+    // Stopped near the bound (socket buffers aside), not gigabytes later.
+    expect(fx.faulty!.streamedBytes()).toBeLessThan(16 * 1024 * 1024)
+  })
+
+  it('the default bound is 16 MiB', async () => {
+    const r = await against(() => ({stream: endless}), ['products', 'list'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('(16 MiB)')
+    expect(r.stderr).toContain('COMMERCE_HTTP_MAX_BYTES')
+    expect(fx.faulty!.streamedBytes()).toBeLessThan(48 * 1024 * 1024)
+  })
+
+  it('a Content-Length of 10 GB is refused at the header, before the body is read', async () => {
+    const r = await against(() => ({headers: {'content-length': String(10 * 1024 ** 3)}, stream: {...endless, intervalMs: 50}}), ['customers', 'list'])
+    expect(r.code).toBe(1)
+    expect(r.requests).toHaveLength(1)
+    expect(r.stderr).toMatch(/announces 10240 MiB \(Content-Length\)/)
+  })
+
+  it('a server dripping a byte at a time ends within COMMERCE_HTTP_TIMEOUT: exit 1, not retried, saying so', async () => {
+    const started = Date.now()
+    const r = await against(() => ({stream: {chunk: ' ', intervalMs: 100, prefix: '{'}}), ['customers', 'list', '--json'], {env: {COMMERCE_HTTP_TIMEOUT: '1'}})
+    const elapsed = Date.now() - started
+    expect(r.code).toBe(1)
+    expect(r.requests).toHaveLength(1)
+    expect(r.json().error.message).toMatch(/timed out: no complete response within 1 s \(COMMERCE_HTTP_TIMEOUT\)/)
+    // Bounded by the deadline (plus start-up), not by the server: it would drip for ever.
+    expect(elapsed).toBeLessThan(8000)
+  })
+
+  it('COMMERCE_HTTP_MAX_BYTES that is not a size: exit 2', async () => {
+    const r = await against(() => page(), ['customers', 'list'], {env: {COMMERCE_HTTP_MAX_BYTES: 'lots'}})
+    expect(r.code).toBe(2)
+    expect(r.requests).toHaveLength(0)
+    expect(r.stderr).toContain('COMMERCE_HTTP_MAX_BYTES')
+  })
+})
+
+describe('unsafe input refused before anything is sent (exit 2, never "outcome unknown")', () => {
+  it('a --header value with CR/LF', async () => {
+    const r = await against(() => page(), ['api', 'customers', '-X', 'POST', '--header', 'X-Trace: a\r\nX-Injected: 1', '-F', 'a=1'])
+    expect(r.code).toBe(2)
+    expect(r.requests).toHaveLength(0)
+    expect(r.stderr).toMatch(/--header X-Trace contains a carriage return \(CR\)/)
+    expect(r.stderr).not.toMatch(/outcome|could not reach/i)
+  })
+
+  it('COMMERCE_ACCESS_TOKEN with CR/LF (or another control character), on a read and on a create; the token is not shown', async () => {
+    for (const args of [['customers', 'list'], createCustomer]) {
+      const r = await against(() => page(), args, {env: {COMMERCE_ACCESS_TOKEN: 'tok-SECRET\r\nX-Injected: 1'}})
+      expect(r.code, r.stderr).toBe(2)
+      expect(r.requests).toHaveLength(0)
+      expect(r.stderr).toContain('COMMERCE_ACCESS_TOKEN contains a carriage return')
+      expect(r.stderr).not.toContain('tok-SECRET')
+      expect(r.stderr).not.toMatch(/outcome|could not reach/i)
+    }
+    const r = await against(() => page(), ['customers', 'list'], {env: {COMMERCE_ACCESS_TOKEN: 'tok\u0007x'}})
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('a control character (U+0007)')
+  })
+
+  it('a base URL with a password: exit 2, the password never printed (not even with --debug)', async () => {
+    fx.faulty = await startFaultyServer(() => page())
+    const withPassword = fx.faulty.url.replace('//', '//ana:hunter2@')
+    for (const env of [{COMMERCE_BASE_URL: withPassword}, {}]) {
+      const args = ['customers', 'list', '--debug', ...(env.COMMERCE_BASE_URL ? [] : ['--base-url', withPassword])]
+      const r = await run(args, {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_CONFIG_DIR: fx.dir, ...env}})
+      expect(r.code).toBe(2)
+      expect(r.stderr).toMatch(/must not carry a user name or password/)
+      expect(r.stderr + r.stdout).not.toContain('hunter2')
+    }
+    const login = await run(['auth', 'login', '--base-url', withPassword, '--key-id', 'k', '--key-secret', 's'], {env: {COMMERCE_CONFIG_DIR: tempDir()}})
+    expect(login.code).toBe(2)
+    expect(login.stderr + login.stdout).not.toContain('hunter2')
+    expect(fx.faulty.requests).toHaveLength(0)
+  })
+
+  it('a base URL ending in ? or # (the API path would land in the query or fragment)', async () => {
+    fx.faulty = await startFaultyServer(() => page())
+    for (const suffix of ['?', '#', '/?x=1', '/#top']) {
+      const r = await run(['customers', 'list'], {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: fx.faulty.url + suffix, COMMERCE_CONFIG_DIR: fx.dir}})
+      expect(r.code, suffix).toBe(2)
+      expect(r.stderr).toMatch(/must not have a query \(\?\) or fragment \(#\)/)
+    }
+    expect(fx.faulty.requests).toHaveLength(0)
+  })
+
+  it('`api` paths with . or .. segments (plain or percent-encoded)', async () => {
+    for (const path of ['/api/../../admin', 'v2/customers/../../../admin', 'v2/%2e%2e/admin', 'v2/./customers']) {
+      const r = await against(() => page(), ['api', path])
+      expect(r.code, path).toBe(2)
+      expect(r.requests).toHaveLength(0)
+      expect(r.stderr).toMatch(/segment, which could take the request outside the API's path/)
+    }
+  })
+
+  it('plain http:// to a host that is not loopback: exit 2 unless --allow-insecure-http or the profile allows it', async () => {
+    // The faulty server is the HTTP proxy (it tunnels CONNECT to itself), so the "remote" host answers from here.
+    fx.faulty = await startFaultyServer(() => page())
+    const dir = tempDir()
+    const env = {COMMERCE_ACCESS_TOKEN: token, COMMERCE_CONFIG_DIR: dir, HTTP_PROXY: fx.faulty.url}
+    const remote = 'http://commerce.example.test'
+    const refused = await run(['customers', 'list', '--base-url', remote], {env})
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toMatch(/plain http:\/\/ to a host that is not this machine/)
+    expect(refused.stderr).toContain('--allow-insecure-http')
+    expect(fx.faulty.requests).toHaveLength(0)
+
+    const flag = await run(['customers', 'list', '--base-url', remote, '--allow-insecure-http', '--json'], {env})
+    expect(flag.code, flag.stderr).toBe(0)
+    expect(fx.faulty.requests).toHaveLength(1)
+    expect(fx.faulty.tunnels).toEqual(['commerce.example.test:80'])
+    expect(fx.faulty.requests[0]).toMatchObject({headers: {host: 'commerce.example.test'}, url: '/api/v2/customers?page=1&per_page=30'})
+
+    expect((await run(['config', 'set', 'base_url', remote], {env})).code).toBe(0)
+    expect((await run(['customers', 'list'], {env})).code).toBe(2)
+    expect((await run(['config', 'set', 'allow_insecure_http', 'yes'], {env})).code).toBe(2)
+    expect((await run(['config', 'set', 'allow_insecure_http', 'true'], {env})).code).toBe(0)
+    const profile = await run(['customers', 'list', '--json'], {env})
+    expect(profile.code, profile.stderr).toBe(0)
+    expect(fx.faulty.requests).toHaveLength(2)
+  })
+})

@@ -3,21 +3,21 @@
  * progress) over the real API client. The oclif commands parse flags and render; everything else is here.
  *
  * - Export: page 1, then the other pages with bounded concurrency, written in order as they arrive (memory
- *   holds a few pages); to stdout, or to `--output` through a temporary file renamed at the end, so a failed or
- *   interrupted export leaves no partial file (a `kill -9` can leave the `.NAME.PID.tmp` file behind).
+ *   holds a few pages); to stdout, or to `--output` through an exclusive temp file beside it (mode 0600, never
+ *   through a planted link; src/domain/files.ts) renamed at the end, so a failed or interrupted export leaves no
+ *   partial file (a `kill -9` can leave the `.NAME.PID.RANDOM.tmp` file behind).
  * - Import: validation pass, then rows sent through a client that shares one Pacer, journaled row by row.
  * - Ctrl-C: an AbortSignal; waits (pacer, Retry-After) end at once with InterruptedError, requests on the wire
  *   finish and are journaled, and the command exits 130 with what was done so far.
  */
-import {once} from 'node:events'
-import {createWriteStream, type WriteStream} from 'node:fs'
-import {rename, rm, stat} from 'node:fs/promises'
-import {basename, dirname, extname, join, resolve} from 'node:path'
-import type {Writable} from 'node:stream'
+import {stat} from 'node:fs/promises'
+import {extname, resolve} from 'node:path'
+import {Writable} from 'node:stream'
 import {finished} from 'node:stream/promises'
 
 import {ApiClient, type ApiRequest, type TokenSource} from '../../api/client.js'
 import {pages, records} from '../../api/paginate.js'
+import {type AtomicFile, createAtomicFile} from '../../domain/files.js'
 import {type ApiVersion, type Customer, LIMITS, RATE_LIMITS} from '../../domain/schema.js'
 import {ApiError, CliError, EXIT, UsageError} from '../../errors.js'
 import {createProgressBar} from '../../io/progress.js'
@@ -207,26 +207,39 @@ async function fileTarget(path: string): Promise<Target> {
   const final = resolve(path)
   // Refused before any request, rather than after a whole export at the final rename.
   if ((await stat(final).catch(() => undefined))?.isDirectory()) throw new UsageError(`--output ${path} is a directory; name a file.`)
-  const temp = join(dirname(final), `.${basename(final)}.${process.pid}.tmp`)
-  const stream: WriteStream = createWriteStream(temp, {flags: 'w'})
-  try {
-    await once(stream, 'open')
-  } catch (error) {
-    throw new UsageError(`Cannot write --output ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`)
-  }
+  const file = await openAtomic(final, `--output ${path}`)
+  const stream = atomicStream(file)
   return {
     async abort() {
       stream.destroy()
-      await rm(temp, {force: true})
+      await file.discard()
     },
     closed: () => false,
     async commit() {
       stream.end()
       await finished(stream)
-      await rename(temp, final)
+      await file.commit()
     },
     stream,
   }
+}
+
+/** A new file through an exclusive temp file beside it (src/domain/files.ts), or a usage error naming `what`. */
+async function openAtomic(path: string, what: string): Promise<AtomicFile> {
+  try {
+    return await createAtomicFile(path)
+  } catch (error) {
+    throw new UsageError(`Cannot write ${what}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`)
+  }
+}
+
+/** A Writable over an AtomicFile, for the record writers (one write at a time, backpressure included). */
+function atomicStream(file: AtomicFile): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      file.write(chunk).then(() => done(), done)
+    },
+  })
 }
 
 function stdoutTarget(stdout: Writable): Target {
@@ -347,7 +360,8 @@ function rowRejection(error: unknown, statuses: readonly number[]): string | und
   return fields.length > 0 ? fields.join('; ') : error.message
 }
 
-const ROW_STATUSES = [400, 409, 422] as const
+/** Answers about one row: bad input (400, 422), a conflict (409), a body too large for the service (413). */
+const ROW_STATUSES = [400, 409, 413, 422] as const
 
 /** Customer creation over the client. v2 also finds customers by email (search) and updates them. */
 export function customerApi(paced: PacedClient, version: ApiVersion): CustomerApi {
@@ -448,6 +462,9 @@ export async function runImport(options: ImportRunOptions): Promise<ImportOutcom
     const paced = connection?.paced
     const send = rowSender(options.kind, paced, connection?.onConflict)
     let answered = 0
+    // What this run did; rows an earlier run finished are counted apart (the journal holds every run's outcomes).
+    const now: Counts = {created: 0, failed: 0, skipped: 0, updated: 0}
+    let alreadyDone = 0
     let result: ImportFileResult
     try {
       result = await importFile<ImportRow>({
@@ -465,9 +482,12 @@ export async function runImport(options: ImportRunOptions): Promise<ImportOutcom
         journalDir: journalDir(options.env),
         kind: options.kind,
         onProgress(event) {
-          if (event.resumed) tracker.skip()
-          else {
+          if (event.resumed) {
+            alreadyDone++
+            tracker.skip()
+          } else {
             answered++
+            now[event.outcome.outcome]++
             tracker.advance()
           }
         },
@@ -484,21 +504,21 @@ export async function runImport(options: ImportRunOptions): Promise<ImportOutcom
       })
     } catch (error) {
       if (!started) throw asUsage(error)
-      const summary = summaryOf(started.journal.counts(), started.file.invalidCount)
+      const summary = summaryOf(now, started.file.invalidCount, alreadyDone)
       if (options.signal?.aborted) return {file: started.file, journal: started.journal.path, sent: answered, status: 'interrupted', summary}
       throw withResumeHint(error, summary, started.journal.path)
     }
     if (result.status === 'invalid') return result
     if (result.status === 'dry-run') {
       for (const e of result.file.invalid) options.onSkipped?.(e)
-      return {...result, summary: summaryOf({created: 0, failed: 0, skipped: 0, updated: 0}, result.file.invalidCount)}
+      return {...result, summary: summaryOf(now, result.file.invalidCount, 0)}
     }
     return {
       file: result.file,
       journal: result.journal,
       sent: result.result.sent,
       status: result.result.interrupted ? 'interrupted' : 'done',
-      summary: summaryOf(result.result, result.result.invalid),
+      summary: summaryOf(now, result.result.invalid, alreadyDone),
     }
   } finally {
     ticker?.stop()
@@ -508,9 +528,9 @@ export async function runImport(options: ImportRunOptions): Promise<ImportOutcom
   }
 }
 
-/** The summary, in the contract's order. */
-function summaryOf(counts: Counts, invalid: number): ImportSummary {
-  return {created: counts.created, updated: counts.updated, skipped: counts.skipped, failed: counts.failed, invalid}
+/** The summary, in the contract's order, then the rows an earlier run had done. */
+function summaryOf(counts: Counts, invalid: number, alreadyDone: number): ImportSummary {
+  return {created: counts.created, updated: counts.updated, skipped: counts.skipped, failed: counts.failed, invalid, already_done: alreadyDone}
 }
 
 /** How one row is sent, by kind; without a connection (dry run) nothing can be. */
@@ -544,19 +564,22 @@ function withResumeHint(error: unknown, summary: Counts, journal: string): unkno
   return new CliError(error.message, {cause: error, hint})
 }
 
+/** --errors-file: written through a temp file like an export, and renamed into place however the import ends. */
 async function openErrorsFile(path: string) {
-  const stream = createWriteStream(path)
-  try {
-    await once(stream, 'open')
-  } catch (error) {
-    throw new UsageError(`Cannot write --errors-file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`)
-  }
+  const file = await openAtomic(resolve(path), `--errors-file ${path}`)
+  const stream = atomicStream(file)
   const writer = createErrorsWriter(errorsFileFormat(path), stream)
   return {
     async close() {
-      await writer.end()
-      stream.end()
-      await finished(stream)
+      try {
+        await writer.end()
+        stream.end()
+        await finished(stream)
+        await file.commit()
+      } catch (error) {
+        await file.discard()
+        throw error
+      }
     },
     writer,
   }

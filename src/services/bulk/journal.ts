@@ -14,7 +14,7 @@
  * customers: see customers.ts).
  */
 import {createHash} from 'node:crypto'
-import {closeSync, createReadStream, fstatSync, mkdirSync, openSync, readFileSync, readSync, rmSync, writeSync} from 'node:fs'
+import {closeSync, constants, createReadStream, fstatSync, mkdirSync, openSync, readFileSync, readSync, rmSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 
@@ -82,7 +82,8 @@ export class Journal {
     const journal = new Journal(join(dir, journalFileName(identity)), options.now ?? Date.now)
     journal.lock()
     const header = {journal: 1, kind: identity.kind, file: identity.file, sha256: identity.sha256, base_url: identity.baseUrl}
-    journal.fd = openSync(journal.path, 'a+', 0o600)
+    // Appending, never through a link planted at the journal's name (the directory is 0700, but be sure).
+    journal.fd = openSync(journal.path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), 0o600)
     const size = fstatSync(journal.fd).size
     if (size === 0) {
       journal.append(header)

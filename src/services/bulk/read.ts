@@ -7,11 +7,13 @@
  * CRLF is turned into LF before parsing; a CRLF inside a quoted value therefore reads as LF.)
  */
 import {createReadStream} from 'node:fs'
-import {createInterface} from 'node:readline'
 import {StringDecoder} from 'node:string_decoder'
-import {Transform, type TransformCallback} from 'node:stream'
+import {Readable, Transform, type TransformCallback} from 'node:stream'
 
 import {type CsvError, parse} from 'csv-parse'
+
+import {MAX_RECORD_BYTES} from '../../domain/bulk.js'
+import {formatBytes, splitLines} from './lines.js'
 
 export type ImportFormat = 'csv' | 'jsonl'
 
@@ -28,7 +30,12 @@ export interface ReadOptions {
   onBytes?: (chunk: Buffer) => void
   /** CSV: checks the header's column names; a message makes it a fatal error on the header's line. */
   checkHeader?: (columns: string[]) => string | undefined
+  /** The bound on one line's bytes (default MAX_RECORD_BYTES): a longer line is an invalid row, never read whole. */
+  maxLineBytes?: number
 }
+
+const NOT_UTF8 = 'is not valid UTF-8 text (save the file as UTF-8)'
+const tooLong = (max: number) => `is longer than ${formatBytes(max)}, the most one row may hold`
 
 export function readRows(file: string, options: ReadOptions): AsyncGenerator<ReadResult> {
   return options.format === 'csv' ? readCsv(file, options) : readJsonl(file, options)
@@ -93,9 +100,12 @@ async function* readCsv(file: string, options: ReadOptions): AsyncGenerator<Read
   const parser = parse({bom: true, info: true, record_delimiter: '\n', relax_column_count: true, skip_empty_lines: true, skip_records_with_error: true})
   const skips: Skip[] = []
   parser.on('skip', (error: Skip) => skips.push(error))
-  raw.on('error', (error) => parser.destroy(error))
   const bytes = options.onBytes ? raw.pipe(tap(options.onBytes)) : raw
-  bytes.pipe(new CrlfToLf()).pipe(parser)
+  if (bytes !== raw) raw.on('error', (error) => bytes.destroy(error))
+  const guard = guardCsvLines(bytes as AsyncIterable<Buffer>, options.maxLineBytes ?? MAX_RECORD_BYTES)
+  const guarded = Readable.from(guard.bytes, {objectMode: false})
+  guarded.on('error', (error) => parser.destroy(error))
+  guarded.pipe(new CrlfToLf()).pipe(parser)
 
   let header: string[] | undefined
   // End line of the last record read, and the count of skipped empty lines then (to place a skipped record).
@@ -107,6 +117,11 @@ async function* readCsv(file: string, options: ReadOptions): AsyncGenerator<Read
       const skip = skips.shift()!
       const line = lastEnd + 1 + Math.max(0, skip.empty_lines - lastEmpty)
       const fatal = !header || !RECOVERABLE.has(skip.code)
+      // The bytes stopped at a line over the bound inside quotes: that, not the unclosed quote it leaves, is the cause.
+      if (fatal && guard.fatal !== undefined) {
+        yield fatalTooLong(guard.fatal, guard.max)
+        return
+      }
       const error = fatal ? `CSV syntax error in the record starting here: ${skip.message}; nothing after it was read` : `CSV syntax error: ${skip.message}`
       yield {error, line, ...(fatal ? {fatal} : {})}
       lastEnd = Math.max(line, skip.lines)
@@ -114,15 +129,29 @@ async function* readCsv(file: string, options: ReadOptions): AsyncGenerator<Read
     }
   }
 
+  /** The lines over the bound (read as empty lines) before `line`, as invalid rows. */
+  function* oversized(line: number): Generator<ReadError> {
+    while (guard.tooLong.length > 0 && guard.tooLong[0]! < line) yield {error: tooLong(guard.max), line: guard.tooLong.shift()!}
+  }
+
   try {
     for await (const {record, info} of parser as AsyncIterable<{record: string[]; info: {lines: number; empty_lines: number; records: number}}>) {
       for (const report of skipped(info.records)) {
+        yield* oversized(report.line)
         yield report
         if (report.fatal) return
       }
       const line = info.lines - lineBreaks(record)
+      yield* oversized(line)
       lastEnd = info.lines
       lastEmpty = info.empty_lines
+      const badText = guard.notUtf8.some((l) => l >= line && l <= info.lines)
+      while (guard.notUtf8.length > 0 && guard.notUtf8[0]! <= info.lines) guard.notUtf8.shift()
+      if (badText) {
+        yield {line, error: NOT_UTF8, ...(header ? {} : {fatal: true})}
+        if (!header) return
+        continue
+      }
       if (!header) {
         header = record.map((c) => c.trim())
         const problem = checkColumns(header) ?? options.checkHeader?.(header)
@@ -140,14 +169,24 @@ async function* readCsv(file: string, options: ReadOptions): AsyncGenerator<Read
       yield {line, record: Object.fromEntries(header.map((name, i) => [name, record[i]]))}
     }
     for (const report of skipped(Number.POSITIVE_INFINITY)) {
+      yield* oversized(report.line)
       yield report
       if (report.fatal) return
+    }
+    yield* oversized(Number.POSITIVE_INFINITY)
+    if (guard.fatal !== undefined) {
+      yield fatalTooLong(guard.fatal, guard.max)
+      return
     }
   } finally {
     raw.destroy()
     parser.destroy()
   }
   if (!header) yield {line: 1, error: 'the file is empty: a CSV import needs a header row', fatal: true}
+}
+
+function fatalTooLong(line: number, max: number): ReadError {
+  return {error: `${tooLong(max)}, inside a quoted value that spans lines; nothing after it was read`, fatal: true, line}
 }
 
 function checkColumns(columns: string[]): string | undefined {
@@ -162,17 +201,25 @@ function checkColumns(columns: string[]): string | undefined {
 
 async function* readJsonl(file: string, options: ReadOptions): AsyncGenerator<ReadResult> {
   const raw = createReadStream(file)
-  let source: NodeJS.ReadableStream = raw
+  let source: AsyncIterable<Buffer> = raw
   if (options.onBytes) {
     const tapped = raw.pipe(tap(options.onBytes))
     raw.on('error', (error) => tapped.destroy(error))
     source = tapped
   }
-  const lines = createInterface({input: source, crlfDelay: Number.POSITIVE_INFINITY})
-  let line = 0
+  const max = options.maxLineBytes ?? MAX_RECORD_BYTES
   try {
-    for await (let text of lines) {
-      line++
+    for await (const {bytes, line, tooLong: long, utf8} of splitLines(source, max)) {
+      if (long) {
+        yield {error: tooLong(max), line}
+        continue
+      }
+      if (!utf8) {
+        yield {error: NOT_UTF8, line}
+        continue
+      }
+      let text = bytes.toString('utf8')
+      if (text.endsWith('\r')) text = text.slice(0, -1)
       if (line === 1 && text.startsWith('\uFEFF')) text = text.slice(1)
       if (text.trim() === '') continue
       let record: unknown
@@ -189,7 +236,54 @@ async function* readJsonl(file: string, options: ReadOptions): AsyncGenerator<Re
       yield {line, record: record as Record<string, unknown>}
     }
   } finally {
-    lines.close()
     raw.destroy()
+  }
+}
+
+/**
+ * CSV's byte pass: the file's bytes again, with each line over the bound read as an empty line (when it starts
+ * and ends outside quotes, so the records around it read as before) and noted in `tooLong`; one that does not
+ * ends the bytes there and is `fatal` (what follows cannot be placed). Lines that are not UTF-8 go through
+ * (decoded with U+FFFD) and are noted in `notUtf8`, so that the record holding them is reported instead.
+ */
+function guardCsvLines(source: AsyncIterable<Buffer>, max: number) {
+  const state = {fatal: undefined as number | undefined, max, notUtf8: [] as number[], tooLong: [] as number[]}
+  async function* bytes(): AsyncGenerator<Buffer> {
+    const LF = Buffer.from('\n')
+    let pending: Buffer[] = []
+    let size = 0
+    let quoted = false
+    for await (const l of splitLines(source, max)) {
+      const startsQuoted = quoted
+      if (l.quotes % 2 === 1) quoted = !quoted
+      let piece = l.bytes
+      if (l.tooLong) {
+        if (startsQuoted || quoted) {
+          state.fatal = l.line
+          break
+        }
+        state.tooLong.push(l.line)
+        piece = Buffer.alloc(0)
+      } else if (!l.utf8) state.notUtf8.push(l.line)
+      pending.push(piece)
+      if (!l.last) pending.push(LF)
+      size += piece.length + 1
+      if (size >= 64 * 1024) {
+        yield Buffer.concat(pending)
+        pending = []
+        size = 0
+      }
+    }
+    if (pending.length > 0) yield Buffer.concat(pending)
+  }
+  return {
+    bytes: bytes(),
+    /** The line over the bound inside a quoted value, where the bytes stopped. */
+    get fatal() {
+      return state.fatal
+    },
+    max,
+    notUtf8: state.notUtf8,
+    tooLong: state.tooLong,
   }
 }

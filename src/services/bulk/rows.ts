@@ -15,6 +15,7 @@ import {type FieldErrors, hasErrors, isUuid, parseId, validateCustomerCreate, va
 import {parseItemSpec, type OrderItemInput} from '../orders.js'
 import {orderRowKey} from './uuid.js'
 import {isObject} from '../../domain/json.js'
+import {MAX_JSON_DEPTH, nestsDeeper} from '../../domain/bulk.js'
 
 export type ImportKind = 'customers' | 'orders'
 
@@ -196,6 +197,12 @@ export function orderFromJson(record: Record<string, unknown>): Mapped<OrderCrea
   }
 }
 
+/** A field whose value would make the request body nest deeper than the service takes (the body is level 1). */
+function tooDeep(errors: FieldErrors, field: string, value: unknown): void {
+  if (value !== undefined && nestsDeeper(value, MAX_JSON_DEPTH - 1))
+    (errors[field] ??= []).push(`nests deeper than the service takes (at most ${MAX_JSON_DEPTH} levels in a request body)`)
+}
+
 function withoutItems(errors: FieldErrors): FieldErrors {
   return Object.fromEntries(Object.entries(errors).filter(([field]) => field !== 'items' && !field.startsWith('items.')))
 }
@@ -224,11 +231,13 @@ export class RowChecker {
     const csv = this.format === 'csv'
     if (this.kind === 'customers') {
       const {body, errors} = csv ? customerFromCsv(record) : customerFromJson(record)
+      if (!hasErrors(errors)) tooDeep(errors, 'metadata', body.metadata)
       if (!hasErrors(errors)) this.noteDuplicate(errors, 'email', body.email.toLowerCase(), line, `"${body.email}" is also on line`)
       if (hasErrors(errors)) return {error: rowError(line, errors)}
       return {row: {kind: 'customers', line, body}}
     }
     const {body, errors, idempotencyKey} = csv ? orderFromCsv(record) : orderFromJson(record)
+    if (!hasErrors(errors)) tooDeep(errors, 'items', body.items)
     if (!hasErrors(errors) && idempotencyKey !== undefined)
       this.noteDuplicate(errors, 'idempotency_key', idempotencyKey.toLowerCase(), line, 'is also used on line')
     if (hasErrors(errors)) return {error: rowError(line, errors)}

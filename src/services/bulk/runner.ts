@@ -12,9 +12,12 @@ import type {Counts, Journal, RowOutcome} from './journal.js'
 
 export interface ImportSummary extends Counts {
   invalid: number
+  /** Rows an earlier run of this import had done (created, updated or skipped): not sent again now. */
+  already_done: number
 }
 
-export interface ImportResult extends ImportSummary {
+export interface ImportResult extends Counts {
+  invalid: number
   /** Requests sent in this run (rows the journal had as done are not). */
   sent: number
   interrupted: boolean

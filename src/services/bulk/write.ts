@@ -3,13 +3,18 @@
  * records arrive, buffered into chunks of `chunkSize` characters, honouring the stream's backpressure.
  *
  * CSV: a header row of the top-level fields of the first record (then any `columns` it lacks; with no
- * records, `columns` alone, so an empty export is the header row); RFC 4180 quoting (a field holding a comma,
- * double quote, CR or LF is quoted, its quotes doubled); null and missing values empty; nested values as
- * compact JSON; rows end with LF. Fields that appear only after the first record are not written.
+ * records, `columns` alone, so an empty export is the header row); written by csv-stringify (RFC 4180: a field
+ * holding a comma, double quote, CR or LF is quoted, its quotes doubled); null and missing values empty;
+ * booleans `true`/`false`; nested values as compact JSON; rows end with LF. Fields that appear only after the
+ * first record are not written. `escapeFormulas` (for files meant for spreadsheets): a cell starting with
+ * `=`, `+`, `-`, `@`, tab or CR (or their full-width forms) gets a leading `'`, as OWASP advises against
+ * formula injection; numbers are left alone. Off by default, so that an export imports back exactly.
  * JSON: `[\n{...},\n{...}\n]\n`, and `[]\n` when empty.
  */
 import {once} from 'node:events'
 import type {Writable} from 'node:stream'
+
+import {stringify} from 'csv-stringify/sync'
 
 export type RecordFormat = 'jsonl' | 'csv' | 'json'
 
@@ -29,12 +34,19 @@ export interface RecordWriterOptions {
   columns?: readonly string[]
   /** Characters buffered before a write to the stream; default 64 Ki. */
   chunkSize?: number
+  /** CSV: prefix cells that a spreadsheet would run as formulas with `'` (see the module comment). */
+  escapeFormulas?: boolean
 }
 
-export function csvField(value: unknown): string {
-  if (value === null || value === undefined) return ''
-  const text = typeof value === 'object' ? JSON.stringify(value) : String(value)
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
+/** CSV rows, quoted by csv-stringify (nested values as compact JSON, booleans as words). */
+export function csvRows(rows: unknown[][], options: {escapeFormulas?: boolean} = {}): string {
+  return stringify(rows, {
+    cast: {boolean: (value) => String(value), object: (value) => JSON.stringify(value)},
+    escape_formulas: options.escapeFormulas === true,
+    // A lone CR is a line break to many readers: quoted too (csv-stringify quotes only LF with a unix delimiter).
+    quoted_match: /\r/,
+    record_delimiter: 'unix',
+  })
 }
 
 export function createRecordWriter(format: RecordFormat, out: Writable, options: RecordWriterOptions = {}): RecordWriter {
@@ -42,8 +54,17 @@ export function createRecordWriter(format: RecordFormat, out: Writable, options:
   let buffer = ''
   let count = 0
   let columns: string[] | undefined
+  /** CSV rows waiting to be stringified together (one csv-stringify call per batch, not per row). */
+  let rows: unknown[][] = []
+  let rowChars = 0
+  const csv = (batch: unknown[][]) => csvRows(batch, {escapeFormulas: options.escapeFormulas})
 
   function flush(): Promise<void> | void {
+    if (rows.length > 0) {
+      buffer += csv(rows)
+      rows = []
+      rowChars = 0
+    }
     if (buffer === '') return
     const ok = out.write(buffer)
     buffer = ''
@@ -53,7 +74,7 @@ export function createRecordWriter(format: RecordFormat, out: Writable, options:
   function header(first?: Record<string, unknown>): void {
     columns = [...Object.keys(first ?? {})]
     for (const c of options.columns ?? []) if (!columns.includes(c)) columns.push(c)
-    if (columns.length > 0) buffer += columns.map(csvField).join(',') + '\n'
+    if (columns.length > 0) buffer += csv([columns])
   }
 
   return {
@@ -71,10 +92,12 @@ export function createRecordWriter(format: RecordFormat, out: Writable, options:
       else if (format === 'json') buffer += (count === 0 ? '[\n' : ',\n') + JSON.stringify(record)
       else {
         if (!columns) header(record)
-        buffer += columns!.map((c) => csvField(record[c])).join(',') + '\n'
+        const row = columns!.map((c) => record[c] ?? null)
+        rows.push(row)
+        for (const v of row) rowChars += typeof v === 'string' ? v.length + 1 : 16
       }
       count++
-      if (buffer.length >= chunkSize) return flush()
+      if (buffer.length + rowChars >= chunkSize) return flush()
     },
   }
 }
