@@ -36,6 +36,11 @@ export const CONTROL_ROUTES = [
     path: `${CONTROL_PREFIX}/events`,
   },
   {description: 'Webhook delivery attempts, newest first.', method: 'GET', path: `${CONTROL_PREFIX}/deliveries`},
+  {
+    description: 'The request log, oldest first: ?after=SEQ for newer entries only, ?wait=S to wait up to S s (max 25) for one.',
+    method: 'GET',
+    path: `${CONTROL_PREFIX}/logs`,
+  },
 ] as const
 
 /** The customer that triggered order events use when no order is named. */
@@ -72,6 +77,17 @@ export function controlRoutes(router: Router, core: Core, describe: () => Record
     })
     .add('POST', `${CONTROL_PREFIX}/events`, async ({body}) => triggerEvent(core, ((await body()) ?? {}) as EventInput, orderFrom, answer))
     .add('GET', `${CONTROL_PREFIX}/deliveries`, () => ({body: {data: core.deliveries.entries().reverse()}, status: 200}))
+    .add('GET', `${CONTROL_PREFIX}/logs`, async ({query}) => {
+      const after = Number(query.get('after') ?? 0)
+      const wait = Math.min(Math.max(Number(query.get('wait') ?? 0), 0), 25)
+      if (!Number.isFinite(after) || !Number.isFinite(wait)) throw validationError({after: ['must be a number']})
+      let data = core.requestLog.since(after)
+      if (data.length === 0 && wait > 0) {
+        await core.requestLog.next(wait * 1000)
+        data = core.requestLog.since(after)
+      }
+      return {body: {data}, status: 200}
+    })
 }
 
 function triggerEvent(

@@ -78,6 +78,12 @@ export const SANDBOX_EVENTS = [
 ] as const
 export type SandboxEvent = (typeof SANDBOX_EVENTS)[number]
 
+/** The request log keeps the most recent requests only; bodies over REQUEST_LOG_BODY_BYTES are left out. */
+export const REQUEST_LOG_LIMIT = 1_000
+export const REQUEST_LOG_BODY_BYTES = 16 * 1024
+/** The request log file is moved to FILE.1 past this size (so at most twice this on disk). */
+export const REQUEST_LOG_FILE_BYTES = 10 * 1024 * 1024
+
 /** An order line without `quantity` counts as one unit. */
 export const DEFAULT_QUANTITY = 1
 
@@ -177,6 +183,11 @@ export const DECISIONS: readonly Decision[] = [
     gap: 'Durability (sandbox only)',
     decision:
       'A change is answered only once it is appended to `<data file>.journal` and fsynced (concurrent requests share one fsync); the journal is compacted into the data file in the background once it outgrows it, and on a clean stop. After kill -9 nothing answered is lost and no answered id is reused; temp files a killed sandbox left are removed at start.',
+  },
+  {
+    gap: 'Request log (sandbox only)',
+    decision:
+      'Every answered request but the log\'s own reads: time, method, path, query, status, duration, key id, bodies with key secrets, access tokens and signing secrets masked (by field name and by prefix) and response bodies over 16 KiB omitted. The last 1,000 in memory (`GET /_sandbox/logs`); `sandbox start` appends them to `sandbox.log`, rotated to `.1` past 10 MiB.',
   },
   {
     gap: 'Control path access (sandbox only)',
