@@ -20,6 +20,7 @@ import {
   updateCustomer,
 } from './core.js'
 import {CONTROL_PREFIX, SANDBOX_EVENTS, type SandboxEvent} from './decisions.js'
+import {type FaultInput, validateFault} from './faults.js'
 import {HttpError, type Reply, type Router, validationError} from './http.js'
 import {CATALOGUE} from './seed.js'
 import type {CustomerRecord, OrderRecord} from './store.js'
@@ -41,6 +42,14 @@ export const CONTROL_ROUTES = [
     method: 'GET',
     path: `${CONTROL_PREFIX}/logs`,
   },
+  {
+    description:
+      'Add a fault rule. Body {"path": GLOB, "method"?, "status"?, "retry_after"?, "delay_ms"?, "drop"?, "count"? | "rate"?, "random_seed"?}; only /api/ requests; one application unless count or rate.',
+    method: 'POST',
+    path: `${CONTROL_PREFIX}/faults`,
+  },
+  {description: 'The fault rules in force.', method: 'GET', path: `${CONTROL_PREFIX}/faults`},
+  {description: 'Remove every fault rule.', method: 'DELETE', path: `${CONTROL_PREFIX}/faults`},
 ] as const
 
 /** The customer that triggered order events use when no order is named. */
@@ -77,6 +86,14 @@ export function controlRoutes(router: Router, core: Core, describe: () => Record
     })
     .add('POST', `${CONTROL_PREFIX}/events`, async ({body}) => triggerEvent(core, ((await body()) ?? {}) as EventInput, orderFrom, answer))
     .add('GET', `${CONTROL_PREFIX}/deliveries`, () => ({body: {data: core.deliveries.entries().reverse()}, status: 200}))
+    .add('GET', `${CONTROL_PREFIX}/faults`, () => ({body: {data: core.faults.list()}, status: 200}))
+    .add('POST', `${CONTROL_PREFIX}/faults`, async ({body}) => {
+      const input = ((await body()) ?? {}) as FaultInput
+      const errors = validateFault(input)
+      if (Object.keys(errors).length > 0) throw validationError(errors)
+      return {body: core.faults.add(input), status: 201}
+    })
+    .add('DELETE', `${CONTROL_PREFIX}/faults`, () => ({body: {cleared: core.faults.clear()}, status: 200}))
     .add('GET', `${CONTROL_PREFIX}/logs`, async ({query}) => {
       const after = Number(query.get('after') ?? 0)
       const wait = Math.min(Math.max(Number(query.get('wait') ?? 0), 0), 25)

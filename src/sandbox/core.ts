@@ -11,6 +11,7 @@ import {DEFAULT_QUANTITY, type SandboxEvent} from './decisions.js'
 import type {Deliveries} from './deliveries.js'
 import {HttpError, validationError} from './http.js'
 import type {RateLimiter} from './rate-limit.js'
+import type {Faults} from './faults.js'
 import type {RequestLog} from './request-log.js'
 import {priced, product} from './seed.js'
 import type {CustomerRecord, OrderLine, OrderRecord, Store} from './store.js'
@@ -19,6 +20,7 @@ import {customerView, orderView} from './views.js'
 
 export interface Core {
   store: Store
+  faults: Faults
   requestLog: RequestLog
   tokens: Tokens
   deliveries: Deliveries

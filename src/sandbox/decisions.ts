@@ -190,6 +190,11 @@ export const DECISIONS: readonly Decision[] = [
       'Every answered request but the log\'s own reads: time, method, path, query, status, duration, key id, bodies with key secrets, access tokens and signing secrets masked (by field name and by prefix) and response bodies over 16 KiB omitted. The last 1,000 in memory (`GET /_sandbox/logs`); `sandbox start` appends them to `sandbox.log`, rotated to `.1` past 10 MiB.',
   },
   {
+    gap: 'Fault rules (sandbox only)',
+    decision:
+      'Checked in the order added, on `/api/...` requests only; the first matching rule applies (delay, then drop or status `{message}` with `Retry-After` if given) and uses one of its `count` (default 1); a `rate` rule draws from a mulberry32 generator seeded with `random_seed` and stays until cleared. Rules live in memory (not in the data file or snapshots).',
+  },
+  {
     gap: 'Control path access (sandbox only)',
     decision:
       '`/_sandbox/...` has no authentication, so it answers only requests whose `Host` names the bound address and port (bound to loopback: also `localhost`, `127.0.0.1`, `[::1]`), with no `Origin` or the sandbox\'s own (403), and writes with a JSON `Content-Type` (415): a web page cannot reach it. `sandbox start --host` beyond loopback warns on stderr.',

@@ -25,6 +25,7 @@ import {
 import {Deliveries, type DeliveryAttempt} from './deliveries.js'
 import {allowedHosts, checkControlRequest} from './guard.js'
 import {errorReply, HttpError, readJsonBody, type Reply, Router, writeReply} from './http.js'
+import {describeFault, type FaultRule, Faults} from './faults.js'
 import {RequestLog} from './request-log.js'
 import {DataFile, loadSnapshot} from './persistence.js'
 import {type Limit, RateLimiter} from './rate-limit.js'
@@ -111,6 +112,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     onError: (e) => log(`could not write the request log: ${e.message}`),
   })
   const core: Core = {
+    faults: new Faults(),
     requestLog,
     deliveries: new Deliveries({
       logLimit: DELIVERY_LOG_LIMIT,
@@ -152,11 +154,22 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const q = target.indexOf('?')
     const path = q < 0 ? target : target.slice(0, q)
     const method = req.method ?? 'GET'
+    let fault: FaultRule | undefined
     let parsedBody: Promise<unknown> | undefined
     let requestBody: unknown = null
     let reply: Reply
     try {
       if (path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`)) checkControlRequest(req, controlHosts)
+      fault = path.startsWith('/api/') ? core.faults.take(method, path) : undefined
+      if (fault) {
+        if (fault.delay_ms) await new Promise((resolve) => setTimeout(resolve, fault!.delay_ms!))
+        if (fault.drop) {
+          req.socket.destroy()
+          throw new HttpError(0, 'dropped')
+        }
+        if (fault.status !== null)
+          throw new HttpError(fault.status, `Injected fault ${describeFault(fault)} (sandbox fault add)`, undefined, fault.retry_after === null ? {} : {'retry-after': String(fault.retry_after)})
+      }
       const {handler, params} = router.resolve(method, path)
       reply = await handler({
         body: () =>
@@ -189,7 +202,21 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
     if (path.startsWith('/api/v1/'))
       reply.headers = {...reply.headers, deprecation: V1_DEPRECATION_HEADER, link: '</api/v2>; rel="successor-version"', sunset: V1_SUNSET_HEADER}
-    if (res.headersSent || res.destroyed) return
+    const entry = {
+      duration_ms: 0,
+      ...(fault ? {fault: describeFault(fault)} : {}),
+      key_id: keyIdOf(core, req, requestBody),
+      method,
+      path,
+      query: q < 0 ? '' : target.slice(q + 1),
+      request_body: requestBody,
+      status: reply.status,
+      time: new Date(at).toISOString(),
+    }
+    if (res.headersSent || res.destroyed) {
+      if (!UNLOGGED.has(path)) requestLog.add({...entry, duration_ms: Math.round((performance.now() - started) * 10) / 10})
+      return
+    }
     const text = reply.raw ?? (reply.body === undefined ? undefined : JSON.stringify(reply.body))
     try {
       writeReply(res, {...reply, raw: text})
@@ -197,18 +224,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       log(`could not answer ${method} ${path}: ${(error as Error).message}`)
       res.destroy()
     }
-    if (!UNLOGGED.has(path))
-      requestLog.add({
-        duration_ms: Math.round((performance.now() - started) * 10) / 10,
-        key_id: keyIdOf(core, req, requestBody),
-        method,
-        path,
-        query: q < 0 ? '' : target.slice(q + 1),
-        request_body: requestBody,
-        response_text: text,
-        status: reply.status,
-        time: new Date(at).toISOString(),
-      })
+    if (!UNLOGGED.has(path)) requestLog.add({...entry, duration_ms: Math.round((performance.now() - started) * 10) / 10, response_text: text})
   }
 
   await new Promise<void>((resolve, reject) => {
