@@ -4,8 +4,9 @@
  * Order (cli-contract.md): COMMERCE_ACCESS_TOKEN (used as is, never renewed) > COMMERCE_KEY_ID +
  * COMMERCE_KEY_SECRET (token cached in the config file keyed by base URL, key id and scopes) > the profile's
  * stored key pair (token cached in the profile) > not logged in (exit 3).
- * A cached token is reused until 60 s before it expires. Issue and renewal run under the config lock and
- * re-read the cache first, so parallel processes sharing one config file reuse one fresh token.
+ * A cached token is reused until 60 s before it expires. Issue and renewal run under a token-issue lock and
+ * re-read the cache first, so parallel processes sharing one config file reuse one fresh token; the config lock
+ * is never held across the request (ConfigStore.withIssueLock).
  */
 import {createHash} from 'node:crypto'
 
@@ -170,11 +171,19 @@ export class KeyPairTokens implements TokenSource {
     return this.fresh(cached) ? cached : undefined
   }
 
-  /** Under the config lock: reuse a fresh token another process stored meanwhile, else issue and store one. */
+  /**
+   * Reuse a fresh token another process stored meanwhile, else issue one and store it. The request runs under the
+   * token-issue lock only (parallel renewals wait for the first and reuse its token), never under the config lock:
+   * the token is merged into the file afterwards, so settings changed meanwhile are kept.
+   */
   private async obtain(client: ApiClient, stale?: string): Promise<string> {
-    const token = await this.store.update(async (data) => {
+    const reusable = (data: ConfigData) => {
       const cached = this.slot.get(data, client.baseUrl)
-      if (this.fresh(cached) && cached.access_token !== stale) return cached
+      return this.fresh(cached) && cached.access_token !== stale ? cached : undefined
+    }
+    const token = await this.store.withIssueLock(async () => {
+      const cached = reusable(await this.store.read())
+      if (cached) return cached
       const issued = await issueToken(client, this.pair)
       const entry: CachedToken = {
         access_token: issued.access_token,
@@ -182,7 +191,7 @@ export class KeyPairTokens implements TokenSource {
         expires_at: new Date(this.now() + issued.expires_in * 1000).toISOString(),
         scopes: issued.scopes,
       }
-      this.slot.set(data, entry)
+      await this.store.update((data) => this.slot.set(data, entry))
       return entry
     })
     this.current = token.access_token

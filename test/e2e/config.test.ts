@@ -116,6 +116,39 @@ describe('config set / get / unset', () => {
   })
 })
 
+describe('a hand-edited config file that is not what the CLI writes', () => {
+  for (const [what, content, key] of [
+    ['a base_url that is a number', {profiles: {default: {base_url: 5}}}, 'profiles.default.base_url'],
+    ['a profile that is a string', {profiles: {default: 'oops'}}, 'profiles.default'],
+    ['profiles that is an array', {profiles: []}, 'profiles'],
+    ['scopes that are not strings', {profiles: {work: {scopes: [1]}}}, 'profiles.work.scopes'],
+    ['a current_profile that is an object', {current_profile: {}}, 'current_profile'],
+    ['a top level that is an array', [], 'JSON object'],
+  ] as const) {
+    it(`${what}: exit 2 naming the file and the key, for config and API commands alike`, async () => {
+      mkdirSync(dir, {mode: 0o700, recursive: true})
+      writeFileSync(join(dir, 'config.json'), JSON.stringify(content))
+      for (const args of [['config', 'get', 'base_url'], ['config', 'set', 'api_version', 'v1'], ['customers', 'list']]) {
+        const r = await cfg(args)
+        expect(r.code, r.stderr).toBe(2)
+        expect(r.stderr).toContain(join(dir, 'config.json'))
+        expect(r.stderr).toContain(key)
+        expect(r.stderr).not.toMatch(/is not a function|TypeError/)
+      }
+      // Nothing was rewritten.
+      expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(JSON.stringify(content))
+    })
+  }
+
+  it('invalid JSON: exit 2 naming the file', async () => {
+    mkdirSync(dir, {mode: 0o700, recursive: true})
+    writeFileSync(join(dir, 'config.json'), '{"profiles": {')
+    const r = await cfg(['config', 'list'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain(`${join(dir, 'config.json')} is not valid JSON`)
+  })
+})
+
 describe('config list', () => {
   it('shows the profile, masked secrets, the cached token state and the webhook endpoints with stored secrets', async () => {
     mkdirSync(dir, {mode: 0o700, recursive: true})
