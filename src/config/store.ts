@@ -43,6 +43,8 @@ export interface Profile {
   token_base_url?: string
   /** Webhook signing secrets by endpoint id. */
   webhook_secrets?: Record<string, string>
+  /** Where the key secret is kept: `keyring` (the OS keyring, `key_secret` then absent here) or `file` (default). */
+  storage?: string
 }
 
 export interface ConfigData {
@@ -66,6 +68,7 @@ export const PROFILE_FIELD_TYPES: Record<string, 'string' | 'strings' | 'map'> =
   key_secret: 'string',
   requested_scopes: 'strings',
   scopes: 'strings',
+  storage: 'string',
   token_base_url: 'string',
   webhook_secrets: 'map',
 }

@@ -49,7 +49,7 @@ describe('auth login', () => {
     const r = await cli([...loginArgs(), '--json'])
     expect(r.code, r.stderr).toBe(0)
     const out = r.json()
-    expect(out).toEqual({base_url: sb.baseUrl, expires_at: expect.any(String), key_id: full().key_id, profile: 'default', scopes: [...full().scopes]})
+    expect(out).toEqual({base_url: sb.baseUrl, expires_at: expect.any(String), key_id: full().key_id, profile: 'default', scopes: [...full().scopes], storage: 'file'})
     expect(Date.parse(out.expires_at) - Date.now()).toBeGreaterThan(3500_000)
     const config = readConfig(dir)
     expect(config.current_profile).toBe('default')
@@ -121,6 +121,7 @@ describe('auth status and auth token', () => {
       profile: 'default',
       scopes: [...full().scopes],
       source: 'profile',
+      storage: 'file',
     })
     expect(human.code).toBe(0)
     expect(human.stdout).toContain('logged_in\ttrue')
@@ -194,7 +195,7 @@ describe('auth status and auth token', () => {
   it('logged out: exit 3, the JSON document with logged_in false and nulls', async () => {
     const r = await cli(['auth', 'status', '--json'])
     expect(r.code).toBe(3)
-    expect(r.json()).toEqual({base_url: null, expires_at: null, key_id: null, logged_in: false, profile: 'default', scopes: null, source: 'none'})
+    expect(r.json()).toEqual({base_url: null, expires_at: null, key_id: null, logged_in: false, profile: 'default', scopes: null, source: 'none', storage: null})
   })
 
   it('token prints a valid token and a newline, nothing else; a second call reuses the cached one', async () => {

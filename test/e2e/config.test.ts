@@ -90,8 +90,8 @@ describe('config set / get / unset', () => {
       [['config', 'set', 'base_url', 'ftp://files.example.com'], /https:\/\/ or http:\/\//],
       [['config', 'set', 'api_version', 'v3'], /api_version/],
       [['config', 'set', 'key_id', '  '], /key_id cannot be empty/],
-      [['config', 'set', 'colour', 'blue'], /Unknown key "colour"\. Keys: base_url, api_version, key_id, key_secret, allow_insecure_http\./],
-      [['config', 'get', 'token'], /Unknown key "token"\. Keys: base_url, api_version, key_id, key_secret, allow_insecure_http\./],
+      [['config', 'set', 'colour', 'blue'], /Unknown key "colour"\. Keys: base_url, api_version, key_id, key_secret, allow_insecure_http, storage\./],
+      [['config', 'get', 'token'], /Unknown key "token"\. Keys: base_url, api_version, key_id, key_secret, allow_insecure_http, storage\./],
       [['config', 'unset', 'access_token'], /Unknown key "access_token"/],
       [['config', 'set', 'base_url'], /value/i],
     ]
