@@ -22,6 +22,8 @@ export async function login(ctx: Context, input: {baseUrl: string; pair: KeyPair
   await ctx.store.update((data) => {
     const p = ensureProfile(data, profileName)
     p.base_url = client.baseUrl
+    // Logging in over plain http:// to another machine with --allow-insecure-http opts the profile in (README).
+    if (client.options.allowInsecureHttp && client.baseUrl.startsWith('http:')) p.allow_insecure_http = 'true'
     if (input.apiVersion) p.api_version = input.apiVersion
     p.key_id = input.pair.keyId
     p.key_secret = input.pair.keySecret
