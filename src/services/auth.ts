@@ -1,5 +1,5 @@
 /** auth login / status / token / logout. */
-import {type KeyPair, KeyPairTokens, LOGIN_HINT, issueToken, revokeToken} from '../api/auth.js'
+import {type KeyPair, KeyPairTokens, issueToken, loginHint, revokeToken} from '../api/auth.js'
 import type {Context} from '../base/context.js'
 import type {ApiVersion} from '../domain/schema.js'
 import {ApiError, AuthError, CliError} from '../errors.js'
@@ -61,7 +61,7 @@ export async function status(ctx: Context): Promise<AuthStatus> {
     if (creds.source !== 'none' && creds.source !== 'COMMERCE_ACCESS_TOKEN') throw error
   }
   const base: AuthStatus = {base_url: baseUrl, expires_at: null, key_id: creds.keyId ?? null, logged_in: false, profile, scopes: null, source: creds.source}
-  if (creds.source === 'none') return {...base, reason: `Not logged in. ${LOGIN_HINT}`}
+  if (creds.source === 'none') return {...base, reason: `Not logged in. ${loginHint(ctx.userFlags())}`}
   if (creds.source === 'COMMERCE_ACCESS_TOKEN') return {...base, logged_in: true}
   const tokens = creds.tokens as KeyPairTokens
   const client = await ctx.client()

@@ -688,3 +688,10 @@ describe('messages that are right (issue 9)', () => {
     expect(r.stderr).toContain('--api-version v2')
   })
 })
+
+describe('auth status when logged out', () => {
+  it('the login hint repeats --profile', async () => {
+    const r = await run(['auth', 'status', '--profile', 'staging'], {env: {COMMERCE_CONFIG_DIR: tempDir()}})
+    expect(r.stderr).toContain('`commerce auth login --profile staging`')
+  })
+})
