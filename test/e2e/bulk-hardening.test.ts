@@ -63,6 +63,24 @@ describe('hostile import rows', () => {
   })
 })
 
+describe('the errors file', () => {
+  it('is written 0600 through a temp file: a link planted at its name is replaced, not written through', async () => {
+    const dir = mkdtempSync(join(files, 'errors-'))
+    const errors = join(dir, 'errors.csv')
+    const victim = join(dir, 'victim.txt')
+    writeFileSync(victim, 'untouched\n')
+    symlinkSync(victim, errors)
+    const f = file('csv', 'email,name\nbroken,Bad\nef-ok@h.io,Fine\n')
+    const r = await cli(['customers', 'import', f, '--skip-invalid', '--errors-file', errors, '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(readFileSync(victim, 'utf8')).toBe('untouched\n')
+    expect(lstatSync(errors).isSymbolicLink()).toBe(false)
+    expect(statSync(errors).mode & 0o777).toBe(0o600)
+    expect(readFileSync(errors, 'utf8')).toMatch(/^line,status,reason\n2,invalid,/)
+    expect(readdirSync(dir).sort()).toEqual(['errors.csv', 'victim.txt'])
+  })
+})
+
 describe('invitations', () => {
   it('says how many invitations it will send when rows leave send_invite unset; --no-send-invite sends none', async () => {
     const csv = 'email,name,send_invite\ninv1@h.io,One,\ninv2@h.io,Two,false\ninv3@h.io,Three,true\n'
