@@ -7,7 +7,7 @@
  * ends the export, and without a total it reads until an empty or short page. Stops early at `limit`, aborting
  * fetches no longer needed (their `signal`).
  */
-import type {FetchedPage} from '../api/paginate.js'
+import type {FetchedPage} from '../domain/schema.js'
 
 export type {FetchedPage}
 

@@ -16,12 +16,17 @@ import {
   DELIVERY_TIMEOUT_MS,
   MAX_BODY_BYTES,
   MAX_JSON_DEPTH,
+  REQUEST_LOG_BODY_BYTES,
+  REQUEST_LOG_FILE_BYTES,
+  REQUEST_LOG_LIMIT,
   V1_DEPRECATION_HEADER,
   V1_SUNSET_HEADER,
 } from './decisions.js'
 import {Deliveries, type DeliveryAttempt} from './deliveries.js'
 import {allowedHosts, checkControlRequest} from './guard.js'
 import {errorReply, HttpError, readJsonBody, type Reply, Router, writeReply} from './http.js'
+import {describeFault, type FaultRule, Faults} from './faults.js'
+import {RequestLog} from './request-log.js'
 import {DataFile, loadSnapshot} from './persistence.js'
 import {type Limit, RateLimiter} from './rate-limit.js'
 import {CATALOGUE, newKeyPairs, seedDemoData} from './seed.js'
@@ -51,6 +56,8 @@ export interface SandboxOptions {
   deliveryTimeoutMs?: number
   /** Seed demo customers and orders when the data store is new. */
   seedDemoData?: boolean
+  /** The request log: also appended to this file as JSON lines (e.g. sandbox.log); in memory only when absent. */
+  requestLogFile?: string
   /** Where unexpected errors are reported (never request bodies or secrets); default stderr. */
   log?: (line: string) => void
 }
@@ -97,7 +104,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     store.onChange = (change, next) => dataFile.record(change, next)
   }
 
+  const requestLog = new RequestLog({
+    file: options.requestLogFile,
+    limit: REQUEST_LOG_LIMIT,
+    maxBodyBytes: REQUEST_LOG_BODY_BYTES,
+    maxFileBytes: REQUEST_LOG_FILE_BYTES,
+    onError: (e) => log(`could not write the request log: ${e.message}`),
+  })
   const core: Core = {
+    faults: new Faults(),
+    requestLog,
     deliveries: new Deliveries({
       logLimit: DELIVERY_LOG_LIMIT,
       now,
@@ -132,16 +148,35 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   server.on('clientError', answerClientError)
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now()
+    const at = now()
     const target = req.url ?? '/'
     const q = target.indexOf('?')
     const path = q < 0 ? target : target.slice(0, q)
     const method = req.method ?? 'GET'
+    let fault: FaultRule | undefined
+    let parsedBody: Promise<unknown> | undefined
+    let requestBody: unknown = null
     let reply: Reply
     try {
       if (path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`)) checkControlRequest(req, controlHosts)
+      fault = path.startsWith('/api/') ? core.faults.take(method, path) : undefined
+      if (fault) {
+        if (fault.delay_ms) await new Promise((resolve) => setTimeout(resolve, fault!.delay_ms!))
+        if (fault.drop) {
+          req.socket.destroy()
+          throw new HttpError(0, 'dropped')
+        }
+        if (fault.status !== null)
+          throw new HttpError(fault.status, `Injected fault ${describeFault(fault)} (sandbox fault add)`, undefined, fault.retry_after === null ? {} : {'retry-after': String(fault.retry_after)})
+      }
       const {handler, params} = router.resolve(method, path)
       reply = await handler({
-        body: () => readJsonBody(req, MAX_BODY_BYTES, MAX_JSON_DEPTH),
+        body: () =>
+          (parsedBody ??= readJsonBody(req, MAX_BODY_BYTES, MAX_JSON_DEPTH).then((value) => {
+            requestBody = value ?? null
+            return value
+          })),
         method,
         params,
         path,
@@ -167,13 +202,29 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
     if (path.startsWith('/api/v1/'))
       reply.headers = {...reply.headers, deprecation: V1_DEPRECATION_HEADER, link: '</api/v2>; rel="successor-version"', sunset: V1_SUNSET_HEADER}
-    if (res.headersSent || res.destroyed) return
+    const entry = {
+      duration_ms: 0,
+      ...(fault ? {fault: describeFault(fault)} : {}),
+      key_id: keyIdOf(core, req, requestBody),
+      method,
+      path,
+      query: q < 0 ? '' : target.slice(q + 1),
+      request_body: requestBody,
+      status: reply.status,
+      time: new Date(at).toISOString(),
+    }
+    if (res.headersSent || res.destroyed) {
+      if (!UNLOGGED.has(path)) requestLog.add({...entry, duration_ms: Math.round((performance.now() - started) * 10) / 10})
+      return
+    }
+    const text = reply.raw ?? (reply.body === undefined ? undefined : JSON.stringify(reply.body))
     try {
-      writeReply(res, reply)
+      writeReply(res, {...reply, raw: text})
     } catch (error) {
       log(`could not answer ${method} ${path}: ${(error as Error).message}`)
       res.destroy()
     }
+    if (!UNLOGGED.has(path)) requestLog.add({...entry, duration_ms: Math.round((performance.now() - started) * 10) / 10, response_text: text})
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -195,6 +246,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     close: () =>
       (closing ??= (async () => {
         core.deliveries.close()
+        requestLog.close()
         await new Promise<void>((resolve) => {
           server.close(() => resolve())
           server.closeAllConnections()
@@ -209,6 +261,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     keys: store.keys,
     port: address.port,
   }
+}
+
+/** The log's own readers are not logged (a --follow would fill the log with itself). */
+const UNLOGGED = new Set([`${CONTROL_PREFIX}/logs`, `${CONTROL_PREFIX}/ui`])
+
+/** The key pair behind a request: its bearer token's, or the key_id of a token request. */
+function keyIdOf(core: Core, req: IncomingMessage, body: unknown): string | null {
+  const m = /^Bearer +(\S+)/i.exec(req.headers.authorization ?? '')
+  if (m) {
+    const found = core.tokens.lookup(m[1]!)
+    return found.state === 'valid' || found.state === 'revoked' ? found.token.keyId : null
+  }
+  const keyId = (body as {key_id?: unknown} | null)?.key_id
+  return typeof keyId === 'string' ? keyId : null
 }
 
 /**

@@ -66,7 +66,7 @@ export async function run(options: BulkBenchOptions = {}): Promise<{figures: Fig
   const importRows = options.importRows ?? 10_000
   const curlImportRows = options.curlImportRows ?? 1_000
   const orderRows = options.orderRows ?? 50
-  if (!existsSync(join(ROOT, 'dist', 'commands'))) throw new Error('The CLI is not built: run `npx tsc -p tsconfig.build.json` first.')
+  if (!existsSync(join(ROOT, 'dist', 'bundle', 'commands'))) throw new Error('The CLI is not built: run `npm run build` first.')
   const hasCurl = spawnSync('curl', ['--version'], {stdio: 'ignore'}).status === 0
   const hasJq = spawnSync('jq', ['--version'], {stdio: 'ignore'}).status === 0
   const hasTime = existsSync(TIME)

@@ -72,11 +72,13 @@ export async function runForeground(options: StartOptions, env: NodeJS.ProcessEn
   const running = readSandboxState(env)
   if (running) throw alreadyRunning(running)
   const dataFile = resolveDataFile(options.dataFile, env)
+  mkdirSync(dirname(configPath(SANDBOX_LOG_FILE, env)), {mode: 0o700, recursive: true})
   // Loaded here so that `status` and `stop` do not pay for the emulator.
   const {startSandbox} = await import('../../sandbox/server.js')
   const sandbox = await startSandbox({
     dataFile,
     host: options.host ?? DEFAULT_HOST,
+    requestLogFile: configPath(SANDBOX_LOG_FILE, env),
     orderLimit: options.orderLimit,
     port: options.port ?? DEFAULT_PORT,
     seedDemoData: options.seedDemoData,
@@ -128,7 +130,9 @@ export async function startDetached(options: DetachOptions): Promise<SandboxStat
   if (running) throw alreadyRunning(running)
   const logPath = configPath(SANDBOX_LOG_FILE, env)
   mkdirSync(dirname(logPath), {mode: 0o700, recursive: true})
-  const log = openSync(logPath, 'w', 0o600)
+  // Emptied, then opened for appending: the child's stderr and its request log share the file.
+  closeSync(openSync(logPath, 'w', 0o600))
+  const log = openSync(logPath, 'a', 0o600)
   const child = spawn(process.execPath, [...(options.nodeOptions ?? process.execArgv), ...options.args], {
     detached: true,
     env,
