@@ -8,6 +8,7 @@ import type {ImportFormat, OnConflict} from '../domain/bulk.js'
 import {EXIT, UsageError} from '../errors.js'
 import {createProgressBar} from '../io/progress.js'
 import {renderRecord} from '../io/render.js'
+import {sanitize} from '../io/sanitize.js'
 import type {IOStreams} from '../io/streams.js'
 import {exportFormat, type ExportResult, type ImportOutcome, importFormat, type RecordFormat, runExport, runImport, type ValidatedFile} from '../services/bulk.js'
 
@@ -118,9 +119,10 @@ export async function importCommand(options: ImportCommandOptions): Promise<numb
       kind: options.kind,
       onFailed(line, reason) {
         failedNow++
-        if (failures.length < FAILURES_SHOWN) failures.push(`line ${line}: ${reason}`)
+        // The reason is the service's message: control characters shown escaped, never run by the terminal.
+        if (failures.length < FAILURES_SHOWN) failures.push(`line ${line}: ${sanitize(reason, 'cell')}`)
       },
-      onSkipped: (e) => io.warn(`skipping invalid ${e.message}`),
+      onSkipped: (e) => io.warn(`skipping invalid ${sanitize(e.message, 'cell')}`),
       progress: () => createProgressBar(io, `Importing ${noun}s`),
       onStart(file) {
         const note = invitationsNote(file, 'will get')

@@ -63,6 +63,18 @@ describe('hostile import rows', () => {
   })
 })
 
+describe('messages about rows', () => {
+  it('show control characters from the file escaped: a hostile cell cannot retitle or recolour the terminal', async () => {
+    const f = file('jsonl', `${JSON.stringify({email: 'eve@h.io', name: 'Eve', 'x\u001b]0;PWNED\u0007\u001b[31m': 1})}\n${JSON.stringify({email: 'ok-esc@h.io', name: 'Ok'})}\n`)
+    const r = await cli(['customers', 'import', f, '--skip-invalid', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain('skipping invalid line 1')
+    expect(r.stderr).not.toContain('\u001b')
+    expect(r.stderr).not.toContain('\u0007')
+    expect(r.stderr).toContain('x\\e]0;PWNED')
+  })
+})
+
 describe('the errors file', () => {
   it('is written 0600 through a temp file: a link planted at its name is replaced, not written through', async () => {
     const dir = mkdtempSync(join(files, 'errors-'))
