@@ -48,6 +48,7 @@ export interface ExportCommandOptions {
 export async function exportCommand(options: ExportCommandOptions): Promise<ExportResult> {
   const {flags, io} = options
   const format = exportFormat(flags.format, {json: io.json, output: flags.output})
+  if (flags['escape-formulas'] && format !== 'csv') throw new UsageError(`--escape-formulas applies to CSV only; add --format csv (the format is ${format}).`)
   const toFile = flags.output !== undefined && flags.output !== '-'
   const progress = toFile || !io.isStdoutTTY ? await createProgressBar(io, `Exporting ${options.noun}s`) : undefined
   const interrupt = interruptOnCtrlC(() => {})

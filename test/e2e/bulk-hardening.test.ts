@@ -152,6 +152,9 @@ describe('the export file', () => {
     const plain = await cli(['customers', 'export', '--format', 'csv', '--search', 'formula@h.io'])
     expect(plain.stdout).toContain(`"=HYPERLINK(""http://evil"",""x"")"`)
     expect(plain.stdout).not.toContain(`'=`)
+    const jsonl = await cli(['customers', 'export', '--escape-formulas'])
+    expect(jsonl.code).toBe(2)
+    expect(jsonl.stderr).toContain('--escape-formulas applies to CSV only')
   })
 
   it('the summary line groups the count as the progress bar does', async () => {
