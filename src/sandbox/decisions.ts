@@ -190,6 +190,11 @@ export const DECISIONS: readonly Decision[] = [
       'Every answered request but the log\'s own reads: time, method, path, query, status, duration, key id, bodies with key secrets, access tokens and signing secrets masked (by field name and by prefix) and response bodies over 16 KiB omitted. The last 1,000 in memory (`GET /_sandbox/logs`); `sandbox start` appends them to `sandbox.log`, rotated to `.1` past 10 MiB.',
   },
   {
+    gap: 'Scenarios, reset, snapshots (sandbox only)',
+    decision:
+      'A scenario is applied first to a scratch copy of the store (no deliveries), then for real: any error is 422 on `kind.name.field` with nothing created. Reset and restore replace the data but keep the key pairs; reset starts ids at 1 again. Snapshots are files in a directory (in memory without a data file).',
+  },
+  {
     gap: 'Fault rules (sandbox only)',
     decision:
       'Checked in the order added, on `/api/...` requests only; the first matching rule applies (delay, then drop or status `{message}` with `Retry-After` if given) and uses one of its `count` (default 1); a `rate` rule draws from a mulberry32 generator seeded with `random_seed` and stays until cleared. Rules live in memory (not in the data file or snapshots).',

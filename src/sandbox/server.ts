@@ -27,6 +27,8 @@ import {allowedHosts, checkControlRequest} from './guard.js'
 import {errorReply, HttpError, readJsonBody, type Reply, Router, writeReply} from './http.js'
 import {describeFault, type FaultRule, Faults} from './faults.js'
 import {RequestLog} from './request-log.js'
+import {applyScenario, type ScenarioIds} from './scenario.js'
+import {SnapshotShelf} from './snapshots.js'
 import {DataFile, loadSnapshot} from './persistence.js'
 import {type Limit, RateLimiter} from './rate-limit.js'
 import {CATALOGUE, newKeyPairs, seedDemoData} from './seed.js'
@@ -56,6 +58,8 @@ export interface SandboxOptions {
   deliveryTimeoutMs?: number
   /** Seed demo customers and orders when the data store is new. */
   seedDemoData?: boolean
+  /** Where `snapshot save` keeps named snapshots; in memory when absent. */
+  snapshotDir?: string
   /** The request log: also appended to this file as JSON lines (e.g. sandbox.log); in memory only when absent. */
   requestLogFile?: string
   /** Where unexpected errors are reported (never request bodies or secrets); default stderr. */
@@ -85,6 +89,8 @@ export interface Sandbox {
   deliveries(): DeliveryAttempt[]
   /** Resolves when no delivery is in flight or waiting for a retry. */
   deliveriesSettled(): Promise<void>
+  /** Applies a scenario (see scenario.ts): names -> ids; throws (nothing created) when any entry is wrong. */
+  seed(scenario: unknown): Promise<ScenarioIds>
   /** Stops listening, drops pending deliveries, writes the data file. Idempotent. */
   close(): Promise<void>
 }
@@ -142,7 +148,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   apiRoutes(router, core)
   let baseUrl = ''
   let controlHosts = new Set<string>()
-  controlRoutes(router, core, () => ({service: 'commerce sandbox', base_url: baseUrl, counts: counts()}))
+  controlRoutes(router, core, new SnapshotShelf(options.snapshotDir), () => ({service: 'commerce sandbox', base_url: baseUrl, counts: counts()}))
 
   const server = createServer({requestTimeout: 30_000}, (req, res) => void handle(req, res))
   server.on('clientError', answerClientError)
@@ -255,6 +261,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       })()),
     counts,
     dataFile: options.dataFile,
+    seed: async (scenario) => {
+      const ids = applyScenario(core, scenario)
+      await dataFile?.sync()
+      return ids
+    },
     deliveries: () => core.deliveries.entries(),
     deliveriesSettled: () => core.deliveries.settled(),
     host: address.address,
