@@ -25,7 +25,8 @@ function cacheDir(env) {
 /** Compiles the CommonJS files under `bundleDir` through node:vm, with a code cache. */
 function enableCompileCache(bundleDir, version, env = process.env) {
   if (env.NODE_DISABLE_COMPILE_CACHE) return
-  // A script from the code cache cannot import(): the bundle imports through this (scripts/bundle.mjs).
+  // On Node 20 a script from the code cache cannot import(), even with `importModuleDynamically`: @oclif/core's
+  // import() calls go through this instead (scripts/bundle.mjs).
   globalThis[Symbol.for('commerce-cli.import')] = (url) => import(url)
   const dir = join(cacheDir(env), 'v8-code')
   const toSave = []

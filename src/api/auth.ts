@@ -26,8 +26,15 @@ export interface KeyPair {
 
 const RENEW_MARGIN_MS = 60_000
 
-export const LOGIN_HINT =
-  'Run `commerce auth login` (or `commerce auth login --sandbox` for the local sandbox), or set COMMERCE_KEY_ID and COMMERCE_KEY_SECRET.'
+/**
+ * How to log in. `flags` are the user's own `--profile`/`--base-url`/`--api-version` (e.g. ` --profile staging`),
+ * repeated so that the command given logs in where the failing command looked.
+ */
+export function loginHint(flags = ''): string {
+  return `Run \`commerce auth login${flags}\` (or \`commerce auth login --sandbox${flags.replace(/ --base-url \S+/, '')}\` for the local sandbox), or set COMMERCE_KEY_ID and COMMERCE_KEY_SECRET.`
+}
+
+export const LOGIN_HINT = loginHint()
 
 /** POST /auth/tokens. A rejected key pair (422) is an AuthError (exit 3). */
 export async function issueToken(client: ApiClient, pair: KeyPair): Promise<IssuedToken> {
@@ -39,6 +46,7 @@ export async function issueToken(client: ApiClient, pair: KeyPair): Promise<Issu
         body: {key_id: pair.keyId, key_secret: pair.keySecret, ...(pair.scopes ? {scopes: pair.scopes} : {})},
         method: 'POST',
         path: '/auth/tokens',
+        purpose: 'the token request',
       })
     ).body
   } catch (error) {
@@ -79,8 +87,10 @@ export class StaticToken implements TokenSource {
 
 /** No credentials: operations that need a token fail with exit 3 and say how to log in. */
 export class NoCredentials implements TokenSource {
+  constructor(private readonly hint = LOGIN_HINT) {}
+
   async getToken(): Promise<string> {
-    throw new AuthError('Not logged in.', {hint: LOGIN_HINT})
+    throw new AuthError('Not logged in.', {hint: this.hint})
   }
 
   async renew(): Promise<undefined> {
@@ -192,6 +202,7 @@ export function resolveCredentials(
   data: ConfigData,
   profileName: string,
   store: ConfigStore,
+  options: {loginHint?: string} = {},
 ): ResolvedCredentials {
   if (env.COMMERCE_ACCESS_TOKEN) checkHeaderValue('COMMERCE_ACCESS_TOKEN', env.COMMERCE_ACCESS_TOKEN)
   if (env.COMMERCE_ACCESS_TOKEN) return {source: 'COMMERCE_ACCESS_TOKEN', tokens: new StaticToken(env.COMMERCE_ACCESS_TOKEN)}
@@ -208,5 +219,5 @@ export function resolveCredentials(
     const pair = {keyId: profile.key_id, keySecret: profile.key_secret, scopes: profile.requested_scopes}
     return {keyId: profile.key_id, source: 'profile', tokens: new KeyPairTokens(pair, store, profileTokenSlot(profileName))}
   }
-  return {source: 'none', tokens: new NoCredentials()}
+  return {source: 'none', tokens: new NoCredentials(options.loginHint)}
 }

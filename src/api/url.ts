@@ -4,19 +4,33 @@
 import {type BaseUrlOptions, checkBaseUrlText, dotSegmentProblem, headerValueProblem} from '../domain/url.js'
 import {UsageError} from '../errors.js'
 
-export const NO_BASE_URL_HINT =
-  'Pass --base-url URL, set COMMERCE_BASE_URL, or store one with `commerce auth login --base-url URL` ' +
-  '(for the local sandbox: `commerce sandbox start`, then `commerce auth login --sandbox`).'
+/** How to set a base URL; `flags` repeats the user's own `--profile`/`--api-version` (e.g. ` --profile staging`). */
+export function noBaseUrlHint(flags = ''): string {
+  return (
+    `Pass --base-url URL, set COMMERCE_BASE_URL, or store one with \`commerce auth login${flags} --base-url URL\` ` +
+    `(for the local sandbox: \`commerce sandbox start\`, then \`commerce auth login --sandbox${flags}\`).`
+  )
+}
 
-export const INSECURE_HTTP_HINT =
-  'Use https://, or, if you accept that risk (e.g. a private test network), pass --allow-insecure-http or run ' +
-  '`commerce config set allow_insecure_http true` for the profile.'
+export const NO_BASE_URL_HINT = noBaseUrlHint()
 
-/** The base URL without trailing slashes; exit 2 when it is invalid, or plain http:// elsewhere than loopback without opt-in. */
-export function checkBaseUrl(url: string, options: BaseUrlOptions = {allowInsecureHttp: true}): string {
+/** How to opt in to plain http://; `flags` repeats the user's own `--profile` (e.g. ` --profile staging`). */
+export function insecureHttpHint(flags = ''): string {
+  return (
+    'Use https://, or, if you accept that risk (e.g. a private test network), pass --allow-insecure-http or run ' +
+    `\`commerce config set allow_insecure_http true${flags}\` for the profile.`
+  )
+}
+
+/**
+ * The base URL without trailing slashes; exit 2 when it is invalid, or plain http:// elsewhere than loopback
+ * without opt-in. `hintFlags`: the user's own `--profile`/`--api-version`, repeated in the hint.
+ */
+export function checkBaseUrl(url: string, options: BaseUrlOptions & {hintFlags?: string} = {allowInsecureHttp: true}): string {
   const result = checkBaseUrlText(url, options)
   if ('url' in result) return result.url
-  throw new UsageError(result.problem.message, {hint: result.problem.kind === 'insecure' ? INSECURE_HTTP_HINT : NO_BASE_URL_HINT})
+  const {hintFlags = ''} = options
+  throw new UsageError(result.problem.message, {hint: result.problem.kind === 'insecure' ? insecureHttpHint(hintFlags.replace(/ --api-version \S+/, '')) : noBaseUrlHint(hintFlags)})
 }
 
 /** Exit 2 for a request path with a `.` or `..` segment. */

@@ -3,8 +3,8 @@
  * the credentials and the API client. Precedence rules of the contract live here and nowhere else.
  */
 import {ApiClient, type ClientOptions} from '../api/client.js'
-import {type ResolvedCredentials, resolveCredentials} from '../api/auth.js'
-import {NO_BASE_URL_HINT, checkBaseUrl} from '../api/url.js'
+import {type ResolvedCredentials, loginHint, resolveCredentials} from '../api/auth.js'
+import {checkBaseUrl, noBaseUrlHint} from '../api/url.js'
 import {type ApiVersion, DEFAULT_API_VERSION} from '../domain/schema.js'
 import {UsageError} from '../errors.js'
 import {type ConfigData, ConfigStore, type Profile, selectProfileName} from '../config/store.js'
@@ -63,8 +63,8 @@ export class Context {
   /** --base-url > COMMERCE_BASE_URL > the profile's > exit 2 with how to set one. */
   async baseUrl(): Promise<string> {
     const url = this.options.flags['base-url'] || this.env.COMMERCE_BASE_URL || (await this.profile())?.base_url
-    if (!url) throw new UsageError('No base URL is set.', {hint: NO_BASE_URL_HINT})
-    return checkBaseUrl(url, {allowInsecureHttp: await this.allowInsecureHttp()})
+    if (!url) throw new UsageError('No base URL is set.', {hint: noBaseUrlHint(this.userFlags(['profile', 'api-version']))})
+    return checkBaseUrl(url, {allowInsecureHttp: await this.allowInsecureHttp(), hintFlags: this.userFlags(['profile', 'api-version'])})
   }
 
   /** Plain http:// to a host that is not loopback: --allow-insecure-http, or the profile's `allow_insecure_http`. */
@@ -72,12 +72,30 @@ export class Context {
     return Boolean(this.options.flags['allow-insecure-http']) || (await this.profile())?.allow_insecure_http === 'true'
   }
 
+  /**
+   * The user's own `--profile`, `--base-url` and `--api-version`, as flags to repeat in a hint (` --profile
+   * staging --base-url https://…`), so that the command a hint gives acts where the failing one did.
+   */
+  userFlags(names: ReadonlyArray<'api-version' | 'base-url' | 'profile'> = ['profile', 'base-url', 'api-version']): string {
+    const {flags} = this.options
+    return names
+      .filter((name) => flags[name])
+      .map((name) => ` --${name} ${shellWord(String(flags[name]))}`)
+      .join('')
+  }
+
   async apiVersion(): Promise<ApiVersion> {
     return this.options.flags['api-version'] ?? (await this.profile())?.api_version ?? DEFAULT_API_VERSION
   }
 
+  /** ` --profile NAME` when v1 comes from the profile's `api_version`, not a flag; else undefined. */
+  private async v1FromProfile(): Promise<string | undefined> {
+    if (this.options.flags['api-version'] || (await this.profile())?.api_version !== 'v1') return undefined
+    return ` --profile ${shellWord(await this.profileName())}`
+  }
+
   async credentials(): Promise<ResolvedCredentials> {
-    this.creds ??= resolveCredentials(this.env, await this.data(), await this.profileName(), this.store)
+    this.creds ??= resolveCredentials(this.env, await this.data(), await this.profileName(), this.store, {loginHint: loginHint(this.userFlags())})
     return this.creds
   }
 
@@ -101,7 +119,9 @@ export class Context {
         maxResponseBytes: readMaxBytes(this.env),
         timeoutMs: readTimeout(this.env),
         tokens: (await this.credentials()).tokens,
+        loginHint: loginHint(this.userFlags()),
         userAgent: this.options.userAgent,
+        v1FromProfile: await this.v1FromProfile(),
         v2Hint: this.options.v2Hint,
         warnOnce: (k, text) => io.warnOnce(k, text),
         ...overrides,
@@ -134,4 +154,9 @@ export function readMaxBytes(env: NodeJS.ProcessEnv): number | undefined {
   if (!Number.isSafeInteger(n) || n <= 0)
     throw new UsageError(`COMMERCE_HTTP_MAX_BYTES must be a positive number of bytes, e.g. 33554432 or 32MiB (got ${JSON.stringify(raw)}).`)
   return n
+}
+
+/** A word as a POSIX shell reads it back: as is when it is plain, else in single quotes. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`
 }

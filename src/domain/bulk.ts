@@ -8,6 +8,10 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number]
 export const IMPORT_FORMATS = ['csv', 'jsonl'] as const
 export type ImportFormat = (typeof IMPORT_FORMATS)[number]
 
+/** customers import --on-conflict: what a taken email does to its row. */
+export const ON_CONFLICT = ['fail', 'skip', 'update'] as const
+export type OnConflict = (typeof ON_CONFLICT)[number]
+
 export const EXPORT_PER_PAGE = LIMITS.perPage.max
 export const MAX_CONCURRENCY = 16
 /** The documented order-creation limit: past it, before a 429, order requests go one at a time. */
@@ -25,6 +29,20 @@ export const MAX_RECORD_BYTES = 4 * 1024 * 1024
  * a row nesting deeper is invalid, never sent.
  */
 export const MAX_JSON_DEPTH = 32
+
+export interface OrderItemInput {
+  product_id?: number
+  quantity?: number
+}
+
+/** `PRODUCT_ID[:QUANTITY]` (the CSV `items` column's entries, and `--item`), or undefined when malformed. */
+export function parseItemSpec(spec: string): OrderItemInput | undefined {
+  const m = /^\s*(\d+)\s*(?::\s*(\d+)\s*)?$/.exec(spec)
+  if (!m) return undefined
+  const item: OrderItemInput = {product_id: Number(m[1])}
+  if (m[2] !== undefined) item.quantity = Number(m[2])
+  return item
+}
 
 /** Whether `value` nests objects/arrays deeper than `maxDepth` (itself level 1); iterative, so any depth is safe. */
 export function nestsDeeper(value: unknown, maxDepth: number): boolean {

@@ -50,9 +50,7 @@ const hook: Hook<'command_not_found'> = async function (options) {
   const message = `"${typed}" is not a ${config.bin} command.${suggestion ? ` Did you mean \`${config.bin} ${toConfiguredId(suggestion, config)}\`?` : ''}`
   if (argv.includes('--json')) io.out(JSON.stringify({error: {message, status: null}}))
   else io.info(`${io.chalk.red('Error: ')}${message}\n${io.chalk.dim(`Run \`${help}\` for a list of available commands.`)}`)
-  // skipOclifErrorHandling: bin/dev.js runs this bundled hook under node_modules' @oclif/core, whose handler
-  // would not recognise the bundle's ExitError class and would print it.
-  throw Object.assign(new Errors.ExitError(EXIT.usage), {skipOclifErrorHandling: true})
+  throw new Errors.ExitError(EXIT.usage)
 }
 
 export default hook

@@ -5,7 +5,7 @@ import {join} from 'node:path'
 
 import {afterAll, expect, test} from 'vitest'
 
-import {Journal, journalDir, JournalBusyError, journalFileName} from '../../src/services/bulk/journal.js'
+import {Journal, journalDir, JournalBusyError, journalFileName} from '../../src/bulk/journal.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'bulk-journal-'))
 afterAll(() => rmSync(dir, {force: true, recursive: true}))

@@ -10,7 +10,7 @@ import {join} from 'node:path'
 import {afterAll, describe, expect, test} from 'vitest'
 
 import {MAX_RECORD_BYTES} from '../../src/domain/bulk.js'
-import {type ReadResult, readRows} from '../../src/services/bulk/read.js'
+import {type ReadResult, readRows} from '../../src/bulk/read.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'bulk-bounds-'))
 afterAll(() => rmSync(dir, {force: true, recursive: true}))

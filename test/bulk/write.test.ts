@@ -6,8 +6,8 @@ import {finished} from 'node:stream/promises'
 
 import {afterAll, describe, expect, test} from 'vitest'
 
-import {readRows} from '../../src/services/bulk/read.js'
-import {createRecordWriter, csvRows, type RecordFormat} from '../../src/services/bulk/write.js'
+import {readRows} from '../../src/bulk/read.js'
+import {createRecordWriter, csvRows, type RecordFormat} from '../../src/bulk/write.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'bulk-write-'))
 afterAll(() => rmSync(dir, {force: true, recursive: true}))

@@ -9,7 +9,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {run, tempConfigDir} from '../helpers/cli.js'
 import {useE2E} from '../helpers/e2e.js'
 import {type Script, startFaultyServer} from '../helpers/faulty-server.js'
-import {issueToken, keyPairEnv, occurrences, requestsTo} from '../helpers/login.js'
+import {issueToken, keyPairEnv, occurrences, requestsTo, storeProfile} from '../helpers/login.js'
 
 const fx = useE2E({orderLimit: {limit: 1000, windowSeconds: 60}})
 let token: string
@@ -147,7 +147,7 @@ describe('network errors and 5xx', () => {
     expect(fx.sb.counts().orders).toBe(before + 1)
   })
 
-  it('connection refused on a GET: retried, then exit 1 naming the host', async () => {
+  it('connection refused on a GET (loopback): exit 1 naming the host', async () => {
     const closed = await startFaultyServer(() => ({status: 200}))
     const url = closed.url
     await closed.close()
@@ -577,6 +577,9 @@ describe('unsafe input refused before anything is sent (exit 2, never "outcome u
     expect(refused.code).toBe(2)
     expect(refused.stderr).toMatch(/plain http:\/\/ to a host that is not this machine/)
     expect(refused.stderr).toContain('--allow-insecure-http')
+    const named = await run(['customers', 'list', '--base-url', remote, '--profile', 'lab'], {env})
+    expect(named.code).toBe(2)
+    expect(named.stderr).toContain('`commerce config set allow_insecure_http true --profile lab`')
     expect(fx.faulty.requests).toHaveLength(0)
 
     const flag = await run(['customers', 'list', '--base-url', remote, '--allow-insecure-http', '--json'], {env})
@@ -592,5 +595,81 @@ describe('unsafe input refused before anything is sent (exit 2, never "outcome u
     const profile = await run(['customers', 'list', '--json'], {env})
     expect(profile.code, profile.stderr).toBe(0)
     expect(fx.faulty.requests).toHaveLength(2)
+  })
+})
+
+describe('messages that are right (issue 9)', () => {
+  async function closedPort(): Promise<string> {
+    const closed = await startFaultyServer(() => ({status: 200}))
+    await closed.close()
+    return closed.url
+  }
+
+  it('a refused connection, on a POST too: "could not connect to HOST (nothing was sent)", never "outcome unknown"', async () => {
+    const url = await closedPort()
+    const r = await run([...createCustomer, '--json'], {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: url, COMMERCE_CONFIG_DIR: fx.dir}})
+    expect(r.code).toBe(1)
+    expect(r.json().error.message).toBe(`Could not connect to ${new URL(url).host} (connection refused; nothing was sent).`)
+    expect(r.stderr).not.toMatch(/outcome/i)
+  })
+
+  it('the local sandbox not running (a loopback port that refuses): at once, no retries, saying how to start it', async () => {
+    const url = await closedPort()
+    const r = await run(['customers', 'list', '--debug'], {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: url, COMMERCE_CONFIG_DIR: fx.dir}})
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('commerce sandbox start --detach')
+    expect(r.stderr).not.toMatch(/retry \d of/)
+    expect(occurrences(r.stderr, '> GET ')).toBe(1)
+  })
+
+  it('a failed token request says so (not "The POST request … failed" for a read)', async () => {
+    const key = fx.sb.keys[0]!
+    fx.faulty = await startFaultyServer((req) => (req.url.endsWith('/auth/tokens') ? {drop: true} : page()))
+    const dropped = await run(['customers', 'list'], {env: keyPairEnv(tempDir(), fx.faulty.url, key)})
+    expect(dropped.code).toBe(1)
+    expect(dropped.stderr).toMatch(/The token request to 127\.0\.0\.1:\d+ failed/)
+    expect(dropped.stderr).not.toMatch(/POST request|outcome/)
+    await fx.faulty.close()
+    fx.faulty = await startFaultyServer(() => ({body: {message: 'boom'}, status: 500}))
+    const failed = await run(['customers', 'list'], {env: keyPairEnv(tempDir(), fx.faulty.url, key)})
+    expect(failed.code).toBe(1)
+    expect(failed.stderr).toContain('The token request failed: boom (HTTP 500).')
+    expect(failed.stderr).not.toMatch(/POST|outcome/)
+  })
+
+  it('a validation error says each problem once', async () => {
+    const body = {errors: {status: ['order 1 is pending']}, message: 'Validation failed: status order 1 is pending'}
+    const r = await against(() => ({body, status: 422}), ['orders', 'refund', '1', '--yes'])
+    expect(r.code).toBe(2)
+    expect(occurrences(r.stderr, 'order 1 is pending')).toBe(1)
+    expect(r.stderr).toContain('Validation failed')
+  })
+
+  it('hints repeat the --profile, --base-url and --api-version the user gave', async () => {
+    const dir = tempDir()
+    fx.faulty = await startFaultyServer(() => ({body: {message: 'nope'}, status: 401}))
+    const notLoggedIn = await run(['customers', 'list', '--profile', 'staging', '--base-url', fx.faulty.url], {env: {COMMERCE_CONFIG_DIR: dir}})
+    expect(notLoggedIn.code).toBe(3)
+    expect(notLoggedIn.stderr).toContain(`commerce auth login --profile staging --base-url ${fx.faulty.url}`)
+    const noUrl = await run(['customers', 'list', '--profile', 'staging'], {env: {COMMERCE_CONFIG_DIR: dir}})
+    expect(noUrl.code).toBe(2)
+    expect(noUrl.stderr).toContain('commerce auth login --profile staging --base-url URL')
+    const rejected = await run(['orders', 'list', '--profile', 'staging', '--api-version', 'v1'], {
+      env: {COMMERCE_ACCESS_TOKEN: 'expired', COMMERCE_BASE_URL: fx.faulty.url, COMMERCE_CONFIG_DIR: dir},
+    })
+    expect(rejected.code).toBe(3)
+    expect(rejected.stderr).toContain('commerce auth login --profile staging --api-version v1')
+  })
+
+  it("a v1 profile's deprecation notice does not tell the user to run the very command they ran", async () => {
+    const dir = tempDir()
+    await storeProfile(dir, 'old', {api_version: 'v1'}, {choose: true})
+    fx.faulty = await startFaultyServer(() => page())
+    const r = await run(['customers', 'list'], {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: fx.faulty.url, COMMERCE_CONFIG_DIR: dir}})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain('deprecated')
+    expect(r.stderr).not.toContain('Use `commerce customers list`')
+    expect(r.stderr).toContain('commerce config set api_version v2 --profile old')
+    expect(r.stderr).toContain('--api-version v2')
   })
 })

@@ -18,8 +18,8 @@ import {closeSync, constants, createReadStream, fstatSync, mkdirSync, openSync, 
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 
-import {configDir, JOURNALS_DIR} from '../../config/paths.js'
-import {isProcessAlive} from '../../config/pid.js'
+import {configDir, JOURNALS_DIR} from '../config/paths.js'
+import {isProcessAlive} from '../config/pid.js'
 import type {ImportKind} from './rows.js'
 
 /** `<config dir>/journals`. */

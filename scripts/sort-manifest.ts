@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 /**
  * Makes oclif.manifest.json deterministic (part of `npm run generate`, after `oclif manifest`).
  *
@@ -8,16 +7,16 @@
  * the order of flags and examples is the one the source gives). Formatting is oclif's (2 spaces, no final
  * newline), so that running `oclif manifest` and this again gives the same bytes.
  *
- *   node scripts/sort-manifest.mjs [FILE]   (default: oclif.manifest.json)
+ *   node --import tsx scripts/sort-manifest.ts [FILE]   (default: oclif.manifest.json)
  */
 import {readFileSync, writeFileSync} from 'node:fs'
 import {resolve} from 'node:path'
 import {pathToFileURL} from 'node:url'
 
 /** The manifest's text with its commands sorted by id. */
-export function sortManifest(text) {
-  const manifest = JSON.parse(text)
-  const commands = Object.fromEntries(Object.keys(manifest.commands ?? {}).sort().map((id) => [id, manifest.commands[id]]))
+export function sortManifest(text: string): string {
+  const manifest = JSON.parse(text) as {commands?: Record<string, unknown>}
+  const commands = Object.fromEntries(Object.keys(manifest.commands ?? {}).sort().map((id) => [id, manifest.commands![id]]))
   return JSON.stringify({...manifest, commands}, null, 2)
 }
 

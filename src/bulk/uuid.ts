@@ -4,7 +4,7 @@
  * row of the same file always carries the same key and a rerun can never create the order twice.
  */
 import {createHash} from 'node:crypto'
-import {canonicalJson} from '../../domain/json.js'
+import {canonicalJson} from '../domain/json.js'
 
 /** The namespace of commerce-cli's order import keys (a fixed random UUID; changing it changes every key). */
 export const ORDER_IMPORT_NAMESPACE = 'bf5b1335-2f8c-4803-b2e2-07ac749f9e9f'

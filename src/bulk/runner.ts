@@ -35,7 +35,7 @@ export interface RowProgress {
   resumed: boolean
 }
 
-export interface RunImportOptions<R extends {line: number}> {
+export interface SendRowsOptions<R extends {line: number}> {
   rows: AsyncIterable<R>
   send: (row: R, context: SendContext) => Promise<RowOutcome>
   journal: Journal
@@ -52,7 +52,7 @@ export interface RunImportOptions<R extends {line: number}> {
 
 export const DEFAULT_CONCURRENCY = 4
 
-export async function runImport<R extends {line: number}>(options: RunImportOptions<R>): Promise<ImportResult> {
+export async function sendRows<R extends {line: number}>(options: SendRowsOptions<R>): Promise<ImportResult> {
   const {journal, signal} = options
   const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY)
   const inFlight = new Set<Promise<void>>()

@@ -12,10 +12,10 @@ import {Readable, Transform, type TransformCallback} from 'node:stream'
 
 import {type CsvError, parse} from 'csv-parse'
 
-import {MAX_RECORD_BYTES} from '../../domain/bulk.js'
+import {type ImportFormat, MAX_RECORD_BYTES} from '../domain/bulk.js'
 import {formatBytes, splitLines} from './lines.js'
 
-export type ImportFormat = 'csv' | 'jsonl'
+export type {ImportFormat}
 
 /**
  * One record, or a reason it could not be read. A `fatal` error ends the file: nothing after it was read

@@ -7,10 +7,9 @@
  * ends the export, and without a total it reads until an empty or short page. Stops early at `limit`, aborting
  * fetches no longer needed (their `signal`).
  */
-export interface FetchedPage<T> {
-  data: T[]
-  meta?: {page?: number; per_page?: number; total?: number}
-}
+import type {FetchedPage} from '../domain/schema.js'
+
+export type {FetchedPage}
 
 export interface FetchAllPagesOptions<T> {
   fetchPage(page: number, perPage: number, signal: AbortSignal): Promise<FetchedPage<T>>

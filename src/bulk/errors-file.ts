@@ -5,7 +5,7 @@
  */
 import type {Writable} from 'node:stream'
 
-import type {FieldErrors} from '../../domain/validate.js'
+import type {FieldErrors} from '../domain/validate.js'
 import {createRecordWriter, type RecordWriter} from './write.js'
 
 export interface ErrorRow {

@@ -11,11 +11,10 @@
  * imported elsewhere; any other unknown column or field is an error, so that a typo is not silently dropped.
  * CSV column names match case-insensitively (metadata keys keep their case); empty optional cells are omitted.
  */
-import {type FieldErrors, hasErrors, isUuid, parseId, validateCustomerCreate, validateOrderCreate} from '../../domain/validate.js'
-import {parseItemSpec, type OrderItemInput} from '../orders.js'
+import {type FieldErrors, hasErrors, isUuid, parseId, validateCustomerCreate, validateOrderCreate} from '../domain/validate.js'
 import {orderRowKey} from './uuid.js'
-import {isObject} from '../../domain/json.js'
-import {MAX_JSON_DEPTH, nestsDeeper} from '../../domain/bulk.js'
+import {isObject} from '../domain/json.js'
+import {MAX_JSON_DEPTH, nestsDeeper, type OrderItemInput, parseItemSpec} from '../domain/bulk.js'
 
 export type ImportKind = 'customers' | 'orders'
 
@@ -169,9 +168,9 @@ export function orderFromCsv(record: Record<string, unknown>): Mapped<OrderCreat
       const items: OrderItemInput[] = []
       for (const spec of value.split(';')) {
         if (spec.trim() === '') continue
-        try {
-          items.push(parseItemSpec(spec))
-        } catch {
+        const item = parseItemSpec(spec)
+        if (item) items.push(item)
+        else {
           ;(errors.items ??= []).push(`has ${JSON.stringify(spec.trim())}, expected PRODUCT_ID[:QUANTITY] entries separated by ";"`)
         }
       }
@@ -221,10 +220,15 @@ function mergeErrors(a: FieldErrors, b: FieldErrors): FieldErrors {
 export class RowChecker {
   private readonly seen = new Map<string, number>()
 
+  /** Valid customer rows that will email an invitation, and those of them that left send_invite unset. */
+  readonly invitations = {unset: 0, sent: 0}
+
   constructor(
     private readonly kind: ImportKind,
     private readonly format: 'csv' | 'jsonl',
     private readonly fileSha256: string,
+    /** Customers: send_invite for the rows that leave it unset (--send-invite / --no-send-invite). */
+    private readonly sendInvite?: boolean,
   ) {}
 
   check(line: number, record: Record<string, unknown>): {row: ImportRow} | {error: RowError} {
@@ -234,6 +238,11 @@ export class RowChecker {
       if (!hasErrors(errors)) tooDeep(errors, 'metadata', body.metadata)
       if (!hasErrors(errors)) this.noteDuplicate(errors, 'email', body.email.toLowerCase(), line, `"${body.email}" is also on line`)
       if (hasErrors(errors)) return {error: rowError(line, errors)}
+      if (body.send_invite === undefined && this.sendInvite !== undefined) body.send_invite = this.sendInvite
+      if (body.send_invite !== false) {
+        this.invitations.sent++
+        if (body.send_invite === undefined) this.invitations.unset++
+      }
       return {row: {kind: 'customers', line, body}}
     }
     const {body, errors, idempotencyKey} = csv ? orderFromCsv(record) : orderFromJson(record)

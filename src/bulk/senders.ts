@@ -17,8 +17,9 @@ import type {RowOutcome} from './journal.js'
 import type {CustomerCreateBody, OrderCreateBody} from './rows.js'
 import type {SendContext} from './runner.js'
 
-export const ON_CONFLICT = ['fail', 'skip', 'update'] as const
-export type OnConflict = (typeof ON_CONFLICT)[number]
+import type {OnConflict} from '../domain/bulk.js'
+
+export type {OnConflict}
 
 export type CreateResult = {status: 'created'; id: number} | {status: 'rejected'; reason: string}
 

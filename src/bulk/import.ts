@@ -7,7 +7,7 @@ import type {ErrorRow} from './errors-file.js'
 import {Journal, type RowOutcome} from './journal.js'
 import type {ImportFormat} from './read.js'
 import type {ImportKind, ImportRow} from './rows.js'
-import {type ImportResult, runImport, type RowProgress, type SendContext} from './runner.js'
+import {type ImportResult, type RowProgress, type SendContext, sendRows} from './runner.js'
 import {type ValidatedFile, validateFile} from './validate-file.js'
 
 export interface ImportFileOptions<R extends ImportRow> {
@@ -20,6 +20,8 @@ export interface ImportFileOptions<R extends ImportRow> {
   journalDir: string
   send: (row: R, context: SendContext) => Promise<RowOutcome>
   skipInvalid?: boolean
+  /** Customers: send_invite for the rows that leave it unset. */
+  sendInvite?: boolean
   dryRun?: boolean
   concurrency?: number
   signal?: AbortSignal
@@ -38,7 +40,7 @@ export type ImportFileResult =
   | {status: 'done'; file: ValidatedFile; result: ImportResult; journal: string}
 
 export async function importFile<R extends ImportRow>(options: ImportFileOptions<R>): Promise<ImportFileResult> {
-  const file = await validateFile({file: options.file, format: options.format, kind: options.kind as ImportKind})
+  const file = await validateFile({file: options.file, format: options.format, kind: options.kind as ImportKind, sendInvite: options.sendInvite})
   for (const e of file.invalid) await options.errors?.write({errors: e.errors, line: e.line, reason: e.reason, status: 'invalid'})
   if (file.fatal || (file.invalidCount > 0 && !options.skipInvalid)) return {file, status: 'invalid'}
   if (options.dryRun) return {file, status: 'dry-run'}
@@ -47,7 +49,7 @@ export async function importFile<R extends ImportRow>(options: ImportFileOptions
   try {
     options.onStart?.(file, journal)
     const pendingWrites: Array<Promise<void> | void> = []
-    const result = await runImport<R>({
+    const result = await sendRows<R>({
       concurrency: options.concurrency,
       invalid: file.invalidCount,
       journal,

@@ -14,6 +14,8 @@ export interface ValidateFileOptions {
   file: string
   kind: ImportKind
   format: ImportFormat
+  /** Customers: send_invite for the rows that leave it unset (undefined: left to the service, which invites). */
+  sendInvite?: boolean
   /** Sees each invalid row as it is found; when given, `invalid` stays empty (for files with very many). */
   onInvalid?: (error: RowError) => void
 }
@@ -28,6 +30,8 @@ export interface ValidatedFile {
   valid: number
   invalidCount: number
   invalid: RowError[]
+  /** Customers: valid rows that will email an invitation, and how many of them leave send_invite unset. */
+  invitations: {sent: number; unset: number}
   /** A fatal error (unreadable CSV, bad header): rows after it were not read, so no import may go on. */
   fatal?: RowError
   /** The send pass: the valid rows, in file order. Throws when the file changed since validation. */
@@ -46,7 +50,7 @@ export async function validateFile(options: ValidateFileOptions): Promise<Valida
   const before = await stat(file)
   const hash = createHash('sha256')
   // Rows are mapped only to validate them; the order keys need the file's hash, known only at the end.
-  const checker = new RowChecker(options.kind, options.format, '')
+  const checker = new RowChecker(options.kind, options.format, '', options.sendInvite)
   const invalid: RowError[] = []
   let valid = 0
   let invalidCount = 0
@@ -74,8 +78,9 @@ export async function validateFile(options: ValidateFileOptions): Promise<Valida
     format,
     invalid,
     invalidCount,
+    invitations: {...checker.invitations},
     kind,
-    rows: () => sendPass(file, kind, format, sha256, before),
+    rows: () => sendPass(file, kind, format, sha256, before, options.sendInvite),
     sha256,
     valid,
   }
@@ -87,10 +92,11 @@ async function* sendPass(
   format: ImportFormat,
   sha256: string,
   before: {size: number; mtimeMs: number},
+  sendInvite: boolean | undefined,
 ): AsyncGenerator<ImportRow> {
   const now = await stat(file)
   if (now.size !== before.size || now.mtimeMs !== before.mtimeMs) throw new FileChangedError(file)
-  const checker = new RowChecker(kind, format, sha256)
+  const checker = new RowChecker(kind, format, sha256, sendInvite)
   for await (const read of readRows(file, {checkHeader: (columns) => checkHeader(kind, columns), format})) {
     if ('error' in read) {
       if (read.fatal) return
