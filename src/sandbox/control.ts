@@ -26,7 +26,9 @@ import {applyScenario} from './scenario.js'
 import {CATALOGUE} from './seed.js'
 import {checkSnapshotName, type SnapshotShelf} from './snapshots.js'
 import type {CustomerRecord, OrderRecord} from './store.js'
-import {customerView, orderView} from './views.js'
+import {isLoopback} from './guard.js'
+import {UI_HTML} from './ui.js'
+import {customerView, orderSummary, orderView, webhookView} from './views.js'
 
 export const CONTROL_ROUTES = [
   {description: 'This description, with counts of the stored records.', method: 'GET', path: CONTROL_PREFIX},
@@ -52,6 +54,8 @@ export const CONTROL_ROUTES = [
   },
   {description: 'The fault rules in force.', method: 'GET', path: `${CONTROL_PREFIX}/faults`},
   {description: 'Remove every fault rule.', method: 'DELETE', path: `${CONTROL_PREFIX}/faults`},
+  {description: 'The latest 100 customers and orders (newest first) and every webhook endpoint, for the inspector page.', method: 'GET', path: `${CONTROL_PREFIX}/data`},
+  {description: 'The inspector page (HTML; loopback clients only).', method: 'GET', path: `${CONTROL_PREFIX}/ui`},
   {
     description: 'Apply a scenario: {"customers"|"orders"|"refunds"|"webhooks": {NAME: create body}}, ${NAME.id} references; answers {ids: {NAME: id}}. Checked whole first: 422 naming kind.NAME.field, nothing created.',
     method: 'POST',
@@ -112,6 +116,19 @@ export function controlRoutes(router: Router, core: Core, shelf: SnapshotShelf, 
       const saved = await shelf.load(checkSnapshotName(params.name))
       core.store.replace(saved)
       return {body: {restored: params.name, counts: core.store.counts()}, status: 200}
+    })
+    .add('GET', `${CONTROL_PREFIX}/data`, () => ({
+      body: {
+        customers: core.store.listCustomers({page: 1, perPage: 100}).data.map(customerView),
+        orders: core.store.listOrders({page: 1, perPage: 100}).data.map(orderSummary),
+        webhooks: core.store.listWebhooks().map(webhookView),
+      },
+      status: 200,
+    }))
+    .add('GET', `${CONTROL_PREFIX}/ui`, ({req}) => {
+      if (!isLoopback(req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? ''))
+        throw new HttpError(403, 'The inspector page is served to this machine only (loopback clients)')
+      return {headers: {'cache-control': 'no-store', 'content-type': 'text/html; charset=utf-8', 'x-frame-options': 'DENY'}, raw: UI_HTML, status: 200}
     })
     .add('GET', `${CONTROL_PREFIX}/faults`, () => ({body: {data: core.faults.list()}, status: 200}))
     .add('POST', `${CONTROL_PREFIX}/faults`, async ({body}) => {

@@ -220,7 +220,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       time: new Date(at).toISOString(),
     }
     if (res.headersSent || res.destroyed) {
-      if (!UNLOGGED.has(path)) requestLog.add({...entry, duration_ms: Math.round((performance.now() - started) * 10) / 10})
+      if (!unlogged(method, path)) requestLog.add({...entry, duration_ms: Math.round((performance.now() - started) * 10) / 10})
       return
     }
     const text = reply.raw ?? (reply.body === undefined ? undefined : JSON.stringify(reply.body))
@@ -230,7 +230,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       log(`could not answer ${method} ${path}: ${(error as Error).message}`)
       res.destroy()
     }
-    if (!UNLOGGED.has(path)) requestLog.add({...entry, duration_ms: Math.round((performance.now() - started) * 10) / 10, response_text: text})
+    if (!unlogged(method, path)) requestLog.add({...entry, duration_ms: Math.round((performance.now() - started) * 10) / 10, response_text: text})
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -274,8 +274,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
 }
 
-/** The log's own readers are not logged (a --follow would fill the log with itself). */
-const UNLOGGED = new Set([`${CONTROL_PREFIX}/logs`, `${CONTROL_PREFIX}/ui`])
+/** Reads of the control path are not logged: `logs --follow` and the inspector page would fill the log with themselves. */
+function unlogged(method: string, path: string): boolean {
+  return (method === 'GET' || method === 'HEAD') && (path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`))
+}
 
 /** The key pair behind a request: its bearer token's, or the key_id of a token request. */
 function keyIdOf(core: Core, req: IncomingMessage, body: unknown): string | null {
