@@ -1,5 +1,5 @@
 /** auth login / status / token / logout. */
-import {type KeyPair, KeyPairTokens, LOGIN_HINT, issueToken, revokeToken} from '../api/auth.js'
+import {type KeyPair, KeyPairTokens, issueToken, loginHint, revokeToken} from '../api/auth.js'
 import type {Context} from '../base/context.js'
 import type {ApiVersion} from '../domain/schema.js'
 import {ApiError, AuthError, CliError} from '../errors.js'
@@ -50,6 +50,8 @@ export async function login(ctx: Context, input: {baseUrl: string; pair: KeyPair
   await ctx.store.update((data) => {
     const p = ensureProfile(data, profileName)
     p.base_url = client.baseUrl
+    // Logging in over plain http:// to another machine with --allow-insecure-http opts the profile in (README).
+    if (client.options.allowInsecureHttp && client.baseUrl.startsWith('http:')) p.allow_insecure_http = 'true'
     if (input.apiVersion) p.api_version = input.apiVersion
     p.key_id = input.pair.keyId
     if (storage === 'keyring') delete p.key_secret
@@ -91,7 +93,7 @@ export async function status(ctx: Context): Promise<AuthStatus> {
     if (creds.source !== 'none' && creds.source !== 'COMMERCE_ACCESS_TOKEN') throw error
   }
   const base: AuthStatus = {base_url: baseUrl, expires_at: null, key_id: creds.keyId ?? null, logged_in: false, profile, scopes: null, source: creds.source, storage: creds.storage ?? null}
-  if (creds.source === 'none') return {...base, reason: `Not logged in. ${LOGIN_HINT}`}
+  if (creds.source === 'none') return {...base, reason: `Not logged in. ${loginHint(ctx.userFlags())}`}
   if (creds.source === 'COMMERCE_ACCESS_TOKEN') return {...base, logged_in: true}
   const tokens = creds.tokens as KeyPairTokens
   const client = await ctx.client()
