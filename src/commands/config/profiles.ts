@@ -1,10 +1,9 @@
-import {BaseCommand} from '../../base/command.js'
+import {ConfigCommand} from '../../base/config-command.js'
 import {outputFlags, profileFlag} from '../../base/flags.js'
-import {configDir} from '../../config/paths.js'
 import {renderList} from '../../io/render.js'
-import {ConfigService} from '../../services/config.js'
 
-export default class ConfigProfiles extends BaseCommand<typeof ConfigProfiles> {
+
+export default class ConfigProfiles extends ConfigCommand<typeof ConfigProfiles> {
   static baseFlags = {...outputFlags, ...profileFlag}
   static description = `List the profiles. "current" marks the one a command would use now: --profile, else COMMERCE_PROFILE,
 else the one chosen with \`config use\`, else "default". "logged_in" means a key pair is stored (\`auth status\` checks it).`
@@ -12,7 +11,7 @@ else the one chosen with \`config use\`, else "default". "logged_in" means a key
 
   async run(): Promise<void> {
     const {io} = this
-    const service = new ConfigService({dir: configDir(process.env), env: process.env, profile: this.flags.profile})
+    const service = this.settings
     const profiles = await service.profiles()
     await renderList(io, profiles.map((p) => ({...p})), {
       columns: ['name', 'current', 'base_url', 'key_id', 'logged_in'],
