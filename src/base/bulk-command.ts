@@ -7,7 +7,7 @@ import type {ImportKind} from '../bulk/rows.js'
 import type {ImportFormat, OnConflict} from '../domain/bulk.js'
 import {EXIT, UsageError} from '../errors.js'
 import {createProgressBar} from '../io/progress.js'
-import {renderRecord} from '../io/render.js'
+import {renderRecord} from '../io/output.js'
 import type {IOStreams} from '../io/streams.js'
 import {exportFormat, type ExportResult, type ImportOutcome, importFormat, type RecordFormat, runExport, runImport, type ValidatedFile} from '../services/bulk.js'
 

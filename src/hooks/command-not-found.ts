@@ -8,6 +8,7 @@
 import {Errors, type Hook, toConfiguredId} from '@oclif/core'
 
 import {EXIT} from '../errors.js'
+import {jsonRequested, Output} from '../io/output.js'
 import {IOStreams} from '../io/streams.js'
 
 /** Levenshtein distance. */
@@ -34,22 +35,21 @@ export function closestCommand(id: string, ids: readonly string[]): string | und
 
 const hook: Hook<'command_not_found'> = async function (options) {
   const {config} = options
-  const io = new IOStreams()
+  const argv = options.argv ?? []
+  const io = new IOStreams({json: jsonRequested(argv)})
   const ids = config.commands.filter((c) => !c.hidden).flatMap((c) => [c.id, ...c.aliases])
   const suggestion = closestCommand(options.id, ids)
   const typed = toConfiguredId(options.id, config)
   const topic = options.id.split(':')[0]
   const help = `${config.bin} help${config.findTopic(topic) ? ` ${topic}` : ''}`
-  const argv = options.argv ?? []
 
-  if (suggestion && io.canPrompt() && !argv.includes('--json')) {
+  if (suggestion && io.canPrompt() && !io.json) {
     const {confirm} = await import('@inquirer/prompts')
     const yes = await confirm({default: true, message: `"${typed}" is not a ${config.bin} command. Did you mean \`${config.bin} ${toConfiguredId(suggestion, config)}\`?`}, {output: io.stderr}).catch(() => false)
     if (yes) return config.runCommand(suggestion, argv)
   }
   const message = `"${typed}" is not a ${config.bin} command.${suggestion ? ` Did you mean \`${config.bin} ${toConfiguredId(suggestion, config)}\`?` : ''}`
-  if (argv.includes('--json')) io.out(JSON.stringify({error: {message, status: null}}))
-  else io.info(`${io.chalk.red('Error: ')}${message}\n${io.chalk.dim(`Run \`${help}\` for a list of available commands.`)}`)
+  new Output(io).error({hint: io.json ? undefined : `Run \`${help}\` for a list of available commands.`, message, status: null})
   throw new Errors.ExitError(EXIT.usage)
 }
 

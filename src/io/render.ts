@@ -2,7 +2,8 @@
  * Renderers for the three output modes of the contract:
  * - TTY: cli-table3 tables (lists) and two-column field/value tables (one resource);
  * - pipe: tab-separated rows with a header line (lists) or `field<TAB>value` lines, no colour;
- * - --json: one JSON document; lists stream as an array while records arrive.
+ * - --json: one JSON document; lists stream as an array while records arrive (writeJsonArray). Which mode
+ *   applies is decided in Output (output.ts), the one path commands print results through.
  */
 import type {IOStreams} from './streams.js'
 
@@ -66,25 +67,22 @@ export function positionLine(pos: ListPosition): string {
 
 export interface ListRenderOptions {
   columns: readonly string[]
+  /** Columns of the human rendering only, computed from each record (the JSON document has the records as they are). */
+  computed?: Record<string, (record: Row) => unknown>
   /** Called after the records are consumed, for the TTY footer line. */
   position?: () => ListPosition | undefined
 }
 
-/** Renders records as they arrive. Returns how many were written. */
-export async function renderList(io: IOStreams, records: AsyncIterable<Row> | Iterable<Row>, options: ListRenderOptions): Promise<number> {
+/** Renders records as they arrive, for people: a table (TTY) or TSV rows (pipe). Returns how many were written. */
+export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row> | Iterable<Row>, options: ListRenderOptions): Promise<number> {
   let count = 0
-  if (io.json) {
-    let count = 0
-    await writeJsonArray(io, (async function* () {
-      for await (const record of records) {
-        count++
-        yield JSON.stringify(record)
-      }
-    })(), '\n')
-    return count
-  }
-
   const columns = [...options.columns]
+  const computed = options.computed
+  const withComputed = computed ? (record: Row): Row => {
+    const row = {...record}
+    for (const [column, compute] of Object.entries(computed)) row[column] = compute(record)
+    return row
+  } : (record: Row) => record
   if (!io.tableOutput) {
     // The header goes out with the first row (or alone at the end), so a failed first request prints nothing.
     const header = columns.join('\t') + '\n'
@@ -97,7 +95,8 @@ export async function renderList(io: IOStreams, records: AsyncIterable<Row> | It
   }
 
   const table = await newTable(io, columns)
-  for await (const record of records) {
+  for await (const given of records) {
+    const record = withComputed(given)
     table.push(columns.map((c) => styleCell(io, c, formatCell(record[c], false))))
     count++
   }
@@ -107,9 +106,8 @@ export async function renderList(io: IOStreams, records: AsyncIterable<Row> | It
   return count
 }
 
-/** One resource: a two-column field/value table on a TTY, `field<TAB>value` lines on a pipe, the object with --json. */
-export async function renderRecord(io: IOStreams, record: Row, fields?: readonly string[]): Promise<void> {
-  if (io.json) return io.outJson(record)
+/** One resource, for people: a two-column field/value table on a TTY, `field<TAB>value` lines on a pipe. */
+export async function renderRecordHuman(io: IOStreams, record: Row, fields?: readonly string[]): Promise<void> {
   const keys = fields ? [...fields, ...Object.keys(record).filter((k) => !fields.includes(k))] : Object.keys(record)
   const present = keys.filter((k) => k in record)
   if (!io.tableOutput) {

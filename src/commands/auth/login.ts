@@ -8,7 +8,6 @@ import {SCOPES} from '../../domain/schema.js'
 import {checkOneOf} from '../../domain/validate.js'
 import {UsageError} from '../../errors.js'
 import {needFlag, promptSecret, promptText} from '../../io/prompt.js'
-import {renderRecord} from '../../io/render.js'
 import {login} from '../../services/auth.js'
 
 export default class AuthLogin extends ApiCommand<typeof AuthLogin> {
@@ -31,7 +30,7 @@ On a terminal, prompts for what is missing (the secret masked). Without one, pas
   }
 
   async run(): Promise<void> {
-    const {flags, io} = this
+    const {flags} = this
     const scopes = flags.scopes?.split(',').map((s) => s.trim()).filter(Boolean)
     for (const s of scopes ?? []) {
       const problem = checkOneOf(s, SCOPES)
@@ -57,9 +56,8 @@ On a terminal, prompts for what is missing (the secret masked). Without one, pas
     }
 
     const result = await login(this.ctx, {apiVersion: flags['api-version'], baseUrl, pair: {keyId, keySecret, scopes}})
-    if (io.json) return io.outJson(result)
-    io.info(io.chalk.green('✓ ') + `Logged in to ${result.base_url} as ${result.key_id} (profile "${result.profile}").`)
-    await renderRecord(io, {...result})
+    this.output.success(`Logged in to ${result.base_url} as ${result.key_id} (profile "${result.profile}").`)
+    await this.output.record({...result})
   }
 
   private async ask(what: string, flag: string, secret: boolean): Promise<string> {

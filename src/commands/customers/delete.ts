@@ -16,7 +16,6 @@ export default class CustomersDelete extends ApiCommand<typeof CustomersDelete> 
     const client = await this.ctx.client()
     await confirmOrThrow(io, `Delete customer ${args.id}? This cannot be undone.`, flags.yes)
     const result = await deleteCustomer(client, args.id)
-    if (io.json) return io.outJson(result)
-    io.info(io.chalk.green('✓ ') + `Deleted customer ${args.id}.`)
+    await this.output.result(result, () => this.output.success(`Deleted customer ${args.id}.`))
   }
 }

@@ -4,7 +4,6 @@ import {ApiCommand} from '../../base/command.js'
 import {parseIdArg, yesFlag} from '../../base/flags.js'
 import {parseId} from '../../domain/validate.js'
 import {confirmOrThrow} from '../../io/prompt.js'
-import {renderRecord} from '../../io/render.js'
 import {refundOrder} from '../../services/orders.js'
 
 export default class OrdersRefund extends ApiCommand<typeof OrdersRefund> {
@@ -33,8 +32,8 @@ refunded. Asks for confirmation on a terminal; needs --yes without one.`
     const what = flags.amount === undefined ? 'the whole remaining amount' : `${flags.amount}`
     await confirmOrThrow(io, `Refund ${what} of order ${args.id}?`, flags.yes)
     const refund = await refundOrder(client, args.id, {amount: flags.amount, reason: flags.reason})
-    if (!io.json) io.info(io.chalk.green('✓ ') + `Refunded order ${args.id}.`)
+    this.output.success(`Refunded order ${args.id}.`)
     // A service that answers with no refund record: --json prints {}, human output only the line above.
-    if (io.json || Object.keys(refund).length > 0) await renderRecord(io, refund)
+    await this.output.result(refund, () => (Object.keys(refund).length > 0 ? this.output.record(refund) : undefined))
   }
 }
