@@ -5,6 +5,7 @@ import {Args, Flags} from '@oclif/core'
 import {ApiCommand} from '../base/command.js'
 import {apiVersionFlag} from '../base/flags.js'
 import {ApiError, UsageError} from '../errors.js'
+import {sanitize} from '../io/sanitize.js'
 import {API_METHODS, paginate, prepareRequest} from '../services/api.js'
 
 export default class Api extends ApiCommand<typeof Api> {
@@ -83,7 +84,7 @@ repeated after a 5xx or a network error.`
   /** A body as JSON (a string body as it is, unless --json asks for a JSON document). */
   private async printBody(body: unknown): Promise<void> {
     if (body === undefined) return
-    if (typeof body === 'string') await this.output.result(body, () => this.io.out(body))
+    if (typeof body === 'string') await this.output.result(body, () => this.io.out(this.io.isStdoutTTY ? sanitize(body, 'terminal') : body))
     else this.output.document(body)
   }
 }

@@ -5,17 +5,21 @@
  * - --json: one JSON document; lists stream as an array while records arrive (writeJsonArray). Which mode
  *   applies is decided in Output (output.ts), the one path commands print results through.
  */
+import {sanitize} from './sanitize.js'
 import type {IOStreams} from './streams.js'
 
 type Row = Record<string, unknown>
 
-/** A cell as text: nested values as compact JSON; in TSV, tabs and newlines become spaces. */
+/**
+ * A cell as text: nested values as compact JSON; control characters made visible (sanitize.ts: a value from the
+ * service never reaches a terminal raw); in TSV, each run of tabs and newlines becomes one space.
+ */
 export function formatCell(value: unknown, tsv: boolean): string {
   let text: string
   if (value === null || value === undefined) text = ''
   else if (typeof value === 'object') text = JSON.stringify(value)
   else text = String(value)
-  return tsv ? text.replace(/[\t\r\n]+/g, ' ') : text
+  return sanitize(text, tsv ? 'tsv' : 'cell')
 }
 
 const STATUS_COLORS: Record<string, 'cyan' | 'gray' | 'green' | 'magenta' | 'yellow'> = {
@@ -77,17 +81,13 @@ export interface ListRenderOptions {
 export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row> | Iterable<Row>, options: ListRenderOptions): Promise<number> {
   let count = 0
   const columns = [...options.columns]
-  const computed = options.computed
-  const withComputed = computed ? (record: Row): Row => {
-    const row = {...record}
-    for (const [column, compute] of Object.entries(computed)) row[column] = compute(record)
-    return row
-  } : (record: Row) => record
+  const computed = options.computed ?? {}
+  const value = (record: Row, column: string) => (Object.hasOwn(computed, column) ? computed[column]!(record) : record[column])
   if (!io.tableOutput) {
     // The header goes out with the first row (or alone at the end), so a failed first request prints nothing.
     const header = columns.join('\t') + '\n'
     for await (const record of records) {
-      await write(io.stdout, (count === 0 ? header : '') + columns.map((c) => formatCell(record[c], true)).join('\t') + '\n')
+      await write(io.stdout, (count === 0 ? header : '') + columns.map((c) => formatCell(value(record, c), true)).join('\t') + '\n')
       count++
     }
     if (count === 0) await write(io.stdout, header)
@@ -95,9 +95,8 @@ export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row>
   }
 
   const table = await newTable(io, columns)
-  for await (const given of records) {
-    const record = withComputed(given)
-    table.push(columns.map((c) => styleCell(io, c, formatCell(record[c], false))))
+  for await (const record of records) {
+    table.push(columns.map((c) => styleCell(io, c, formatCell(value(record, c), false))))
     count++
   }
   if (count > 0) io.out(table.toString())
@@ -111,12 +110,12 @@ export async function renderRecordHuman(io: IOStreams, record: Row, fields?: rea
   const keys = fields ? [...fields, ...Object.keys(record).filter((k) => !fields.includes(k))] : Object.keys(record)
   const present = keys.filter((k) => k in record)
   if (!io.tableOutput) {
-    io.out(present.map((k) => `${k}\t${formatCell(record[k], true)}`).join('\n'))
+    io.out(present.map((k) => `${sanitize(k, 'tsv')}\t${formatCell(record[k], true)}`).join('\n'))
     return
   }
   const {default: Table} = await import('cli-table3')
   const table = new Table({style: {border: io.color ? ['gray'] : [], head: []}, wordWrap: true})
-  for (const k of present) table.push({[io.color ? io.chalk.bold(k) : k]: styleCell(io, k, formatCell(record[k], false))})
+  for (const k of present) table.push({[io.color ? io.chalk.bold(sanitize(k)) : sanitize(k)]: styleCell(io, k, formatCell(record[k], false))})
   io.out(table.toString())
 }
 

@@ -190,3 +190,40 @@ describe('shapes', () => {
     expect(lines).toContain('tags\t')
   })
 })
+
+describe('values from the service never reach a terminal or TSV raw (sanitize.ts)', () => {
+  const EVIL = 'Eve\u001B]0;PWNED\u0007\u001B[31mRED'
+  const SHOWN = 'Eve\\e]0;PWNED\\a\\e[31mRED'
+
+  it('customers list and get as TSV show the name escaped; --json keeps exact JSON escaping', async () => {
+    const created = await run(['customers', 'create', '--email', `eve-${process.pid}@example.com`, '--name', EVIL, '--json'], {env: env()})
+    expect(created.code, created.stderr).toBe(0)
+    const id = created.json().id as number
+    expect(created.json().name).toBe(EVIL)
+    const [list, get] = await Promise.all([
+      run(['customers', 'list', '--search', `eve-${process.pid}`], {env: env()}),
+      run(['customers', 'get', String(id)], {env: env()}),
+    ])
+    expect(list.code, list.stderr).toBe(0)
+    expect(get.code, get.stderr).toBe(0)
+    expect(list.stdout).toContain(`\t${SHOWN}\t`)
+    expect(get.stdout).toContain(`name\t${SHOWN}\n`)
+    for (const r of [list, get]) expect(r.stdout + r.stderr).not.toContain('\u001B')
+  })
+
+  it("the service's error message and field errors are escaped, with and without a terminal's colours", async () => {
+    fx.faulty = await startFaultyServer(() => ({body: {errors: {name: [`bad ${EVIL}`]}, message: `Nope ${EVIL}`}, status: 422}))
+    const r = await run(['customers', 'create', '--email', 'x@example.com', '--name', 'X'], {
+      env: {COMMERCE_ACCESS_TOKEN: 'tok', COMMERCE_BASE_URL: fx.faulty.url, COMMERCE_CONFIG_DIR: fx.dir},
+    })
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain(`Error: Nope ${SHOWN}`)
+    expect(r.stderr).toContain(`name (--name): bad ${SHOWN}`)
+    expect(r.stdout + r.stderr).not.toContain('\u001B')
+    const json = await run(['customers', 'create', '--email', 'x@example.com', '--name', 'X', '--json'], {
+      env: {COMMERCE_ACCESS_TOKEN: 'tok', COMMERCE_BASE_URL: fx.faulty.url, COMMERCE_CONFIG_DIR: fx.dir},
+    })
+    expect(json.json().error.message).toBe(`Nope ${EVIL}`)
+    expect(json.stdout).toContain('\\u001b]0;PWNED\\u0007')
+  })
+})
