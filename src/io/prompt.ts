@@ -40,3 +40,14 @@ export async function confirmOrThrow(io: IOStreams, message: string, yes: boolea
   const ok = await confirm({default: false, message}, context(io))
   if (!ok) throw new DeclinedError()
 }
+
+/**
+ * A confirmation asked only after checking: with `--yes` nothing is fetched or asked; without a terminal `--yes`
+ * is required (exit 2, before any request); otherwise `question()` fetches what the question names (a missing
+ * resource or one the action cannot apply to fails there, before anything is asked), then asks.
+ */
+export async function confirmAfterCheck(io: IOStreams, yes: boolean, question: () => Promise<string>): Promise<void> {
+  if (yes) return
+  if (!io.canPrompt()) throw needFlag('Confirmation', '--yes')
+  await confirmOrThrow(io, await question(), false)
+}

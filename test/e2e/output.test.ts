@@ -227,3 +227,44 @@ describe('values from the service never reach a terminal or TSV raw (sanitize.ts
     expect(json.stdout).toContain('\\u001b]0;PWNED\\u0007')
   })
 })
+
+describe('confirmations and confirmation lines', () => {
+  it('with --yes, delete and refund send nothing but the action itself', async () => {
+    const created = await run(['customers', 'create', '--email', `yes-${process.pid}@example.com`, '--name', 'Yes', '--json'], {env: env()})
+    expect(created.code, created.stderr).toBe(0)
+    fx.faulty = await startFaultyServer(() => ({forward: true}), {upstream: fx.sb.baseUrl})
+    const r = await run(['customers', 'delete', String(created.json().id), '--yes'], {env: env({COMMERCE_BASE_URL: fx.faulty.url})})
+    expect(r.code, r.stderr).toBe(0)
+    expect(fx.faulty.requests.filter((q) => !q.url.includes('/auth/')).map((q) => q.method)).toEqual(['DELETE'])
+  })
+
+  it('customers update says what it did, like create and delete; --json stays the document alone', async () => {
+    const created = await run(['customers', 'create', '--email', `upd-${process.pid}@example.com`, '--name', 'Upd', '--json'], {env: env()})
+    const id = created.json().id as number
+    const [human, json] = await Promise.all([
+      run(['customers', 'update', String(id), '--name', 'Updated'], {env: env()}),
+      run(['customers', 'update', String(id), '--status', 'archived', '--json'], {env: env()}),
+    ])
+    expect(human.code, human.stderr).toBe(0)
+    expect(human.stderr).toContain(`Updated customer ${id}.`)
+    expect(json.stderr).not.toContain('Updated customer')
+    expect(json.json().id).toBe(id)
+  })
+
+  it('auth status logged out: one line saying so, no table of empty values; --json unchanged', async () => {
+    const {cleanup, dir} = tempConfigDir()
+    try {
+      const [human, json] = await Promise.all([
+        run(['auth', 'status'], {env: {COMMERCE_CONFIG_DIR: dir}}),
+        run(['auth', 'status', '--json'], {env: {COMMERCE_CONFIG_DIR: dir}}),
+      ])
+      expect(human.code).toBe(3)
+      expect(human.stdout).toBe('')
+      expect(human.stderr).toContain('Not logged in (profile "default")')
+      expect(json.code).toBe(3)
+      expect(json.json().logged_in).toBe(false)
+    } finally {
+      cleanup()
+    }
+  })
+})

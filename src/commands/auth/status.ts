@@ -10,8 +10,12 @@ export default class AuthStatus extends ApiCommand<typeof AuthStatus> {
 
   async run(): Promise<void> {
     const {reason, ...result} = await status(this.ctx)
-    await this.output.record({...result})
-    if (reason) this.output.note(reason)
+    await this.output.result(result, async () => {
+      // Logged out: one line saying so (and why), not a table of empty values.
+      if (result.logged_in) await this.output.record({...result})
+      else this.io.info(`Not logged in (profile "${result.profile}"${result.base_url ? ` at ${result.base_url}` : ''}).`)
+      if (reason) this.io.info(reason)
+    })
     if (!result.logged_in) this.exit(EXIT.auth)
   }
 }

@@ -25,6 +25,7 @@ export default class CustomersUpdate extends ApiCommand<typeof CustomersUpdate> 
       plan: flags.plan,
       status: flags.status,
     })
+    this.output.success(`Updated customer ${customer.id}.`)
     await this.output.record(customer, RESOURCE_COLUMNS.customer)
   }
 }
