@@ -11,8 +11,9 @@ import {LOGIN_HINT} from '../api/auth.js'
 import {CliError, EXIT, UsageError} from '../errors.js'
 import {jsonRequested, Output} from '../io/output.js'
 import {IOStreams} from '../io/streams.js'
+import {closest} from '../io/suggest.js'
 import {Context} from './context.js'
-import {apiFlags, outputFlags} from './flags.js'
+import {apiFlags, normalizeEnumValues, outputFlags} from './flags.js'
 
 export type FlagsOf<T extends typeof Command> = Interfaces.InferredFlags<T['flags'] & T['baseFlags']>
 export type ArgsOf<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -53,12 +54,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.io = new IOStreams({json: jsonRequested(this.argv)})
     this.output = new Output(this.io)
     this.handleInterrupts()
+    const allFlags = {...(this.ctor as typeof BaseCommand).baseFlags, ...this.ctor.flags}
+    const argv = normalizeEnumValues(this.argv, allFlags as never)
     const {args, flags} = await this.parse({
       args: this.ctor.args,
       baseFlags: (this.ctor as typeof BaseCommand).baseFlags,
       flags: this.ctor.flags,
       strict: this.ctor.strict,
-    }).catch((error: unknown) => {
+    }, argv).catch((error: unknown) => {
       throw this.usageFromParse(error)
     })
     this.flags = flags as FlagsOf<T>
@@ -99,6 +102,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    */
   private usageFromParse(error: unknown): unknown {
     if (!(error instanceof Error) || error instanceof CliError || error instanceof Errors.ExitError) return error
+    const unknown = (error as {flags?: unknown}).flags
+    if (error.name === 'NonExistentFlagsError' || Array.isArray(unknown)) {
+      const names = Object.keys({...(this.ctor as typeof BaseCommand).baseFlags, ...this.ctor.flags}).map((n) => `--${n}`)
+      const guesses = (Array.isArray(unknown) ? (unknown as string[]) : []).map((f) => [f, closest(f.replace(/=.*$/, ''), names)] as const)
+      const meant = guesses.filter(([, g]) => g)
+      const text = meant.length === 1 ? `Did you mean ${meant[0]![1]}?` : meant.map(([f, g]) => `${f}: did you mean ${g}?`).join(' ')
+      if (meant.length > 0) return new UsageError(`${error.message.replace(/\n\s*See more help with --help\s*$/, '').trim()}. ${text}`, {hint: `See \`${this.commandLine()} --help\`.`})
+    }
     const message = error.message
       .replace(/\n\s*See more help with --help\s*$/, '')
       .replace(/^Parsing (--[\w-]+) *\n\s*/, '$1: ')

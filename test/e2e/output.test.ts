@@ -268,3 +268,33 @@ describe('confirmations and confirmation lines', () => {
     }
   })
 })
+
+describe('command-line habits', () => {
+  it('-h everywhere; short flags -L, -s, -q, -p; enum values in any case, sent in the service case', async () => {
+    const [help, short, eq] = await Promise.all([
+      run(['customers', 'list', '-h']),
+      run(['customers', 'list', '-s', 'ACTIVE', '-L', '2', '-q', '@', '-p', 'default', '--json'], {env: env()}),
+      run(['orders', 'list', '--status=Paid', '-L', '1', '--json'], {env: env()}),
+    ])
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain('USAGE')
+    expect(help.stdout).toMatch(/-L, --limit/)
+    expect(help.stdout).toMatch(/-s, --status/)
+    expect(help.stdout).toMatch(/-q, --search/)
+    expect(help.stdout).toMatch(/-p, --profile/)
+    expect(short.code, short.stderr).toBe(0)
+    expect(short.json()).toHaveLength(2)
+    for (const c of short.json()) expect(c.status).toBe('active')
+    expect(eq.code, eq.stderr).toBe(0)
+    for (const o of eq.json()) expect(o.status).toBe('paid')
+  })
+
+  it('a misspelt flag: exit 2 with the nearest flag suggested', async () => {
+    const r = await run(['customers', 'list', '--stauts', 'active'], {env: env()})
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('Nonexistent flag: --stauts. Did you mean --status?')
+    const json = await run(['customers', 'list', '--stauts', 'active', '--json'], {env: env()})
+    expect(json.code).toBe(2)
+    expect(json.json().error.message).toContain('Did you mean --status?')
+  })
+})
