@@ -9,7 +9,6 @@ import {SCOPES} from '../../domain/schema.js'
 import {checkOneOf} from '../../domain/validate.js'
 import {UsageError} from '../../errors.js'
 import {needFlag, promptSecret, promptText} from '../../io/prompt.js'
-import {renderRecord} from '../../io/render.js'
 import {login} from '../../services/auth.js'
 
 export default class AuthLogin extends ApiCommand<typeof AuthLogin> {
@@ -41,7 +40,7 @@ On a terminal, prompts for what is missing (the secret masked). Without one, pas
   }
 
   async run(): Promise<void> {
-    const {flags, io} = this
+    const {flags} = this
     const scopes = flags.scopes?.split(',').map((s) => s.trim()).filter(Boolean)
     for (const s of scopes ?? []) {
       const problem = checkOneOf(s, SCOPES)
@@ -67,11 +66,10 @@ On a terminal, prompts for what is missing (the secret masked). Without one, pas
     }
 
     const {result, warning} = await login(this.ctx, {apiVersion: flags['api-version'], baseUrl, pair: {keyId, keySecret, scopes}, storage: flags.storage as Storage | undefined})
-    if (warning) io.warn(warning)
-    if (io.json) return io.outJson(result)
-    io.info(io.chalk.green('✓ ') + `Logged in to ${result.base_url} as ${result.key_id} (profile "${result.profile}").`)
-    io.info(result.storage === 'keyring' ? 'The key secret is in the OS keyring (service "commerce-cli"); config.json keeps only the key id.' : `The key secret is in ${this.ctx.store.path} (mode 0600).`)
-    await renderRecord(io, {...result})
+    if (warning) this.io.warn(warning)
+    this.output.success(`Logged in to ${result.base_url} as ${result.key_id} (profile "${result.profile}").`)
+    this.output.note(result.storage === 'keyring' ? 'The key secret is in the OS keyring (service "commerce-cli"); config.json keeps only the key id.' : `The key secret is in ${this.ctx.store.path} (mode 0600).`)
+    await this.output.record({...result})
   }
 
   private async ask(what: string, flag: string, secret: boolean): Promise<string> {

@@ -14,7 +14,6 @@ the command exits 1: the token stays valid until it expires.`
   async run(): Promise<void> {
     const {result, warning} = await logout(this.ctx)
     if (warning) this.io.warn(warning)
-    if (this.io.json) return this.io.outJson(result)
-    this.io.info(`Logged out of profile "${result.profile}"${result.revoked ? ' (token revoked)' : ''}.`)
+    await this.output.result(result, () => this.io.info(`Logged out of profile "${result.profile}"${result.revoked ? ' (token revoked)' : ''}.`))
   }
 }

@@ -1,6 +1,5 @@
 import {ConfigCommand} from '../../base/config-command.js'
 import {outputFlags, profileFlag} from '../../base/flags.js'
-import {renderRecord} from '../../io/render.js'
 import {CONFIG_KEYS} from '../../services/config.js'
 
 export default class ConfigList extends ConfigCommand<typeof ConfigList> {
@@ -13,12 +12,13 @@ webhook endpoints whose signing secrets are stored.`
     const {io} = this
     const service = this.settings
     const listing = await service.list()
-    if (io.json) return io.outJson(listing)
-    await renderRecord(io, {...listing})
-    if (!(await service.exists())) io.info(`Profile "${listing.profile}" does not exist yet; \`commerce config set\` or \`commerce auth login\` creates it.`)
-    for (const key of CONFIG_KEYS) {
-      const vars = service.overriddenBy(key)
-      if (vars.length > 0) io.info(`Note: ${vars.join(' and ')} ${vars.length > 1 ? 'are' : 'is'} set and take${vars.length > 1 ? '' : 's'} precedence over ${key}.`)
-    }
+    await this.output.result(listing, async () => {
+      await this.output.record({...listing})
+      if (!(await service.exists())) io.info(`Profile "${listing.profile}" does not exist yet; \`commerce config set\` or \`commerce auth login\` creates it.`)
+      for (const key of CONFIG_KEYS) {
+        const vars = service.overriddenBy(key)
+        if (vars.length > 0) io.info(`Note: ${vars.join(' and ')} ${vars.length > 1 ? 'are' : 'is'} set and take${vars.length > 1 ? '' : 's'} precedence over ${key}.`)
+      }
+    })
   }
 }

@@ -18,8 +18,9 @@ revoked: run \`commerce auth logout --profile NAME\` first to revoke it.`
     const service = this.settings
     const {had_credentials: hadCredentials, warning, was_chosen: wasChosen, ...result} = await service.remove(this.args.name)
     if (warning) io.warn(warning)
-    if (io.json) return io.outJson(result)
-    io.info(`Removed profile "${result.profile}".${wasChosen ? ' It was the chosen profile; commands now use "default" unless one is named.' : ''}`)
-    if (hadCredentials) io.info('Its token was not revoked and stays valid until it expires.')
+    await this.output.result(result, () => {
+      io.info(`Removed profile "${result.profile}".${wasChosen ? ' It was the chosen profile; commands now use "default" unless one is named.' : ''}`)
+      if (hadCredentials) io.info('Its token was not revoked and stays valid until it expires.')
+    })
   }
 }

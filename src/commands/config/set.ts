@@ -24,8 +24,7 @@ Prefer \`commerce auth login\` for key pairs: it checks them, and keeps the secr
     const key = parseKey(this.args.key)
     const service = this.settings
     const result = await service.set(key, this.args.value)
-    if (io.json) io.outJson(result)
-    else io.info(io.chalk.green('✓ ') + `Set ${key} to ${result.value} in profile "${result.profile}".`)
+    await this.output.result(result, () => this.output.success(`Set ${key} to ${result.value} in profile "${result.profile}".`))
     if (key === 'key_secret')
       io.warn('the key pair was stored without being checked. Prefer `commerce auth login` (it checks the pair, and `--key-secret-stdin` or its prompt keep the secret out of shell history).')
     const vars = service.overriddenBy(key)

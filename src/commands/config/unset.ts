@@ -17,7 +17,6 @@ export default class ConfigUnset extends ConfigCommand<typeof ConfigUnset> {
     const {io} = this
     const service = this.settings
     const result = await service.unset(parseKey(this.args.key))
-    if (io.json) return io.outJson(result)
-    io.info(result.removed ? `Removed ${result.key} from profile "${result.profile}".` : `${result.key} was not set in profile "${result.profile}".`)
+    await this.output.result(result, () => io.info(result.removed ? `Removed ${result.key} from profile "${result.profile}".` : `${result.key} was not set in profile "${result.profile}".`))
   }
 }
