@@ -156,7 +156,7 @@ export async function renderRecordHuman(io: IOStreams, record: Row, fields?: rea
     return
   }
   const {default: Table} = await import('cli-table3')
-  const table = new Table({style: {border: io.color ? ['gray'] : [], head: []}, wordWrap: true})
+  const table = new Table({style: {border: io.color ? ['gray'] : [], compact: true, head: []}, wordWrap: true})
   for (const k of present) table.push({[io.color ? io.chalk.bold(sanitize(k)) : sanitize(k)]: styleCell(io, k, formatCell(record[k], false))})
   io.out(table.toString())
 }
