@@ -46,7 +46,8 @@ const MIN_WIDTH = 6
 
 /**
  * Column widths that fit `available` characters: the natural widths when they fit; otherwise the widest column is
- * narrowed first (to the next widest, and so on), never below MIN_WIDTH (or its header). Linear in the columns.
+ * narrowed first (to the next widest, then the two together, and so on), never below MIN_WIDTH (or its header).
+ * Independent of the number of rows.
  */
 export function fitWidths(natural: readonly number[], available: number, minimum: readonly number[]): number[] {
   const widths = [...natural]
@@ -56,9 +57,10 @@ export function fitWidths(natural: readonly number[], available: number, minimum
     let widest = -1
     for (let i = 0; i < widths.length; i++) if (widths[i]! > minimum[i]! && (widest === -1 || widths[i]! > widths[widest]!)) widest = i
     if (widest === -1) break
+    // Down to the next widest column (one character at a time once they are level), never below the minimum.
     let next = minimum[widest]!
-    for (let i = 0; i < widths.length; i++) if (i !== widest && widths[i]! < widths[widest]! && widths[i]! > next) next = widths[i]!
-    const cut = Math.min(excess, widths[widest]! - next || 1, widths[widest]! - minimum[widest]!)
+    for (let i = 0; i < widths.length; i++) if (i !== widest && widths[i]! <= widths[widest]! && widths[i]! > next) next = widths[i]!
+    const cut = Math.min(excess, Math.max(1, widths[widest]! - next), widths[widest]! - minimum[widest]!)
     widths[widest]! -= cut
     excess -= cut
   }
