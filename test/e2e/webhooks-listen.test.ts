@@ -10,7 +10,7 @@ import {afterEach, describe, expect, it, onTestFinished} from 'vitest'
 import {signPayload, verifySignature} from '../../src/domain/signature.js'
 import {run, tempConfigDir} from '../helpers/cli.js'
 import {startTestSandbox} from '../helpers/sandbox.js'
-import {deadPort, killAll, type Receiver, type Session, spawnCli, startReceiver, startSession, until} from './webhooks-setup.js'
+import {deadPort, killAll, type Receiver, type Session, spawnCli, startReceiver, startSession, until} from '../helpers/webhooks-setup.js'
 
 let session: Session | undefined
 let receivers: Receiver[] = []

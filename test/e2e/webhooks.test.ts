@@ -10,7 +10,7 @@ import {writeSandboxState} from '../../src/config/sandbox-state.js'
 import {computeSignature, signPayload, verifySignature} from '../../src/domain/signature.js'
 import {Inbox, type InboxRecord} from '../../src/webhooks/inbox.js'
 import {run, tempConfigDir} from '../helpers/cli.js'
-import {deadPort, type Receiver, type Session, startReceiver, startSession} from './webhooks-setup.js'
+import {deadPort, type Receiver, type Session, startReceiver, startSession} from '../helpers/webhooks-setup.js'
 
 const MASK = '********'
 

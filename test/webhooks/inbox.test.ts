@@ -3,7 +3,7 @@ import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {WEBHOOK_INBOX_FILE} from '../../src/config/paths.js'
 import {Inbox, decodeBody, defaultInboxPath, encodeBody, type InboxRecord} from '../../src/webhooks/inbox.js'
-import {tempDir} from './helpers.js'
+import {tempDir} from '../helpers/webhooks.js'
 
 const record = (id: string, body: Buffer | string = `{"id":"${id}"}`): InboxRecord => ({
   created_at: '2030-01-01T12:00:00Z',

@@ -4,7 +4,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {signPayload} from '../../src/domain/signature.js'
 import {Inbox} from '../../src/webhooks/inbox.js'
 import {ListenError, startListener, type Listener, type ListenerEvent, type ListenerOptions, type Rejection} from '../../src/webhooks/listener.js'
-import {deadPort, deferred, makeEvent, send, startReceiver, tempDir, type Receiver} from './helpers.js'
+import {deadPort, deferred, makeEvent, send, startReceiver, tempDir, type Receiver} from '../helpers/webhooks.js'
 
 const SECRET = 'whsec_listener_test'
 const T = 1_900_000_000
