@@ -1,26 +1,42 @@
 #!/usr/bin/env node
 /**
- * Builds the shipped CLI into dist/bundle with esbuild (part of `npm run build`); bin/run.js runs it.
+ * Builds the shipped CLI into dist/bundle with esbuild (part of `npm run build`, after `tsc --noEmit` has checked
+ * the types); bin/run.js runs it. Every file is CommonJS:
  *
  * - core.js: @oclif/core and its dependencies in one file, so that start-up does not walk hundreds of files.
- * - commands/**: one file per command (package.json `oclif.commands`, and the manifest generated from it), so
- *   that oclif still loads only the command that runs. Our code is inside; @oclif/core is `#core`.
- * - vendor/<package>.js: each package our code imports lazily (`await import('conf')`: undici, conf,
- *   @inquirer/prompts, cli-table3, cli-progress...), required only when that line runs. undici is cut down to
- *   what loads fast (scripts/undici-lite.cjs), the rest of it loading on first use.
- * - package.json: CommonJS, and the `#core` and `#vendor/*` imports of the command files, at any depth.
+ * - app.js: all of src/ (and what it imports statically: chalk...) in one shared file. Each module in it is
+ *   evaluated only when first required, so running one command runs only that command's modules; and a class
+ *   (CliError, the commands' base) is one object whichever command or hook reaches it.
+ * - commands/**, hooks/*: one line each, `module.exports = require('#app').load('commands/products/list')`, so
+ *   that oclif (package.json `oclif.commands`, the manifest) finds one file per command.
+ * - vendor/<package>.js: each package our code imports lazily (`await import('undici')`: undici, @inquirer/prompts,
+ *   cli-table3, cli-progress, @napi-rs/keyring), required only when that line runs. @napi-rs/keyring is a native
+ *   binding (a .node file per platform): its vendor file only requires it from node_modules.
+ * - package.json: CommonJS, and the `#core`, `#app` and `#vendor/*` imports, resolvable at any depth.
  * - *.map: source maps, used only under --debug (bin/run.js), so that stack traces name the .ts files.
+ * - ../metafile.json (outside what ships): esbuild's account of which module went into which file
+ *   (test/build/bundle.test.ts checks that no module of src/ is in two files).
  *
- * CommonJS rather than ES modules with splitting: Node 20 caches the compiled code of CommonJS only (V8's code
- * cache through node:vm, bin/compile-cache.js), and that halves the time spent loading the bundle.
+ * Why CommonJS rather than ES modules with esbuild's `splitting`: Node 20 caches the compiled code of CommonJS
+ * only (V8's code cache through node:vm, bin/compile-cache.js), and that halves the time spent loading the
+ * bundle. A lazy `await import('pkg')` of our code is found by esbuild's resolver (kind 'dynamic-import', no
+ * rewriting of the source) and becomes a small module re-exporting `#vendor/pkg`, required on first use.
+ * Third-party code's own import() (oclif loading an ES module plugin) is left as it is: bin/compile-cache.js
+ * compiles with Node's public `importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER`.
+ *
  * Built beside dist/bundle and swapped in by rename, so that a CLI started meanwhile sees the old or the new one.
  * Plugins (@oclif/plugin-*) stay in node_modules and load their own @oclif/core when they run.
+ *
+ * What the build relies on in packages we do not own is checked by test/build/bundle.test.ts, and those packages
+ * are pinned to exact versions in package.json.
  */
 import {build} from 'esbuild'
-import {readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {dirname, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
+
+import {HELP_RENDER} from './patches.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const dist = join(root, 'dist')
@@ -36,6 +52,7 @@ const common = {
   logLevel: 'warning',
   // Dynamic requires esbuild cannot follow, in code paths the shipped CLI does not take: left to Node.
   logOverride: {'require-resolve-not-external': 'silent', 'unsupported-require-call': 'silent'},
+  metafile: true,
   minifySyntax: true,
   minifyWhitespace: true,
   outdir: temp,
@@ -48,76 +65,93 @@ const common = {
 /**
  * oclif's help renders every flag description, example and heading through ejs, compiling a template function
  * for each, though only a few hold a template tag: render only those (the others come out unchanged anyway).
- * The build fails if @oclif/core changes here, so that the patch is looked at again.
+ * The patch (scripts/patches.mjs) fails the build if @oclif/core changes there, so that it is looked at again.
  */
 const fastHelpRender = {
   name: 'fast-help-render',
   setup(build) {
-    build.onLoad({filter: /[/\\]@oclif[/\\]core[/\\]lib[/\\]help[/\\]util\.js$/}, (args) => {
+    build.onLoad({filter: HELP_RENDER.file}, (args) => {
       const source = readFileSync(args.path, 'utf8')
-      const original = 'return ejs_1.default.render(t, context);'
-      if (!source.includes(original)) throw new Error(`${args.path} changed: review the fast-help-render patch`)
-      return {contents: source.replace(original, "return t.includes('<%') ? ejs_1.default.render(t, context) : t;"), loader: 'js'}
+      if (!source.includes(HELP_RENDER.original))
+        throw new Error(`${args.path} changed: review the fast-help-render patch (scripts/patches.mjs)`)
+      return {contents: source.replace(HELP_RENDER.original, HELP_RENDER.patched), loader: 'js'}
     })
   },
 }
 
 /**
- * The bundle's files are compiled through node:vm (bin/compile-cache.js), where a script loaded from the code
- * cache cannot import(): their dynamic imports (oclif loading an ES module plugin, say) go through the importer
- * that bin/compile-cache.js provides, or import() itself where there is none.
+ * bin/compile-cache.js runs the bundle's files from V8's code cache, and on Node 20 a script loaded from that
+ * cache cannot import(), whatever `importModuleDynamically` says (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING; Node 22's
+ * own compile cache has no such limit). So in core.js, the one built file with third-party import() calls
+ * (@oclif/core's module loader, for ES module plugins and hooks; lilconfig's loader of .mjs config files),
+ * import(x) goes through the importer that bin/compile-cache.js provides, or import() itself where there is none.
+ * Our own code's lazy imports are requires (see `appPlugin`); test/build/bundle.test.ts fails if any other
+ * import() is left in a shipped file. What this buys is the code cache: a third of `products list --json`
+ * (figures in bin/compile-cache.js).
  */
 const IMPORTER = "(globalThis[Symbol.for('commerce-cli.import')] ?? ((url) => import(url)))("
-const dynamicImport = /(?<![\w$.'"`])import\((?!\s*['"`])/
+const dynamicImport = /(?<![\w$.'"`])import\((?!\s*['"`])/g
 const viaImporter = {
   name: 'via-importer',
   setup(build) {
     build.onLoad({filter: /\.[cm]?js$/}, (args) => {
       const source = readFileSync(args.path, 'utf8')
-      if (!dynamicImport.test(source)) return
-      return {contents: source.replaceAll(new RegExp(dynamicImport, 'g'), IMPORTER), loader: 'js'}
+      if (!source.includes('import(')) return undefined
+      return {contents: source.replaceAll(dynamicImport, IMPORTER), loader: 'js'}
     })
   },
 }
 
 /** src/commands/**\/*.ts and src/hooks/*.ts, keyed by output name (commands/products/list). */
-function commandEntries(dir = join(root, 'src', 'commands')) {
-  const entries = {}
+function entries(dir) {
+  const found = {}
   for (const entry of readdirSync(dir, {withFileTypes: true})) {
     const path = join(dir, entry.name)
-    if (entry.isDirectory()) Object.assign(entries, commandEntries(path))
-    else if (/(?<!\.d|\.test)\.ts$/.test(entry.name))
-      entries[relative(join(root, 'src'), path).replace(/\.ts$/, '')] = path
+    if (entry.isDirectory()) Object.assign(found, entries(path))
+    else if (/(?<!\.d|\.test)\.ts$/.test(entry.name)) found[relative(join(root, 'src'), path).replace(/\.ts$/, '')] = path
   }
-  return entries
+  return found
 }
 
-/** Packages our code imports lazily (`await import('x')`), found while bundling the commands. */
+/** Packages our code imports lazily (`await import('x')`), found while bundling app.js. */
 const vendors = new Set()
 
 /**
- * The command files reach the shared files through package.json `imports`, at any depth: `@oclif/core` is
- * `#core`, and `await import('x')` of a package is `require('#vendor/x')`, a file that gives what Node's
- * import() would (named exports and `default`), loaded only when that line runs.
+ * app.js: a virtual entry that maps each command and hook to a function requiring its module (esbuild then
+ * wraps each module of src/ to run on first require); `@oclif/core` is `#core`, and a lazy `import('x')` of
+ * a package is `#vendor/x`.
  */
-const commands = {
-  name: 'commands',
-  setup(build) {
-    build.onResolve({filter: /^@oclif\/core$/}, () => ({external: true, path: '#core'}))
-    build.onResolve({filter: /^#vendor\//}, (args) => ({external: true, path: args.path}))
-    build.onLoad({filter: /\.ts$/}, (args) => {
-      const source = readFileSync(args.path, 'utf8')
-      if (!source.includes('import(')) return
-      const packageImport = /(?<!typeof\s+)\bimport\(\s*(['"])([@a-z][^'"]*)\1\s*\)/g
-      const contents = source
-        .replaceAll(packageImport, (_, _quote, name) => {
-          vendors.add(name)
-          return `Promise.resolve().then(() => require('#vendor/${name}'))`
-        })
-        .replaceAll(new RegExp(`(?<!typeof\\s+)${dynamicImport.source}`, 'g'), IMPORTER)
-      return {contents, loader: 'ts'}
-    })
-  },
+function appPlugin(modules) {
+  return {
+    name: 'app',
+    setup(build) {
+      build.onResolve({filter: /^app:entry$/}, () => ({namespace: 'app', path: 'entry'}))
+      build.onLoad({filter: /.*/, namespace: 'app'}, () => ({
+        contents: [
+          'const modules = {',
+          ...Object.entries(modules).map(([name, path]) => `  ${JSON.stringify(name)}: () => require(${JSON.stringify(path)}),`),
+          '}',
+          'exports.load = (name) => modules[name]()',
+        ].join('\n'),
+        loader: 'js',
+        resolveDir: root,
+      }))
+      build.onResolve({filter: /^@oclif\/core$/}, () => ({external: true, path: '#core'}))
+      // `await import('conf')` of a package: a module of app.js re-exporting vendor/conf.js, required when that
+      // line first runs (esbuild gives import() of a bundled module the module's namespace, lazily).
+      build.onResolve({filter: /^[@a-z]/}, (args) => {
+        if (args.kind !== 'dynamic-import') return undefined
+        vendors.add(args.path)
+        return {namespace: 'lazy', path: args.path}
+      })
+      build.onLoad({filter: /.*/, namespace: 'lazy'}, async (args) => {
+        const name = JSON.stringify(`#vendor/${args.path}`)
+        const hasDefault = 'default' in (await import(args.path))
+        return {contents: `export * from ${name}\n${hasDefault ? `export {default} from ${name}\n` : ''}`, loader: 'js'}
+      })
+      build.onResolve({filter: /^#vendor\//}, (args) => ({external: true, path: args.path}))
+    },
+  }
 }
 
 /** vendor/<package>.js: the package as an import() namespace (undici: scripts/undici-lite.cjs, and the rest of it on first use). */
@@ -125,6 +159,8 @@ const vendor = {
   name: 'vendor',
   setup(build) {
     build.onResolve({filter: /^vendor:/}, (args) => ({namespace: 'vendor', path: args.path.slice('vendor:'.length)}))
+    // A native binding (a .node file per platform): required from node_modules at run time, never bundled.
+    build.onResolve({filter: /^@napi-rs\/keyring$/}, (args) => (args.namespace === 'vendor' ? {external: true, path: args.path} : undefined))
     build.onLoad({filter: /.*/, namespace: 'vendor'}, async (args) => {
       const name = JSON.stringify(args.path)
       const hasDefault = 'default' in (await import(args.path))
@@ -145,16 +181,33 @@ const vendor = {
   },
 }
 
+/** Merges esbuild metafiles, with output paths relative to dist/bundle. */
+function mergeMeta(metas) {
+  const merged = {inputs: {}, outputs: {}}
+  for (const meta of metas) {
+    Object.assign(merged.inputs, meta.inputs)
+    for (const [path, output] of Object.entries(meta.outputs)) merged.outputs[relative(temp, join(root, path))] = output
+  }
+  return merged
+}
+
 try {
-  await Promise.all([
+  const modules = {...entries(join(root, 'src', 'commands')), ...entries(join(root, 'src', 'hooks'))}
+  const [core, app] = await Promise.all([
     // Reached only by oclif's development-mode TypeScript support (bin/dev.js), never by the shipped CLI.
     build({...common, entryPoints: {core: require.resolve('@oclif/core')}, external: ['typescript', 'ts-node', 'tsx'], plugins: [fastHelpRender, viaImporter]}),
-    build({...common, entryPoints: {...commandEntries(), ...commandEntries(join(root, 'src', 'hooks'))}, plugins: [commands, viaImporter]}),
+    build({...common, entryPoints: {app: 'app:entry'}, plugins: [appPlugin(modules)]}),
   ])
-  const entryPoints = Object.fromEntries([...vendors].map((name) => [`vendor/${name}`, `vendor:${name}`]))
-  await build({...common, entryPoints, plugins: [vendor, viaImporter]})
-  const imports = {'#core': './core.js', '#vendor/*': './vendor/*.js'}
+  const entryPoints = Object.fromEntries([...vendors].sort().map((name) => [`vendor/${name}`, `vendor:${name}`]))
+  const vendored = await build({...common, entryPoints, plugins: [vendor]})
+  for (const name of Object.keys(modules)) {
+    const file = join(temp, `${name}.js`)
+    mkdirSync(dirname(file), {recursive: true})
+    writeFileSync(file, `'use strict'\nmodule.exports = require('#app').load(${JSON.stringify(name)})\n`, {flag: 'wx'})
+  }
+  const imports = {'#app': './app.js', '#core': './core.js', '#vendor/*': './vendor/*.js'}
   writeFileSync(join(temp, 'package.json'), JSON.stringify({private: true, type: 'commonjs', imports}, null, 2) + '\n')
+  writeFileSync(join(dist, 'metafile.json'), JSON.stringify(mergeMeta([core.metafile, app.metafile, vendored.metafile])) + '\n')
   rmSync(join(dist, '.bundle-old'), {force: true, recursive: true})
   try {
     renameSync(out, join(dist, '.bundle-old'))

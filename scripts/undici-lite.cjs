@@ -6,6 +6,10 @@
  * undici's index also loads fetch, WebSocket, EventSource, caches, cookies and mocks, and through them Node's
  * own copy of undici: about 20 ms of every API command. These modules are the ones the index uses itself, so
  * the objects are the same whichever way they are reached. `makeDispatcher` is the index's (undici 7).
+ *
+ * What it buys: `commerce products list --json` took 410 ms with the full index and 358 ms with this (medians of
+ * 21 runs, interleaved, on the shared 2-core machine under load; about 20 ms when idle), some 12% of every API
+ * command. What it relies on is checked by test/build/bundle.test.ts (scripts/patches.mjs), and undici is pinned.
  */
 const Dispatcher = require('undici/lib/dispatcher/dispatcher')
 const Client = require('undici/lib/dispatcher/client')

@@ -4,15 +4,18 @@
  * Order (cli-contract.md): COMMERCE_ACCESS_TOKEN (used as is, never renewed) > COMMERCE_KEY_ID +
  * COMMERCE_KEY_SECRET (token cached in the config file keyed by base URL, key id and scopes) > the profile's
  * stored key pair (token cached in the profile) > not logged in (exit 3).
- * A cached token is reused until 60 s before it expires. Issue and renewal run under the config lock and
- * re-read the cache first, so parallel processes sharing one config file reuse one fresh token.
+ * A cached token is reused until 60 s before it expires. Issue and renewal run under a token-issue lock and
+ * re-read the cache first, so parallel processes sharing one config file reuse one fresh token; the config lock
+ * is never held across the request (ConfigStore.withIssueLock).
  */
 import {createHash} from 'node:crypto'
 
 import type {IssuedToken} from '../domain/schema.js'
 import {ApiError, AuthError, CliError, UsageError} from '../errors.js'
+import {KeyringError, type Storage, keyringAccount, keyringGet} from '../config/keyring.js'
 import type {CachedToken, ConfigData, ConfigStore} from '../config/store.js'
 import type {ApiClient, TokenSource} from './client.js'
+import {checkHeaderValue} from './url.js'
 
 export type CredentialSourceName = 'COMMERCE_ACCESS_TOKEN' | 'COMMERCE_KEY_ID' | 'none' | 'profile'
 
@@ -25,8 +28,15 @@ export interface KeyPair {
 
 const RENEW_MARGIN_MS = 60_000
 
-export const LOGIN_HINT =
-  'Run `commerce auth login` (or `commerce auth login --sandbox` for the local sandbox), or set COMMERCE_KEY_ID and COMMERCE_KEY_SECRET.'
+/**
+ * How to log in. `flags` are the user's own `--profile`/`--base-url`/`--api-version` (e.g. ` --profile staging`),
+ * repeated so that the command given logs in where the failing command looked.
+ */
+export function loginHint(flags = ''): string {
+  return `Run \`commerce auth login${flags}\` (or \`commerce auth login --sandbox${flags.replace(/ --base-url \S+/, '')}\` for the local sandbox), or set COMMERCE_KEY_ID and COMMERCE_KEY_SECRET.`
+}
+
+export const LOGIN_HINT = loginHint()
 
 /** POST /auth/tokens. A rejected key pair (422) is an AuthError (exit 3). */
 export async function issueToken(client: ApiClient, pair: KeyPair): Promise<IssuedToken> {
@@ -38,6 +48,7 @@ export async function issueToken(client: ApiClient, pair: KeyPair): Promise<Issu
         body: {key_id: pair.keyId, key_secret: pair.keySecret, ...(pair.scopes ? {scopes: pair.scopes} : {})},
         method: 'POST',
         path: '/auth/tokens',
+        purpose: 'the token request',
       })
     ).body
   } catch (error) {
@@ -78,8 +89,10 @@ export class StaticToken implements TokenSource {
 
 /** No credentials: operations that need a token fail with exit 3 and say how to log in. */
 export class NoCredentials implements TokenSource {
+  constructor(private readonly hint = LOGIN_HINT) {}
+
   async getToken(): Promise<string> {
-    throw new AuthError('Not logged in.', {hint: LOGIN_HINT})
+    throw new AuthError('Not logged in.', {hint: this.hint})
   }
 
   async renew(): Promise<undefined> {
@@ -131,7 +144,8 @@ export class KeyPairTokens implements TokenSource {
   private current?: string
 
   constructor(
-    private readonly pair: KeyPair,
+    /** The pair, or how to load it (a secret in the OS keyring is read only when a token must be issued). */
+    private readonly pair: KeyPair | (() => Promise<KeyPair>),
     private readonly store: ConfigStore,
     private readonly slot: TokenSlot,
     private readonly now: () => number = Date.now,
@@ -159,19 +173,27 @@ export class KeyPairTokens implements TokenSource {
     return this.fresh(cached) ? cached : undefined
   }
 
-  /** Under the config lock: reuse a fresh token another process stored meanwhile, else issue and store one. */
+  /**
+   * Reuse a fresh token another process stored meanwhile, else issue one and store it. The request runs under the
+   * token-issue lock only (parallel renewals wait for the first and reuse its token), never under the config lock:
+   * the token is merged into the file afterwards, so settings changed meanwhile are kept.
+   */
   private async obtain(client: ApiClient, stale?: string): Promise<string> {
-    const token = await this.store.update(async (data) => {
+    const reusable = (data: ConfigData) => {
       const cached = this.slot.get(data, client.baseUrl)
-      if (this.fresh(cached) && cached.access_token !== stale) return cached
-      const issued = await issueToken(client, this.pair)
+      return this.fresh(cached) && cached.access_token !== stale ? cached : undefined
+    }
+    const token = await this.store.withIssueLock(async () => {
+      const cached = reusable(await this.store.read())
+      if (cached) return cached
+      const issued = await issueToken(client, typeof this.pair === 'function' ? await this.pair() : this.pair)
       const entry: CachedToken = {
         access_token: issued.access_token,
         base_url: client.baseUrl,
         expires_at: new Date(this.now() + issued.expires_in * 1000).toISOString(),
         scopes: issued.scopes,
       }
-      this.slot.set(data, entry)
+      await this.store.update((data) => this.slot.set(data, entry))
       return entry
     })
     this.current = token.access_token
@@ -183,6 +205,21 @@ export interface ResolvedCredentials {
   source: CredentialSourceName
   tokens: TokenSource
   keyId?: string
+  /** Where a profile's key secret is read from. */
+  storage?: Storage
+}
+
+/** A profile's key secret kept in the OS keyring: a missing entry or a keyring that fails is exit 3, saying which. */
+export async function keyringSecret(profileName: string, keyId: string, hint = LOGIN_HINT): Promise<string> {
+  let secret: string | undefined
+  try {
+    secret = await keyringGet(keyringAccount(profileName, keyId))
+  } catch (error) {
+    if (!(error instanceof KeyringError)) throw error
+    throw new AuthError(`The key secret of profile "${profileName}" is kept in the OS keyring, but ${error.message}.`, {hint})
+  }
+  if (secret === undefined) throw new AuthError(`The key secret of profile "${profileName}" is not in the OS keyring (it was removed there).`, {hint})
+  return secret
 }
 
 /** Applies the contract's order to the environment and the selected profile. */
@@ -191,7 +228,9 @@ export function resolveCredentials(
   data: ConfigData,
   profileName: string,
   store: ConfigStore,
+  options: {loginHint?: string} = {},
 ): ResolvedCredentials {
+  if (env.COMMERCE_ACCESS_TOKEN) checkHeaderValue('COMMERCE_ACCESS_TOKEN', env.COMMERCE_ACCESS_TOKEN)
   if (env.COMMERCE_ACCESS_TOKEN) return {source: 'COMMERCE_ACCESS_TOKEN', tokens: new StaticToken(env.COMMERCE_ACCESS_TOKEN)}
   const envId = env.COMMERCE_KEY_ID
   const envSecret = env.COMMERCE_KEY_SECRET
@@ -204,7 +243,12 @@ export function resolveCredentials(
   const profile = data.profiles?.[profileName]
   if (profile?.key_id && profile.key_secret) {
     const pair = {keyId: profile.key_id, keySecret: profile.key_secret, scopes: profile.requested_scopes}
-    return {keyId: profile.key_id, source: 'profile', tokens: new KeyPairTokens(pair, store, profileTokenSlot(profileName))}
+    return {keyId: profile.key_id, source: 'profile', storage: 'file', tokens: new KeyPairTokens(pair, store, profileTokenSlot(profileName))}
   }
-  return {source: 'none', tokens: new NoCredentials()}
+  if (profile?.key_id && profile.storage === 'keyring') {
+    const {key_id: keyId, requested_scopes: scopes} = profile
+    const load = async () => ({keyId, keySecret: await keyringSecret(profileName, keyId, options.loginHint), scopes})
+    return {keyId, source: 'profile', storage: 'keyring', tokens: new KeyPairTokens(load, store, profileTokenSlot(profileName))}
+  }
+  return {source: 'none', tokens: new NoCredentials(options.loginHint)}
 }

@@ -1,39 +1,31 @@
 /**
  * The one HTTP client (undici, a pooled dispatcher that honours HTTP(S)_PROXY/NO_PROXY).
  *
- * It owns: URL building (`{base}/api/{version}{path}`), the contract's headers, JSON bodies, typed errors,
- * the retry rules, the token (attach, and on a 401 renew once and repeat once), the --debug trace with
- * redaction, and the deprecation notices. Retry rules (cli-contract.md, "Requests"):
- * - 429: wait Retry-After (seconds or HTTP date) and retry, for every method (nothing was created), up to 3
- *   retries and `maxWaitSeconds` of waiting in all; if the next wait would pass the bound, fail at once (exit 5).
- * - network error or 5xx: retried (backoff from 0.5 s doubling with jitter, at most 5 s; 2 retries) only when
- *   the request is idempotent: GET, DELETE, or a request that says so (v2 order creation with its
- *   Idempotency-Key). Any other POST/PATCH is never retried: its outcome is unknown.
- * Redirects are not followed.
+ * It owns: URL building (`{base}/api/{version}{path}`) and the checks made before anything is sent (base URL,
+ * path, header values), the contract's headers, JSON bodies, one exchange bounded in time and size, typed
+ * errors, the --debug trace with redaction, and the deprecation notices. The request policy (retries, 429 waits,
+ * the 401 renewal) is composed around the exchange from src/api/wrappers.ts, and decided by the pure functions
+ * of src/api/policy.ts. Redirects are not followed.
  */
 import type {Dispatcher} from 'undici'
 
 import {type ApiVersion, type HttpMethod, V1_SUNSET_DATE} from '../domain/schema.js'
-import {ApiError, CliError, NetworkError, RateLimitError} from '../errors.js'
+import {isLoopbackHost} from '../domain/url.js'
+import {ApiError, CliError, EXIT, NetworkError, UsageError} from '../errors.js'
 import {errorFromResponse, redirectError, statusText} from './errors.js'
+import {type Attempt, DEFAULT_MAX_WAIT_SECONDS, isRedirect, mayHaveBeenSent} from './policy.js'
 import {redactBody, redactHeaders} from './redact.js'
+import {checkBaseUrl, checkHeaderValue, checkRequestPath} from './url.js'
+import {type Call, type RawResponse, type RequestGate, compose, gated, newCall, renewing, retrying} from './wrappers.js'
+
+export {parseRetryAfter} from './policy.js'
+export type {RequestGate} from './wrappers.js'
 
 export interface TokenSource {
   /** A token to send, issuing one when needed. Throws AuthError when there are no credentials. */
   getToken(client: ApiClient): Promise<string>
   /** After a 401 with `stale`: a fresh token, or undefined when this source cannot renew (static token). */
   renew(client: ApiClient, stale: string): Promise<string | undefined>
-}
-
-/**
- * A shared pacer (bulk imports): waits before each request, learns from 429s. After each `acquire()` exactly
- * one of: `onSuccess()` (any answer but a 429: the request counted), `onRateLimited()`, `onError()` (no answer).
- */
-export interface Pacer {
-  acquire(): Promise<void>
-  onRateLimited(retryAfterMs: number): void
-  onSuccess(): void
-  onError(): void
 }
 
 export interface ClientOptions {
@@ -43,17 +35,29 @@ export interface ClientOptions {
   tokens?: TokenSource
   /** --max-wait: the bound on time spent waiting for 429s, in seconds. */
   maxWaitSeconds?: number
-  /** Per-request timeout for headers and body, in ms. */
+  /** COMMERCE_HTTP_TIMEOUT: the deadline of one whole exchange (connection, headers and body), in ms. Default 30 s. */
   timeoutMs?: number
+  /** The most bytes a response body may have (COMMERCE_HTTP_MAX_BYTES); default 16 MiB. */
+  maxResponseBytes?: number
+  /** Plain http:// to a host that is not loopback is allowed (--allow-insecure-http, `allow_insecure_http`). */
+  allowInsecureHttp?: boolean
   /** --debug trace lines (already redacted). */
   debug?: (line: string) => void
   /** Warnings shown once per process (deprecation). */
   warnOnce?: (key: string, text: string) => void
   /** The v2 command to name in the v1 deprecation warning. */
   v2Hint?: string
+  /**
+   * The profile whose `api_version` chose v1 (not a flag): the deprecation warning then says how to switch the
+   * profile, instead of naming the very command the user ran. Its value is the ` --profile NAME` to repeat.
+   */
+  v1FromProfile?: string
+  /** How to log in, for a rejected token (401); repeats the user's own flags. */
+  loginHint?: string
   /** Called while waiting on a 429: returns a function that ends the status display. */
   onWait?: (text: string) => () => void
-  pacer?: Pacer
+  /** A gate shared with other clients (the bulk engine's pacer). */
+  pacer?: RequestGate
   /** Injectable for tests. */
   sleep?: (ms: number) => Promise<void>
   now?: () => number
@@ -77,6 +81,11 @@ export interface ApiRequest {
   auth: 'optional' | boolean
   /** Safe to repeat after a network error or 5xx. Defaults to true for GET and DELETE only. */
   idempotent?: boolean
+  /**
+   * Names the request in error messages when it is not the user's operation itself, e.g. `the token request`:
+   * its failure is then said as such, not as a POST whose outcome is unknown.
+   */
+  purpose?: string
 }
 
 export interface ApiResponse<T = unknown> {
@@ -85,25 +94,31 @@ export interface ApiResponse<T = unknown> {
   body: T
 }
 
-const MAX_429_RETRIES = 3
-const MAX_TRANSIENT_RETRIES = 2
-const BACKOFF_BASE_MS = 500
-const BACKOFF_CAP_MS = 5000
+export const DEFAULT_TIMEOUT_MS = 30_000
+/**
+ * 16 MiB: a page holds at most 100 records (a customer or an order is well under 10 KiB), so this is over a
+ * hundred times the largest page; and the CLI stays under 100 MB of memory against a server that streams without
+ * end (about 87 MB measured; with 32 MiB it was 109 MB). COMMERCE_HTTP_MAX_BYTES raises it.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 
-/** Retry-After as milliseconds from `now`: delta seconds or an HTTP date. Undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
-  if (value === undefined || value.trim() === '') return undefined
-  const v = value.trim()
-  // Delta seconds (a fraction is taken too, rather than read as a date by Date.parse's leniency).
-  if (/^\d+(?:\.\d+)?$/.test(v)) return Math.ceil(Number(v) * 1000)
-  // An HTTP date names its day and month; anything else Date.parse might still read (`-1`, `2 5`) is unreadable.
-  const date = /[a-z]/i.test(v) ? Date.parse(v) : Number.NaN
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
+/** The whole exchange passed COMMERCE_HTTP_TIMEOUT: never retried (that would multiply the wait the user set). */
+class DeadlineExceeded extends Error {
+  readonly code = 'COMMERCE_DEADLINE'
+  constructor(readonly timeoutMs: number) {
+    super(`no complete response within ${timeoutMs / 1000} s`)
+  }
+}
+
+/** `32 MiB`, `1.5 KiB`, `12 bytes`. */
+export function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${+(n / 1024 / 1024).toFixed(1)} MiB`
+  if (n >= 1024) return `${+(n / 1024).toFixed(1)} KiB`
+  return `${n} bytes`
 }
 
 function describeNetworkError(error: unknown): string {
-  const e = error as NodeJS.ErrnoException & {cause?: NodeJS.ErrnoException}
-  const code = e?.code ?? e?.cause?.code
+  const code = errorCode(error)
   const known: Record<string, string> = {
     ECONNREFUSED: 'connection refused',
     ECONNRESET: 'connection reset',
@@ -114,7 +129,8 @@ function describeNetworkError(error: unknown): string {
     UND_ERR_HEADERS_TIMEOUT: 'timed out waiting for the response',
     UND_ERR_SOCKET: 'the connection closed before the response was complete',
   }
-  return (code && known[code]) ?? e?.message ?? String(error)
+  if (error instanceof DeadlineExceeded) return `timed out: ${error.message} (COMMERCE_HTTP_TIMEOUT)`
+  return (code && known[code]) ?? (error as Error)?.message ?? String(error)
 }
 
 export class ApiClient {
@@ -124,6 +140,7 @@ export class ApiClient {
   private readonly sleep: (ms: number) => Promise<void>
   private readonly now: () => number
   private readonly random: () => number
+  private baseUrlChecked = false
 
   constructor(readonly options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '')
@@ -142,86 +159,66 @@ export class ApiClient {
   }
 
   async request<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>> {
+    // Before anything is sent: the base URL, the path and every header value (exit 2, no retry).
+    if (!this.baseUrlChecked) {
+      checkBaseUrl(this.options.baseUrl, {allowInsecureHttp: this.options.allowInsecureHttp})
+      this.baseUrlChecked = true
+    }
+    checkRequestPath(req.path)
+    for (const [name, value] of Object.entries(req.headers ?? {})) checkHeaderValue(`the ${name} header`, value)
     const version = req.version ?? this.apiVersion
     const url = this.url(req.path, version, req.query)
     const idempotent = req.idempotent ?? (req.method === 'GET' || req.method === 'DELETE')
     const isV1 = req.path.startsWith('/api/v1/') || (!req.path.startsWith('/api/') && version === 'v1')
-    if (isV1) this.warnV1()
+    const v1FromProfile = isV1 && !req.path.startsWith('/api/')
+    if (isV1) this.warnV1(v1FromProfile)
 
-    let token = req.auth === false ? undefined : await this.tokenFor(req.auth)
-    let renewed = false
-    let rateRetries = 0
-    let transientRetries = 0
-    let waitedMs = 0
+    const token = req.auth === false ? undefined : await this.tokenFor(req.auth)
+    if (token !== undefined) checkHeaderValue('the access token', token)
 
-    for (;;) {
-      await this.options.pacer?.acquire()
-      let res: {status: number; headers: Record<string, string>; body: unknown}
-      try {
-        res = await this.send(req, url, token)
-      } catch (error) {
-        this.options.pacer?.onError()
-        if (error instanceof CliError) throw error
-        if (idempotent && transientRetries < MAX_TRANSIENT_RETRIES) {
-          await this.backoff(transientRetries++, `network error (${describeNetworkError(error)})`)
-          continue
-        }
-        throw this.networkError(error, idempotent, req)
-      }
+    const {options} = this
+    const exchange = async (call: Call): Promise<RawResponse> => {
+      const res = await this.send(req, url, call.token)
+      this.noticeDeprecation(res.headers, isV1, v1FromProfile)
+      return res
+    }
+    const policy = compose(
+      renewing({
+        check: (fresh) => checkHeaderValue('the access token', fresh),
+        debug: options.debug,
+        renew: options.tokens && ((stale) => options.tokens!.renew(this, stale)),
+      }),
+      retrying({
+        classify: classifyFailure,
+        debug: options.debug,
+        describe: (error) => `network error (${describeNetworkError(error)})`,
+        idempotent,
+        loopback: this.loopback(),
+        maxWaitSeconds: options.maxWaitSeconds ?? DEFAULT_MAX_WAIT_SECONDS,
+        now: this.now,
+        onWait: options.onWait,
+        random: this.random,
+        sleep: this.sleep,
+      }),
+      gated(options.pacer, this.now),
+    )
+    let res: RawResponse
+    try {
+      res = await policy(exchange)(newCall(token))
+    } catch (error) {
+      if (error instanceof CliError) throw error
+      throw this.networkError(error, idempotent, req)
+    }
+    if (res.status < 300) return res as ApiResponse<T>
+    if (isRedirect(res.status)) throw redirectError(res.status, res.headers.location)
+    throw this.httpError(res.status, res.body, req)
+  }
 
-      if (res.status !== 429) this.options.pacer?.onSuccess()
-      this.noticeDeprecation(res.headers, isV1)
-      if (res.status < 300) return res as ApiResponse<T>
-      if (res.status < 400) throw redirectError(res.status, res.headers.location)
-
-      if (res.status === 429) {
-        const retryAfter = parseRetryAfter(res.headers['retry-after'], this.now())
-        // No (readable) Retry-After: wait 1 s.
-        const waitMs = retryAfter ?? 1000
-        this.options.pacer?.onRateLimited(waitMs)
-        const retryAt = new Date(this.now() + waitMs)
-        const maxWait = this.options.maxWaitSeconds ?? 120
-        const exhausted = rateRetries >= MAX_429_RETRIES
-        if (exhausted || waitedMs + waitMs > maxWait * 1000) {
-          const seconds = Math.ceil(waitMs / 1000)
-          const why = exhausted
-            ? `still rate limited after ${MAX_429_RETRIES} retries`
-            : retryAfter === undefined
-              ? `another ${seconds} s wait would pass --max-wait (${maxWait} s)`
-              : `the service asks to wait ${seconds} s, which${waitedMs > 0 ? ' with the waits so far' : ''} would pass --max-wait (${maxWait} s)`
-          throw new RateLimitError(`Rate limited (HTTP 429): ${why}.`, {
-            body: res.body,
-            hint: `Try again after ${retryAt.toISOString()} (in ${seconds} s)${exhausted ? '' : ', or raise --max-wait'}.`,
-            retryAt,
-          })
-        }
-        rateRetries++
-        waitedMs += waitMs
-        const done = this.options.onWait?.(`Rate limited; retrying in ${Math.ceil(waitMs / 1000)} s (retry ${rateRetries} of ${MAX_429_RETRIES})`)
-        this.options.debug?.(`* 429: waiting ${waitMs} ms before retry ${rateRetries}`)
-        try {
-          await this.sleep(waitMs)
-        } finally {
-          done?.()
-        }
-        continue
-      }
-
-      if (res.status >= 500 && idempotent && transientRetries < MAX_TRANSIENT_RETRIES) {
-        await this.backoff(transientRetries++, `HTTP ${res.status}`)
-        continue
-      }
-
-      if (res.status === 401 && token !== undefined && !renewed && this.options.tokens) {
-        renewed = true
-        const fresh = await this.options.tokens.renew(this, token)
-        if (fresh) {
-          this.options.debug?.('* 401: issued a new token, repeating the request once')
-          token = fresh
-          continue
-        }
-      }
-      throw this.httpError(res.status, res.body, req)
+  private loopback(): boolean {
+    try {
+      return isLoopbackHost(new URL(this.baseUrl).hostname)
+    } catch {
+      return false
     }
   }
 
@@ -233,13 +230,13 @@ export class ApiClient {
   private async tokenFor(auth: 'optional' | true): Promise<string | undefined> {
     if (!this.options.tokens) {
       if (auth === 'optional') return undefined
-      throw new CliError('No credentials configured.', {exitCode: 3})
+      throw new CliError('No credentials configured.', {exitCode: EXIT.auth})
     }
     if (auth === true) return this.options.tokens.getToken(this)
     try {
       return await this.options.tokens.getToken(this)
     } catch (error) {
-      if (error instanceof CliError && error.exitCode === 3 && error.status === null) return undefined
+      if (error instanceof CliError && error.exitCode === EXIT.auth && error.status === null) return undefined
       throw error
     }
   }
@@ -247,7 +244,8 @@ export class ApiClient {
   private async getDispatcher(): Promise<Dispatcher> {
     if (!this.dispatcher) {
       const {EnvHttpProxyAgent} = await import('undici')
-      const timeout = this.options.timeoutMs ?? 30_000
+      // Gaps between chunks are bounded too (undici's timeouts), beside the deadline of the whole exchange in `send`.
+      const timeout = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS
       this.dispatcher = new EnvHttpProxyAgent({bodyTimeout: timeout, connections: 16, headersTimeout: timeout, keepAliveTimeout: 4000})
     }
     return this.dispatcher
@@ -271,30 +269,68 @@ export class ApiClient {
       if (body !== undefined) debug(`> ${redactBody(body)}`)
     }
     const {request} = await import('undici')
-    const res = await request(url, {body, dispatcher: await this.getDispatcher(), headers, method: req.method})
-    const text = await res.body.text()
-    const resHeaders: Record<string, string> = {}
-    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) resHeaders[k] = Array.isArray(v) ? v.join(', ') : v
-    if (debug) {
-      debug(`< ${res.statusCode} ${statusText(res.statusCode)} (${Math.round(performance.now() - started)} ms)`)
-      for (const [k, v] of Object.entries(resHeaders)) debug(`< ${k}: ${v}`)
-      if (text) debug(`< ${redactBody(text)}`)
+    const dispatcher = await this.getDispatcher()
+    // One deadline for the whole exchange, body included: a server dripping a byte a second cannot hold it open.
+    const timeoutMs = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+    const controller = new AbortController()
+    const timer = setTimeout(() => controller.abort(new DeadlineExceeded(timeoutMs)), timeoutMs)
+    try {
+      const res = await request(url, {body, dispatcher, headers, method: req.method, signal: controller.signal})
+      const resHeaders: Record<string, string> = {}
+      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) resHeaders[k] = Array.isArray(v) ? v.join(', ') : v
+      if (debug) {
+        debug(`< ${res.statusCode} ${statusText(res.statusCode)} (${Math.round(performance.now() - started)} ms)`)
+        for (const [k, v] of Object.entries(resHeaders)) debug(`< ${k}: ${v}`)
+      }
+      const text = await this.readBody(res.body, res.statusCode, resHeaders['content-length'])
+      if (debug && text) debug(`< ${redactBody(text)}`)
+      return {body: parseBody(text, resHeaders['content-type']), headers: resHeaders, status: res.statusCode}
+    } catch (error) {
+      if (controller.signal.aborted) throw controller.signal.reason
+      // undici refused to build the request (a bad header, URL or body): nothing left this process.
+      if (errorCode(error) === 'UND_ERR_INVALID_ARG') throw new UsageError(`The request could not be sent: ${(error as Error).message}. Nothing was sent.`)
+      throw error
+    } finally {
+      clearTimeout(timer)
     }
-    return {body: parseBody(text, resHeaders['content-type']), headers: resHeaders, status: res.statusCode}
   }
 
-  private async backoff(attempt: number, why: string): Promise<void> {
-    // 0.5 s, then 1 s, ... (never less), plus up to half as much again of jitter; never more than 5 s.
-    const base = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** attempt)
-    const ms = Math.min(BACKOFF_CAP_MS, Math.round(base + (this.random() * base) / 2))
-    this.options.debug?.(`* ${why}: retry ${attempt + 1} of ${MAX_TRANSIENT_RETRIES} in ${ms} ms`)
-    await this.sleep(ms)
+  /**
+   * The body as text, read while it streams, never more than `maxResponseBytes`: a Content-Length past the bound
+   * is refused before reading, a body that goes on is cut there (exit 1, not retried).
+   */
+  private async readBody(body: AsyncIterable<Buffer> & {destroy(): unknown}, status: number, contentLength: string | undefined): Promise<string> {
+    const limit = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
+    const tooLarge = (what: string) => {
+      body.destroy()
+      return new CliError(
+        `The response from ${new URL(this.baseUrl).host} (HTTP ${status}) ${what}, more than the client accepts (${formatBytes(limit)}); it was not read.`,
+        {hint: 'If this response is expected, raise the bound with COMMERCE_HTTP_MAX_BYTES (bytes, or e.g. 64MiB); else check the base URL.'},
+      )
+    }
+    if (contentLength !== undefined && /^\d+$/.test(contentLength) && Number(contentLength) > limit)
+      throw tooLarge(`announces ${formatBytes(Number(contentLength))} (Content-Length)`)
+    // Chunks are kept as they come (each is a buffer of its own, not a slice of a larger one): the peak is the
+    // body itself plus the allocator's slack, about 1.4 times the bytes read (test/bench/hostile-server.bench.ts).
+    const chunks: Buffer[] = []
+    let size = 0
+    for await (const chunk of body) {
+      size += chunk.length
+      if (size > limit) throw tooLarge('goes on past the bound')
+      chunks.push(chunk)
+    }
+    return Buffer.concat(chunks, size).toString('utf8')
   }
 
   private networkError(error: unknown, idempotent: boolean, req: ApiRequest): NetworkError {
     const what = describeNetworkError(error)
     const where = new URL(this.baseUrl).host
-    if (idempotent) return new NetworkError(`Could not reach the service at ${where}: ${what}.`, {cause: error, hint: 'Check the base URL and your network, then try again.'})
+    const attempt = classifyFailure(error)
+    const checkNetwork = 'Check the base URL and your network, then try again.'
+    if (attempt && !mayHaveBeenSent(attempt))
+      return new NetworkError(`Could not connect to ${where} (${what}; nothing was sent).`, {cause: error, hint: this.loopback() ? SANDBOX_HINT : checkNetwork})
+    if (req.purpose) return new NetworkError(`${capitalize(req.purpose)} to ${where} failed: ${what}.`, {cause: error, hint: checkNetwork})
+    if (idempotent) return new NetworkError(`Could not reach the service at ${where}: ${what}.`, {cause: error, hint: checkNetwork})
     return new NetworkError(`The ${req.method} request to ${where} failed: ${what}. Its outcome is unknown, so it was not retried.`, {
       cause: error,
       hint: 'Check whether it took effect (for example with a list command) before running it again.',
@@ -303,24 +339,49 @@ export class ApiClient {
 
   private httpError(status: number, body: unknown, req: ApiRequest): ApiError {
     const error = errorFromResponse(status, body)
+    if (status === 401 && this.options.loginHint)
+      return new ApiError(status, error.message, {body, fieldErrors: error.fieldErrors, hint: `The token was rejected (expired, revoked or invalid). ${this.options.loginHint}`})
+    if (req.purpose && status >= 500) return new ApiError(status, `${capitalize(req.purpose)} failed: ${error.message} (HTTP ${status}).`, {body, fieldErrors: error.fieldErrors})
     if (status >= 500 && !(req.idempotent ?? (req.method === 'GET' || req.method === 'DELETE')))
       return new ApiError(status, `${error.message} (HTTP ${status}). The outcome of this ${req.method} is unknown, so it was not retried.`, {body, fieldErrors: error.fieldErrors, hint: 'Check whether it took effect before running it again.'})
     return error
   }
 
-  private warnV1(): void {
-    const use = this.options.v2Hint ? ` Use \`${this.options.v2Hint}\` (v2) instead.` : ' Use API v2 instead.'
+  private warnV1(fromProfile = false): void {
+    const profileFlag = this.options.v1FromProfile
+    let use = this.options.v2Hint ? ` Use \`${this.options.v2Hint}\` (v2) instead.` : ' Use API v2 instead.'
+    if (fromProfile && profileFlag !== undefined)
+      use = ` The profile is set to v1: switch it with \`commerce config set api_version v2${profileFlag}\`, or pass --api-version v2.`
     this.options.warnOnce?.('deprecation', `API v1 is deprecated and retired on ${V1_SUNSET_DATE}.${use}`)
   }
 
-  private noticeDeprecation(headers: Record<string, string>, isV1: boolean): void {
+  private noticeDeprecation(headers: Record<string, string>, isV1: boolean, v1FromProfile: boolean): void {
     const deprecation = headers.deprecation
     const sunset = headers.sunset
     if (!deprecation && !sunset) return
-    if (isV1) return this.warnV1()
+    if (isV1) return this.warnV1(v1FromProfile)
     const when = sunset ? ` and will be removed on ${sunset}` : ''
     this.options.warnOnce?.('deprecation', `The service marks this operation as deprecated${when}.${this.options.v2Hint ? ` See \`${this.options.v2Hint}\`.` : ''}`)
   }
+}
+
+/** What an exchange that threw came to, for the policy; undefined for our own errors (final as they are). */
+function classifyFailure(error: unknown): Attempt | undefined {
+  if (error instanceof CliError) return undefined
+  if (error instanceof DeadlineExceeded) return {cause: 'deadline', kind: 'no-answer'}
+  return {cause: errorCode(error) === 'ECONNREFUSED' ? 'refused' : 'other', kind: 'no-answer'}
+}
+
+function errorCode(error: unknown): string | undefined {
+  const e = error as NodeJS.ErrnoException & {cause?: NodeJS.ErrnoException}
+  return e?.code ?? e?.cause?.code
+}
+
+/** A loopback host that refuses connections: most likely the local sandbox, not started. */
+const SANDBOX_HINT = 'Nothing is listening there. If it is the local sandbox, start it with `commerce sandbox start --detach`.'
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1)
 }
 
 function lowerKeys(headers: Record<string, string>): Record<string, string> {

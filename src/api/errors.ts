@@ -78,10 +78,23 @@ export function statusText(status: number): string {
   return STATUS_TEXT[status] ?? (status >= 500 ? 'Server error' : `HTTP ${status}`)
 }
 
+/**
+ * The summary line, without the field error it repeats: the service says `Validation failed: status order 1 is
+ * pending` beside `{errors: {status: ["order 1 is pending"]}}`, and the field errors are shown anyway (one line
+ * each, naming the flag), so the summary keeps only what comes before the colon (`Validation failed`).
+ */
+function oncePerProblem(message: string, fieldErrors: FieldErrors | undefined, status: number): string {
+  if (!fieldErrors) return message
+  const repeats = Object.values(fieldErrors).some((list) => list.some((m) => m.trim() !== '' && message.includes(m)))
+  if (!repeats) return message
+  const head = message.split(':', 1)[0]!.trim()
+  return head !== message.trim() && head !== '' ? head : statusText(status)
+}
+
 /** A typed error for a non-2xx response. `retryAfter` is only descriptive here; retries are the client's job. */
 export function errorFromResponse(status: number, body: unknown): ApiError {
-  const message = messageOf(body) ?? statusText(status)
   const fieldErrors = isObject(body) ? fieldErrorsOf(body) : undefined
+  const message = oncePerProblem(messageOf(body) ?? statusText(status), fieldErrors, status)
   return new ApiError(status, message, {body, exitCode: exitCodeForStatus(status), fieldErrors})
 }
 

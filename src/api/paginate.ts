@@ -4,7 +4,7 @@
  * always sent, so nothing leans on the service's default, and a service that answers with a different
  * per_page, or whose total moves while paging, still ends cleanly.
  */
-import type {PageMeta} from '../domain/schema.js'
+import type {FetchedPage, PageMeta} from '../domain/schema.js'
 import {CliError} from '../errors.js'
 import type {ApiClient, ApiRequest} from './client.js'
 
@@ -18,10 +18,7 @@ export interface PageOptions {
   limit?: number
 }
 
-export interface FetchedPage<T> {
-  data: T[]
-  meta?: PageMeta
-}
+export type {FetchedPage} from '../domain/schema.js'
 
 export const DEFAULT_PER_PAGE = 30
 

@@ -1,12 +1,15 @@
 /** Flags shared by the bulk commands (customers|orders export|import), declared once. */
 import {Flags} from '@oclif/core'
 
-import {EXPORT_FORMATS, IMPORT_FORMATS, MAX_CONCURRENCY} from '../services/bulk/commands.js'
+import {EXPORT_FORMATS, IMPORT_FORMATS, MAX_CONCURRENCY} from '../domain/bulk.js'
 
 export const exportFlags = {
   concurrency: Flags.integer({default: 4, description: 'Pages fetched at once.', max: MAX_CONCURRENCY, min: 1}),
   format: Flags.option({description: 'Output format (default jsonl; json with --json and no --output).', options: EXPORT_FORMATS})(),
-  output: Flags.string({char: 'o', description: 'Write to FILE (atomically) instead of stdout.'}),
+  'escape-formulas': Flags.boolean({
+    description: "CSV for spreadsheets: prefix cells starting with = + - @ tab or CR with ' (formula injection; off so that export -> import round-trips).",
+  }),
+  output: Flags.string({char: 'o', description: 'Write to FILE (atomically, mode 0600) instead of stdout.'}),
 }
 
 export const importFlags = {

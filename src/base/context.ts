@@ -3,7 +3,8 @@
  * the credentials and the API client. Precedence rules of the contract live here and nowhere else.
  */
 import {ApiClient, type ClientOptions} from '../api/client.js'
-import {type ResolvedCredentials, resolveCredentials} from '../api/auth.js'
+import {type ResolvedCredentials, loginHint, resolveCredentials} from '../api/auth.js'
+import {checkBaseUrl, noBaseUrlHint} from '../api/url.js'
 import {type ApiVersion, DEFAULT_API_VERSION} from '../domain/schema.js'
 import {UsageError} from '../errors.js'
 import {type ConfigData, ConfigStore, type Profile, selectProfileName} from '../config/store.js'
@@ -16,6 +17,7 @@ export interface ContextFlags {
   'base-url'?: string
   'api-version'?: ApiVersion
   'max-wait'?: number
+  'allow-insecure-http'?: boolean
   debug?: boolean
 }
 
@@ -28,9 +30,8 @@ export interface ContextOptions {
   v2Hint?: string
 }
 
-export const NO_BASE_URL_HINT =
-  'Pass --base-url URL, set COMMERCE_BASE_URL, or store one with `commerce auth login --base-url URL` ' +
-  '(for the local sandbox: `commerce sandbox start`, then `commerce auth login --sandbox`).'
+// Where they were first declared; the rules live in src/domain/url.ts and src/api/url.ts.
+export {NO_BASE_URL_HINT, checkBaseUrl} from '../api/url.js'
 
 export class Context {
   readonly store: ConfigStore
@@ -62,16 +63,39 @@ export class Context {
   /** --base-url > COMMERCE_BASE_URL > the profile's > exit 2 with how to set one. */
   async baseUrl(): Promise<string> {
     const url = this.options.flags['base-url'] || this.env.COMMERCE_BASE_URL || (await this.profile())?.base_url
-    if (!url) throw new UsageError('No base URL is set.', {hint: NO_BASE_URL_HINT})
-    return checkBaseUrl(url)
+    if (!url) throw new UsageError('No base URL is set.', {hint: noBaseUrlHint(this.userFlags(['profile', 'api-version']))})
+    return checkBaseUrl(url, {allowInsecureHttp: await this.allowInsecureHttp(), hintFlags: this.userFlags(['profile', 'api-version'])})
+  }
+
+  /** Plain http:// to a host that is not loopback: --allow-insecure-http, or the profile's `allow_insecure_http`. */
+  async allowInsecureHttp(): Promise<boolean> {
+    return Boolean(this.options.flags['allow-insecure-http']) || (await this.profile())?.allow_insecure_http === 'true'
+  }
+
+  /**
+   * The user's own `--profile`, `--base-url` and `--api-version`, as flags to repeat in a hint (` --profile
+   * staging --base-url https://…`), so that the command a hint gives acts where the failing one did.
+   */
+  userFlags(names: ReadonlyArray<'api-version' | 'base-url' | 'profile'> = ['profile', 'base-url', 'api-version']): string {
+    const {flags} = this.options
+    return names
+      .filter((name) => flags[name])
+      .map((name) => ` --${name} ${shellWord(String(flags[name]))}`)
+      .join('')
   }
 
   async apiVersion(): Promise<ApiVersion> {
     return this.options.flags['api-version'] ?? (await this.profile())?.api_version ?? DEFAULT_API_VERSION
   }
 
+  /** ` --profile NAME` when v1 comes from the profile's `api_version`, not a flag; else undefined. */
+  private async v1FromProfile(): Promise<string | undefined> {
+    if (this.options.flags['api-version'] || (await this.profile())?.api_version !== 'v1') return undefined
+    return ` --profile ${shellWord(await this.profileName())}`
+  }
+
   async credentials(): Promise<ResolvedCredentials> {
-    this.creds ??= resolveCredentials(this.env, await this.data(), await this.profileName(), this.store)
+    this.creds ??= resolveCredentials(this.env, await this.data(), await this.profileName(), this.store, {loginHint: loginHint(this.userFlags())})
     return this.creds
   }
 
@@ -83,6 +107,7 @@ export class Context {
     if (!client) {
       const {io} = this.options
       client = new ApiClient({
+        allowInsecureHttp: await this.allowInsecureHttp(),
         apiVersion: await this.apiVersion(),
         baseUrl,
         debug: this.options.flags.debug ? (line) => io.info(io.chalk.dim(line)) : undefined,
@@ -91,9 +116,12 @@ export class Context {
           const spinner = new Spinner(io).start(text)
           return () => spinner.stop()
         },
+        maxResponseBytes: readMaxBytes(this.env),
         timeoutMs: readTimeout(this.env),
         tokens: (await this.credentials()).tokens,
+        loginHint: loginHint(this.userFlags()),
         userAgent: this.options.userAgent,
+        v1FromProfile: await this.v1FromProfile(),
         v2Hint: this.options.v2Hint,
         warnOnce: (k, text) => io.warnOnce(k, text),
         ...overrides,
@@ -108,23 +136,27 @@ export class Context {
   }
 }
 
-export function checkBaseUrl(url: string): string {
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    throw new UsageError(`The base URL ${JSON.stringify(url)} is not a valid URL.`, {hint: NO_BASE_URL_HINT})
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-    throw new UsageError(`The base URL must start with https:// or http:// (got ${JSON.stringify(url)}).`)
-  return url.replace(/\/+$/, '')
-}
-
-/** COMMERCE_HTTP_TIMEOUT: seconds per request (default 30). */
+/** COMMERCE_HTTP_TIMEOUT: seconds for one whole exchange, body included (default 30). */
 function readTimeout(env: NodeJS.ProcessEnv): number | undefined {
   const raw = env.COMMERCE_HTTP_TIMEOUT
   if (!raw) return undefined
   const seconds = Number(raw)
   if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`COMMERCE_HTTP_TIMEOUT must be a positive number of seconds (got ${JSON.stringify(raw)}).`)
   return seconds * 1000
+}
+
+/** COMMERCE_HTTP_MAX_BYTES: the bound on a response body, in bytes or with a unit (`64MiB`, `512KiB`, `1GiB`). */
+export function readMaxBytes(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env.COMMERCE_HTTP_MAX_BYTES
+  if (!raw) return undefined
+  const m = /^\s*(\d+)\s*(?:(k|m|g)(?:i?b)?|b)?\s*$/i.exec(raw)
+  const n = m ? Number(m[1]) * 1024 ** ({g: 3, k: 1, m: 2}[m[2]?.toLowerCase() as 'g' | 'k' | 'm'] ?? 0) : Number.NaN
+  if (!Number.isSafeInteger(n) || n <= 0)
+    throw new UsageError(`COMMERCE_HTTP_MAX_BYTES must be a positive number of bytes, e.g. 33554432 or 32MiB (got ${JSON.stringify(raw)}).`)
+  return n
+}
+
+/** A word as a POSIX shell reads it back: as is when it is plain, else in single quotes. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`
 }

@@ -119,6 +119,15 @@ export interface Page<T> {
   meta: PageMeta
 }
 
+/**
+ * A page as the CLI read it, whatever envelope the service used: `meta` only when the service gave a total
+ * (src/api/paginate.ts fills in page and per_page). Used by list commands and the bulk export.
+ */
+export interface FetchedPage<T> {
+  data: T[]
+  meta?: PageMeta
+}
+
 /** The documented 422 body. Token endpoints send only `message`. */
 export interface ValidationErrorBody {
   message: string

@@ -13,6 +13,8 @@ export interface IOStreamsOptions {
   stdout?: NodeJS.WriteStream
   stderr?: NodeJS.WriteStream
   env?: NodeJS.ProcessEnv
+  /** --json, as decided once by BaseCommand (jsonRequested in output.ts). */
+  json?: boolean
 }
 
 function envFlag(value: string | undefined): boolean {
@@ -51,8 +53,8 @@ export class IOStreams {
   /** Colour in what goes to stderr: `color`, and stderr a TTY (or FORCE_COLOR). */
   readonly errColor: boolean
   readonly chalk: ChalkInstance
-  /** --json: stdout carries exactly one JSON document. */
-  json = false
+  /** --json: stdout carries exactly one JSON document. Read-only: decided once, before parsing. */
+  readonly json: boolean
   /** A result has begun streaming to stdout: an error can no longer be the only document there. */
   resultStarted = false
   private readonly said = new Set<string>()
@@ -63,6 +65,7 @@ export class IOStreams {
     this.stdout = options.stdout ?? process.stdout
     this.stderr = options.stderr ?? process.stderr
     this.env = options.env ?? process.env
+    this.json = options.json ?? false
     this.isStdinTTY = Boolean(this.stdin.isTTY)
     this.isStdoutTTY = Boolean(this.stdout.isTTY)
     this.isStderrTTY = Boolean(this.stderr.isTTY)
@@ -96,7 +99,7 @@ export class IOStreams {
     this.stdout.write(text.endsWith('\n') ? text : text + '\n')
   }
 
-  /** Writes exactly one JSON document to stdout. */
+  /** @deprecated Print results through Output (output.ts): `result`, `record`, `list`, `document`. */
   outJson(value: unknown): void {
     this.out(JSON.stringify(value, null, this.isStdoutTTY ? 2 : undefined))
   }

@@ -20,7 +20,7 @@ import {
   validateTokenRequest,
   validateWebhookCreate,
 } from '../domain/validate.js'
-import {type Core, isoNow, type OrderInput, placeOrder, randomId} from './core.js'
+import {checkSandboxEvents, createCustomer, createWebhook, deleteCustomer, type Core, type OrderInput, placeOrder, refundOrder, updateCustomer} from './core.js'
 import {DEFAULT_PER_PAGE, DELETE_CUSTOMER_STATUS, OPERATION_SCOPES} from './decisions.js'
 import {HttpError, type Reply, type Request, type Router, validationError} from './http.js'
 import type {RateLimiter} from './rate-limit.js'
@@ -28,7 +28,7 @@ import {CATALOGUE, priced, product} from './seed.js'
 import type {CustomerRecord, OrderRecord} from './store.js'
 import {findKeyPair, type TokenRecord} from './tokens.js'
 import {customerView, orderSummary, orderView, pageEnvelope, webhookView} from './views.js'
-import {canonicalJson, isObject} from '../domain/json.js'
+import {canonicalJson} from '../domain/json.js'
 
 interface Call {
   request: Request
@@ -134,10 +134,12 @@ function operationHandlers(core: Core): Record<OperationId, OpHandler> {
   const productsPage = (query: URLSearchParams, q: string | undefined): Reply => {
     const currency = optional(query, 'currency')
     const {page, perPage} = paging(query, {currency, q})
-    const needle = q?.toLowerCase()
-    const matches = CATALOGUE.filter(
-      (p) => !needle || p.name.toLowerCase().includes(needle) || p.description.toLowerCase().includes(needle),
-    ).reverse()
+    // Every word, in any order, as a substring of the name or the description: "tea pot" finds "Teapot 1 l".
+    const words = (q ?? '').toLowerCase().split(/\s+/).filter((w) => w !== '')
+    const matches = CATALOGUE.filter((p) => {
+      const text = `${p.name}\n${p.description}`.toLowerCase()
+      return words.every((w) => text.includes(w))
+    }).reverse()
     const data = matches.slice((page - 1) * perPage, page * perPage).map((p) => priced(p, currency as Currency | undefined))
     return {body: pageEnvelope(data, page, perPage, matches.length), status: 200}
   }
@@ -184,17 +186,8 @@ function operationHandlers(core: Core): Record<OperationId, OpHandler> {
       const body = await request.body()
       const errors = validateCustomerCreate(body)
       if (hasErrors(errors)) throw validationError(errors)
-      const input = body as {email: string; name: string; send_invite?: boolean; metadata?: Record<string, unknown>}
-      if (store.customerIdByEmail(input.email) !== undefined) throw validationError({email: ['has already been taken']})
-      const record = store.addCustomer({
-        addresses: [],
-        created_at: isoNow(core),
-        email: input.email,
-        metadata: input.metadata ?? {},
-        name: input.name,
-        status: input.send_invite === false ? 'active' : 'invited',
-      })
-      return {body: customerView(record), status: 201}
+      const {customer} = createCustomer(core, body as Parameters<typeof createCustomer>[1])
+      return {body: customerView(customer), status: 201}
     },
 
     getCustomer: ({request: {params, query}}) => {
@@ -212,20 +205,12 @@ function operationHandlers(core: Core): Record<OperationId, OpHandler> {
       const body = await request.body()
       const errors = validateCustomerUpdate(body)
       if (hasErrors(errors)) throw validationError(errors)
-      const patch = body as {email?: string; name?: string; status?: CustomerStatus; metadata?: Record<string, unknown>}
-      const owner = patch.email === undefined ? undefined : store.customerIdByEmail(patch.email)
-      if (owner !== undefined && owner !== record.id) throw validationError({email: ['has already been taken']})
-      store.updateCustomer(record, {
-        email: patch.email,
-        metadata: patch.metadata === undefined ? undefined : {...record.metadata, ...patch.metadata},
-        name: patch.name,
-        status: patch.status,
-      })
+      updateCustomer(core, record, body as Parameters<typeof updateCustomer>[2])
       return {body: customerView(record), status: 200}
     },
 
     deleteCustomer: ({request}) => {
-      store.deleteCustomer(customerFrom(core, request.params.customer!))
+      deleteCustomer(core, customerFrom(core, request.params.customer!))
       return {status: DELETE_CUSTOMER_STATUS}
     },
 
@@ -257,7 +242,7 @@ function operationHandlers(core: Core): Record<OperationId, OpHandler> {
       const headers = limited(core.limits.orders, token!.keyId, 'order creations')
       const errors = validateOrderCreate(body)
       if (hasErrors(errors)) throw validationError(errors)
-      const order = placeOrder(core, body as OrderInput)
+      const {order} = placeOrder(core, body as OrderInput)
       const raw = JSON.stringify(orderView(order))
       if (idemKey) store.remember(idemKey, {body: raw, fingerprint, order_id: order.id})
       return {headers, raw, status: 201}
@@ -270,13 +255,7 @@ function operationHandlers(core: Core): Record<OperationId, OpHandler> {
       const body = await request.body()
       const errors = validateRefund(body)
       if (hasErrors(errors)) throw validationError(errors)
-      const input = (body ?? {}) as {amount?: number; reason?: string}
-      if (order.status !== 'paid' && order.status !== 'shipped')
-        throw validationError({status: [`order ${order.id} is ${order.status}; only paid or shipped orders can be refunded`]})
-      const remaining = order.total - order.amount_refunded
-      const amount = input.amount ?? remaining
-      if (amount > remaining) throw validationError({amount: [`must be at most the refundable amount of ${remaining} (got ${amount})`]})
-      const refund = store.addRefund(order, {amount, created_at: isoNow(core), reason: input.reason ?? null})
+      const {refund} = refundOrder(core, order, (body ?? {}) as {amount?: number; reason?: string})
       return {body: refund, status: 201}
     },
 
@@ -310,17 +289,13 @@ function operationHandlers(core: Core): Record<OperationId, OpHandler> {
 
     createWebhook: async ({request}) => {
       const body = await request.body()
+      // Event names are the sandbox's to check: it sends SANDBOX_EVENTS (the CLI accepts any name).
       const errors = validateWebhookCreate(body, true)
+      delete errors.events
+      const eventsProblem = checkSandboxEvents((body as {events?: unknown} | undefined)?.events)
+      if (eventsProblem) errors.events = [eventsProblem]
       if (hasErrors(errors)) throw validationError(errors)
-      const input = body as {url: string; events: string[]}
-      const record = {
-        id: randomId('we_', 8),
-        url: input.url,
-        events: [...new Set(input.events)],
-        created_at: isoNow(core),
-        signing_secret: randomId('whsec_', 24),
-      }
-      store.addWebhook(record)
+      const record = createWebhook(core, body as {url: string; events: string[]})
       return {body: {...webhookView(record), signing_secret: record.signing_secret}, status: 201}
     },
   }

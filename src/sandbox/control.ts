@@ -2,80 +2,242 @@
  * The sandbox-only control path, outside `/api/`: no authentication, JSON in and out. It moves orders along
  * (paying one fires `order.paid` deliveries) and shows the delivery log. `GET /_sandbox` describes it.
  */
-import {EVENT_TYPES} from '../domain/schema.js'
 import {checkOneOf, checkPositiveInt, parseId} from '../domain/validate.js'
-import {type Core, isoNow, payOrder, placeOrder} from './core.js'
-import {CONTROL_PREFIX} from './decisions.js'
+import {
+  checkOverrides,
+  type Core,
+  createCustomer,
+  deleteCustomer,
+  emit,
+  type Emitted,
+  isoNow,
+  type Overrides,
+  payOrder,
+  placeOrder,
+  randomId,
+  refundOrder,
+  shipOrder,
+  updateCustomer,
+} from './core.js'
+import {CONTROL_PREFIX, SANDBOX_EVENTS, type SandboxEvent} from './decisions.js'
+import {type FaultInput, validateFault} from './faults.js'
 import {HttpError, type Reply, type Router, validationError} from './http.js'
+import {applyScenario} from './scenario.js'
 import {CATALOGUE} from './seed.js'
-import type {OrderRecord} from './store.js'
-import {orderView} from './views.js'
+import {checkSnapshotName, type SnapshotShelf} from './snapshots.js'
+import type {CustomerRecord, OrderRecord} from './store.js'
+import {isLoopback} from './guard.js'
+import {UI_HTML} from './ui.js'
+import {customerView, orderSummary, orderView, webhookView} from './views.js'
 
 export const CONTROL_ROUTES = [
   {description: 'This description, with counts of the stored records.', method: 'GET', path: CONTROL_PREFIX},
   {description: 'Move a pending order to paid; sends order.paid to subscribed endpoints.', method: 'POST', path: `${CONTROL_PREFIX}/orders/{id}/pay`},
-  {description: 'Move a paid order to shipped.', method: 'POST', path: `${CONTROL_PREFIX}/orders/{id}/ship`},
+  {description: 'Move a paid order to shipped; sends order.shipped.', method: 'POST', path: `${CONTROL_PREFIX}/orders/{id}/ship`},
   {
     description:
-      'Make an event happen. Body {"type": "order.paid", "order_id"?: N}: pays that pending order, or a new one (for a sandbox customer) when no order_id is given.',
+      'Make an event happen. Body {"type", "order_id"?, "customer_id"?, "set"?: {"data.FIELD": value}}: the change the event reports happens to that order or customer, or to a new one (orders for the one sandbox trigger customer); "set" overrides fields of the delivered payload only (422 on a field the payload does not have, before anything changes).',
     method: 'POST',
     path: `${CONTROL_PREFIX}/events`,
   },
   {description: 'Webhook delivery attempts, newest first.', method: 'GET', path: `${CONTROL_PREFIX}/deliveries`},
+  {
+    description: 'The request log, oldest first: ?after=SEQ for newer entries only, ?wait=S to wait up to S s (max 25) for one.',
+    method: 'GET',
+    path: `${CONTROL_PREFIX}/logs`,
+  },
+  {
+    description:
+      'Add a fault rule. Body {"path": GLOB, "method"?, "status"?, "retry_after"?, "delay_ms"?, "drop"?, "count"? | "rate"?, "random_seed"?}; only /api/ requests; one application unless count or rate.',
+    method: 'POST',
+    path: `${CONTROL_PREFIX}/faults`,
+  },
+  {description: 'The fault rules in force.', method: 'GET', path: `${CONTROL_PREFIX}/faults`},
+  {description: 'Remove every fault rule.', method: 'DELETE', path: `${CONTROL_PREFIX}/faults`},
+  {description: 'The latest 100 customers and orders (newest first) and every webhook endpoint, for the inspector page.', method: 'GET', path: `${CONTROL_PREFIX}/data`},
+  {description: 'The inspector page (HTML; loopback clients only).', method: 'GET', path: `${CONTROL_PREFIX}/ui`},
+  {
+    description: 'Apply a scenario: {"customers"|"orders"|"refunds"|"webhooks": {NAME: create body}}, ${NAME.id} references; answers {ids: {NAME: id}}. Checked whole first: 422 naming kind.NAME.field, nothing created.',
+    method: 'POST',
+    path: `${CONTROL_PREFIX}/seed`,
+  },
+  {description: 'Empty the data (customers, orders, refunds, webhooks, idempotency keys); the catalogue and key pairs stay.', method: 'POST', path: `${CONTROL_PREFIX}/reset`},
+  {description: 'Save the whole state under a name: {"name"}.', method: 'POST', path: `${CONTROL_PREFIX}/snapshots`},
+  {description: 'The saved snapshots.', method: 'GET', path: `${CONTROL_PREFIX}/snapshots`},
+  {description: 'Bring back a saved state (the key pairs stay).', method: 'POST', path: `${CONTROL_PREFIX}/snapshots/{name}/restore`},
 ] as const
 
-/** The customer that triggered events use when no order is named. */
+/** The customer that triggered order events use when no order is named. */
 const TRIGGER_EMAIL = 'sandbox-trigger@example.com'
 
-export function controlRoutes(router: Router, core: Core, describe: () => Record<string, unknown>): void {
+interface EventInput {
+  type?: unknown
+  order_id?: unknown
+  customer_id?: unknown
+  set?: unknown
+}
+
+export function controlRoutes(router: Router, core: Core, shelf: SnapshotShelf, describe: () => Record<string, unknown>): void {
   const orderFrom = (raw: string): OrderRecord => {
     const id = parseId(raw)
     const order = id === undefined ? undefined : core.store.order(id)
     if (!order) throw new HttpError(404, `No order has id ${JSON.stringify(raw)}`)
     return order
   }
-  const paid = (order: OrderRecord): Reply => {
-    const {endpoints, event} = payOrder(core, order)
-    return {body: {order: orderView(order), event_id: event.id, endpoints}, status: 200}
-  }
+  const answer = (emitted: Emitted, order?: OrderRecord, extra: Record<string, unknown> = {}): Reply => ({
+    body: {type: emitted.event.type, event_id: emitted.event.id, endpoints: emitted.endpoints, ...(order ? {order: orderView(order)} : {}), ...extra},
+    status: 200,
+  })
 
   router
     .add('GET', CONTROL_PREFIX, () => ({body: {...describe(), routes: CONTROL_ROUTES}, status: 200}))
-    .add('POST', `${CONTROL_PREFIX}/orders/:order/pay`, ({params}) => paid(orderFrom(params.order!)))
+    .add('POST', `${CONTROL_PREFIX}/orders/:order/pay`, ({params}) => {
+      const order = orderFrom(params.order!)
+      return answer(payOrder(core, order), order)
+    })
     .add('POST', `${CONTROL_PREFIX}/orders/:order/ship`, ({params}) => {
       const order = orderFrom(params.order!)
-      if (order.status !== 'paid') throw new HttpError(409, `Order ${order.id} is ${order.status}; only a paid order can be shipped`)
-      core.store.setOrderStatus(order, 'shipped')
-      return {body: {order: orderView(order)}, status: 200}
+      return answer(shipOrder(core, order), order)
     })
-    .add('POST', `${CONTROL_PREFIX}/events`, async ({body}) => {
-      const input = ((await body()) ?? {}) as {type?: unknown; order_id?: unknown}
-      const problem = checkOneOf(input.type, EVENT_TYPES)
-      if (problem) throw validationError({type: [problem]})
-      if (input.order_id !== undefined) {
-        const bad = checkPositiveInt(input.order_id)
-        if (bad) throw validationError({order_id: [bad]})
-        return paid(orderFrom(String(input.order_id)))
-      }
-      return paid(placeOrder(core, {currency: CATALOGUE[0]!.currency, customer_id: triggerCustomer(core), items: [{product_id: CATALOGUE[0]!.id}]}))
-    })
+    .add('POST', `${CONTROL_PREFIX}/events`, async ({body}) => triggerEvent(core, ((await body()) ?? {}) as EventInput, orderFrom, answer))
     .add('GET', `${CONTROL_PREFIX}/deliveries`, () => ({body: {data: core.deliveries.entries().reverse()}, status: 200}))
+    .add('POST', `${CONTROL_PREFIX}/seed`, async ({body}) => ({body: {ids: applyScenario(core, await body())}, status: 200}))
+    .add('POST', `${CONTROL_PREFIX}/reset`, () => {
+      const before = core.store.counts()
+      core.store.replace({customers: [], idempotency: {}, next: {address: 1, customer: 1, order: 1, refund: 1}, orders: [], webhooks: []})
+      return {body: {removed: before}, status: 200}
+    })
+    .add('POST', `${CONTROL_PREFIX}/snapshots`, async ({body}) => {
+      const name = checkSnapshotName(((await body()) as {name?: unknown} | undefined)?.name)
+      return {body: await shelf.save(name, core.store.snapshot(), core.now()), status: 201}
+    })
+    .add('GET', `${CONTROL_PREFIX}/snapshots`, async () => ({body: {data: await shelf.list()}, status: 200}))
+    .add('POST', `${CONTROL_PREFIX}/snapshots/:name/restore`, async ({params}) => {
+      const saved = await shelf.load(checkSnapshotName(params.name))
+      core.store.replace(saved)
+      return {body: {restored: params.name, counts: core.store.counts()}, status: 200}
+    })
+    .add('GET', `${CONTROL_PREFIX}/data`, () => ({
+      body: {
+        customers: core.store.listCustomers({page: 1, perPage: 100}).data.map(customerView),
+        orders: core.store.listOrders({page: 1, perPage: 100}).data.map(orderSummary),
+        webhooks: core.store.listWebhooks().map(webhookView),
+      },
+      status: 200,
+    }))
+    .add('GET', `${CONTROL_PREFIX}/ui`, ({req}) => {
+      if (!isLoopback(req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? ''))
+        throw new HttpError(403, 'The inspector page is served to this machine only (loopback clients)')
+      return {headers: {'cache-control': 'no-store', 'content-type': 'text/html; charset=utf-8', 'x-frame-options': 'DENY'}, raw: UI_HTML, status: 200}
+    })
+    .add('GET', `${CONTROL_PREFIX}/faults`, () => ({body: {data: core.faults.list()}, status: 200}))
+    .add('POST', `${CONTROL_PREFIX}/faults`, async ({body}) => {
+      const input = ((await body()) ?? {}) as FaultInput
+      const errors = validateFault(input)
+      if (Object.keys(errors).length > 0) throw validationError(errors)
+      return {body: core.faults.add(input), status: 201}
+    })
+    .add('DELETE', `${CONTROL_PREFIX}/faults`, () => ({body: {cleared: core.faults.clear()}, status: 200}))
+    .add('GET', `${CONTROL_PREFIX}/logs`, async ({query}) => {
+      const after = Number(query.get('after') ?? 0)
+      const wait = Math.min(Math.max(Number(query.get('wait') ?? 0), 0), 25)
+      if (!Number.isFinite(after) || !Number.isFinite(wait)) throw validationError({after: ['must be a number']})
+      let data = core.requestLog.since(after)
+      if (data.length === 0 && wait > 0) {
+        await core.requestLog.next(wait * 1000)
+        data = core.requestLog.since(after)
+      }
+      return {body: {data}, status: 200}
+    })
 }
 
-function triggerCustomer(core: Core): number {
+function triggerEvent(
+  core: Core,
+  input: EventInput,
+  orderFrom: (raw: string) => OrderRecord,
+  answer: (emitted: Emitted, order?: OrderRecord, extra?: Record<string, unknown>) => Reply,
+): Reply {
+  const problem = checkOneOf(input.type, SANDBOX_EVENTS)
+  if (problem) throw validationError({type: [problem]})
+  const type = input.type as SandboxEvent
+  const orderEvent = type.startsWith('order.')
+  const errors: Record<string, string[]> = {}
+  for (const [field, value] of [['order_id', input.order_id], ['customer_id', input.customer_id]] as const) {
+    const bad = value === undefined ? undefined : checkPositiveInt(value)
+    if (bad) errors[field] = [bad]
+  }
+  if (orderEvent && input.customer_id !== undefined) errors.customer_id = [`is for customer events; ${type} takes order_id`]
+  if (!orderEvent && input.order_id !== undefined) errors.order_id = [`is for order events; ${type} takes customer_id`]
+  let overrides: Overrides = {}
+  if (input.set !== undefined) {
+    if (typeof input.set !== 'object' || input.set === null || Array.isArray(input.set)) errors.set = ['must be an object of "data.FIELD": value']
+    else {
+      overrides = input.set as Overrides
+      const bad = checkOverrides(type, overrides)
+      if (bad.length > 0) errors.set = bad
+    }
+  }
+  if (Object.keys(errors).length > 0) throw validationError(errors)
+
+  if (orderEvent) {
+    const named = input.order_id === undefined ? undefined : orderFrom(String(input.order_id))
+    // Check the named order can take the change before anything happens.
+    if (named && type === 'order.paid' && named.status !== 'pending')
+      throw new HttpError(409, `Order ${named.id} is ${named.status}; only a pending order can be paid`)
+    if (named && type === 'order.shipped' && named.status !== 'paid')
+      throw new HttpError(409, `Order ${named.id} is ${named.status}; only a paid order can be shipped`)
+    if (named && type === 'order.refunded' && named.status !== 'paid' && named.status !== 'shipped')
+      throw new HttpError(409, `Order ${named.id} is ${named.status}; only a paid or shipped order can be refunded`)
+    let created: {customer?: number; order?: number} = {}
+    let order = named
+    if (!order) {
+      const trigger = triggerCustomer(core)
+      const placed = placeOrder(core, {currency: CATALOGUE[0]!.currency, customer_id: trigger.id, items: [{product_id: CATALOGUE[0]!.id}]}, type === 'order.created' ? overrides : undefined)
+      order = placed.order
+      created = {...(trigger.created ? {customer: trigger.id} : {}), order: order.id}
+      if (type === 'order.created') return answer(placed.emitted, order, {created, customer: customerView(core.store.customer(trigger.id)!)})
+    }
+    const customer = core.store.customer(order.customer_id)
+    const extra = {created, ...(customer ? {customer: customerView(customer)} : {})}
+    if (type === 'order.created') return answer(emit(core, type, orderView(order), overrides), order, extra)
+    if (!named || type === 'order.paid') {
+      const paid = payOrder(core, order, type === 'order.paid' ? overrides : undefined)
+      if (type === 'order.paid') return answer(paid, order, extra)
+    }
+    if (type === 'order.shipped') return answer(shipOrder(core, order, overrides), order, extra)
+    return answer(refundOrder(core, order, {reason: 'sandbox trigger'}, overrides).emitted, order, extra)
+  }
+
+  const id = input.customer_id as number | undefined
+  const named = id === undefined ? undefined : core.store.customer(id)
+  if (id !== undefined && !named) throw new HttpError(404, `No customer has id ${id}`)
+  const withCustomer = (emitted: Emitted, record: CustomerRecord, created?: number) =>
+    answer(emitted, undefined, {customer: customerView(record), created: created === undefined ? {} : {customer: created}})
+  if (type === 'customer.created') {
+    if (named) return withCustomer(emit(core, type, customerView(named), overrides), named)
+    const {customer, emitted} = createCustomer(core, {email: `sandbox-trigger-${randomId('', 4)}@example.com`, name: 'Sandbox Trigger', send_invite: false, metadata: {created_by: 'sandbox trigger'}}, overrides)
+    return withCustomer(emitted, customer, customer.id)
+  }
+  if (type === 'customer.updated') {
+    const trigger = named ? {created: false, id: named.id} : triggerCustomer(core)
+    const record = core.store.customer(trigger.id)!
+    const emitted = updateCustomer(core, record, {metadata: {triggered_at: isoNow(core)}}, overrides)
+    return withCustomer(emitted, record, trigger.created ? record.id : undefined)
+  }
+  // customer.deleted: the named customer, or a new throwaway one (never the trigger customer).
+  const record =
+    named ?? createCustomer(core, {email: `sandbox-deleted-${randomId('', 4)}@example.com`, name: 'Sandbox Deleted', send_invite: false}).customer
+  return withCustomer(deleteCustomer(core, record, overrides), record, named ? undefined : record.id)
+}
+
+/** The one sandbox customer triggered order events use (created once, reactivated when archived). */
+function triggerCustomer(core: Core): {id: number; created: boolean} {
   const existing = core.store.customerIdByEmail(TRIGGER_EMAIL)
   const record = existing === undefined ? undefined : core.store.customer(existing)
-  if (record && record.status !== 'archived') return record.id
-  if (record) core.store.updateCustomer(record, {status: 'active'})
-  return (
-    record?.id ??
-    core.store.addCustomer({
-      addresses: [],
-      created_at: isoNow(core),
-      email: TRIGGER_EMAIL,
-      metadata: {created_by: 'sandbox control path'},
-      name: 'Sandbox Trigger',
-      status: 'active',
-    }).id
-  )
+  if (record) {
+    if (record.status === 'archived') updateCustomer(core, record, {status: 'active'})
+    return {created: false, id: record.id}
+  }
+  const {customer} = createCustomer(core, {email: TRIGGER_EMAIL, metadata: {created_by: 'sandbox control path'}, name: 'Sandbox Trigger', send_invite: false})
+  return {created: true, id: customer.id}
 }

@@ -63,11 +63,30 @@ export const DELIVERY_TIMEOUT_MS = 10_000
 /** The delivery log keeps the most recent attempts only. */
 export const DELIVERY_LOG_LIMIT = 1_000
 
+/**
+ * The events the sandbox sends, each when its change happens through any path (API, control path, scenario):
+ * `data` is the order (create/GET shape) or the customer as the API shows it, after the change.
+ */
+export const SANDBOX_EVENTS = [
+  'order.created',
+  'order.paid',
+  'order.shipped',
+  'order.refunded',
+  'customer.created',
+  'customer.updated',
+  'customer.deleted',
+] as const
+export type SandboxEvent = (typeof SANDBOX_EVENTS)[number]
+
+/** The request log keeps the most recent requests only; bodies over REQUEST_LOG_BODY_BYTES are left out. */
+export const REQUEST_LOG_LIMIT = 1_000
+export const REQUEST_LOG_BODY_BYTES = 16 * 1024
+/** The request log file is moved to FILE.1 past this size (so at most twice this on disk). */
+export const REQUEST_LOG_FILE_BYTES = 10 * 1024 * 1024
+
 /** An order line without `quantity` counts as one unit. */
 export const DEFAULT_QUANTITY = 1
 
-/** Data file writes are debounced by this much after a change (and flushed on close). */
-export const PERSIST_DEBOUNCE_MS = 200
 
 export interface Decision {
   gap: string
@@ -120,7 +139,7 @@ export const DECISIONS: readonly Decision[] = [
       'Fixed rates per 1 USD: EUR 0.92, GBP 0.79. price_to = round-half-up(price * rate_to / rate_from). Without `currency`, each product shows its own price and currency.',
   },
   {gap: 'GET /api/v1/products/search', decision: 'Query `q` (required, at most 120 characters), `currency`, `page`, `per_page`; same page envelope as the list.'},
-  {gap: 'Product search fields', decision: 'Products carry a `description`; `q` is a case-insensitive substring match on name and description.'},
+  {gap: 'Product search fields', decision: 'Products carry a `description`; `q` is split into words, and a product matches when every word, in any order, is a case-insensitive substring of its name or description (`tea pot` finds "Teapot 1 l").'},
   {
     gap: 'Webhook list fields',
     decision:
@@ -150,9 +169,39 @@ export const DECISIONS: readonly Decision[] = [
       'Fixed windows. Order creation (v1 and v2 together): 10/60 s per key pair. v1 customer list: 60/60 s per key pair. v1 product list: 300/60 s per client address. No other operation is limited. 429 `{message}` with `Retry-After` (whole seconds until the window frees); a 429 changes nothing and does not count. Every other authorised request counts, 422s included.',
   },
   {
+    gap: 'Event names',
+    decision:
+      '`order.created` (an order is placed), `order.paid` (pending -> paid), `order.shipped` (paid -> shipped), `order.refunded` (each refund, partial or full; `data` shows `amount_refunded` and `refunds`), `customer.created`, `customer.updated` (any PATCH that is accepted), `customer.deleted` (`data`: the customer as it was). Webhook registration accepts these names (422 on any other).',
+  },
+  {
     gap: 'Webhook deliveries',
     decision:
-      'Body `{id, type, created_at, data: <order>}`, headers `X-Service-Signature`, `X-Service-Event-Id`, `Content-Type: application/json`, `User-Agent: commerce-sandbox/<v>`. A 2xx within 10 s is success; otherwise retried after 1 s, 5 s, 25 s, 2 min, 10 min (6 attempts), each attempt signed afresh. Pending retries are dropped on stop.',
+      'Body `{id, type, created_at, data: <order or customer>}`, headers `X-Service-Signature`, `X-Service-Event-Id`, `Content-Type: application/json`, `User-Agent: commerce-sandbox/<v>`. A 2xx within 10 s is success; otherwise retried after 1 s, 5 s, 25 s, 2 min, 10 min (6 attempts), each attempt signed afresh. Pending retries are dropped on stop.',
   },
   {gap: 'Unknown query parameters', decision: 'Ignored (so v1 ignores `q` on customers).'},
+  {
+    gap: 'Durability (sandbox only)',
+    decision:
+      'A change is answered only once it is appended to `<data file>.journal` and fsynced (concurrent requests share one fsync); the journal is compacted into the data file in the background once it outgrows it, and on a clean stop. After kill -9 nothing answered is lost and no answered id is reused; temp files a killed sandbox left are removed at start.',
+  },
+  {
+    gap: 'Request log (sandbox only)',
+    decision:
+      'Every answered request but reads (GET) of the control path: time, method, path, query, status, duration, key id, bodies with key secrets, access tokens and signing secrets masked (by field name and by prefix) and response bodies over 16 KiB omitted. The last 1,000 in memory (`GET /_sandbox/logs`); `sandbox start` appends them to `sandbox.log`, rotated to `.1` past 10 MiB.',
+  },
+  {
+    gap: 'Scenarios, reset, snapshots (sandbox only)',
+    decision:
+      'A scenario is applied first to a scratch copy of the store (no deliveries), then for real: any error is 422 on `kind.name.field` with nothing created. Reset and restore replace the data but keep the key pairs; reset starts ids at 1 again. Snapshots are files in a directory (in memory without a data file).',
+  },
+  {
+    gap: 'Fault rules (sandbox only)',
+    decision:
+      'Checked in the order added, on `/api/...` requests only; the first matching rule applies (delay, then drop or status `{message}` with `Retry-After` if given) and uses one of its `count` (default 1); a `rate` rule draws from a mulberry32 generator seeded with `random_seed` and stays until cleared. Rules live in memory (not in the data file or snapshots).',
+  },
+  {
+    gap: 'Control path access (sandbox only)',
+    decision:
+      '`/_sandbox/...` has no authentication, so it answers only requests whose `Host` names the bound address and port (bound to loopback: also `localhost`, `127.0.0.1`, `[::1]`), with no `Origin` or the sandbox\'s own (403), and writes with a JSON `Content-Type` (415): a web page cannot reach it. `sandbox start --host` beyond loopback warns on stderr.',
+  },
 ]

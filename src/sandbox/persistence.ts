@@ -1,82 +1,259 @@
 /**
- * The data file: the store's snapshot as JSON, written atomically (a temporary file in the same directory,
- * then rename), mode 0600 because it holds key secrets and signing secrets. Writes are debounced and
- * serialised; `flush()` writes now if anything changed.
+ * The data file and its journal.
+ *
+ * - `sandbox-data.json` is a snapshot of the store (mode 0600: it holds key secrets and signing secrets), written
+ *   through src/domain/files.ts (an exclusive random temp file beside it, fsync, rename).
+ * - `sandbox-data.json.journal` is an append-only log of changes since that snapshot, one JSON line per change,
+ *   each with a sequence number `s` and the id counters `n`. The server answers a write only once its lines are
+ *   appended and fsynced (`sync()`): concurrent requests share one append and one fsync (group commit). So after
+ *   kill -9 no answered write is lost and no answered id is handed out again.
+ * - When the journal outgrows the snapshot (and COMPACT_MIN_BYTES), a new snapshot is written, carrying the
+ *   sequence number it includes, and the journal is emptied. A crash between the two is harmless: on load, lines
+ *   whose `s` the snapshot already includes are skipped, and a torn last line (a crash mid-append, never
+ *   answered) is dropped.
+ * - At start-up, temp files of the data file left by a process that no longer runs (kill -9 during a snapshot
+ *   write) are removed.
  */
-import {mkdir, readFile, rename, writeFile} from 'node:fs/promises'
-import {dirname} from 'node:path'
+import {constants, readdirSync, rmSync} from 'node:fs'
+import {mkdir, open, readFile, type FileHandle} from 'node:fs/promises'
+import {basename, dirname, join} from 'node:path'
 
-import type {Snapshot} from './store.js'
+import {writeFileAtomic} from '../domain/files.js'
+import type {Change, CustomerRecord, OrderRecord, Snapshot, WebhookRecord} from './store.js'
 
-export async function loadSnapshot(path: string): Promise<Snapshot | undefined> {
-  let text: string
+/** The journal is compacted once it is larger than this and than the last snapshot. */
+export const COMPACT_MIN_BYTES = 4 * 1024 * 1024
+
+const JOURNAL_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | (constants.O_NOFOLLOW ?? 0)
+
+export function journalPath(dataFile: string): string {
+  return `${dataFile}.journal`
+}
+
+interface JournalLine {
+  s: number
+  n: Snapshot['next']
+  customer?: CustomerRecord
+  deletedCustomer?: number
+  order?: OrderRecord
+  webhook?: WebhookRecord
+  idempotency?: [string, Snapshot['idempotency'][string]]
+  /** A whole new state (reset, snapshot restore). */
+  state?: Snapshot
+}
+
+async function readText(path: string, what: string): Promise<string | undefined> {
   try {
-    text = await readFile(path, 'utf8')
+    return await readFile(path, 'utf8')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
-    throw new Error(`Cannot read the data file ${path}: ${(error as Error).message}`)
+    throw new Error(`Cannot read the ${what} ${path}: ${(error as Error).message}`)
   }
-  let data: Partial<Snapshot>
+}
+
+export function checkSnapshot(data: unknown, path: string): Snapshot {
+  const s = data as Partial<Snapshot> | null
+  const valid =
+    s?.version === 1 &&
+    Array.isArray(s.keys) &&
+    Array.isArray(s.customers) &&
+    Array.isArray(s.orders) &&
+    Array.isArray(s.webhooks) &&
+    typeof s.next === 'object' &&
+    typeof s.idempotency === 'object'
+  if (!valid) throw new Error(`${path} is not a sandbox data file (version 1); move it away to start with a fresh sandbox`)
+  return s as Snapshot
+}
+
+/** The snapshot with the journal replayed onto it; undefined when there is no data file yet. */
+export async function loadSnapshot(path: string): Promise<Snapshot | undefined> {
+  removeStaleTemps(path)
+  const text = await readText(path, 'data file')
+  if (text === undefined) return undefined
+  let data: unknown
   try {
-    data = JSON.parse(text) as Partial<Snapshot>
+    data = JSON.parse(text)
   } catch {
     throw new Error(`${path} is not valid JSON; move it away to start with a fresh sandbox`)
   }
-  const valid =
-    data?.version === 1 &&
-    Array.isArray(data.keys) &&
-    Array.isArray(data.customers) &&
-    Array.isArray(data.orders) &&
-    Array.isArray(data.webhooks) &&
-    typeof data.next === 'object' &&
-    typeof data.idempotency === 'object'
-  if (!valid) throw new Error(`${path} is not a sandbox data file (version 1); move it away to start with a fresh sandbox`)
-  return data as Snapshot
+  const snapshot = checkSnapshot(data, path)
+  const journal = await readText(journalPath(path), 'journal')
+  return journal ? replay(snapshot, journal, journalPath(path)) : snapshot
+}
+
+function replay(base: Snapshot, journal: string, path: string): Snapshot {
+  let state = base
+  let customers = new Map(state.customers.map((c) => [c.id, c]))
+  let orders = new Map(state.orders.map((o) => [o.id, o]))
+  let webhooks = new Map(state.webhooks.map((w) => [w.id, w]))
+  let idempotency = {...state.idempotency}
+  let next = {...state.next}
+  let seq = state.seq ?? 0
+  const lines = journal.split('\n')
+  lines.forEach((text, i) => {
+    if (text === '') return
+    let line: JournalLine
+    try {
+      line = JSON.parse(text) as JournalLine
+    } catch {
+      // A torn last line is a write that was never answered; anything else is damage.
+      if (lines.slice(i + 1).every((l) => l === '')) return
+      throw new Error(`${path} line ${i + 1} is not valid JSON; move it away to start from the last snapshot`)
+    }
+    if (typeof line?.s !== 'number' || line.s <= seq) return
+    seq = line.s
+    if (line.state) {
+      state = checkSnapshot(line.state, path)
+      customers = new Map(state.customers.map((c) => [c.id, c]))
+      orders = new Map(state.orders.map((o) => [o.id, o]))
+      webhooks = new Map(state.webhooks.map((w) => [w.id, w]))
+      idempotency = {...state.idempotency}
+    }
+    if (line.customer) customers.set(line.customer.id, line.customer)
+    if (line.deletedCustomer !== undefined) customers.delete(line.deletedCustomer)
+    if (line.order) orders.set(line.order.id, line.order)
+    if (line.webhook) webhooks.set(line.webhook.id, line.webhook)
+    if (line.idempotency) idempotency[line.idempotency[0]] = line.idempotency[1]
+    if (line.n) next = {...line.n}
+  })
+  return {
+    customers: [...customers.values()].sort((a, b) => a.id - b.id),
+    idempotency,
+    keys: state.keys,
+    next,
+    orders: [...orders.values()].sort((a, b) => a.id - b.id),
+    seq,
+    version: 1,
+    webhooks: [...webhooks.values()],
+  }
+}
+
+/** Temp files of `path` (`.NAME.<pid>.<random>.tmp`, or the older `NAME.<pid>.tmp`) whose process is gone. */
+function removeStaleTemps(path: string): void {
+  const dir = dirname(path)
+  const name = basename(path)
+  let entries: string[]
+  try {
+    entries = readdirSync(dir)
+  } catch {
+    return
+  }
+  for (const entry of entries) {
+    const m = entry.startsWith(`.${name}.`)
+      ? /\.(\d+)\.[0-9a-f]+\.tmp$/.exec(entry)
+      : entry.startsWith(`${name}.`)
+        ? /\.(\d+)\.tmp$/.exec(entry)
+        : null
+    if (!m) continue
+    const pid = Number(m[1])
+    if (pid !== process.pid && !alive(pid)) rmSync(join(dir, entry), {force: true})
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
 }
 
 export class DataFile {
-  private timer?: NodeJS.Timeout
-  private dirty = false
-  private writing: Promise<void> = Promise.resolve()
+  private pending: string[] = []
+  private seq = 0
+  private chain: Promise<void> = Promise.resolve()
+  private last: Promise<void> = Promise.resolve()
+  private journal?: FileHandle
+  private journalBytes = 0
+  private snapshotBytes = 0
+  private compacting = false
 
   constructor(
-    private readonly path: string,
-    private readonly debounceMs: number,
+    readonly path: string,
     private readonly snapshot: () => Snapshot,
     private readonly onError: (error: Error) => void,
+    private readonly compactBytes = COMPACT_MIN_BYTES,
   ) {}
 
-  schedule(): void {
-    this.dirty = true
-    if (this.timer) return
-    this.timer = setTimeout(() => void this.flush(), this.debounceMs)
-    this.timer.unref()
-  }
-
-  /** Writes the current state now and fails loudly: a sandbox that cannot keep its data must not start. */
-  async create(): Promise<void> {
-    this.dirty = false
-    await this.write(JSON.stringify(this.snapshot())).catch((error: Error) => {
-      throw new Error(`Cannot write the data file ${this.path}: ${error.message}`)
-    })
-  }
-
-  /** Writes the current state if it changed since the last write; resolves when it is on disk. */
-  flush(): Promise<void> {
-    clearTimeout(this.timer)
-    this.timer = undefined
-    if (this.dirty) {
-      this.dirty = false
-      const json = JSON.stringify(this.snapshot())
-      this.writing = this.writing.then(() => this.write(json)).catch((error: Error) => this.onError(error))
+  /**
+   * Writes a snapshot of the current state and opens an empty journal: at start (a new data file, or one whose
+   * journal was just replayed). Fails loudly: a sandbox that cannot keep its data must not start.
+   */
+  async open(seq: number): Promise<void> {
+    this.seq = seq
+    try {
+      await mkdir(dirname(this.path), {mode: 0o700, recursive: true})
+      await this.writeSnapshot()
+      // O_APPEND: every write lands at the end, also after a truncate; never through a planted link.
+      this.journal = await open(journalPath(this.path), JOURNAL_FLAGS, 0o600)
+      await this.journal.truncate(0)
+      await this.journal.sync()
+    } catch (error) {
+      throw new Error(`Cannot write the data file ${this.path}: ${(error as Error).message}`)
     }
-    return this.writing
   }
 
-  private async write(json: string): Promise<void> {
-    await mkdir(dirname(this.path), {mode: 0o700, recursive: true})
-    const tmp = `${this.path}.${process.pid}.tmp`
-    await writeFile(tmp, json, {mode: 0o600})
-    await rename(tmp, this.path)
+  /** Records a change (called synchronously by the store after each mutation); on disk after `sync()`. */
+  record(change: Change, next: Snapshot['next']): void {
+    this.pending.push(JSON.stringify({s: ++this.seq, n: next, ...change}) + '\n')
+  }
+
+  /** Resolves when every change recorded so far is appended and fsynced (rejects when that failed). */
+  sync(): Promise<void> {
+    if (this.pending.length === 0) return this.last
+    const text = this.pending.join('')
+    this.pending = []
+    this.last = this.enqueue(() => this.append(text))
+    return this.last
+  }
+
+  /** Writes everything, compacts, and removes the journal: a clean stop leaves the data file alone. */
+  async close(): Promise<void> {
+    await this.sync().catch(() => {})
+    await this.enqueue(async () => {
+      await this.compact()
+      await this.journal?.close()
+      this.journal = undefined
+      rmSync(journalPath(this.path), {force: true})
+    }).catch((error: Error) => this.onError(error))
+  }
+
+  private enqueue(job: () => Promise<void>): Promise<void> {
+    const run = this.chain.then(job, job)
+    this.chain = run.catch(() => {})
+    return run
+  }
+
+  private async append(text: string): Promise<void> {
+    if (!this.journal) throw new Error('the data file is closed')
+    await this.journal.appendFile(text)
+    await this.journal.datasync()
+    this.journalBytes += Buffer.byteLength(text)
+    if (!this.compacting && this.journalBytes > Math.max(this.compactBytes, this.snapshotBytes)) {
+      this.compacting = true
+      // In the background: the answer that triggered it does not wait.
+      setImmediate(() => void this.enqueue(() => this.compact()).catch((error: Error) => this.onError(error)))
+    }
+  }
+
+  /** A snapshot including every recorded change, then an empty journal. */
+  private async compact(): Promise<void> {
+    try {
+      await this.writeSnapshot()
+      if (this.journal) {
+        await this.journal.truncate(0)
+        await this.journal.sync()
+      }
+      this.journalBytes = 0
+    } finally {
+      this.compacting = false
+    }
+  }
+
+  private async writeSnapshot(): Promise<void> {
+    const json = JSON.stringify({...this.snapshot(), seq: this.seq})
+    this.snapshotBytes = Buffer.byteLength(json)
+    await writeFileAtomic(this.path, json)
   }
 }

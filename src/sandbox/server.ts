@@ -10,17 +10,25 @@ import {apiRoutes} from './api.js'
 import {controlRoutes} from './control.js'
 import type {Core} from './core.js'
 import {
+  CONTROL_PREFIX,
   DELIVERY_LOG_LIMIT,
   DELIVERY_RETRY_DELAYS_MS,
   DELIVERY_TIMEOUT_MS,
   MAX_BODY_BYTES,
   MAX_JSON_DEPTH,
-  PERSIST_DEBOUNCE_MS,
+  REQUEST_LOG_BODY_BYTES,
+  REQUEST_LOG_FILE_BYTES,
+  REQUEST_LOG_LIMIT,
   V1_DEPRECATION_HEADER,
   V1_SUNSET_HEADER,
 } from './decisions.js'
 import {Deliveries, type DeliveryAttempt} from './deliveries.js'
+import {allowedHosts, checkControlRequest} from './guard.js'
 import {errorReply, HttpError, readJsonBody, type Reply, Router, writeReply} from './http.js'
+import {describeFault, type FaultRule, Faults} from './faults.js'
+import {RequestLog} from './request-log.js'
+import {applyScenario, type ScenarioIds} from './scenario.js'
+import {SnapshotShelf} from './snapshots.js'
 import {DataFile, loadSnapshot} from './persistence.js'
 import {type Limit, RateLimiter} from './rate-limit.js'
 import {CATALOGUE, newKeyPairs, seedDemoData} from './seed.js'
@@ -50,8 +58,12 @@ export interface SandboxOptions {
   deliveryTimeoutMs?: number
   /** Seed demo customers and orders when the data store is new. */
   seedDemoData?: boolean
-  /** Delay between a change and the data file write; default 200 ms. */
-  persistDebounceMs?: number
+  /** The journal is compacted once larger than this and than the data file; default 4 MiB (tests set less). */
+  journalCompactBytes?: number
+  /** Where `snapshot save` keeps named snapshots; in memory when absent. */
+  snapshotDir?: string
+  /** The request log: also appended to this file as JSON lines (e.g. sandbox.log); in memory only when absent. */
+  requestLogFile?: string
   /** Where unexpected errors are reported (never request bodies or secrets); default stderr. */
   log?: (line: string) => void
 }
@@ -79,6 +91,8 @@ export interface Sandbox {
   deliveries(): DeliveryAttempt[]
   /** Resolves when no delivery is in flight or waiting for a retry. */
   deliveriesSettled(): Promise<void>
+  /** Applies a scenario (see scenario.ts): names -> ids; throws (nothing created) when any entry is wrong. */
+  seed(scenario: unknown): Promise<ScenarioIds>
   /** Stops listening, drops pending deliveries, writes the data file. Idempotent. */
   close(): Promise<void>
 }
@@ -91,16 +105,23 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if (!snapshot && options.seedDemoData) seedDemoData(store, now())
 
   const dataFile = options.dataFile
-    ? new DataFile(options.dataFile, options.persistDebounceMs ?? PERSIST_DEBOUNCE_MS, () => store.snapshot(), (e) =>
-        log(`could not write ${options.dataFile}: ${e.message}`),
-      )
+    ? new DataFile(options.dataFile, () => store.snapshot(), (e) => log(`could not write ${options.dataFile}: ${e.message}`), options.journalCompactBytes)
     : undefined
   if (dataFile) {
-    if (!snapshot) await dataFile.create()
-    store.changed = () => dataFile.schedule()
+    await dataFile.open(snapshot?.seq ?? 0)
+    store.onChange = (change, next) => dataFile.record(change, next)
   }
 
+  const requestLog = new RequestLog({
+    file: options.requestLogFile,
+    limit: REQUEST_LOG_LIMIT,
+    maxBodyBytes: REQUEST_LOG_BODY_BYTES,
+    maxFileBytes: REQUEST_LOG_FILE_BYTES,
+    onError: (e) => log(`could not write the request log: ${e.message}`),
+  })
   const core: Core = {
+    faults: new Faults(),
+    requestLog,
     deliveries: new Deliveries({
       logLimit: DELIVERY_LOG_LIMIT,
       now,
@@ -128,21 +149,42 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const router = new Router()
   apiRoutes(router, core)
   let baseUrl = ''
-  controlRoutes(router, core, () => ({service: 'commerce sandbox', base_url: baseUrl, counts: counts()}))
+  let controlHosts = new Set<string>()
+  controlRoutes(router, core, new SnapshotShelf(options.snapshotDir), () => ({service: 'commerce sandbox', base_url: baseUrl, counts: counts()}))
 
   const server = createServer({requestTimeout: 30_000}, (req, res) => void handle(req, res))
   server.on('clientError', answerClientError)
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now()
+    const at = now()
     const target = req.url ?? '/'
     const q = target.indexOf('?')
     const path = q < 0 ? target : target.slice(0, q)
     const method = req.method ?? 'GET'
+    let fault: FaultRule | undefined
+    let parsedBody: Promise<unknown> | undefined
+    let requestBody: unknown = null
     let reply: Reply
     try {
+      if (path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`)) checkControlRequest(req, controlHosts)
+      fault = path.startsWith('/api/') ? core.faults.take(method, path) : undefined
+      if (fault) {
+        if (fault.delay_ms) await new Promise((resolve) => setTimeout(resolve, fault!.delay_ms!))
+        if (fault.drop) {
+          req.socket.destroy()
+          throw new HttpError(0, 'dropped')
+        }
+        if (fault.status !== null)
+          throw new HttpError(fault.status, `Injected fault ${describeFault(fault)} (sandbox fault add)`, undefined, fault.retry_after === null ? {} : {'retry-after': String(fault.retry_after)})
+      }
       const {handler, params} = router.resolve(method, path)
       reply = await handler({
-        body: () => readJsonBody(req, MAX_BODY_BYTES, MAX_JSON_DEPTH),
+        body: () =>
+          (parsedBody ??= readJsonBody(req, MAX_BODY_BYTES, MAX_JSON_DEPTH).then((value) => {
+            requestBody = value ?? null
+            return value
+          })),
         method,
         params,
         path,
@@ -157,15 +199,40 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         reply = {body: {message: 'Internal sandbox error'}, status: 500}
       }
     }
+    // A write is answered only once it is on disk (the journal's group commit); failing that, a 500.
+    if (dataFile) {
+      try {
+        await dataFile.sync()
+      } catch (error) {
+        log(`could not save a change to ${dataFile.path}: ${(error as Error).message}`)
+        reply = {body: {message: 'The sandbox could not save the change to its data file'}, status: 500}
+      }
+    }
     if (path.startsWith('/api/v1/'))
       reply.headers = {...reply.headers, deprecation: V1_DEPRECATION_HEADER, link: '</api/v2>; rel="successor-version"', sunset: V1_SUNSET_HEADER}
-    if (res.headersSent || res.destroyed) return
+    const entry = {
+      duration_ms: 0,
+      ...(fault ? {fault: describeFault(fault)} : {}),
+      key_id: keyIdOf(core, req, requestBody),
+      method,
+      path,
+      query: q < 0 ? '' : target.slice(q + 1),
+      request_body: requestBody,
+      status: reply.status,
+      time: new Date(at).toISOString(),
+    }
+    if (res.headersSent || res.destroyed) {
+      if (!unlogged(method, path)) requestLog.add({...entry, duration_ms: Math.round((performance.now() - started) * 10) / 10})
+      return
+    }
+    const text = reply.raw ?? (reply.body === undefined ? undefined : JSON.stringify(reply.body))
     try {
-      writeReply(res, reply)
+      writeReply(res, {...reply, raw: text})
     } catch (error) {
       log(`could not answer ${method} ${path}: ${(error as Error).message}`)
       res.destroy()
     }
+    if (!unlogged(method, path)) requestLog.add({...entry, duration_ms: Math.round((performance.now() - started) * 10) / 10, response_text: text})
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -179,6 +246,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const address = server.address() as AddressInfo
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
   baseUrl = `http://${host}:${address.port}`
+  controlHosts = allowedHosts(address.address, address.port)
 
   let closing: Promise<void> | undefined
   return {
@@ -186,20 +254,42 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     close: () =>
       (closing ??= (async () => {
         core.deliveries.close()
+        requestLog.close()
         await new Promise<void>((resolve) => {
           server.close(() => resolve())
           server.closeAllConnections()
         })
-        await dataFile?.flush()
+        await dataFile?.close()
       })()),
     counts,
     dataFile: options.dataFile,
+    seed: async (scenario) => {
+      const ids = applyScenario(core, scenario)
+      await dataFile?.sync()
+      return ids
+    },
     deliveries: () => core.deliveries.entries(),
     deliveriesSettled: () => core.deliveries.settled(),
     host: address.address,
     keys: store.keys,
     port: address.port,
   }
+}
+
+/** Reads of the control path are not logged: `logs --follow` and the inspector page would fill the log with themselves. */
+function unlogged(method: string, path: string): boolean {
+  return (method === 'GET' || method === 'HEAD') && (path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`))
+}
+
+/** The key pair behind a request: its bearer token's, or the key_id of a token request. */
+function keyIdOf(core: Core, req: IncomingMessage, body: unknown): string | null {
+  const m = /^Bearer +(\S+)/i.exec(req.headers.authorization ?? '')
+  if (m) {
+    const found = core.tokens.lookup(m[1]!)
+    return found.state === 'valid' || found.state === 'revoked' ? found.token.keyId : null
+  }
+  const keyId = (body as {key_id?: unknown} | null)?.key_id
+  return typeof keyId === 'string' ? keyId : null
 }
 
 /**

@@ -77,6 +77,8 @@ export interface IdempotencyRecord {
 /** What the data file holds (tokens are not kept: see decisions). */
 export interface Snapshot {
   version: 1
+  /** The last journal sequence number this snapshot includes (see persistence.ts). */
+  seq?: number
   keys: KeyPair[]
   next: {customer: number; order: number; refund: number; address: number}
   customers: CustomerRecord[]
@@ -84,6 +86,15 @@ export interface Snapshot {
   webhooks: WebhookRecord[]
   idempotency: Record<string, IdempotencyRecord>
 }
+
+/** One mutation, as the journal records it (the record as it is after the change). */
+export type Change =
+  | {customer: CustomerRecord}
+  | {deletedCustomer: number}
+  | {order: OrderRecord}
+  | {webhook: WebhookRecord}
+  | {idempotency: [string, IdempotencyRecord]}
+  | {state: Snapshot}
 
 export interface Page<T> {
   data: T[]
@@ -103,11 +114,36 @@ export class Store {
   private readonly ordersByCustomer = new Map<number, IdIndex>()
   private readonly webhooks: WebhookRecord[] = []
   private readonly idempotency = new Map<string, IdempotencyRecord>()
-  changed: () => void = () => {}
+  /** Called synchronously after every mutation (persistence records it). */
+  onChange: (change: Change, next: Snapshot['next']) => void = () => {}
 
   constructor(snapshot: Snapshot) {
     this.keys = snapshot.keys
     this.next = {...snapshot.next}
+    this.load(snapshot)
+  }
+
+  /**
+   * Replaces every record (reset, snapshot restore); the key pairs stay (they are the sandbox's identity, which
+   * profiles and the state file hold). Recorded as one change: the whole new state.
+   */
+  replace(snapshot: Omit<Snapshot, 'keys' | 'version'>): void {
+    this.customers.clear()
+    this.customerIds.clear()
+    for (const index of Object.values<IdIndex>(this.customersByStatus)) index.clear()
+    this.emails.clear()
+    this.orders.clear()
+    this.orderIds.clear()
+    for (const index of Object.values<IdIndex>(this.ordersByStatus)) index.clear()
+    this.ordersByCustomer.clear()
+    this.webhooks.length = 0
+    this.idempotency.clear()
+    this.next = {...snapshot.next}
+    this.load(structuredClone({...snapshot, keys: this.keys, version: 1}))
+    this.changed({state: this.snapshot()})
+  }
+
+  private load(snapshot: Snapshot): void {
     for (const c of snapshot.customers) this.indexCustomer(c)
     for (const o of snapshot.orders) this.indexOrder(o)
     this.webhooks.push(...snapshot.webhooks)
@@ -157,7 +193,7 @@ export class Store {
   addCustomer(fields: Omit<CustomerRecord, 'id'>): CustomerRecord {
     const record: CustomerRecord = {id: this.next.customer++, ...fields}
     this.indexCustomer(record)
-    this.changed()
+    this.changed({customer: record})
     return record
   }
 
@@ -178,7 +214,7 @@ export class Store {
     }
     if (patch.name !== undefined) record.name = patch.name
     if (patch.metadata !== undefined) record.metadata = patch.metadata
-    this.changed()
+    this.changed({customer: record})
   }
 
   deleteCustomer(record: CustomerRecord): void {
@@ -186,7 +222,7 @@ export class Store {
     this.customerIds.remove(record.id)
     this.customersByStatus[record.status].remove(record.id)
     this.emails.delete(record.email.toLowerCase())
-    this.changed()
+    this.changed({deletedCustomer: record.id})
   }
 
   /** Newest first. `q` (case-insensitive, name or email) scans; the other filters read an index. */
@@ -208,7 +244,7 @@ export class Store {
   addOrder(fields: Omit<OrderRecord, 'id'>): OrderRecord {
     const record: OrderRecord = {id: this.next.order++, ...fields}
     this.indexOrder(record)
-    this.changed()
+    this.changed({order: record})
     return record
   }
 
@@ -217,7 +253,7 @@ export class Store {
     this.ordersByStatus[record.status].remove(record.id)
     this.ordersByStatus[status].add(record.id)
     record.status = status
-    this.changed()
+    this.changed({order: record})
   }
 
   addRefund(order: OrderRecord, fields: Omit<RefundRecord, 'id' | 'order_id' | 'currency'>): RefundRecord {
@@ -225,7 +261,7 @@ export class Store {
     order.refunds.push(refund)
     order.amount_refunded += refund.amount
     if (order.amount_refunded >= order.total) this.setOrderStatus(order, 'refunded')
-    this.changed()
+    this.changed({order})
     return refund
   }
 
@@ -252,7 +288,7 @@ export class Store {
 
   addWebhook(record: WebhookRecord): void {
     this.webhooks.push(record)
-    this.changed()
+    this.changed({webhook: record})
   }
 
   /** Newest first. */
@@ -276,10 +312,14 @@ export class Store {
 
   remember(key: string, record: IdempotencyRecord): void {
     this.idempotency.set(key, record)
-    this.changed()
+    this.changed({idempotency: [key, record]})
   }
 
   // -------------------------------------------------------------------------------------------- internals
+
+  private changed(change: Change): void {
+    this.onChange(change, {...this.next})
+  }
 
   private indexCustomer(c: CustomerRecord): void {
     this.customers.set(c.id, c)

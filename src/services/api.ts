@@ -7,6 +7,7 @@ import type {ApiClient, ApiRequest} from '../api/client.js'
 import {pages} from '../api/paginate.js'
 import {type HttpMethod, LIMITS} from '../domain/schema.js'
 import {checkPage, checkPerPage} from '../domain/validate.js'
+import {checkHeaderValue} from '../api/url.js'
 import {UsageError} from '../errors.js'
 import {isObject} from '../domain/json.js'
 
@@ -148,7 +149,9 @@ export function parseHeader(spec: string): [string, string] {
   const colon = spec.indexOf(':')
   const name = colon > 0 ? spec.slice(0, colon).trim() : ''
   if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`--header must be "Name: value" (got ${JSON.stringify(spec)}).`)
-  return [name, spec.slice(colon + 1).trim()]
+  const value = spec.slice(colon + 1).trim()
+  checkHeaderValue(`--header ${name}`, value)
+  return [name, value]
 }
 
 export function parseMethod(method: string | undefined, hasBody: boolean): HttpMethod {

@@ -7,16 +7,18 @@
  *   for 10,000 and 100,000 customers (`/usr/bin/time -f %M`, else VmHWM polled from /proc).
  * - `customers import` of 10,000 rows into an empty sandbox against a sequential `curl` loop of POSTs (over
  *   `curlImportRows` rows).
+ * - `customers import --dry-run` of a JSONL file with one 256 MB line: peak RSS (the line is an invalid row read
+ *   under the 4 MiB record bound, never held whole).
  * - `orders import` of 50 rows against a sandbox started with an order limit of 10 per 2 s: total time against
  *   the floor (8 s: the fifth window opens 8 s after the first), 429s seen (from --debug), orders created.
  *
  * Each line prints a figure, its goal and PASS or MISS; nothing is asserted. Needs the built CLI
- * (`npx tsc -p tsconfig.build.json`), and curl and jq for the comparisons (left out when missing).
+ * (`npm run build`), and curl and jq for the comparisons (left out when missing).
  *
  *   node --import tsx test/bench/bulk.bench.ts
  */
 import {spawn, spawnSync} from 'node:child_process'
-import {existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {pathToFileURL} from 'node:url'
@@ -64,7 +66,7 @@ export async function run(options: BulkBenchOptions = {}): Promise<{figures: Fig
   const importRows = options.importRows ?? 10_000
   const curlImportRows = options.curlImportRows ?? 1_000
   const orderRows = options.orderRows ?? 50
-  if (!existsSync(join(ROOT, 'dist', 'commands'))) throw new Error('The CLI is not built: run `npx tsc -p tsconfig.build.json` first.')
+  if (!existsSync(join(ROOT, 'dist', 'bundle', 'commands'))) throw new Error('The CLI is not built: run `npm run build` first.')
   const hasCurl = spawnSync('curl', ['--version'], {stdio: 'ignore'}).status === 0
   const hasJq = spawnSync('jq', ['--version'], {stdio: 'ignore'}).status === 0
   const hasTime = existsSync(TIME)
@@ -142,6 +144,20 @@ export async function run(options: BulkBenchOptions = {}): Promise<{figures: Fig
     const customersNow = target.counts().customers
     report('customers in the sandbox after the import', customersNow, '', `= ${importRows + (hasCurl ? curlImportRows : 0)}`, customersNow === importRows + (hasCurl ? curlImportRows : 0))
     await target.close()
+
+    // A hostile import file (issue 15): one line of 256 MB, read under the record bound without holding it.
+    const hostile = join(dir, 'hostile.jsonl')
+    const fd = openSync(hostile, 'w')
+    writeSync(fd, '{"email":"a@example.com","name":"A"}\n{"email":"b@example.com","name":"')
+    const mib = Buffer.alloc(1024 * 1024, 0x78)
+    for (let i = 0; i < 256; i++) writeSync(fd, mib)
+    writeSync(fd, '"}\n')
+    closeSync(fd)
+    const dry = await timeCli(['customers', 'import', hostile, '--dry-run', '--skip-invalid'], {...cliEnv(dir, target), COMMERCE_BASE_URL: 'http://127.0.0.1:9'}, hasTime)
+    check(dry, 'customers import --dry-run (256 MB line)')
+    rmSync(hostile, {force: true})
+    if (dry.rssMb !== undefined)
+      report('import --dry-run of a 256 MB line: peak RSS', dry.rssMb, 'MB', `< ${RSS_LIMIT_MB} MB`, dry.rssMb < RSS_LIMIT_MB)
 
     // ---------------------------------------------------------------------------------------- orders
     const limit = {limit: 10, windowSeconds: 2}

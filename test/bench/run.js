@@ -7,7 +7,7 @@
  *
  * NAME keeps only the files whose name contains it (e.g. `startup`). `--json FILE` writes what each `run()`
  * returned, by file name. Exit 1 when a benchmark failed (a figure that misses its goal is not a failure).
- * Needs tsx (for the .ts files) and, for benchmarks that spawn the CLI, the build (`npx tsc -p tsconfig.build.json`).
+ * Needs tsx (for the .ts files) and, for benchmarks that spawn the CLI, the build (`npm run build`).
  */
 import {readdirSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'

@@ -2,14 +2,15 @@
  * What a `commerce` process costs before and around its work: the median wall time of fresh processes (spawn to
  * exit) for `node -e 0`, `commerce --version`, `commerce customers list --help`, `commerce products list --json`
  * against a sandbox on 127.0.0.1, and the same GET made by a bare node:http script and by `curl -s`. Prints each
- * median and the ratios the issues set goals for, PASS or MISS: a benchmark reports, it does not assert.
+ * median and the ratios the issues set goals for, PASS or MISS: a benchmark reports, it does not assert. Then
+ * the size of the JavaScript the bundle ships (the commands' files and shared app.js, @oclif/core, the rest).
  *
- * Needs the built CLI (`npx tsc -p tsconfig.build.json`).
+ * Needs the built CLI (`npm run build`).
  *
  *   node --import tsx test/bench/startup.bench.ts [runs] [warmups]
  */
 import {spawn, spawnSync} from 'node:child_process'
-import {existsSync, mkdtempSync, rmSync} from 'node:fs'
+import {existsSync, mkdtempSync, readdirSync, rmSync, statSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {pathToFileURL} from 'node:url'
@@ -27,6 +28,30 @@ export interface StartupBenchResult {
   medians: Record<string, number>
   /** Each ratio of two medians, with its goal when the issues set one. */
   ratios: Array<{name: string; value: number; goal?: number; pass?: boolean}>
+  /** Bytes of JavaScript in dist/bundle (source maps aside), by part. */
+  sizes: BundleSizes
+}
+
+export interface BundleSizes {
+  /** The command and hook files plus the shared app.js: what the CLI ships for its commands. */
+  commands: number
+  /** @oclif/core (core.js). */
+  core: number
+  /** The lazily loaded packages (vendor/). */
+  vendor: number
+  total: number
+}
+
+/** Sizes of the JavaScript files of the built bundle, source maps aside. */
+export function bundleSizes(bundle = join(ROOT, 'dist', 'bundle')): BundleSizes {
+  const bytes = (path: string): number =>
+    statSync(path).isDirectory()
+      ? readdirSync(path).reduce((sum, name) => sum + bytes(join(path, name)), 0)
+      : path.endsWith('.js') ? statSync(path).size : 0
+  const commands = bytes(join(bundle, 'commands')) + bytes(join(bundle, 'hooks')) + bytes(join(bundle, 'app.js'))
+  const core = bytes(join(bundle, 'core.js'))
+  const vendor = bytes(join(bundle, 'vendor'))
+  return {commands, core, total: commands + core + vendor, vendor}
 }
 
 interface Case {
@@ -39,7 +64,7 @@ export async function run(options: {runs?: number; warmups?: number; out?: NodeJ
   const runs = Math.max(1, options.runs ?? 15)
   const warmups = Math.max(0, options.warmups ?? 2)
   const out = options.out ?? process.stdout
-  if (!existsSync(join(ROOT, 'dist', 'commands'))) throw new Error('The CLI is not built: run `npx tsc -p tsconfig.build.json` first.')
+  if (!existsSync(join(ROOT, 'dist', 'bundle', 'commands'))) throw new Error('The CLI is not built: run `npm run build` first.')
 
   // In process, so that spawned children are measured while the sandbox answers on this event loop (which is
   // why every child is spawned asynchronously).
@@ -94,7 +119,11 @@ export async function run(options: {runs?: number; warmups?: number; out?: NodeJ
       const verdict = r.goal === undefined ? '' : `   goal <= ${r.goal}x   ${r.pass ? 'PASS' : 'MISS'}`
       out.write(`  ${r.name.padEnd(40)} ${r.value.toFixed(2).padStart(6)}x${verdict}\n`)
     }
-    return {medians, ratios, runs, warmups}
+    const sizes = bundleSizes()
+    const mb = (n: number) => `${(n / 1e6).toFixed(2)} MB`
+    out.write(`  JavaScript shipped (source maps aside): ${mb(sizes.commands)} for the commands (command files + shared app.js),\n`)
+    out.write(`    ${mb(sizes.core)} @oclif/core, ${mb(sizes.vendor)} lazily loaded packages, ${mb(sizes.total)} in all\n`)
+    return {medians, ratios, runs, sizes, warmups}
   } finally {
     await sandbox.close()
     rmSync(configDir, {force: true, recursive: true})

@@ -4,9 +4,9 @@ import {join} from 'node:path'
 
 import {afterAll, beforeEach, describe, expect, test} from 'vitest'
 
-import {importFile, type ImportFileResult} from '../../src/services/bulk/import.js'
-import type {ImportRow} from '../../src/services/bulk/rows.js'
-import {customerSender, type OnConflict, orderSender} from '../../src/services/bulk/senders.js'
+import {importFile, type ImportFileResult} from '../../src/bulk/import.js'
+import type {ImportRow} from '../../src/bulk/rows.js'
+import {customerSender, type OnConflict, orderSender} from '../../src/bulk/senders.js'
 import {Crash, FakeCustomers, FakeOrders} from './helpers/fake-service.js'
 
 const root = mkdtempSync(join(tmpdir(), 'bulk-resume-'))

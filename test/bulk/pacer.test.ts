@@ -1,6 +1,6 @@
 import {describe, expect, test} from 'vitest'
 
-import {Pacer} from '../../src/services/bulk/pacer.js'
+import {Pacer} from '../../src/bulk/pacer.js'
 import {RateLimiter} from '../../src/sandbox/rate-limit.js'
 import {FakeClock} from './helpers/fake-clock.js'
 

@@ -1,6 +1,6 @@
 import {describe, expect, test} from 'vitest'
 
-import {type FetchedPage, fetchAllPages} from '../../src/services/bulk/pages.js'
+import {type FetchedPage, fetchAllPages} from '../../src/bulk/pages.js'
 
 interface Rec {
   id: number

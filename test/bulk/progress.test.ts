@@ -5,9 +5,9 @@ import {finished} from 'node:stream/promises'
 
 import {afterAll, describe, expect, test} from 'vitest'
 
-import {createErrorsWriter, errorsFileFormat} from '../../src/services/bulk/errors-file.js'
-import {ProgressTracker} from '../../src/services/bulk/progress.js'
-import {readRows} from '../../src/services/bulk/read.js'
+import {createErrorsWriter, errorsFileFormat} from '../../src/bulk/errors-file.js'
+import {ProgressTracker} from '../../src/bulk/progress.js'
+import {readRows} from '../../src/bulk/read.js'
 
 describe('progress', () => {
   test('rate over the recent window and time left, on an injected clock', () => {

@@ -4,7 +4,7 @@ import {join} from 'node:path'
 
 import {afterAll, describe, expect, test} from 'vitest'
 
-import {type ReadResult, readRows} from '../../src/services/bulk/read.js'
+import {type ReadResult, readRows} from '../../src/bulk/read.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'bulk-read-'))
 afterAll(() => rmSync(dir, {force: true, recursive: true}))

@@ -5,9 +5,9 @@ import {join} from 'node:path'
 import {afterAll, describe, expect, test} from 'vitest'
 
 import {isUuid} from '../../src/domain/validate.js'
-import {importFile} from '../../src/services/bulk/import.js'
-import type {ImportRow} from '../../src/services/bulk/rows.js'
-import {FileChangedError, validateFile} from '../../src/services/bulk/validate-file.js'
+import {importFile} from '../../src/bulk/import.js'
+import type {ImportRow} from '../../src/bulk/rows.js'
+import {FileChangedError, validateFile} from '../../src/bulk/validate-file.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'bulk-rows-'))
 afterAll(() => rmSync(dir, {force: true, recursive: true}))

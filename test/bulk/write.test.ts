@@ -6,17 +6,17 @@ import {finished} from 'node:stream/promises'
 
 import {afterAll, describe, expect, test} from 'vitest'
 
-import {readRows} from '../../src/services/bulk/read.js'
-import {createRecordWriter, csvField, type RecordFormat} from '../../src/services/bulk/write.js'
+import {readRows} from '../../src/bulk/read.js'
+import {createRecordWriter, csvRows, type RecordFormat} from '../../src/bulk/write.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'bulk-write-'))
 afterAll(() => rmSync(dir, {force: true, recursive: true}))
 
 let n = 0
-async function writeFile(format: RecordFormat, records: Array<Record<string, unknown>>, columns?: string[]): Promise<string> {
+async function writeFile(format: RecordFormat, records: Array<Record<string, unknown>>, columns?: string[] | {escapeFormulas: boolean}): Promise<string> {
   const file = join(dir, `out${n++}.${format}`)
   const out = createWriteStream(file)
-  const writer = createRecordWriter(format, out, {chunkSize: 16, columns})
+  const writer = createRecordWriter(format, out, {chunkSize: 16, ...(Array.isArray(columns) ? {columns} : columns)})
   for (const r of records) await writer.write(r)
   await writer.end()
   out.end()
@@ -46,15 +46,21 @@ describe('CSV writer', () => {
   })
 
   test('quotes per RFC 4180 and writes nested values as compact JSON, null and missing as empty', async () => {
-    expect(csvField('a,b')).toBe('"a,b"')
-    expect(csvField('a"b')).toBe('"a""b"')
-    expect(csvField('a\nb')).toBe('"a\nb"')
-    expect(csvField('plain é')).toBe('plain é')
+    expect(csvRows([['a,b', 'a"b', 'a\nb', 'a\rb', 'plain é', true, false, 3, null]])).toBe('"a,b","a""b","a\nb","a\rb",plain é,true,false,3,\n')
     const file = await writeFile('csv', [
       {id: 1, metadata: {plan: 'pro', tags: ['a', 'b']}, gone: null},
       {id: 2, metadata: null},
     ])
     expect(readFileSync(file, 'utf8')).toBe('id,metadata,gone\n1,"{""plan"":""pro"",""tags"":[""a"",""b""]}",\n2,,\n')
+  })
+
+  test('--escape-formulas: cells a spreadsheet would run get a leading quote (OWASP); numbers and the default untouched', async () => {
+    const hostile = {a: '=HYPERLINK("http://x","y")', b: '+1', c: '-2', d: '@SUM(A1)', e: '\tx', f: '\rx', g: -3, h: 'safe'}
+    expect(csvRows([Object.values(hostile)], {escapeFormulas: true})).toBe('"\'=HYPERLINK(""http://x"",""y"")",\'+1,\'-2,\'@SUM(A1),\'\tx,"\'\rx",-3,safe\n')
+    // Off by default: an export imports back exactly.
+    expect(csvRows([['=1+1', '-2']])).toBe('=1+1,-2\n')
+    const file = await writeFile('csv', [{name: '=cmd|x', n: 1}], {escapeFormulas: true})
+    expect(readFileSync(file, 'utf8')).toBe("name,n\n'=cmd|x,1\n")
   })
 
   test('the header comes from the first record, then the given columns it lacks', async () => {

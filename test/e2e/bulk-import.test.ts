@@ -96,7 +96,7 @@ describe('customers import: validation before anything is sent', () => {
     const f = file('jsonl', ['{"email":"s1@x.io","name":"S1","plan":"pro"}', '{"email":"s2@x.io"}', 'not json', '', '{"email":"s3@x.io","name":"S3","metadata":{"team":"a"}}'].join('\n'))
     const r = await cli(['customers', 'import', f, '--skip-invalid', '--json'])
     expect(r.code, r.stderr).toBe(0)
-    expect(r.json()).toEqual({created: 2, updated: 0, skipped: 0, failed: 0, invalid: 2})
+    expect(r.json()).toEqual({created: 2, updated: 0, skipped: 0, failed: 0, invalid: 2, already_done: 0})
     expect(r.stderr).toMatch(/skipping invalid line 2: name/)
     expect(r.stderr).toMatch(/skipping invalid line 3: is not valid JSON/)
     expect((await customerByEmail('s1@x.io'))?.metadata).toEqual({plan: 'pro'})
@@ -108,7 +108,7 @@ describe('customers import: validation before anything is sent', () => {
     const r = await run(['customers', 'import', f, '--dry-run', '--skip-invalid', '--json'], {env: {COMMERCE_CONFIG_DIR: tmp.dir}})
     expect(r.code, r.stderr).toBe(0)
     // The contract's summary, exactly (the valid rows are counted on stderr).
-    expect(r.json()).toEqual({created: 0, updated: 0, skipped: 0, failed: 0, invalid: 1})
+    expect(r.json()).toEqual({created: 0, updated: 0, skipped: 0, failed: 0, invalid: 1, already_done: 0})
     expect(r.stderr).toContain('Dry run: 2 valid rows, 1 invalid; nothing was sent.')
     const strict = await run(['customers', 'import', f, '--dry-run'], {env: {COMMERCE_CONFIG_DIR: tmp.dir}})
     expect(strict.code).toBe(2)
@@ -143,7 +143,7 @@ describe('customers import: --on-conflict', () => {
     const {existing, f} = await taken('fail')
     const r = await cli(['customers', 'import', f, '--json'])
     expect(r.code, r.stderr).toBe(1)
-    expect(r.json()).toEqual({created: 1, updated: 0, skipped: 0, failed: 1, invalid: 0})
+    expect(r.json()).toEqual({created: 1, updated: 0, skipped: 0, failed: 1, invalid: 0, already_done: 0})
     expect(r.stderr).toMatch(/line 3: email "fail-old@x.io" is already taken/)
     expect((await customerByEmail('fail-old@x.io'))?.name).toBe(existing.name)
     expect(await customerByEmail('fail-new@x.io')).toBeDefined()
@@ -153,7 +153,7 @@ describe('customers import: --on-conflict', () => {
     const {existing, f} = await taken('skip')
     const r = await cli(['customers', 'import', f, '--on-conflict', 'skip', '--json'])
     expect(r.code, r.stderr).toBe(0)
-    expect(r.json()).toEqual({created: 1, updated: 0, skipped: 1, failed: 0, invalid: 0})
+    expect(r.json()).toEqual({created: 1, updated: 0, skipped: 1, failed: 0, invalid: 0, already_done: 0})
     expect((await customerByEmail('skip-old@x.io'))?.name).toBe(existing.name)
   })
 
@@ -161,7 +161,7 @@ describe('customers import: --on-conflict', () => {
     const {existing, f} = await taken('upd')
     const r = await cli(['customers', 'import', f, '--on-conflict', 'update', '--json'])
     expect(r.code, r.stderr).toBe(0)
-    expect(r.json()).toEqual({created: 1, updated: 1, skipped: 0, failed: 0, invalid: 0})
+    expect(r.json()).toEqual({created: 1, updated: 1, skipped: 0, failed: 0, invalid: 0, already_done: 0})
     const after = await customerByEmail('upd-old@x.io')
     expect(after).toMatchObject({id: existing.id, metadata: {plan: 'pro'}, name: 'New Name'})
   })
@@ -202,20 +202,21 @@ describe('customers import: --errors-file', () => {
 })
 
 describe('a rerun of a finished import', () => {
-  it('sends nothing (counted at a forwarding proxy), reports the same summary and exits 0', async () => {
+  it('sends nothing (counted at a forwarding proxy), reports created: 0 and already_done: 12, and exits 0', async () => {
     const proxy = await startFaultyServer(() => ({forward: true}), {upstream: sb.baseUrl})
     try {
       const f = file('csv', ['email,name', ...Array.from({length: 12}, (_, i) => `rerun${i}@x.io,Rerun ${i}`)].join('\n'))
       const first = await cli(['customers', 'import', f, '--json'], proxy.url)
       expect(first.code, first.stderr).toBe(0)
-      expect(first.json()).toEqual({created: 12, updated: 0, skipped: 0, failed: 0, invalid: 0})
+      expect(first.json()).toEqual({created: 12, updated: 0, skipped: 0, failed: 0, invalid: 0, already_done: 0})
       expect(requestsTo(proxy.requests, 'POST', '/customers')).toHaveLength(12)
       const count = sb.counts().customers
       const seen = proxy.requests.length
 
       const again = await cli(['customers', 'import', f, '--json'], proxy.url)
       expect(again.code, again.stderr).toBe(0)
-      expect(again.json()).toEqual({created: 12, updated: 0, skipped: 0, failed: 0, invalid: 0})
+      // The summary counts this run (issue 15, finding 11): nothing created now, all 12 done before.
+      expect(again.json()).toEqual({created: 0, updated: 0, skipped: 0, failed: 0, invalid: 0, already_done: 12})
       expect(again.stderr).toContain('Nothing to send')
       expect(proxy.requests.slice(seen)).toEqual([])
       expect(sb.counts().customers).toBe(count)
@@ -241,7 +242,7 @@ describe('orders import', () => {
       const before = sb.counts().orders
       const r = await cli(['orders', 'import', jsonlFile, '--json'], proxy.url)
       expect(r.code, r.stderr).toBe(0)
-      expect(r.json()).toEqual({created: 2, updated: 0, skipped: 0, failed: 0, invalid: 0})
+      expect(r.json()).toEqual({created: 2, updated: 0, skipped: 0, failed: 0, invalid: 0, already_done: 0})
       const keys = requestsTo(proxy.requests, 'POST', '/api/v2/orders').map((req) => req.headers['idempotency-key'])
       expect(keys[0] === key || keys[1] === key).toBe(true)
       expect(keys.find((k) => k !== key)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
@@ -249,7 +250,7 @@ describe('orders import', () => {
       const csv = file('csv', `customer_id,currency,items\n${customer.id},GBP,1:2;3\n${customer.id},GBP,1:2;3\n999999,USD,1\n`)
       const c = await cli(['orders', 'import', csv, '--json'])
       expect(c.code).toBe(1) // the unknown customer is refused by the service: that row fails
-      expect(c.json()).toEqual({created: 2, updated: 0, skipped: 0, failed: 1, invalid: 0})
+      expect(c.json()).toEqual({created: 2, updated: 0, skipped: 0, failed: 1, invalid: 0, already_done: 0})
       expect(c.stderr).toMatch(/line 4: customer_id no customer has id 999999/)
       expect(sb.counts().orders).toBe(before + 4)
     } finally {

@@ -88,7 +88,7 @@ function ordersFile(name: string, customer: number, count: number): string {
 }
 
 describe('kill -9 mid-way, then the same command again', () => {
-  it('customers: 300 rows, exactly 300 customers, none twice, the rerun reporting all as created', async () => {
+  it('customers: 300 rows, exactly 300 customers, none twice, the rerun reporting the rest as created and the others as already_done', async () => {
     const sb = await sandbox()
     // A slow network (40 ms per request) keeps the import running long enough to be killed mid-way.
     const proxy: FaultyServer = await startFaultyServer(async () => {
@@ -113,7 +113,11 @@ describe('kill -9 mid-way, then the same command again', () => {
 
     const again = await run(['customers', 'import', file, '--json'], {env, timeoutMs: 60_000})
     expect(again.code, again.stderr).toBe(0)
-    expect(again.json()).toEqual({created: 300, updated: 0, skipped: 0, failed: 0, invalid: 0})
+    // This run's counts: what the first run had journaled is already_done; the rest (rows in doubt too) created now.
+    const summary = again.json() as {created: number; already_done: number}
+    expect(summary).toMatchObject({updated: 0, skipped: 0, failed: 0, invalid: 0})
+    expect(summary.already_done).toBeGreaterThan(0)
+    expect(summary.created + summary.already_done).toBe(300)
     expect(sb.counts().customers).toBe(300)
   }, 60_000)
 
@@ -131,7 +135,10 @@ describe('kill -9 mid-way, then the same command again', () => {
 
     const again = await run(['orders', 'import', file, '--json'], {env, timeoutMs: 60_000})
     expect(again.code, again.stderr).toBe(0)
-    expect(again.json()).toEqual({created: 40, updated: 0, skipped: 0, failed: 0, invalid: 0})
+    const summary = again.json() as {created: number; already_done: number}
+    expect(summary).toMatchObject({updated: 0, skipped: 0, failed: 0, invalid: 0})
+    expect(summary.already_done).toBeGreaterThan(0)
+    expect(summary.created + summary.already_done).toBe(40)
     expect(sb.counts().orders).toBe(40)
   }, 60_000)
 })
@@ -158,7 +165,7 @@ describe('Ctrl-C', () => {
     // which must not teach the pacer a limit of one order per window.
     const again = await run(['orders', 'import', file, '--json'], {env, timeoutMs: 60_000})
     expect(again.code, again.stderr).toBe(0)
-    expect(again.json()).toMatchObject({created: 30, failed: 0})
+    expect(again.json()).toMatchObject({created: 30 - summary.created, failed: 0, already_done: summary.created})
     expect(sb.counts().orders).toBe(30)
     const placed = (await listOrders(sb)).filter((o) => o.id > summary.created).map((o) => Date.parse(o.placed_at)).sort((a, b) => a - b)
     expect(placed.slice(1).some((t, i) => t - placed[i]! < 500)).toBe(true)
@@ -197,7 +204,7 @@ describe('pacing', () => {
     const file = ordersFile('orders-paced.csv', customer, 30)
     const r = await run(['orders', 'import', file, '--json', '--concurrency', '8'], {env: keyPairEnv(tmp.dir, sb.baseUrl, sb.keys[0]!), timeoutMs: 60_000})
     expect(r.code, r.stderr).toBe(0)
-    expect(r.json()).toEqual({created: 30, updated: 0, skipped: 0, failed: 0, invalid: 0})
+    expect(r.json()).toEqual({created: 30, updated: 0, skipped: 0, failed: 0, invalid: 0, already_done: 0})
     expect(sb.counts().orders).toBe(30)
   }, 60_000)
 })

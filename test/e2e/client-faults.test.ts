@@ -9,7 +9,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {run, tempConfigDir} from '../helpers/cli.js'
 import {useE2E} from '../helpers/e2e.js'
 import {type Script, startFaultyServer} from '../helpers/faulty-server.js'
-import {issueToken, keyPairEnv, occurrences, requestsTo} from '../helpers/login.js'
+import {issueToken, keyPairEnv, occurrences, requestsTo, storeProfile} from '../helpers/login.js'
 
 const fx = useE2E({orderLimit: {limit: 1000, windowSeconds: 60}})
 let token: string
@@ -147,7 +147,7 @@ describe('network errors and 5xx', () => {
     expect(fx.sb.counts().orders).toBe(before + 1)
   })
 
-  it('connection refused on a GET: retried, then exit 1 naming the host', async () => {
+  it('connection refused on a GET (loopback): exit 1 naming the host', async () => {
     const closed = await startFaultyServer(() => ({status: 200}))
     const url = closed.url
     await closed.close()
@@ -460,5 +460,238 @@ describe('response headers and redirects', () => {
     expect(r.code).toBe(1)
     expect(r.requests).toHaveLength(1)
     expect(r.stderr).toMatch(/redirect/i)
+  })
+})
+
+describe('hostile servers: a bound on every response body, a deadline on the whole exchange', () => {
+  const endless = {prefix: '{"data":[', chunk: JSON.stringify(CUSTOMER) + ','}
+
+  it('a body that streams without end is cut at the bound (COMMERCE_HTTP_MAX_BYTES): exit 1, one request, saying so', async () => {
+    const r = await against(() => ({stream: endless}), ['customers', 'list', '--json'], {env: {COMMERCE_HTTP_MAX_BYTES: '1MiB'}})
+    expect(r.code).toBe(1)
+    expect(r.requests).toHaveLength(1)
+    expect(r.json().error.message).toMatch(/goes on past the bound.*\(1 MiB\)/)
+    // Stopped near the bound (socket buffers aside), not gigabytes later.
+    expect(fx.faulty!.streamedBytes()).toBeLessThan(16 * 1024 * 1024)
+  })
+
+  it('the default bound is 16 MiB', async () => {
+    const r = await against(() => ({stream: endless}), ['products', 'list'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('(16 MiB)')
+    expect(r.stderr).toContain('COMMERCE_HTTP_MAX_BYTES')
+    expect(fx.faulty!.streamedBytes()).toBeLessThan(48 * 1024 * 1024)
+  })
+
+  it('a Content-Length of 10 GB is refused at the header, before the body is read', async () => {
+    const r = await against(() => ({headers: {'content-length': String(10 * 1024 ** 3)}, stream: {...endless, intervalMs: 50}}), ['customers', 'list'])
+    expect(r.code).toBe(1)
+    expect(r.requests).toHaveLength(1)
+    expect(r.stderr).toMatch(/announces 10240 MiB \(Content-Length\)/)
+  })
+
+  it('a server dripping a byte at a time ends within COMMERCE_HTTP_TIMEOUT: exit 1, not retried, saying so', async () => {
+    const started = Date.now()
+    const r = await against(() => ({stream: {chunk: ' ', intervalMs: 100, prefix: '{'}}), ['customers', 'list', '--json'], {env: {COMMERCE_HTTP_TIMEOUT: '1'}})
+    const elapsed = Date.now() - started
+    expect(r.code).toBe(1)
+    expect(r.requests).toHaveLength(1)
+    expect(r.json().error.message).toMatch(/timed out: no complete response within 1 s \(COMMERCE_HTTP_TIMEOUT\)/)
+    // Bounded by the deadline (plus start-up), not by the server: it would drip for ever.
+    expect(elapsed).toBeLessThan(8000)
+  })
+
+  it('COMMERCE_HTTP_MAX_BYTES that is not a size: exit 2', async () => {
+    const r = await against(() => page(), ['customers', 'list'], {env: {COMMERCE_HTTP_MAX_BYTES: 'lots'}})
+    expect(r.code).toBe(2)
+    expect(r.requests).toHaveLength(0)
+    expect(r.stderr).toContain('COMMERCE_HTTP_MAX_BYTES')
+  })
+})
+
+describe('unsafe input refused before anything is sent (exit 2, never "outcome unknown")', () => {
+  it('a --header value with CR/LF', async () => {
+    const r = await against(() => page(), ['api', 'customers', '-X', 'POST', '--header', 'X-Trace: a\r\nX-Injected: 1', '-F', 'a=1'])
+    expect(r.code).toBe(2)
+    expect(r.requests).toHaveLength(0)
+    expect(r.stderr).toMatch(/--header X-Trace contains a carriage return \(CR\)/)
+    expect(r.stderr).not.toMatch(/outcome|could not reach/i)
+  })
+
+  it('COMMERCE_ACCESS_TOKEN with CR/LF (or another control character), on a read and on a create; the token is not shown', async () => {
+    for (const args of [['customers', 'list'], createCustomer]) {
+      const r = await against(() => page(), args, {env: {COMMERCE_ACCESS_TOKEN: 'tok-SECRET\r\nX-Injected: 1'}})
+      expect(r.code, r.stderr).toBe(2)
+      expect(r.requests).toHaveLength(0)
+      expect(r.stderr).toContain('COMMERCE_ACCESS_TOKEN contains a carriage return')
+      expect(r.stderr).not.toContain('tok-SECRET')
+      expect(r.stderr).not.toMatch(/outcome|could not reach/i)
+    }
+    const r = await against(() => page(), ['customers', 'list'], {env: {COMMERCE_ACCESS_TOKEN: 'tok\u0007x'}})
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('a control character (U+0007)')
+  })
+
+  it('a base URL with a password: exit 2, the password never printed (not even with --debug)', async () => {
+    fx.faulty = await startFaultyServer(() => page())
+    const withPassword = fx.faulty.url.replace('//', '//ana:hunter2@')
+    for (const env of [{COMMERCE_BASE_URL: withPassword}, {}]) {
+      const args = ['customers', 'list', '--debug', ...(env.COMMERCE_BASE_URL ? [] : ['--base-url', withPassword])]
+      const r = await run(args, {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_CONFIG_DIR: fx.dir, ...env}})
+      expect(r.code).toBe(2)
+      expect(r.stderr).toMatch(/must not carry a user name or password/)
+      expect(r.stderr + r.stdout).not.toContain('hunter2')
+    }
+    const login = await run(['auth', 'login', '--base-url', withPassword, '--key-id', 'k', '--key-secret', 's'], {env: {COMMERCE_CONFIG_DIR: tempDir()}})
+    expect(login.code).toBe(2)
+    expect(login.stderr + login.stdout).not.toContain('hunter2')
+    expect(fx.faulty.requests).toHaveLength(0)
+  })
+
+  it('a base URL ending in ? or # (the API path would land in the query or fragment)', async () => {
+    fx.faulty = await startFaultyServer(() => page())
+    for (const suffix of ['?', '#', '/?x=1', '/#top']) {
+      const r = await run(['customers', 'list'], {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: fx.faulty.url + suffix, COMMERCE_CONFIG_DIR: fx.dir}})
+      expect(r.code, suffix).toBe(2)
+      expect(r.stderr).toMatch(/must not have a query \(\?\) or fragment \(#\)/)
+    }
+    expect(fx.faulty.requests).toHaveLength(0)
+  })
+
+  it('`api` paths with . or .. segments (plain or percent-encoded)', async () => {
+    for (const path of ['/api/../../admin', 'v2/customers/../../../admin', 'v2/%2e%2e/admin', 'v2/./customers']) {
+      const r = await against(() => page(), ['api', path])
+      expect(r.code, path).toBe(2)
+      expect(r.requests).toHaveLength(0)
+      expect(r.stderr).toMatch(/segment, which could take the request outside the API's path/)
+    }
+  })
+
+  it('plain http:// to a host that is not loopback: exit 2 unless --allow-insecure-http or the profile allows it', async () => {
+    // The faulty server is the HTTP proxy (it tunnels CONNECT to itself), so the "remote" host answers from here.
+    fx.faulty = await startFaultyServer(() => page())
+    const dir = tempDir()
+    const env = {COMMERCE_ACCESS_TOKEN: token, COMMERCE_CONFIG_DIR: dir, HTTP_PROXY: fx.faulty.url}
+    const remote = 'http://commerce.example.test'
+    const refused = await run(['customers', 'list', '--base-url', remote], {env})
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toMatch(/plain http:\/\/ to a host that is not this machine/)
+    expect(refused.stderr).toContain('--allow-insecure-http')
+    const named = await run(['customers', 'list', '--base-url', remote, '--profile', 'lab'], {env})
+    expect(named.code).toBe(2)
+    expect(named.stderr).toContain('`commerce config set allow_insecure_http true --profile lab`')
+    expect(fx.faulty.requests).toHaveLength(0)
+
+    const flag = await run(['customers', 'list', '--base-url', remote, '--allow-insecure-http', '--json'], {env})
+    expect(flag.code, flag.stderr).toBe(0)
+    expect(fx.faulty.requests).toHaveLength(1)
+    expect(fx.faulty.tunnels).toEqual(['commerce.example.test:80'])
+    expect(fx.faulty.requests[0]).toMatchObject({headers: {host: 'commerce.example.test'}, url: '/api/v2/customers?page=1&per_page=30'})
+
+    expect((await run(['config', 'set', 'base_url', remote], {env})).code).toBe(0)
+    expect((await run(['customers', 'list'], {env})).code).toBe(2)
+    expect((await run(['config', 'set', 'allow_insecure_http', 'yes'], {env})).code).toBe(2)
+    expect((await run(['config', 'set', 'allow_insecure_http', 'true'], {env})).code).toBe(0)
+    const profile = await run(['customers', 'list', '--json'], {env})
+    expect(profile.code, profile.stderr).toBe(0)
+    expect(fx.faulty.requests).toHaveLength(2)
+  })
+
+  it('`auth login --allow-insecure-http` to a plain http:// host opts that profile in; without the flag, login sends nothing', async () => {
+    fx.faulty = await startFaultyServer((req) =>
+      req.url.endsWith('/auth/tokens') ? {body: {access_token: 'tok', expires_in: 3600, scopes: ['customers:read'], token_type: 'Bearer'}, status: 201} : page(),
+    )
+    const env = {COMMERCE_CONFIG_DIR: tempDir(), HTTP_PROXY: fx.faulty.url}
+    const login = ['auth', 'login', '--base-url', 'http://commerce.example.test', '--key-id', 'k', '--key-secret', 's3cret']
+    expect((await run(login, {env})).code).toBe(2)
+    expect(fx.faulty.requests).toHaveLength(0)
+    const optedIn = await run([...login, '--allow-insecure-http'], {env})
+    expect(optedIn.code, optedIn.stderr).toBe(0)
+    const list = await run(['customers', 'list', '--json'], {env})
+    expect(list.code, list.stderr).toBe(0)
+    expect(fx.faulty.requests.map((r) => r.url)).toEqual(['/api/v2/auth/tokens', '/api/v2/customers?page=1&per_page=30'])
+  })
+})
+
+describe('messages that are right (issue 9)', () => {
+  async function closedPort(): Promise<string> {
+    const closed = await startFaultyServer(() => ({status: 200}))
+    await closed.close()
+    return closed.url
+  }
+
+  it('a refused connection, on a POST too: "could not connect to HOST (nothing was sent)", never "outcome unknown"', async () => {
+    const url = await closedPort()
+    const r = await run([...createCustomer, '--json'], {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: url, COMMERCE_CONFIG_DIR: fx.dir}})
+    expect(r.code).toBe(1)
+    expect(r.json().error.message).toBe(`Could not connect to ${new URL(url).host} (connection refused; nothing was sent).`)
+    expect(r.stderr).not.toMatch(/outcome/i)
+  })
+
+  it('the local sandbox not running (a loopback port that refuses): at once, no retries, saying how to start it', async () => {
+    const url = await closedPort()
+    const r = await run(['customers', 'list', '--debug'], {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: url, COMMERCE_CONFIG_DIR: fx.dir}})
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('commerce sandbox start --detach')
+    expect(r.stderr).not.toMatch(/retry \d of/)
+    expect(occurrences(r.stderr, '> GET ')).toBe(1)
+  })
+
+  it('a failed token request says so (not "The POST request … failed" for a read)', async () => {
+    const key = fx.sb.keys[0]!
+    fx.faulty = await startFaultyServer((req) => (req.url.endsWith('/auth/tokens') ? {drop: true} : page()))
+    const dropped = await run(['customers', 'list'], {env: keyPairEnv(tempDir(), fx.faulty.url, key)})
+    expect(dropped.code).toBe(1)
+    expect(dropped.stderr).toMatch(/The token request to 127\.0\.0\.1:\d+ failed/)
+    expect(dropped.stderr).not.toMatch(/POST request|outcome/)
+    await fx.faulty.close()
+    fx.faulty = await startFaultyServer(() => ({body: {message: 'boom'}, status: 500}))
+    const failed = await run(['customers', 'list'], {env: keyPairEnv(tempDir(), fx.faulty.url, key)})
+    expect(failed.code).toBe(1)
+    expect(failed.stderr).toContain('The token request failed: boom (HTTP 500).')
+    expect(failed.stderr).not.toMatch(/POST|outcome/)
+  })
+
+  it('a validation error says each problem once', async () => {
+    const body = {errors: {status: ['order 1 is pending']}, message: 'Validation failed: status order 1 is pending'}
+    const r = await against(() => ({body, status: 422}), ['orders', 'refund', '1', '--yes'])
+    expect(r.code).toBe(2)
+    expect(occurrences(r.stderr, 'order 1 is pending')).toBe(1)
+    expect(r.stderr).toContain('Validation failed')
+  })
+
+  it('hints repeat the --profile, --base-url and --api-version the user gave', async () => {
+    const dir = tempDir()
+    fx.faulty = await startFaultyServer(() => ({body: {message: 'nope'}, status: 401}))
+    const notLoggedIn = await run(['customers', 'list', '--profile', 'staging', '--base-url', fx.faulty.url], {env: {COMMERCE_CONFIG_DIR: dir}})
+    expect(notLoggedIn.code).toBe(3)
+    expect(notLoggedIn.stderr).toContain(`commerce auth login --profile staging --base-url ${fx.faulty.url}`)
+    const noUrl = await run(['customers', 'list', '--profile', 'staging'], {env: {COMMERCE_CONFIG_DIR: dir}})
+    expect(noUrl.code).toBe(2)
+    expect(noUrl.stderr).toContain('commerce auth login --profile staging --base-url URL')
+    const rejected = await run(['orders', 'list', '--profile', 'staging', '--api-version', 'v1'], {
+      env: {COMMERCE_ACCESS_TOKEN: 'expired', COMMERCE_BASE_URL: fx.faulty.url, COMMERCE_CONFIG_DIR: dir},
+    })
+    expect(rejected.code).toBe(3)
+    expect(rejected.stderr).toContain('commerce auth login --profile staging --api-version v1')
+  })
+
+  it("a v1 profile's deprecation notice does not tell the user to run the very command they ran", async () => {
+    const dir = tempDir()
+    await storeProfile(dir, 'old', {api_version: 'v1'}, {choose: true})
+    fx.faulty = await startFaultyServer(() => page())
+    const r = await run(['customers', 'list'], {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: fx.faulty.url, COMMERCE_CONFIG_DIR: dir}})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain('deprecated')
+    expect(r.stderr).not.toContain('Use `commerce customers list`')
+    expect(r.stderr).toContain('commerce config set api_version v2 --profile old')
+    expect(r.stderr).toContain('--api-version v2')
+  })
+})
+
+describe('auth status when logged out', () => {
+  it('the login hint repeats --profile', async () => {
+    const r = await run(['auth', 'status', '--profile', 'staging'], {env: {COMMERCE_CONFIG_DIR: tempDir()}})
+    expect(r.stderr).toContain('`commerce auth login --profile staging`')
   })
 })

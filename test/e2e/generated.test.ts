@@ -9,6 +9,7 @@ import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 
 import {withDecisions} from '../../scripts/readme-decisions.js'
+import {sortManifest} from '../../scripts/sort-manifest.js'
 import {ROOT} from '../helpers/cli.js'
 
 const OCLIF = join(ROOT, 'node_modules', 'oclif', 'bin', 'run.js')
@@ -48,6 +49,21 @@ describe('generated files', () => {
     for (const command of Object.values<{relativePath: string[]}>(committed.commands))
       expect(existsSync(join(ROOT, ...command.relativePath)), command.relativePath.join('/')).toBe(true)
     expect(withoutPaths(committed), 'oclif.manifest.json is stale: run `npm run generate` and commit it').toEqual(withoutPaths(fresh))
+  }, 60_000)
+
+  it('generating the manifest twice gives the same bytes as the committed file (commands sorted by id)', () => {
+    const texts = [0, 1].map(() => {
+      const scratch = scratchRoot()
+      execFileSync(process.execPath, [OCLIF, 'manifest', scratch], {cwd: scratch, env, stdio: 'pipe'})
+      // The scratch root reaches dist/ through a link, which oclif resolves: keep each path from `dist` on.
+      const fresh = JSON.parse(readFileSync(join(scratch, 'oclif.manifest.json'), 'utf8'))
+      for (const command of Object.values<{relativePath: string[]}>(fresh.commands))
+        command.relativePath = command.relativePath.slice(command.relativePath.lastIndexOf('dist'))
+      return sortManifest(JSON.stringify(fresh))
+    })
+    expect(texts[1] === texts[0], 'two runs of `npm run manifest` differ').toBe(true)
+    const committed = readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')
+    expect(committed === texts[0], 'oclif.manifest.json is not as `npm run generate` writes it: run it and commit').toBe(true)
   }, 60_000)
 
   it('the README command reference matches the commands', () => {

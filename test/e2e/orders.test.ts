@@ -58,7 +58,7 @@ async function createOrder(extra: string[] = []): Promise<Order> {
 
 /** Pays an order through the sandbox's control path (so that it can be refunded). */
 async function pay(id: number): Promise<void> {
-  const res = await fetch(`${fx.sb.baseUrl}/_sandbox/orders/${id}/pay`, {method: 'POST'})
+  const res = await fetch(`${fx.sb.baseUrl}/_sandbox/orders/${id}/pay`, {headers: {'content-type': 'application/json'}, method: 'POST'})
   expect(res.status).toBe(200)
   await res.arrayBuffer()
 }

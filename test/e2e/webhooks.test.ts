@@ -345,12 +345,12 @@ describe('webhooks trigger', () => {
 
   it('is exit 2 for an unknown event, and elsewhere than the local sandbox', async () => {
     const [unknown, elsewhere, badOrder] = await Promise.all([
-      session.cli(['webhooks', 'trigger', 'order.shipped']),
+      session.cli(['webhooks', 'trigger', 'order.nope']),
       session.cli(['webhooks', 'trigger', 'order.paid', '--base-url', 'https://commerce.example.com']),
       session.cli(['webhooks', 'trigger', 'order.paid', '--order', 'abc']),
     ])
     expect(unknown.code).toBe(2)
-    expect(unknown.stderr).toMatch(/must be one of order\.paid/)
+    expect(unknown.stderr).toMatch(/must be one of .*order\.paid/)
     expect(elsewhere.code).toBe(2)
     expect(elsewhere.stderr).toMatch(/only against the local sandbox/)
     expect(badOrder.code).toBe(2)

@@ -2,10 +2,12 @@
  * A small HTTP server for faults the sandbox cannot produce (5xx, dropped connections, HTML or empty error
  * bodies, 429 with an HTTP-date Retry-After...). Each request is recorded and answered by a script; a script
  * step can also forward the request to an upstream (the sandbox) and then drop the connection instead of
- * answering, which is how "the request took effect but the response was lost" is produced.
+ * answering, which is how "the request took effect but the response was lost" is produced. A step may also
+ * stream a body without end (as fast as the client reads, or dripping a chunk per interval), with any
+ * Content-Length announced: the hostile servers the client's byte bound and deadline are tested against.
  */
 import {type IncomingHttpHeaders, type IncomingMessage, type Server, createServer, request as httpRequest} from 'node:http'
-import type {AddressInfo, Socket} from 'node:net'
+import {type AddressInfo, type Socket, connect as netConnect} from 'node:net'
 
 export interface RecordedRequest {
   method: string
@@ -23,6 +25,12 @@ export interface Step {
   drop?: boolean
   /** Forward to the upstream first (then answer with its response, or drop when `drop` is set). */
   forward?: boolean
+  /**
+   * Send `prefix`, then `chunk` again and again until the client goes away (or the server closes): as fast as the
+   * client reads (backpressure respected), or one chunk per `intervalMs`. Headers come from `status`/`headers`
+   * (a `content-length` there is announced as given, whatever is sent).
+   */
+  stream?: {prefix?: string; chunk: string; intervalMs?: number}
 }
 
 export type Script = (req: RecordedRequest, index: number) => Promise<Step> | Step
@@ -30,6 +38,10 @@ export type Script = (req: RecordedRequest, index: number) => Promise<Step> | St
 export interface FaultyServer {
   url: string
   requests: RecordedRequest[]
+  /** Hosts asked for with CONNECT: the server is also an HTTP proxy that tunnels every CONNECT to itself. */
+  tunnels: string[]
+  /** Body bytes written by `stream` steps so far. */
+  streamedBytes(): number
   close(): Promise<void>
 }
 
@@ -62,6 +74,8 @@ function forward(upstream: string, rec: RecordedRequest): Promise<{status: numbe
 export async function startFaultyServer(script: Script, options: {upstream?: string} = {}): Promise<FaultyServer> {
   const requests: RecordedRequest[] = []
   const sockets = new Set<Socket>()
+  let streamed = 0
+  let closing = false
   const server: Server = createServer(async (req, res) => {
     const rec: RecordedRequest = {body: await readBody(req), headers: req.headers, method: req.method ?? 'GET', url: req.url ?? '/'}
     const index = requests.push(rec) - 1
@@ -79,6 +93,28 @@ export async function startFaultyServer(script: Script, options: {upstream?: str
         req.socket.destroy()
         return
       }
+      if (step.stream) {
+        const {chunk, intervalMs, prefix} = step.stream
+        res.writeHead(status, {'content-type': 'application/json', ...headers})
+        const write = (text: string) => {
+          streamed += Buffer.byteLength(text)
+          return res.write(text)
+        }
+        if (prefix) write(prefix)
+        while (!closing && !res.destroyed && !res.writableEnded) {
+          const flowing = write(chunk)
+          if (intervalMs !== undefined) await new Promise((resolve) => setTimeout(resolve, intervalMs))
+          else if (!flowing)
+            await new Promise<void>((resolve) => {
+              const done = () => {
+                res.off('drain', done).off('close', done)
+                resolve()
+              }
+              res.on('drain', done).on('close', done)
+            })
+        }
+        return
+      }
       if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
         headers = {...headers, 'content-type': typeof step.body === 'string' && !step.forward ? 'text/plain' : 'application/json'}
       res.writeHead(status, headers)
@@ -88,6 +124,19 @@ export async function startFaultyServer(script: Script, options: {upstream?: str
       res.end(String(error))
     }
   })
+  const tunnels: string[] = []
+  server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
+    tunnels.push(req.url ?? '')
+    const self = netConnect((server.address() as AddressInfo).port, '127.0.0.1', () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n')
+      self.write(head)
+      self.pipe(client).pipe(self)
+    })
+    sockets.add(self)
+    self.on('close', () => sockets.delete(self))
+    self.on('error', () => client.destroy())
+    client.on('error', () => self.destroy())
+  })
   server.on('connection', (s) => {
     sockets.add(s)
     s.on('close', () => sockets.delete(s))
@@ -96,10 +145,13 @@ export async function startFaultyServer(script: Script, options: {upstream?: str
   const {port} = server.address() as AddressInfo
   return {
     async close() {
+      closing = true
       for (const s of sockets) s.destroy()
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
     requests,
+    streamedBytes: () => streamed,
+    tunnels,
     url: `http://127.0.0.1:${port}`,
   }
 }

@@ -21,6 +21,8 @@ export interface CallOptions {
 export async function call(sb: TestSandbox, method: string, path: string, options: CallOptions = {}): Promise<Answer> {
   const headers: Record<string, string> = {accept: 'application/json', ...options.headers}
   if (options.token) headers.authorization = `Bearer ${options.token}`
+  // The control path takes writes with a JSON content type only (see src/sandbox/guard.ts).
+  if (path.startsWith('/_sandbox/') && method !== 'GET' && options.raw === undefined) headers['content-type'] ??= 'application/json'
   let body: string | Buffer | undefined = options.raw
   if (options.json !== undefined) {
     headers['content-type'] ??= 'application/json'

@@ -1,6 +1,6 @@
 /** `commerce sandbox start|stop|status` as users run them: the built CLI as a child process. */
 import {spawn} from 'node:child_process'
-import {existsSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
@@ -38,6 +38,12 @@ describe('sandbox commands', () => {
     const login = await run(['auth', 'login', '--sandbox', '--json'], {env})
     expect(login.code, login.stderr).toBe(0)
     expect(login.json()).toMatchObject({base_url: info.base_url, key_id: info.keys[0].key_id})
+
+    // The detached sandbox's log holds its requests (one JSON line each), secrets masked.
+    const log = readFileSync(join(config.dir, 'sandbox.log'), 'utf8')
+    const tokenLine = log.split('\n').find((l) => l.includes('"path":"/api/v2/auth/tokens"'))
+    expect(JSON.parse(tokenLine!)).toMatchObject({method: 'POST', status: 201, key_id: info.keys[0].key_id, request_body: {key_secret: '********'}})
+    expect(log).not.toContain(info.keys[0].key_secret)
 
     const again = await run(['sandbox', 'start', '--detach', '--port', '0', '--in-memory'], {env})
     expect(again.code).toBe(1)
@@ -77,5 +83,15 @@ describe('sandbox commands', () => {
     expect(r.code).toBe(2)
     const both = await run(['sandbox', 'start', '--data', 'x.json', '--in-memory'], {env})
     expect(both.code).toBe(2)
+  })
+
+  it('warns on stderr that the control path is unauthenticated when --host is not loopback (and not on loopback)', async () => {
+    // 192.0.2.1 (TEST-NET-1) is not an address of this machine: the bind fails, after the warning, and nothing listens.
+    const r = await run(['sandbox', 'start', '--host', '192.0.2.1', '--port', '0', '--in-memory'], {env})
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/192\.0\.2\.1.*control path.*no authentication/s)
+    const quiet = await run(['sandbox', 'start', '--detach', '--host', '127.0.0.1', '--port', '0', '--in-memory'], {env})
+    expect(quiet.code, quiet.stderr).toBe(0)
+    expect(quiet.stderr).not.toMatch(/no authentication/)
   })
 })

@@ -1,12 +1,23 @@
+import {spawn} from 'node:child_process'
+import {once} from 'node:events'
 import {mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import {createInterface} from 'node:readline'
 
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {startSandbox} from '../../src/sandbox/index.js'
 import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
 import {call, createCustomer, createOrder, token} from './client.js'
+
+const SERVE = join(import.meta.dirname, 'fixtures', 'serve.ts')
+
+function post(baseUrl: string, path: string, body: unknown, tok?: string): Promise<Response> {
+  const headers: Record<string, string> = {'content-type': 'application/json'}
+  if (tok) headers.authorization = `Bearer ${tok}`
+  return fetch(baseUrl + path, {body: JSON.stringify(body), headers, method: 'POST', signal: AbortSignal.timeout(10_000)})
+}
 
 let dir: string
 let dataFile: string
@@ -74,10 +85,116 @@ describe('data file', () => {
     expect((await call(second, 'GET', '/api/v2/customers', {token: await token(second)})).status).toBe(200)
   })
 
-  it('writes changes shortly after they happen, not only on close', async () => {
-    const sb = await start({persistDebounceMs: 10})
+  it('an answered write is already on disk (in the journal) when the answer arrives', async () => {
+    const sb = await start()
+    const created = await createCustomer(sb, await token(sb), 'ada@example.com')
+    expect(created.status).toBe(201)
+    expect(readFileSync(`${dataFile}.journal`, 'utf8')).toContain('ada@example.com')
+    expect(statSync(`${dataFile}.journal`).mode & 0o777).toBe(0o600)
+  })
+
+  it('after kill -9 no customer answered 201 is lost and no answered id is handed out again (3 rounds)', async () => {
+    const answered = new Map<number, string>()
+    let serial = 0
+    for (let round = 0; round < 3; round++) {
+      const child = spawn(process.execPath, ['--import', 'tsx', SERVE, dataFile], {stdio: ['ignore', 'pipe', 'inherit']})
+      try {
+        const [line] = (await once(createInterface({input: child.stdout!}), 'line')) as [string]
+        const {base_url: baseUrl, keys} = JSON.parse(line) as {base_url: string; keys: Array<{key_id: string; key_secret: string}>}
+        const tok = ((await (await post(baseUrl, '/api/v2/auth/tokens', keys[0])).json()) as {access_token: string}).access_token
+        // Eight writers in parallel; kill -9 once 40 creations are answered in this round, with writes in flight.
+        let answeredThisRound = 0
+        let killed = false
+        const writer = async () => {
+          while (!killed && serial < 5_000) {
+            const email = `k${serial++}@example.com`
+            const res = await post(baseUrl, '/api/v2/customers', {email, name: 'K', send_invite: false}, tok).catch(() => undefined)
+            if (res?.status !== 201) continue
+            const id = ((await res.json().catch(() => ({}))) as {id?: number}).id
+            if (id === undefined) continue
+            answered.set(id, email)
+            if (++answeredThisRound >= 40 && !killed) {
+              killed = true
+              child.kill('SIGKILL')
+            }
+          }
+        }
+        await Promise.all(Array.from({length: 8}, writer))
+        if (child.exitCode === null && child.signalCode === null) await once(child, 'exit')
+      } finally {
+        child.kill('SIGKILL')
+      }
+    }
+    const sb = await start()
+    const t = await token(sb)
+    for (const [id, email] of answered) expect((await call(sb, 'GET', `/api/v2/customers/${id}`, {token: t})).body?.email).toBe(email)
+    const fresh = await createCustomer(sb, t, 'after@example.com')
+    expect(fresh.body.id).toBeGreaterThan(Math.max(...answered.keys()))
+  }, 60_000)
+
+  it('removes temp files a killed process left beside the data file at start, keeping other files', async () => {
+    await (await start()).close()
+    const stale = [`.sandbox-data.json.999999.0a1b2c3d4e5f.tmp`, `sandbox-data.json.999998.tmp`]
+    for (const name of stale) writeFileSync(join(dir, 'nested', name), 'x'.repeat(1000))
+    writeFileSync(join(dir, 'nested', 'keep.txt'), 'mine')
+    await start()
+    expect(readdirSync(join(dir, 'nested')).sort()).toEqual(['keep.txt', 'sandbox-data.json', 'sandbox-data.json.journal'])
+  })
+
+  it('a torn last journal line (a write never answered) is dropped; the journal is compacted into the data file', async () => {
+    const first = await start()
+    await createCustomer(first, await token(first), 'ada@example.com')
+    // As after kill -9: the journal holds the change, the data file does not.
+    const journal = readFileSync(`${dataFile}.journal`, 'utf8')
+    await first.close()
+    writeFileSync(`${dataFile}.journal`, journal + '{"s":999,"n":{"cust')
+    const snapshot = JSON.parse(readFileSync(dataFile, 'utf8'))
+    snapshot.customers = []
+    snapshot.seq = 0
+    writeFileSync(dataFile, JSON.stringify(snapshot))
+    const second = await start()
+    expect(second.counts().customers).toBe(1)
+    expect(readFileSync(dataFile, 'utf8')).toContain('ada@example.com')
+  })
+
+  it('compacts the journal into the data file in the background while writes go on, losing nothing', async () => {
+    const sb = await start({journalCompactBytes: 1})
+    const t = await token(sb)
+    const ids: number[] = []
+    await Promise.all(
+      Array.from({length: 4}, async (_, w) => {
+        for (let i = 0; i < 15; i++) ids.push((await createCustomer(sb, t, `c${w}-${i}@example.com`)).body.id)
+      }),
+    )
+    // As after kill -9 at this moment: whatever is on disk now.
+    const copy = join(dir, 'copy.json')
+    writeFileSync(copy, readFileSync(dataFile))
+    writeFileSync(`${copy}.journal`, readFileSync(`${dataFile}.journal`))
+    expect(JSON.parse(readFileSync(dataFile, 'utf8')).seq).toBeGreaterThan(0)
+    const again = await startSandbox({dataFile: copy})
+    try {
+      expect(again.counts().customers).toBe(60)
+      expect(new Set(ids).size).toBe(60)
+    } finally {
+      await again.close()
+    }
+  })
+
+  it('a reset is journaled too: a copy taken while running (as after kill -9) starts empty, keys kept', async () => {
+    const sb = await start()
     await createCustomer(sb, await token(sb), 'ada@example.com')
-    await expect.poll(() => readFileSync(dataFile, 'utf8'), {interval: 10, timeout: 2_000}).toContain('ada@example.com')
+    expect((await call(sb, 'POST', '/_sandbox/reset')).status).toBe(200)
+    await createCustomer(sb, await token(sb), 'bob@example.com')
+    const copy = join(dir, 'copy.json')
+    writeFileSync(copy, readFileSync(dataFile))
+    writeFileSync(`${copy}.journal`, readFileSync(`${dataFile}.journal`))
+    const again = await startSandbox({dataFile: copy})
+    try {
+      expect(again.counts()).toMatchObject({customers: 1})
+      expect(again.keys).toEqual(sb.keys)
+    } finally {
+      await again.close()
+    }
   })
 
   it('demo data is seeded only into a new store', async () => {

@@ -7,7 +7,7 @@ import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {readSandboxState, sandboxStatePath} from '../../src/config/sandbox-state.js'
-import {sandboxStatus, startDetached, stopSandbox} from '../../src/sandbox/process.js'
+import {sandboxStatus, startDetached, stopSandbox} from '../../src/services/sandbox/process.js'
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'foreground.ts')
 const NODE_OPTIONS = ['--import', 'tsx']

@@ -68,6 +68,15 @@ describe('GET /api/v1/products/search (public)', () => {
     expect(r.headers.get('deprecation')).toBe('true')
   })
 
+  it('matches every word in any order, each as a substring ("tea pot" finds "Teapot 1 l")', async () => {
+    const names = async (q: string) =>
+      (await call(sb, 'GET', `/api/v1/products/search?q=${encodeURIComponent(q)}`)).body.data.map((p: {name: string}) => p.name)
+    expect(await names('tea pot')).toEqual(['Teapot 1 l'])
+    expect(await names('POT tea')).toEqual(['Teapot 1 l'])
+    expect(await names('iron infuser')).toEqual(['Teapot 1 l'])
+    expect(await names('tea nothing-like-this')).toEqual([])
+  })
+
   it('requires q (422), and exists only in v1', async () => {
     const r = await call(sb, 'GET', '/api/v1/products/search')
     expect(r.status).toBe(422)

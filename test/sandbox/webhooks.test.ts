@@ -180,6 +180,17 @@ describe('control path /_sandbox', () => {
       'POST /_sandbox/orders/{id}/ship',
       'POST /_sandbox/events',
       'GET /_sandbox/deliveries',
+      'GET /_sandbox/logs',
+      'POST /_sandbox/faults',
+      'GET /_sandbox/faults',
+      'DELETE /_sandbox/faults',
+      'GET /_sandbox/data',
+      'GET /_sandbox/ui',
+      'POST /_sandbox/seed',
+      'POST /_sandbox/reset',
+      'POST /_sandbox/snapshots',
+      'GET /_sandbox/snapshots',
+      'POST /_sandbox/snapshots/{name}/restore',
     ])
   })
 
@@ -209,7 +220,7 @@ describe('control path /_sandbox', () => {
     expect(sb.counts()).toMatchObject({customers: 2, orders: 3})
     expect((await call(sb, 'POST', '/_sandbox/events', {json: {type: 'order.paid', order_id: 1}})).status).toBe(409)
     expect((await call(sb, 'POST', '/_sandbox/events', {json: {type: 'order.paid', order_id: 50}})).status).toBe(404)
-    expect((await call(sb, 'POST', '/_sandbox/events', {json: {type: 'order.shipped'}})).status).toBe(422)
+    expect((await call(sb, 'POST', '/_sandbox/events', {json: {type: 'order.nope'}})).status).toBe(422)
     expect((await call(sb, 'POST', '/_sandbox/events', {json: {type: 'order.paid', order_id: 'one'}})).status).toBe(422)
     expect((await call(sb, 'POST', '/_sandbox/events')).status).toBe(422)
   })

@@ -47,7 +47,7 @@ export function useTtyFixture(): TtyFixture {
 async function request(sb: TestSandbox, method: string, path: string, body?: unknown, token?: string) {
   const headers: Record<string, string> = {accept: 'application/json'}
   if (token) headers.authorization = `Bearer ${token}`
-  if (body !== undefined) headers['content-type'] = 'application/json'
+  if (body !== undefined || path.startsWith('/_sandbox/')) headers['content-type'] = 'application/json'
   if (method === 'POST' && path === '/api/v2/orders') headers['idempotency-key'] = crypto.randomUUID()
   const res = await fetch(sb.baseUrl + path, {body: body === undefined ? undefined : JSON.stringify(body), headers, method})
   const text = await res.text()

@@ -2,7 +2,7 @@ import {ApiCommand} from '../../base/command.js'
 import {exportFlags} from '../../base/bulk-flags.js'
 import {apiVersionFlag, customerStatusFlag, searchFlag} from '../../base/flags.js'
 import {RATE_LIMITS, RESOURCE_COLUMNS} from '../../domain/schema.js'
-import {exportCommand} from '../../services/bulk/commands.js'
+import {exportCommand} from '../../base/bulk-command.js'
 import {listCustomersRequest} from '../../services/customers.js'
 
 export default class CustomersExport extends ApiCommand<typeof CustomersExport> {
@@ -13,8 +13,9 @@ with --concurrency pages in flight, written in order. JSONL (default): one custo
 of the customer's top-level fields, RFC 4180 quoting, nested values (metadata) as compact JSON; \`customers
 import\` reads it back. JSON: one array.
 
---output writes a temporary file beside FILE and renames it at the end, so a failed or interrupted export leaves
-no partial file. With --json and --output, stdout carries {"exported", "output"}; with --json alone, the records
+--output writes an exclusive temporary file beside FILE (mode 0600, never through a link) and renames it at the
+end, so a failed or interrupted export leaves no partial file. --escape-formulas (CSV) prefixes cells that a
+spreadsheet would run as formulas (= + - @ tab CR) with ', for files meant to be opened there. With --json and --output, stdout carries {"exported", "output"}; with --json alone, the records
 as one JSON array. A progress bar is drawn on stderr when it is a terminal (and the records do not go to it).`
   static examples = [
     '<%= config.bin %> customers export > customers.jsonl',

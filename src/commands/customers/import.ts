@@ -4,8 +4,8 @@ import {ApiCommand} from '../../base/command.js'
 import {importFlags} from '../../base/bulk-flags.js'
 import {apiVersionFlag} from '../../base/flags.js'
 import {UsageError} from '../../errors.js'
-import {importCommand} from '../../services/bulk/commands.js'
-import {ON_CONFLICT} from '../../services/bulk/senders.js'
+import {importCommand} from '../../base/bulk-command.js'
+import {ON_CONFLICT} from '../../domain/bulk.js'
 
 export default class CustomersImport extends ApiCommand<typeof CustomersImport> {
   static args = {file: Args.string({description: 'CSV or JSONL file of customers.', required: true})}
@@ -21,16 +21,24 @@ nothing is sent (exit 2), unless --skip-invalid leaves them out. Then rows are c
 paced together when the service answers 429. A journal in the config directory records each row as it is done:
 the same command run again after a crash, kill -9 or Ctrl-C goes on where it stopped and creates nothing twice.
 A taken email is failed (--on-conflict fail, the default), skipped, or updated (v2: PATCH of name and metadata).
-Prints {created, updated, skipped, failed, invalid}; exit 1 when a row failed, 130 when interrupted.`
+Rows that leave send_invite unset get an invitation email from the service: the command says how many before
+sending (and on --dry-run); --no-send-invite sets send_invite false on those rows.
+Prints {created, updated, skipped, failed, invalid, already_done}, counting what this run did (already_done:
+rows an earlier run of the same import had done); exit 1 when a row failed, 130 when interrupted.`
   static examples = [
     '<%= config.bin %> customers import customers.csv',
     '<%= config.bin %> customers import customers.jsonl --on-conflict skip --errors-file failed.csv --json',
     '<%= config.bin %> customers import customers.csv --dry-run',
+    '<%= config.bin %> customers import customers.csv --no-send-invite',
   ]
   static flags = {
     ...apiVersionFlag,
     ...importFlags,
     'on-conflict': Flags.option({default: 'fail' as const, description: 'When the email is already taken.', options: ON_CONFLICT})(),
+    'send-invite': Flags.boolean({
+      allowNo: true,
+      description: 'send_invite for rows that leave it unset (default: the service invites; --no-send-invite: no emails).',
+    }),
   }
 
   async run(): Promise<void> {

@@ -4,7 +4,8 @@ import {ApiCommand} from '../../base/command.js'
 import {importFlags} from '../../base/bulk-flags.js'
 import {apiVersionFlag} from '../../base/flags.js'
 import {UsageError} from '../../errors.js'
-import {importCommand, ORDER_EXPECTED_LIMIT} from '../../services/bulk/commands.js'
+import {importCommand} from '../../base/bulk-command.js'
+import {ORDER_EXPECTED_LIMIT} from '../../domain/bulk.js'
 
 export default class OrdersImport extends ApiCommand<typeof OrdersImport> {
   static args = {file: Args.string({description: 'CSV or JSONL file of orders.', required: true})}
@@ -20,7 +21,8 @@ from the file's content and the row, so that no rerun, even after kill -9, creat
 paced to the order-creation limit (learned from 429 and Retry-After), with the time left on the progress bar.
 A journal in the config directory lets the same command resume where it stopped. v1 is refused: it has no
 Idempotency-Key, so a retried row could create a second order.
-Prints {created, updated, skipped, failed, invalid}; exit 1 when a row failed, 130 when interrupted.`
+Prints {created, updated, skipped, failed, invalid, already_done}, counting what this run did (already_done:
+rows an earlier run of the same import had done); exit 1 when a row failed, 130 when interrupted.`
   static examples = [
     '<%= config.bin %> orders import orders.csv',
     '<%= config.bin %> orders import backlog.jsonl --errors-file failed.jsonl --json',

@@ -1,6 +1,6 @@
 import {BaseCommand} from '../../base/command.js'
 import {CliError} from '../../errors.js'
-import {describeSandbox, infoOf, sandboxStatus} from '../../sandbox/process.js'
+import {describeSandbox, infoOf, sandboxStatus} from '../../services/sandbox/process.js'
 
 export default class SandboxStatus extends BaseCommand<typeof SandboxStatus> {
   static description = `Show the local sandbox: base URL, pid, record counts and key pairs. Exit 1 when none runs.
@@ -13,7 +13,6 @@ it (the counts are in the human output, and at GET <base URL>/_sandbox).`
     const {io} = this
     const status = await sandboxStatus()
     if (!status) throw new CliError('No local sandbox is running.', {hint: 'Start one with `commerce sandbox start --detach`.'})
-    if (io.json) return io.outJson(infoOf(status.state))
-    io.out(describeSandbox(status.state, status.counts).join('\n'))
+    await this.output.result(infoOf(status.state), () => io.out(describeSandbox(status.state, status.counts).join('\n')))
   }
 }

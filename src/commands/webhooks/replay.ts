@@ -25,7 +25,6 @@ The delivery is signed afresh (current time) with the secret given (--secret-fil
     const storedSecrets = secret === undefined ? (await this.ctx.profile())?.webhook_secrets : undefined
     const result = await replay(process.env, {forwardTo: flags['forward-to'], id: args.id, secret, storedSecrets})
     if (result.warning) io.warn(result.warning)
-    if (io.json) return io.outJson(result)
-    io.out(`Replayed ${result.id} (${result.type}) to ${result.forward_to} -> ${io.chalk.green(String(result.status))} (${result.duration_ms} ms)`)
+    await this.output.result(result, () => io.out(`Replayed ${result.id} (${result.type}) to ${result.forward_to} -> ${io.chalk.green(String(result.status))} (${result.duration_ms} ms)`))
   }
 }

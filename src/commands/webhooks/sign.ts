@@ -46,7 +46,6 @@ The payload is signed as raw bytes (a trailing newline counts: prefer printf %s 
     const timestamp = flags.timestamp === undefined ? undefined : parseTimestamp(flags.timestamp)
     const secret = await requireSecret(flags, flags['payload-file'])
     const header = sign(secret, await readPayload(flags['payload-file']), timestamp)
-    if (io.json) io.outJson({signature: header})
-    else io.out(header)
+    await this.output.result({signature: header}, () => io.out(header))
   }
 }

@@ -1,0 +1,28 @@
+/**
+ * What the build (scripts/bundle.mjs, scripts/undici-lite.cjs) relies on inside packages we do not own, in one
+ * place: test/build/bundle.test.ts checks each of these against the installed packages and fails with a plain
+ * message naming what to review when an upgrade changes one. The packages are pinned to exact versions in
+ * package.json (@oclif/core, undici) so that such a change comes only with a deliberate upgrade.
+ */
+
+/** @oclif/core's help: render a text through ejs only when it holds a template tag. */
+export const HELP_RENDER = {
+  file: /[/\\]@oclif[/\\]core[/\\]lib[/\\]help[/\\]util\.js$/,
+  package: '@oclif/core',
+  module: 'lib/help/util.js',
+  original: 'return ejs_1.default.render(t, context);',
+  patched: "return t.includes('<%') ? ejs_1.default.render(t, context) : t;",
+}
+
+/**
+ * undici's index wraps its request API with `makeDispatcher`, which scripts/undici-lite.cjs copies (undici does
+ * not export it). The SHA-256 of the function's text in undici/index.js as of the pinned version: when it
+ * changes, compare the copy with the new text and update both.
+ */
+export const UNDICI_MAKE_DISPATCHER = {
+  module: 'undici/index.js',
+  sha256: '1dc8ed6aa6ee3c8f3c44c58c62189118c74e1a706ec7414b6b7b1c7852b49350',
+}
+
+/** The packages whose internals the build touches: pinned to exact versions in package.json. */
+export const PINNED = ['@oclif/core', 'undici']

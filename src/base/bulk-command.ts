@@ -1,0 +1,177 @@
+/**
+ * The bulk commands' rendering, shared by customers|orders export|import: the progress bar (on a terminal),
+ * Ctrl-C as an AbortSignal handed to the services, the summaries and the exit codes.
+ */
+import type {ApiClient, ApiRequest, TokenSource} from '../api/client.js'
+import type {ImportFormat, OnConflict} from '../domain/bulk.js'
+import {EXIT, UsageError} from '../errors.js'
+import {createProgressBar} from '../io/progress.js'
+import {renderRecord} from '../io/output.js'
+import {sanitize} from '../io/sanitize.js'
+import type {IOStreams} from '../io/streams.js'
+import {exportFormat, type ExportResult, type ImportKind, type ImportOutcome, importFormat, type RecordFormat, runExport, runImport, type ValidatedFile} from '../services/bulk.js'
+
+/**
+ * Ctrl-C as an AbortSignal, for the life of the command (the one function to swap for BaseCommand's signal once
+ * it owns the SIGINT handler). Later signals are ignored: conf's dependency when-exit re-raises the first
+ * SIGINT once, and that echo must not count as a second Ctrl-C.
+ */
+function interruptOnCtrlC(onFirst: () => void): {signal: AbortSignal; dispose(): void} {
+  const controller = new AbortController()
+  const handler = () => {
+    if (controller.signal.aborted) return
+    onFirst()
+    controller.abort()
+  }
+  process.on('SIGINT', handler)
+  return {dispose: () => process.off('SIGINT', handler), signal: controller.signal}
+}
+
+export interface ExportCommandOptions {
+  io: IOStreams
+  client: ApiClient
+  tokens: TokenSource
+  request: ApiRequest
+  /** `customer`, `order`: names the records in messages. */
+  noun: string
+  columns: readonly string[]
+  flags: {format?: RecordFormat; output?: string; concurrency: number; 'escape-formulas'?: boolean}
+  /** The documented limit of this list operation, if any (v1 customers). */
+  expectedLimit?: number
+}
+
+/**
+ * `customers export` / `orders export` after flag parsing: the format, a progress bar when stderr is a terminal
+ * and the records do not go to it, Ctrl-C, the export, and the summary (stderr, or stdout with --json --output).
+ */
+export async function exportCommand(options: ExportCommandOptions): Promise<ExportResult> {
+  const {flags, io} = options
+  const format = exportFormat(flags.format, {json: io.json, output: flags.output})
+  if (flags['escape-formulas'] && format !== 'csv') throw new UsageError(`--escape-formulas applies to CSV only; add --format csv (the format is ${format}).`)
+  const toFile = flags.output !== undefined && flags.output !== '-'
+  const progress = toFile || !io.isStdoutTTY ? await createProgressBar(io, `Exporting ${options.noun}s`) : undefined
+  const interrupt = interruptOnCtrlC(() => {})
+  try {
+    const result = await runExport({
+      client: options.client,
+      columns: options.columns,
+      concurrency: flags.concurrency,
+      escapeFormulas: flags['escape-formulas'],
+      expectedLimit: options.expectedLimit,
+      format,
+      output: flags.output,
+      progress,
+      request: options.request,
+      signal: interrupt.signal,
+      stdout: io.stdout,
+      tokens: options.tokens,
+    })
+    if (io.json && toFile) io.outJson(result)
+    else if (toFile) io.info(`Exported ${count(result.exported, options.noun)} to ${result.output}.`)
+    return result
+  } finally {
+    interrupt.dispose()
+  }
+}
+
+/** `20,505 customers`: grouped as the progress bar shows it. */
+function count(n: number, noun: string): string {
+  return `${n.toLocaleString('en')} ${noun}${n === 1 ? '' : 's'}`
+}
+
+export interface ImportCommandOptions {
+  io: IOStreams
+  env: NodeJS.ProcessEnv
+  kind: ImportKind
+  file: string
+  flags: {format?: ImportFormat; concurrency: number; 'dry-run': boolean; 'skip-invalid': boolean; 'errors-file'?: string; 'send-invite'?: boolean}
+  /** The client and credentials; called only when rows are to be sent. */
+  connect: () => Promise<{client: ApiClient; tokens: TokenSource; onConflict?: OnConflict}>
+  expectedLimit?: number
+}
+
+/** Failed rows listed on stderr after the summary; the rest are in --errors-file. */
+const FAILURES_SHOWN = 10
+
+/**
+ * `customers import` / `orders import` after flag parsing: runs the import with a progress bar and Ctrl-C,
+ * reports bad rows (exit 2 via UsageError), prints the summary, and answers the exit code: 130 when interrupted,
+ * 1 when a row failed, else 0.
+ */
+export async function importCommand(options: ImportCommandOptions): Promise<number> {
+  const {flags, io} = options
+  const format = importFormat(options.file, flags.format)
+  const noun = options.kind === 'customers' ? 'customer' : 'order'
+  const interrupt = interruptOnCtrlC(() => io.info('Stopping: no new rows; finishing the requests in flight (they are journaled)…'))
+  const failures: string[] = []
+  let failedNow = 0
+  let outcome: ImportOutcome
+  try {
+    outcome = await runImport({
+      concurrency: flags.concurrency,
+      connect: options.connect,
+      dryRun: flags['dry-run'],
+      env: options.env,
+      errorsFile: flags['errors-file'],
+      expectedLimit: options.expectedLimit,
+      file: options.file,
+      format,
+      kind: options.kind,
+      onFailed(line, reason) {
+        failedNow++
+        // The reason is the service's message: control characters shown escaped, never run by the terminal.
+        if (failures.length < FAILURES_SHOWN) failures.push(`line ${line}: ${sanitize(reason, 'cell')}`)
+      },
+      onSkipped: (e) => io.warn(`skipping invalid ${sanitize(e.message, 'cell')}`),
+      progress: () => createProgressBar(io, `Importing ${noun}s`),
+      onStart(file) {
+        const note = invitationsNote(file, 'will get')
+        if (note) io.info(note)
+      },
+      sendInvite: flags['send-invite'],
+      signal: interrupt.signal,
+      skipInvalid: flags['skip-invalid'],
+    })
+  } finally {
+    interrupt.dispose()
+  }
+
+  if (outcome.status === 'invalid') throw invalidFile(outcome.file, options.file)
+  if (outcome.status === 'dry-run') {
+    const {file} = outcome
+    io.info(`Dry run: ${file.valid} valid row${file.valid === 1 ? '' : 's'}, ${file.invalidCount} invalid; nothing was sent.`)
+    const note = invitationsNote(file, 'would get')
+    if (note) io.info(note)
+    await renderRecord(io, {...outcome.summary})
+    return EXIT.ok
+  }
+  for (const line of failures) io.info(`${io.chalk.red('failed')} ${line}`)
+  if (failedNow > failures.length) io.info(`… and ${failedNow - failures.length} more${flags['errors-file'] ? ` (all in ${flags['errors-file']})` : ' (--errors-file FILE lists them all)'}.`)
+  if (outcome.status === 'interrupted') io.info(`Interrupted. Run the same command again to resume (journal: ${outcome.journal}).`)
+  else if (outcome.sent === 0 && outcome.file.valid > 0) io.info('Nothing to send: every row was done by an earlier run of this import.')
+  await renderRecord(io, {...outcome.summary})
+  if (outcome.status === 'interrupted') return EXIT.interrupted
+  return outcome.summary.failed > 0 ? EXIT.failure : EXIT.ok
+}
+
+/**
+ * Customers whose rows leave send_invite unset get an invitation email from the service: said before it
+ * happens (and by a dry run), with the way out. Nothing when every row says what it wants.
+ */
+function invitationsNote(file: ValidatedFile, verb: string): string | undefined {
+  const {sent, unset} = file.invitations
+  if (file.kind !== 'customers' || unset === 0) return undefined
+  return `${count(sent, 'customer')} ${verb} an invitation email (${unset} of them leave send_invite unset; --no-send-invite: none).`
+}
+
+/** Every bad row by its line, as one usage error (exit 2): nothing was sent. */
+function invalidFile(file: ValidatedFile, name: string): UsageError {
+  const errors: Record<string, string[]> = {}
+  for (const e of file.invalid) (errors[`line ${e.line}`] ??= []).push(e.reason)
+  if (file.fatal) return new UsageError(`Cannot import ${name}: nothing was sent.`, {fieldErrors: errors, hint: 'Fix the file and run the command again.'})
+  const n = file.invalidCount
+  return new UsageError(`${n} invalid row${n === 1 ? '' : 's'} in ${name}; nothing was sent.`, {
+    fieldErrors: errors,
+    hint: 'Fix them, or pass --skip-invalid to import the other rows.',
+  })
+}

@@ -1,0 +1,261 @@
+/**
+ * Import rows: from a read record (a CSV row keyed by column, or a JSONL object) to the create body the
+ * service takes, validated by the domain's rules. A bad row becomes a RowError naming its line.
+ *
+ * Customers: CSV columns `email`, `name`, optional `send_invite` (true/false/1/0/yes/no), `plan`,
+ * `metadata.<key>` and `metadata` (a JSON object, as `customers export --format csv` writes it); JSONL objects
+ * shaped like the create body, `plan` also accepted at the top level. Orders: CSV columns `customer_id`,
+ * `currency`, `items` (`PRODUCT_ID[:QUANTITY]` entries separated by `;`) and optional `idempotency_key`;
+ * JSONL objects `{customer_id, currency, items: [{product_id, quantity}], idempotency_key?}`.
+ * Columns an export writes but the service sets itself (`id`, `status`, ...) are ignored, so an export can be
+ * imported elsewhere; any other unknown column or field is an error, so that a typo is not silently dropped.
+ * CSV column names match case-insensitively (metadata keys keep their case); empty optional cells are omitted.
+ */
+import {type FieldErrors, hasErrors, isUuid, parseId, validateCustomerCreate, validateOrderCreate} from '../domain/validate.js'
+import {orderRowKey} from './uuid.js'
+import {isObject} from '../domain/json.js'
+import {MAX_JSON_DEPTH, nestsDeeper, type OrderItemInput, parseItemSpec} from '../domain/bulk.js'
+
+export type ImportKind = 'customers' | 'orders'
+
+export interface CustomerCreateBody {
+  email: string
+  name: string
+  send_invite?: boolean
+  metadata?: Record<string, unknown>
+}
+
+export interface OrderCreateBody {
+  customer_id: number
+  currency: string
+  items: OrderItemInput[]
+}
+
+/** A valid row, ready to send. Orders carry their Idempotency-Key. */
+export type ImportRow =
+  | {kind: 'customers'; line: number; body: CustomerCreateBody}
+  | {kind: 'orders'; line: number; body: OrderCreateBody; idempotencyKey: string}
+
+export interface RowError {
+  line: number
+  errors: FieldErrors
+  /** `email "x" is not a valid email address; name is required` */
+  reason: string
+  /** One line for humans: `line 7: ` and the reason. */
+  message: string
+  /** Nothing after this line could be read: the import must stop, even with --skip-invalid. */
+  fatal?: boolean
+}
+
+export function rowError(line: number, errors: FieldErrors, fatal?: boolean): RowError {
+  const parts = Object.entries(errors).flatMap(([field, messages]) => messages.map((m) => (field === 'row' ? m : `${fieldLabel(field)} ${m}`)))
+  const reason = parts.join('; ')
+  return {errors, line, message: `line ${line}: ${reason}`, reason, ...(fatal ? {fatal} : {})}
+}
+
+/** `items.0.product_id` reads better as `item 1 product_id`. */
+function fieldLabel(field: string): string {
+  const m = /^items\.(\d+)(?:\.(.+))?$/.exec(field)
+  return m ? `item ${Number(m[1]) + 1}${m[2] ? ` ${m[2]}` : ''}` : field
+}
+
+const KNOWN = {
+  customers: {fields: ['email', 'name', 'send_invite', 'plan', 'metadata'], ignored: ['id', 'status', 'created_at']},
+  orders: {fields: ['customer_id', 'currency', 'items', 'idempotency_key'], ignored: ['id', 'status', 'total', 'placed_at']},
+} as const
+
+/** The CSV header check: unknown or missing columns end the import at line 1. */
+export function checkHeader(kind: ImportKind, columns: string[]): string | undefined {
+  const {fields} = KNOWN[kind]
+  const names = new Set<string>()
+  for (const column of columns) {
+    const name = csvName(kind, column)
+    if (name === undefined) {
+      const expected = kind === 'customers' ? `${fields.join(', ')}, metadata.<key>` : fields.join(', ')
+      return `unknown column "${column}" (expected ${expected})`
+    }
+    if (names.has(name)) return `the header names column "${name}" twice`
+    names.add(name)
+  }
+  const required = kind === 'customers' ? ['email', 'name'] : ['customer_id', 'currency', 'items']
+  const missing = required.filter((r) => !names.has(r))
+  if (missing.length > 0) return `the header has no ${missing.map((m) => `"${m}"`).join(' or ')} column`
+  return undefined
+}
+
+/** A column's canonical name (known names case-insensitively; metadata keys as written), or undefined when unknown. */
+function csvName(kind: ImportKind, column: string): string | undefined {
+  const lower = column.toLowerCase()
+  if (kind === 'customers' && lower.startsWith('metadata.') && column.length > 'metadata.'.length) return `metadata.${column.slice(9)}`
+  const {fields, ignored} = KNOWN[kind]
+  if ((fields as readonly string[]).includes(lower) || (ignored as readonly string[]).includes(lower)) return lower
+  return undefined
+}
+
+function unknownFields(kind: ImportKind, record: Record<string, unknown>, errors: FieldErrors): void {
+  const {fields, ignored} = KNOWN[kind]
+  for (const key of Object.keys(record))
+    if (!(fields as readonly string[]).includes(key) && !(ignored as readonly string[]).includes(key))
+      (errors[key] ??= []).push(`is not a field of an imported ${kind === 'customers' ? 'customer' : 'order'}`)
+}
+
+function parseBoolean(text: string): boolean | undefined {
+  if (/^(true|1|yes)$/i.test(text)) return true
+  if (/^(false|0|no)$/i.test(text)) return false
+  return undefined
+}
+
+type Mapped<T> = {body: T; errors: FieldErrors; idempotencyKey?: string}
+
+export function customerFromCsv(record: Record<string, unknown>): Mapped<CustomerCreateBody> {
+  const errors: FieldErrors = {}
+  const body: Record<string, unknown> = {}
+  let metadata: Record<string, unknown> | undefined
+  let plan: string | undefined
+  const extra: Record<string, string> = {}
+  for (const [column, raw] of Object.entries(record)) {
+    const value = String(raw)
+    const name = csvName('customers', column)
+    if (name === 'email') body.email = value.trim()
+    else if (name === 'name') body.name = value
+    else if (name === 'send_invite') {
+      if (value.trim() === '') continue
+      const b = parseBoolean(value.trim())
+      if (b === undefined) (errors.send_invite ??= []).push(`must be true or false (or 1/0, yes/no; got ${JSON.stringify(value)})`)
+      else body.send_invite = b
+    } else if (name === 'plan') {
+      if (value !== '') plan = value
+    } else if (name === 'metadata') {
+      if (value.trim() === '') continue
+      try {
+        const parsed: unknown = JSON.parse(value)
+        if (isObject(parsed)) metadata = parsed
+        else (errors.metadata ??= []).push('must be a JSON object')
+      } catch {
+        ;(errors.metadata ??= []).push('must be a JSON object')
+      }
+    } else if (name?.startsWith('metadata.') && value !== '') extra[name.slice(9)] = value
+  }
+  // The `metadata` column first, then metadata.<key> columns, then `plan`: the more specific column wins.
+  if (Object.keys(extra).length > 0 || plan !== undefined) metadata = {...metadata, ...extra, ...(plan === undefined ? {} : {plan})}
+  if (metadata) body.metadata = metadata
+  return {body: body as unknown as CustomerCreateBody, errors: mergeErrors(errors, validateCustomerCreate(body))}
+}
+
+export function customerFromJson(record: Record<string, unknown>): Mapped<CustomerCreateBody> {
+  const errors: FieldErrors = {}
+  unknownFields('customers', record, errors)
+  const body: Record<string, unknown> = {email: record.email, name: record.name}
+  if (record.send_invite !== undefined) body.send_invite = record.send_invite
+  let metadata = record.metadata
+  if (record.plan !== undefined) metadata = {...(isObject(metadata) ? metadata : {}), plan: record.plan}
+  if (metadata !== undefined) body.metadata = metadata
+  return {body: body as unknown as CustomerCreateBody, errors: mergeErrors(errors, validateCustomerCreate(body))}
+}
+
+export function orderFromCsv(record: Record<string, unknown>): Mapped<OrderCreateBody> {
+  const errors: FieldErrors = {}
+  const body: Record<string, unknown> = {}
+  let idempotencyKey: string | undefined
+  for (const [column, raw] of Object.entries(record)) {
+    const value = String(raw).trim()
+    const name = csvName('orders', column)
+    if (name === 'customer_id') {
+      if (value !== '') body.customer_id = parseId(value) ?? value
+    } else if (name === 'currency') {
+      if (value !== '') body.currency = value
+    } else if (name === 'items') {
+      const items: OrderItemInput[] = []
+      for (const spec of value.split(';')) {
+        if (spec.trim() === '') continue
+        const item = parseItemSpec(spec)
+        if (item) items.push(item)
+        else {
+          ;(errors.items ??= []).push(`has ${JSON.stringify(spec.trim())}, expected PRODUCT_ID[:QUANTITY] entries separated by ";"`)
+        }
+      }
+      if (!errors.items) body.items = items
+    } else if (name === 'idempotency_key' && value !== '') idempotencyKey = value
+  }
+  if (idempotencyKey !== undefined && !isUuid(idempotencyKey)) (errors.idempotency_key ??= []).push(`must be a UUID (got ${JSON.stringify(idempotencyKey)})`)
+  // An unreadable items cell was reported above; the validator would only add "must have at least 1 line item".
+  const domain = validateOrderCreate(body)
+  return {body: body as unknown as OrderCreateBody, errors: mergeErrors(errors, errors.items ? withoutItems(domain) : domain), idempotencyKey}
+}
+
+export function orderFromJson(record: Record<string, unknown>): Mapped<OrderCreateBody> {
+  const errors: FieldErrors = {}
+  unknownFields('orders', record, errors)
+  const body = {customer_id: record.customer_id, currency: record.currency, items: record.items}
+  const key = record.idempotency_key
+  if (key !== undefined && (typeof key !== 'string' || !isUuid(key))) (errors.idempotency_key ??= []).push(`must be a UUID (got ${JSON.stringify(key)})`)
+  return {
+    body: body as unknown as OrderCreateBody,
+    errors: mergeErrors(errors, validateOrderCreate(body)),
+    idempotencyKey: typeof key === 'string' ? key : undefined,
+  }
+}
+
+/** A field whose value would make the request body nest deeper than the service takes (the body is level 1). */
+function tooDeep(errors: FieldErrors, field: string, value: unknown): void {
+  if (value !== undefined && nestsDeeper(value, MAX_JSON_DEPTH - 1))
+    (errors[field] ??= []).push(`nests deeper than the service takes (at most ${MAX_JSON_DEPTH} levels in a request body)`)
+}
+
+function withoutItems(errors: FieldErrors): FieldErrors {
+  return Object.fromEntries(Object.entries(errors).filter(([field]) => field !== 'items' && !field.startsWith('items.')))
+}
+
+function mergeErrors(a: FieldErrors, b: FieldErrors): FieldErrors {
+  const out: FieldErrors = {...a}
+  for (const [field, messages] of Object.entries(b)) out[field] = [...(out[field] ?? []), ...messages]
+  return out
+}
+
+/**
+ * Maps and validates the rows of one file, in order. Stateful: a customer's email, or an order's explicit
+ * idempotency_key, seen on an earlier valid row makes a later row invalid (the service would see a conflict,
+ * or replay the first order for the second row). Both passes over a file use a fresh checker, so they agree.
+ */
+export class RowChecker {
+  private readonly seen = new Map<string, number>()
+
+  /** Valid customer rows that will email an invitation, and those of them that left send_invite unset. */
+  readonly invitations = {unset: 0, sent: 0}
+
+  constructor(
+    private readonly kind: ImportKind,
+    private readonly format: 'csv' | 'jsonl',
+    private readonly fileSha256: string,
+    /** Customers: send_invite for the rows that leave it unset (--send-invite / --no-send-invite). */
+    private readonly sendInvite?: boolean,
+  ) {}
+
+  check(line: number, record: Record<string, unknown>): {row: ImportRow} | {error: RowError} {
+    const csv = this.format === 'csv'
+    if (this.kind === 'customers') {
+      const {body, errors} = csv ? customerFromCsv(record) : customerFromJson(record)
+      if (!hasErrors(errors)) tooDeep(errors, 'metadata', body.metadata)
+      if (!hasErrors(errors)) this.noteDuplicate(errors, 'email', body.email.toLowerCase(), line, `"${body.email}" is also on line`)
+      if (hasErrors(errors)) return {error: rowError(line, errors)}
+      if (body.send_invite === undefined && this.sendInvite !== undefined) body.send_invite = this.sendInvite
+      if (body.send_invite !== false) {
+        this.invitations.sent++
+        if (body.send_invite === undefined) this.invitations.unset++
+      }
+      return {row: {kind: 'customers', line, body}}
+    }
+    const {body, errors, idempotencyKey} = csv ? orderFromCsv(record) : orderFromJson(record)
+    if (!hasErrors(errors)) tooDeep(errors, 'items', body.items)
+    if (!hasErrors(errors) && idempotencyKey !== undefined)
+      this.noteDuplicate(errors, 'idempotency_key', idempotencyKey.toLowerCase(), line, 'is also used on line')
+    if (hasErrors(errors)) return {error: rowError(line, errors)}
+    return {row: {kind: 'orders', line, body, idempotencyKey: idempotencyKey ?? orderRowKey(this.fileSha256, line, body)}}
+  }
+
+  private noteDuplicate(errors: FieldErrors, field: string, value: string, line: number, text: string): void {
+    const first = this.seen.get(value)
+    if (first === undefined) this.seen.set(value, line)
+    else errors[field] = [`${text} ${first}`]
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * The CLI's client of the running sandbox's control path (`/_sandbox/...`): found through the state file,
+ * JSON in and out. Failures are CliErrors with the contract's exit codes.
+ */
+import {errorFromResponse} from '../../api/errors.js'
+import {readSandboxState} from '../../config/sandbox-state.js'
+import {CliError, NetworkError} from '../../errors.js'
+
+export const NOT_RUNNING_HINT = 'Start one with `commerce sandbox start --detach`.'
+
+/** The running sandbox's base URL; exit 1 with a hint when none runs. */
+export function sandboxUrl(env: NodeJS.ProcessEnv): string {
+  const state = readSandboxState(env)
+  if (!state) throw new CliError('No local sandbox is running.', {hint: NOT_RUNNING_HINT})
+  return state.base_url.replace(/\/+$/, '')
+}
+
+export async function control<T>(
+  env: NodeJS.ProcessEnv,
+  method: string,
+  path: string,
+  options: {body?: unknown; timeoutMs?: number; signal?: AbortSignal} = {},
+): Promise<T> {
+  const base = sandboxUrl(env)
+  let response: Response
+  try {
+    const timeout = AbortSignal.timeout(options.timeoutMs ?? 30_000)
+    response = await fetch(`${base}/_sandbox${path}`, {
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      headers: {accept: 'application/json', ...(method === 'GET' ? {} : {'content-type': 'application/json'})},
+      method,
+      signal: options.signal ? AbortSignal.any([timeout, options.signal]) : timeout,
+    })
+  } catch (error) {
+    if (options.signal?.aborted) throw error
+    const cause = (error as {cause?: {code?: string}}).cause?.code
+    throw new NetworkError(`Cannot reach the sandbox at ${base}${cause ? ` (${cause})` : ''}.`, {hint: 'Is it still running? See `commerce sandbox status`.'})
+  }
+  const text = await response.text()
+  let body: unknown
+  try {
+    body = text === '' ? undefined : JSON.parse(text)
+  } catch {
+    body = text
+  }
+  if (!response.ok) throw errorFromResponse(response.status, body)
+  return body as T
+}

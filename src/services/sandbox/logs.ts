@@ -1,0 +1,53 @@
+/** `sandbox logs`: the running sandbox's request log, filtered, once or followed. */
+import {UsageError} from '../../errors.js'
+import {control} from './control.js'
+
+export interface LogEntry {
+  seq: number
+  time: string
+  method: string
+  path: string
+  query: string
+  status: number
+  duration_ms: number
+  key_id: string | null
+  request_body: unknown
+  response_body: unknown
+  fault?: string
+}
+
+export interface LogFilter {
+  /** e.g. `4xx`, `429`, `2xx,5xx`. */
+  status?: string
+  /** A glob on the path: `*` any run of characters, `?` one. */
+  path?: string
+}
+
+/** A predicate for the filter; exit 2 on a malformed one. */
+export function logMatcher(filter: LogFilter): (e: LogEntry) => boolean {
+  const statuses = filter.status?.split(',').map((s) => s.trim().toLowerCase())
+  for (const s of statuses ?? [])
+    if (!/^[1-5](?:xx|\d\d)$/.test(s)) throw new UsageError(`--status ${JSON.stringify(s)} must be a status (429) or a class (4xx), comma-separated.`)
+  const glob = filter.path === undefined ? undefined : new RegExp(`^${filter.path.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`)
+  return (e) =>
+    (statuses === undefined || statuses.some((s) => (s.endsWith('xx') ? String(e.status)[0] === s[0] : String(e.status) === s))) &&
+    (glob === undefined || glob.test(e.path))
+}
+
+/** Entries after `after`, waiting up to `waitSeconds` for one. */
+export async function fetchLogs(env: NodeJS.ProcessEnv, after = 0, waitSeconds = 0, signal?: AbortSignal): Promise<LogEntry[]> {
+  const answer = await control<{data: LogEntry[]}>(env, 'GET', `/logs?after=${after}&wait=${waitSeconds}`, {
+    signal,
+    timeoutMs: (waitSeconds + 10) * 1000,
+  })
+  return answer.data
+}
+
+/** One line for a person: local time, method, path and query, status, duration, key. */
+export function formatLogLine(e: LogEntry): string {
+  const time = new Date(e.time)
+  const hh = (n: number, w = 2) => String(n).padStart(w, '0')
+  const clock = `${hh(time.getHours())}:${hh(time.getMinutes())}:${hh(time.getSeconds())}.${hh(time.getMilliseconds(), 3)}`
+  const target = e.query ? `${e.path}?${e.query}` : e.path
+  return `${clock}  ${e.method.padEnd(6)} ${target}  ${e.status}  ${e.duration_ms} ms${e.key_id ? `  ${e.key_id}` : ''}${e.fault ? `  (fault: ${e.fault})` : ''}`
+}

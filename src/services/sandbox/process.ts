@@ -1,0 +1,248 @@
+/**
+ * The sandbox as a process, for `commerce sandbox start|stop|status`: running it in the foreground until a
+ * signal, starting it detached, stopping it by its recorded pid, and reading its status. The state file
+ * (src/config/sandbox-state.ts) records base URL, pid and key pairs; it is how other commands find the sandbox.
+ * No CLI error types here: failures are plain Errors with a readable message, which the commands map.
+ */
+import {spawn} from 'node:child_process'
+import {closeSync, mkdirSync, openSync, readFileSync} from 'node:fs'
+import {dirname, resolve} from 'node:path'
+
+import {
+  readSandboxState,
+  removeSandboxState,
+  type SandboxState,
+  writeSandboxState,
+} from '../../config/sandbox-state.js'
+import {configPath, SANDBOX_DATA_FILE} from '../../config/paths.js'
+import {isProcessAlive} from '../../config/pid.js'
+import {CONTROL_PREFIX, isLoopback, type Limit, type Sandbox, type SandboxCounts} from '../../sandbox/index.js'
+
+/** `sandbox start` without `--port`: a fixed port, so that a profile's base URL survives restarts. */
+export const DEFAULT_PORT = 4242
+export const DEFAULT_HOST = '127.0.0.1'
+/** Where a detached sandbox writes its stderr (in the config directory). */
+export const SANDBOX_LOG_FILE = 'sandbox.log'
+/** Where `sandbox snapshot save` keeps snapshots of a sandbox with a data file (in the config directory). */
+export const SANDBOX_SNAPSHOT_DIR = 'sandbox-snapshots'
+
+/** The warning `sandbox start` prints when it listens beyond loopback: its control path has no authentication. */
+export function exposureWarning(host: string): string | undefined {
+  if (isLoopback(host.replace(/^\[|\]$/g, ''))) return undefined
+  return `The sandbox will listen on ${host}, beyond this machine's loopback: anyone who can reach it can use its control path (${CONTROL_PREFIX}/...), which has no authentication, and its test keys. Use --host 127.0.0.1 unless you mean that.`
+}
+
+export interface StartOptions {
+  host?: string
+  port?: number
+  /** A data file path; `null` for in-memory; undefined for the default file in the config directory. */
+  dataFile?: string | null
+  tokenTtlSeconds?: number
+  seedDemoData?: boolean
+  orderLimit?: Limit
+  /** A parsed scenario applied once the sandbox listens (a bad one stops it: nothing is recorded). */
+  seed?: unknown
+}
+
+/** What `start --json` and `status --json` print (the contract's object). */
+export interface SandboxInfo {
+  base_url: string
+  pid: number
+  keys: SandboxState['keys']
+}
+
+export function infoOf(state: SandboxState): SandboxInfo {
+  return {base_url: state.base_url, pid: state.pid, keys: state.keys}
+}
+
+export function resolveDataFile(dataFile: string | null | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  if (dataFile === null) return undefined
+  return dataFile === undefined ? configPath(SANDBOX_DATA_FILE, env) : resolve(dataFile)
+}
+
+function alreadyRunning(state: SandboxState): Error {
+  return new Error(`A sandbox is already running at ${state.base_url} (pid ${state.pid}); stop it with \`commerce sandbox stop\` first.`)
+}
+
+export interface Foreground {
+  sandbox: Sandbox
+  state: SandboxState
+  /** Resolves after SIGINT or SIGTERM, once the sandbox is closed and the state file removed. */
+  stopped: Promise<void>
+}
+
+/** Starts the sandbox in this process and records it; stops cleanly on SIGINT or SIGTERM. */
+export async function runForeground(options: StartOptions, env: NodeJS.ProcessEnv = process.env): Promise<Foreground> {
+  const running = readSandboxState(env)
+  if (running) throw alreadyRunning(running)
+  const dataFile = resolveDataFile(options.dataFile, env)
+  mkdirSync(dirname(configPath(SANDBOX_LOG_FILE, env)), {mode: 0o700, recursive: true})
+  // Loaded here so that `status` and `stop` do not pay for the emulator.
+  const {startSandbox} = await import('../../sandbox/server.js')
+  const sandbox = await startSandbox({
+    dataFile,
+    host: options.host ?? DEFAULT_HOST,
+    requestLogFile: configPath(SANDBOX_LOG_FILE, env),
+    snapshotDir: dataFile ? configPath(SANDBOX_SNAPSHOT_DIR, env) : undefined,
+    orderLimit: options.orderLimit,
+    port: options.port ?? DEFAULT_PORT,
+    seedDemoData: options.seedDemoData,
+    tokenTtlSeconds: options.tokenTtlSeconds,
+  }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'EADDRINUSE')
+      throw new Error(`Port ${options.port ?? DEFAULT_PORT} on ${options.host ?? DEFAULT_HOST} is in use; pick another with --port (0: any free port).`)
+    throw error
+  })
+  if (options.seed !== undefined) {
+    try {
+      await sandbox.seed(options.seed)
+    } catch (error) {
+      await sandbox.close()
+      const e = error as Error & {errors?: Record<string, string[]>}
+      throw new Error(`The scenario was not applied (nothing was created): ${e.message}`)
+    }
+  }
+  const state: SandboxState = {
+    base_url: sandbox.baseUrl,
+    data_file: dataFile ?? null,
+    keys: sandbox.keys.map((k) => ({key_id: k.key_id, key_secret: k.key_secret, scopes: [...k.scopes]})),
+    pid: process.pid,
+    started_at: new Date().toISOString(),
+  }
+  writeSandboxState(state, env)
+  const stopped = new Promise<void>((resolveStopped) => {
+    const stop = () => {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+      void sandbox
+        .close()
+        .finally(() => removeSandboxState(env, process.pid))
+        .then(resolveStopped)
+    }
+    process.on('SIGINT', stop)
+    process.on('SIGTERM', stop)
+  })
+  return {sandbox, state, stopped}
+}
+
+export interface DetachOptions {
+  /** Script and arguments that run the sandbox in the foreground (the CLI's `sandbox start` without --detach). */
+  args: string[]
+  /** Node's own options for the child; default this process's (e.g. `--import tsx` under bin/dev.js). */
+  nodeOptions?: string[]
+  env?: NodeJS.ProcessEnv
+  timeoutMs?: number
+}
+
+/**
+ * Spawns node with `args` detached, its stdout discarded and its stderr in the log file, and waits until the
+ * child has recorded itself in the state file.
+ */
+export async function startDetached(options: DetachOptions): Promise<SandboxState> {
+  const {env = process.env, timeoutMs = 20_000} = options
+  const running = readSandboxState(env)
+  if (running) throw alreadyRunning(running)
+  const logPath = configPath(SANDBOX_LOG_FILE, env)
+  mkdirSync(dirname(logPath), {mode: 0o700, recursive: true})
+  // Emptied, then opened for appending: the child's stderr and its request log share the file.
+  closeSync(openSync(logPath, 'w', 0o600))
+  const log = openSync(logPath, 'a', 0o600)
+  const child = spawn(process.execPath, [...(options.nodeOptions ?? process.execArgv), ...options.args], {
+    detached: true,
+    env,
+    stdio: ['ignore', 'ignore', log],
+  })
+  closeSync(log)
+  let exited: number | null | undefined
+  child.on('exit', (code) => (exited = code))
+  child.unref()
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    const state = readSandboxState(env)
+    if (state && state.pid === child.pid) return state
+    if (exited !== undefined) break
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  if (exited === undefined) child.kill('SIGTERM')
+  const why = readTail(logPath)
+  throw new Error(`The sandbox did not start${exited === undefined ? ` within ${timeoutMs / 1000} s` : ''}${why ? `: ${why}` : '.'}`)
+}
+
+/** The child's last error line (`Error: ...`), else its last line. */
+function readTail(path: string): string {
+  let lines: string[]
+  try {
+    lines = readFileSync(path, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '')
+  } catch {
+    return ''
+  }
+  const error = lines.findLast((l) => /^\w*Error: /.test(l))
+  return (error ?? lines.at(-1) ?? '').replace(/^\w*Error: /, '')
+}
+
+/** Stops the recorded sandbox (SIGTERM, then SIGKILL after `timeoutMs`); undefined when none runs. */
+export async function stopSandbox(env: NodeJS.ProcessEnv = process.env, timeoutMs = 10_000): Promise<SandboxState | undefined> {
+  const state = readSandboxState(env)
+  if (!state) return undefined
+  signal(state.pid, 'SIGTERM')
+  const deadline = Date.now() + timeoutMs
+  while (isProcessAlive(state.pid)) {
+    if (Date.now() >= deadline) {
+      signal(state.pid, 'SIGKILL')
+      break
+    }
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  removeSandboxState(env, state.pid)
+  return state
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error
+  }
+}
+
+export interface Status {
+  state: SandboxState
+  /** From the control path; null when the sandbox did not answer. */
+  counts: SandboxCounts | null
+}
+
+/** The recorded sandbox and its counts; undefined when none runs (a stale state file is removed). */
+export async function sandboxStatus(env: NodeJS.ProcessEnv = process.env): Promise<Status | undefined> {
+  const state = readSandboxState(env)
+  if (!state) return undefined
+  try {
+    const res = await fetch(`${state.base_url.replace(/\/+$/, '')}${CONTROL_PREFIX}`, {
+      headers: {accept: 'application/json'},
+      signal: AbortSignal.timeout(5_000),
+    })
+    const body = (await res.json()) as {counts?: SandboxCounts}
+    return {counts: res.ok && body.counts ? body.counts : null, state}
+  } catch {
+    return {counts: null, state}
+  }
+}
+
+/** The human description `start` and `status` print. */
+export function describeSandbox(state: SandboxState, counts?: SandboxCounts | null): string[] {
+  const lines = [
+    `Sandbox running at ${state.base_url} (pid ${state.pid})`,
+    `Data file: ${state.data_file ?? 'none (in memory)'}`,
+  ]
+  if (counts) {
+    lines.push(
+      `Records: ${counts.customers} customers, ${counts.orders} orders, ${counts.refunds} refunds, ${counts.webhooks} webhooks, ${counts.products} products; ${counts.pending_deliveries} deliveries pending`,
+    )
+  } else if (counts === null) {
+    lines.push('Records: unknown (the sandbox did not answer on its control path)')
+  }
+  lines.push('Key pairs (test keys of this local sandbox):')
+  const width = Math.max(...state.keys.map((k) => k.key_id.length))
+  for (const k of state.keys) lines.push(`  ${k.key_id.padEnd(width)}  ${k.key_secret}  ${k.scopes.join(',')}`)
+  lines.push(`Log in with \`commerce auth login --sandbox\`; sandbox controls: ${state.base_url}${CONTROL_PREFIX}`)
+  return lines
+}

@@ -1,0 +1,85 @@
+/**
+ * What the build relies on, checked against the installed packages and the built bundle (`npm test` builds
+ * first): each failure says in plain words what changed and what to review. See scripts/patches.mjs.
+ */
+import {createHash} from 'node:crypto'
+import {readdirSync, readFileSync} from 'node:fs'
+import {createRequire} from 'node:module'
+import {dirname, join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+
+import {HELP_RENDER, PINNED, UNDICI_MAKE_DISPATCHER} from '../../scripts/patches.mjs'
+import {ROOT} from '../helpers/cli.js'
+
+const require = createRequire(join(ROOT, 'package.json'))
+const BUNDLE = join(ROOT, 'dist', 'bundle')
+
+interface Metafile {
+  outputs: Record<string, {inputs: Record<string, unknown>}>
+}
+
+/** Every .js file of the bundle, relative to dist/bundle. */
+function bundleFiles(dir = BUNDLE, prefix = ''): string[] {
+  return readdirSync(dir, {withFileTypes: true}).flatMap((e) =>
+    e.isDirectory() ? bundleFiles(join(dir, e.name), `${prefix}${e.name}/`) : e.name.endsWith('.js') ? [`${prefix}${e.name}`] : [],
+  )
+}
+
+describe('packages whose internals the build touches', () => {
+  it.each(PINNED as string[])('%s is pinned to the exact version installed', (name: string) => {
+    const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {dependencies: Record<string, string>}
+    const installed = (require(`${name}/package.json`) as {version: string}).version
+    expect(pjson.dependencies[name], `package.json must pin ${name} to an exact version (scripts/patches.mjs says why)`).toBe(installed)
+  })
+
+  it('@oclif/core still has the line the fast help render patches', () => {
+    const source = readFileSync(join(dirname(require.resolve(`${HELP_RENDER.package}/package.json`)), HELP_RENDER.module), 'utf8')
+    expect(source.includes(HELP_RENDER.original), `${HELP_RENDER.module} changed: review the fast-help-render patch (scripts/patches.mjs)`).toBe(true)
+  })
+
+  it("undici's makeDispatcher is the one scripts/undici-lite.cjs copies", () => {
+    const source = readFileSync(require.resolve(UNDICI_MAKE_DISPATCHER.module), 'utf8')
+    const fn = /^function makeDispatcher \(fn\) \{[\s\S]*?\n\}\n/m.exec(source)?.[0]
+    expect(fn, `${UNDICI_MAKE_DISPATCHER.module} no longer defines makeDispatcher: review scripts/undici-lite.cjs`).toBeDefined()
+    const sha256 = createHash('sha256').update(fn!).digest('hex')
+    expect(sha256, `undici's makeDispatcher changed: compare scripts/undici-lite.cjs's copy, then update scripts/patches.mjs`).toBe(UNDICI_MAKE_DISPATCHER.sha256)
+  })
+
+  it("undici-lite's exports are undici's own objects (the modules it requires are the ones undici's index uses)", () => {
+    const lite = require(join(ROOT, 'scripts', 'undici-lite.cjs')) as Record<string, unknown>
+    const full = require('undici') as Record<string, unknown>
+    const wrapped = new Set(['connect', 'pipeline', 'request', 'stream', 'upgrade'])
+    for (const [name, value] of Object.entries(lite)) {
+      expect(name in full, `undici no longer exports ${name}: review scripts/undici-lite.cjs`).toBe(true)
+      if (wrapped.has(name)) expect(typeof value, name).toBe('function')
+      else expect(value === full[name], `undici's ${name} is no longer lib's: review scripts/undici-lite.cjs`).toBe(true)
+    }
+  })
+})
+
+describe('the bundle', () => {
+  it('holds each module of src/ in one file only (classes are one object everywhere)', () => {
+    const meta = JSON.parse(readFileSync(join(ROOT, 'dist', 'metafile.json'), 'utf8')) as Metafile
+    const where = new Map<string, string[]>()
+    for (const [output, {inputs}] of Object.entries(meta.outputs))
+      for (const input of Object.keys(inputs)) if (input.startsWith('src/')) where.set(input, [...(where.get(input) ?? []), output])
+    expect(where.size, 'the metafile lists no module of src/').toBeGreaterThan(20)
+    const copied = [...where].filter(([, outputs]) => outputs.length > 1)
+    expect(copied, 'modules of src/ bundled into more than one file').toEqual([])
+  })
+
+  it('command and hook files are one line requiring the shared app.js', () => {
+    const stubs = bundleFiles().filter((f) => f.startsWith('commands/') || f.startsWith('hooks/'))
+    expect(stubs.length).toBeGreaterThan(20)
+    for (const file of stubs) expect(readFileSync(join(BUNDLE, file), 'utf8'), file).toMatch(/^'use strict'\nmodule\.exports = require\('#app'\)\.load\("[\w/-]+"\)\n$/)
+  })
+
+  it('no import() is left in a shipped file but through the importer of bin/compile-cache.js', () => {
+    const importer = /\(globalThis\[Symbol\.for\("commerce-cli\.import"\)\]\?\?\((\w+)=>import\(\1\)\)\)\(/g
+    for (const file of bundleFiles()) {
+      const source = readFileSync(join(BUNDLE, file), 'utf8').replaceAll(importer, '')
+      // Strings such as "import()" in error messages are not calls.
+      expect(source.match(/(?<![\w$.'"`])import\((?!\s*['"`)])/g), `${file}: an import() that a code-cached script cannot run`).toBeNull()
+    }
+  })
+})
