@@ -38,6 +38,7 @@ Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --
   static flags = {
     events: Flags.string({description: `Events to subscribe to, comma-separated: any names the service knows (default: ${EVENT_TYPES.join(', ')}).`}),
     'forward-to': Flags.string({description: 'Receiver URL to forward each verified delivery to.'}),
+    'forward-timeout': seconds({description: 'Seconds to wait for the --forward-to receiver before answering the sender 504 (default 9, below the 10 s a sender waits).'}),
     'max-events': Flags.integer({description: 'Stop (exit 0) after N verified deliveries.', min: 1}),
     port: Flags.integer({description: 'Local port on 127.0.0.1 (default: a free one).', max: 65_535, min: 0}),
     'print-secret': Flags.boolean({description: 'Show the endpoint\'s signing secret (in the ready line with --json).'}),
@@ -58,6 +59,7 @@ Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --
     const result = await listen({
       ctx: this.ctx,
       events,
+      forwardTimeoutSeconds: flags['forward-timeout'],
       forwardTo: flags['forward-to'],
       maxEvents: flags['max-events'],
       onEvent: (event) => this.printEvent(event),
