@@ -38,7 +38,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.io = new IOStreams()
     this.exitOnInterrupt()
     // Known before parsing, so that a parse error is rendered as JSON too.
-    this.io.json = this.argv.includes('--json')
+    this.io.json = this.argv.some((a) => a === '--json' || a === '--jq' || a.startsWith('--jq='))
     const {args, flags} = await this.parse({
       args: this.ctor.args,
       baseFlags: (this.ctor as typeof BaseCommand).baseFlags,
@@ -50,6 +50,23 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.flags = flags as FlagsOf<T>
     this.args = args as ArgsOf<T>
     this.io.json = Boolean((flags as {json?: boolean}).json)
+    await this.initFilters(flags as {fields?: string[]; jq?: string})
+  }
+
+  /** Why this invocation cannot take --jq (its output streams and memory stays flat), if it cannot. */
+  protected jqRefusal(): string | undefined {
+    return undefined
+  }
+
+  /** --fields and --jq (src/io/fields.ts, src/io/jq.ts): --jq compiled here, before any request. */
+  private async initFilters(flags: {fields?: string[]; jq?: string}): Promise<void> {
+    this.io.fields = flags.fields
+    if (flags.jq === undefined) return
+    this.io.json = true
+    const refusal = this.jqRefusal()
+    if (refusal) throw new UsageError(`--jq cannot be used here: ${refusal}`)
+    const {compileJq} = await import('../io/jq.js')
+    this.io.jq = await compileJq(flags.jq, {pretty: this.io.isStdoutTTY})
   }
 
   /**

@@ -4,6 +4,7 @@
  * - pipe: tab-separated rows with a header line (lists) or `field<TAB>value` lines, no colour;
  * - --json: one JSON document; lists stream as an array while records arrive.
  */
+import {project} from './fields.js'
 import type {IOStreams} from './streams.js'
 
 type Row = Record<string, unknown>
@@ -70,9 +71,21 @@ export interface ListRenderOptions {
   position?: () => ListPosition | undefined
 }
 
+async function* projectAll(records: AsyncIterable<Row> | Iterable<Row>, fields: readonly string[]): AsyncIterable<Row> {
+  for await (const record of records) yield project(record, fields)
+}
+
 /** Renders records as they arrive. Returns how many were written. */
 export async function renderList(io: IOStreams, records: AsyncIterable<Row> | Iterable<Row>, options: ListRenderOptions): Promise<number> {
   let count = 0
+  if (io.fields) records = projectAll(records, io.fields)
+  if (io.json && io.jq) {
+    // jq runs on the whole list, after every page has arrived (not once per page).
+    const all: Row[] = []
+    for await (const record of records) all.push(record)
+    io.outJq(JSON.stringify(all))
+    return all.length
+  }
   if (io.json) {
     let count = 0
     await writeJsonArray(io, (async function* () {
@@ -84,7 +97,7 @@ export async function renderList(io: IOStreams, records: AsyncIterable<Row> | It
     return count
   }
 
-  const columns = [...options.columns]
+  const columns = [...(io.fields ?? options.columns)]
   if (!io.tableOutput) {
     // The header goes out with the first row (or alone at the end), so a failed first request prints nothing.
     const header = columns.join('\t') + '\n'
@@ -110,8 +123,9 @@ export async function renderList(io: IOStreams, records: AsyncIterable<Row> | It
 /** One resource: a two-column field/value table on a TTY, `field<TAB>value` lines on a pipe, the object with --json. */
 export async function renderRecord(io: IOStreams, record: Row, fields?: readonly string[]): Promise<void> {
   if (io.json) return io.outJson(record)
+  if (io.fields) record = project(record, io.fields)
   const keys = fields ? [...fields, ...Object.keys(record).filter((k) => !fields.includes(k))] : Object.keys(record)
-  const present = keys.filter((k) => k in record)
+  const present = io.fields ?? keys.filter((k) => k in record)
   if (!io.tableOutput) {
     io.out(present.map((k) => `${k}\t${formatCell(record[k], true)}`).join('\n'))
     return

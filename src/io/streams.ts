@@ -8,6 +8,10 @@
  */
 import {Chalk, type ChalkInstance} from 'chalk'
 
+import {project} from './fields.js'
+import type {JqFilter} from './jq.js'
+import {sanitize} from './sanitize.js'
+
 export interface IOStreamsOptions {
   stdin?: NodeJS.ReadStream
   stdout?: NodeJS.WriteStream
@@ -55,6 +59,10 @@ export class IOStreams {
   json = false
   /** A result has begun streaming to stdout: an error can no longer be the only document there. */
   resultStarted = false
+  /** --jq: the compiled expression every JSON result goes through (set in BaseCommand.init; implies json). */
+  jq?: JqFilter
+  /** --fields: the fields each record keeps, in that order (src/io/fields.ts). */
+  fields?: string[]
   private readonly said = new Set<string>()
   private activeStatus?: {clear(): void}
 
@@ -98,7 +106,25 @@ export class IOStreams {
 
   /** Writes exactly one JSON document to stdout. */
   outJson(value: unknown): void {
-    this.out(JSON.stringify(value, null, this.isStdoutTTY ? 2 : undefined))
+    const shown = this.fields ? this.projected(value) : value
+    if (this.jq) return this.outJq(JSON.stringify(shown))
+    this.out(JSON.stringify(shown, null, this.isStdoutTTY ? 2 : undefined))
+  }
+
+  /** A record, or each record of an array, with only --fields; other values unchanged. */
+  projected(value: unknown): unknown {
+    if (!this.fields) return value
+    const isRecord = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v)
+    if (Array.isArray(value)) return value.map((v) => (isRecord(v) ? project(v as Record<string, unknown>, this.fields!) : v))
+    return isRecord(value) ? project(value as Record<string, unknown>, this.fields) : value
+  }
+
+  /** The --jq results for one JSON document (its text), as jq prints them; raw strings made safe on a terminal. */
+  outJq(json: string): void {
+    const text = this.jq!(json)
+    if (text === '') return
+    this.clearStatus()
+    this.stdout.write(this.isStdoutTTY ? sanitize(text, 'terminal') : text)
   }
 
   /** Status and information for people: stderr. */
