@@ -30,7 +30,7 @@
  * are pinned to exact versions in package.json.
  */
 import {build} from 'esbuild'
-import {copyFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import {dirname, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -50,7 +50,8 @@ const common = {
   keepNames: true,
   logLevel: 'warning',
   // Dynamic requires esbuild cannot follow, in code paths the shipped CLI does not take: left to Node.
-  logOverride: {'require-resolve-not-external': 'silent', 'unsupported-require-call': 'silent'},
+  // import.meta in src/ only where `require` is absent (ES modules under test); the bundle takes Node's require.
+  logOverride: {'empty-import-meta': 'silent', 'require-resolve-not-external': 'silent', 'unsupported-require-call': 'silent'},
   metafile: true,
   minifySyntax: true,
   minifyWhitespace: true,
@@ -196,10 +197,6 @@ try {
   ])
   const entryPoints = Object.fromEntries([...vendors].sort().map((name) => [`vendor/${name}`, `vendor:${name}`]))
   const vendored = await build({...common, entryPoints, plugins: [vendor]})
-  // Files a vendored package reads beside its script at run time (jq-web: its WebAssembly, from __dirname).
-  const assets = {'jq-web': ['jq.wasm']}
-  for (const name of vendors)
-    for (const file of assets[name] ?? []) copyFileSync(join(dirname(require.resolve(`${name}/package.json`)), file), join(temp, 'vendor', file))
   for (const name of Object.keys(modules)) {
     const file = join(temp, `${name}.js`)
     mkdirSync(dirname(file), {recursive: true})

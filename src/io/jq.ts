@@ -11,6 +11,8 @@
  *   indented on a terminal and compact in a pipe (as the CLI's own --json). A runtime error (jq's exit 5) is
  *   a CliError (exit 1) with jq's message.
  */
+import {createRequire} from 'node:module'
+
 import {CliError, EXIT, UsageError} from '../errors.js'
 
 interface JqWeb {
@@ -25,9 +27,16 @@ interface JqFailure {
 
 let loading: Promise<JqWeb> | undefined
 
+/**
+ * jq-web is required from node_modules as it ships (not bundled): its script reads jq.wasm beside itself, and
+ * its module.exports is a promise of the instantiated module. In the shipped CommonJS bundle `require` is
+ * Node's own; under ES modules (tests) one is made from this file's URL.
+ */
 async function load(): Promise<JqWeb> {
-  // jq-web's module.exports is a promise of the instantiated module.
-  loading ??= import('jq-web').then((mod) => (mod as unknown as {default: Promise<JqWeb>}).default)
+  loading ??= (async () => {
+    const req = typeof require === 'function' ? require : createRequire(import.meta.url)
+    return (req as NodeJS.Require)('jq-web') as Promise<JqWeb>
+  })()
   return loading
 }
 
