@@ -8,6 +8,7 @@ import type {ImportFormat, OnConflict} from '../domain/bulk.js'
 import {EXIT, UsageError} from '../errors.js'
 import {createProgressBar} from '../io/progress.js'
 import {renderRecord} from '../io/render.js'
+import {sanitize} from '../io/sanitize.js'
 import type {IOStreams} from '../io/streams.js'
 import {exportFormat, type ExportResult, type ImportOutcome, importFormat, type RecordFormat, runExport, runImport, type ValidatedFile} from '../services/bulk.js'
 
@@ -47,6 +48,7 @@ export interface ExportCommandOptions {
 export async function exportCommand(options: ExportCommandOptions): Promise<ExportResult> {
   const {flags, io} = options
   const format = exportFormat(flags.format, {json: io.json, output: flags.output})
+  if (flags['escape-formulas'] && format !== 'csv') throw new UsageError(`--escape-formulas applies to CSV only; add --format csv (the format is ${format}).`)
   const toFile = flags.output !== undefined && flags.output !== '-'
   const progress = toFile || !io.isStdoutTTY ? await createProgressBar(io, `Exporting ${options.noun}s`) : undefined
   const interrupt = interruptOnCtrlC(() => {})
@@ -118,9 +120,10 @@ export async function importCommand(options: ImportCommandOptions): Promise<numb
       kind: options.kind,
       onFailed(line, reason) {
         failedNow++
-        if (failures.length < FAILURES_SHOWN) failures.push(`line ${line}: ${reason}`)
+        // The reason is the service's message: control characters shown escaped, never run by the terminal.
+        if (failures.length < FAILURES_SHOWN) failures.push(`line ${line}: ${sanitize(reason, 'cell')}`)
       },
-      onSkipped: (e) => io.warn(`skipping invalid ${e.message}`),
+      onSkipped: (e) => io.warn(`skipping invalid ${sanitize(e.message, 'cell')}`),
       progress: () => createProgressBar(io, `Importing ${noun}s`),
       onStart(file) {
         const note = invitationsNote(file, 'will get')

@@ -160,7 +160,7 @@ export function writeReply(res: ServerResponse, reply: Reply): void {
   const text = reply.raw ?? (reply.body === undefined ? undefined : JSON.stringify(reply.body))
   const headers: Record<string, string | number> = {...reply.headers}
   if (text !== undefined) {
-    headers['content-type'] = 'application/json; charset=utf-8'
+    headers['content-type'] ??= 'application/json; charset=utf-8'
     headers['content-length'] = Buffer.byteLength(text)
   }
   res.writeHead(reply.status, headers)

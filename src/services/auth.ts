@@ -1,5 +1,5 @@
 /** auth login / status / token / logout. */
-import {type KeyPair, KeyPairTokens, LOGIN_HINT, issueToken, revokeToken} from '../api/auth.js'
+import {type KeyPair, KeyPairTokens, issueToken, loginHint, revokeToken} from '../api/auth.js'
 import type {Context} from '../base/context.js'
 import type {ApiVersion} from '../domain/schema.js'
 import {ApiError, AuthError, CliError} from '../errors.js'
@@ -22,6 +22,8 @@ export async function login(ctx: Context, input: {baseUrl: string; pair: KeyPair
   await ctx.store.update((data) => {
     const p = ensureProfile(data, profileName)
     p.base_url = client.baseUrl
+    // Logging in over plain http:// to another machine with --allow-insecure-http opts the profile in (README).
+    if (client.options.allowInsecureHttp && client.baseUrl.startsWith('http:')) p.allow_insecure_http = 'true'
     if (input.apiVersion) p.api_version = input.apiVersion
     p.key_id = input.pair.keyId
     p.key_secret = input.pair.keySecret
@@ -59,7 +61,7 @@ export async function status(ctx: Context): Promise<AuthStatus> {
     if (creds.source !== 'none' && creds.source !== 'COMMERCE_ACCESS_TOKEN') throw error
   }
   const base: AuthStatus = {base_url: baseUrl, expires_at: null, key_id: creds.keyId ?? null, logged_in: false, profile, scopes: null, source: creds.source}
-  if (creds.source === 'none') return {...base, reason: `Not logged in. ${LOGIN_HINT}`}
+  if (creds.source === 'none') return {...base, reason: `Not logged in. ${loginHint(ctx.userFlags())}`}
   if (creds.source === 'COMMERCE_ACCESS_TOKEN') return {...base, logged_in: true}
   const tokens = creds.tokens as KeyPairTokens
   const client = await ctx.client()

@@ -220,7 +220,7 @@ function rowSender(kind: ImportKind, paced: PacedClient | undefined, onConflict:
 /** The engine's own errors, in the contract's terms. */
 function asUsage(error: unknown): unknown {
   if (error instanceof CliError || !(error instanceof Error)) return error
-  if (error.name === 'JournalBusyError' || error.name === 'FileChangedError') return new CliError(error.message, {cause: error})
+  if (error.name === 'JournalBusyError' || error.name === 'JournalLinkError' || error.name === 'FileChangedError') return new CliError(error.message, {cause: error})
   const code = (error as NodeJS.ErrnoException).code
   if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR')
     return new UsageError(`Cannot read ${(error as NodeJS.ErrnoException).path ?? 'the file'}: ${code}.`)

@@ -157,6 +157,23 @@ describe('data file', () => {
     expect(readFileSync(dataFile, 'utf8')).toContain('ada@example.com')
   })
 
+  it('a reset is journaled too: a copy taken while running (as after kill -9) starts empty, keys kept', async () => {
+    const sb = await start()
+    await createCustomer(sb, await token(sb), 'ada@example.com')
+    expect((await call(sb, 'POST', '/_sandbox/reset')).status).toBe(200)
+    await createCustomer(sb, await token(sb), 'bob@example.com')
+    const copy = join(dir, 'copy.json')
+    writeFileSync(copy, readFileSync(dataFile))
+    writeFileSync(`${copy}.journal`, readFileSync(`${dataFile}.journal`))
+    const again = await startSandbox({dataFile: copy})
+    try {
+      expect(again.counts()).toMatchObject({customers: 1})
+      expect(again.keys).toEqual(sb.keys)
+    } finally {
+      await again.close()
+    }
+  })
+
   it('demo data is seeded only into a new store', async () => {
     const first = await start({seedDemoData: true})
     const seeded = first.counts()

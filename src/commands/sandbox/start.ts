@@ -1,7 +1,10 @@
+import {resolve} from 'node:path'
+
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base/command.js'
 import {CliError} from '../../errors.js'
+import {readScenario} from '../../services/sandbox/scenario.js'
 import {DEFAULT_HOST, DEFAULT_PORT, describeSandbox, exposureWarning, infoOf, runForeground, startDetached} from '../../services/sandbox/process.js'
 
 export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
@@ -16,6 +19,7 @@ Its control path (GET <base URL>/_sandbox) moves orders to paid or shipped and s
     '<%= config.bin %> sandbox start',
     '<%= config.bin %> sandbox start --detach --port 0 --json',
     '<%= config.bin %> sandbox start --in-memory --demo-data --order-limit 10 --order-window 2',
+    '<%= config.bin %> sandbox start --detach --seed scenario.json',
   ]
   static flags = {
     'demo-data': Flags.boolean({description: 'Seed demo customers and orders into a new data file.'}),
@@ -25,12 +29,15 @@ Its control path (GET <base URL>/_sandbox) moves orders to paid or shipped and s
     'in-memory': Flags.boolean({description: 'Keep no data file: everything is lost on stop.', exclusive: ['data']}),
     'order-limit': Flags.integer({description: 'Order creations allowed per window and key pair (default 10).', min: 1}),
     'order-window': Flags.integer({description: 'Order-limit window in seconds (default 60).', min: 1}),
+    seed: Flags.string({description: 'Load this scenario file once started (see `sandbox seed`); a bad one stops the start.'}),
     port: Flags.integer({default: DEFAULT_PORT, description: 'Port to listen on (0: any free port).', max: 65_535, min: 0}),
     'token-ttl': Flags.integer({default: 3600, description: 'Access token lifetime in seconds.', min: 1}),
   }
 
   async run(): Promise<void> {
     const {flags, io} = this
+    // Read (and parsed) here, so that a missing or malformed file is exit 2 before anything starts.
+    const scenario = flags.seed === undefined ? undefined : readScenario(flags.seed)
     const exposed = exposureWarning(flags.host)
     if (exposed) io.warn(exposed)
     if (flags.detach) {
@@ -47,6 +54,7 @@ Its control path (GET <base URL>/_sandbox) moves orders to paid or shipped and s
       host: flags.host,
       orderLimit,
       port: flags.port,
+      seed: scenario,
       seedDemoData: flags['demo-data'],
       tokenTtlSeconds: flags['token-ttl'],
     }).catch(failed)
@@ -64,6 +72,7 @@ Its control path (GET <base URL>/_sandbox) moves orders to paid or shipped and s
     if (flags['in-memory']) argv.push('--in-memory')
     if (flags.data) argv.push('--data', flags.data)
     if (flags['demo-data']) argv.push('--demo-data')
+    if (flags.seed) argv.push('--seed', resolve(flags.seed))
     if (flags['order-limit']) argv.push('--order-limit', String(flags['order-limit']))
     if (flags['order-window']) argv.push('--order-window', String(flags['order-window']))
     return argv
