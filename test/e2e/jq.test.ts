@@ -76,6 +76,12 @@ describe('--jq', () => {
     expect(missing.json<{error: {status: number}}>().error.status).toBe(404)
   })
 
+  it('on a terminal: objects indented as --json shows them, strings raw', async () => {
+    const session = await startInTmux(['customers', 'get', '1', '--jq', '{id, email}, .email'], {env: env()})
+    expect(await session.waitForExit()).toBe(0)
+    expect(await session.capture()).toContain('{\n  "id": 1,\n  "email": "customer1@example.com"\n}\ncustomer1@example.com\n')
+  })
+
   it('is refused where output streams (export, api --paginate), naming the pipe to jq instead', async () => {
     const [exported, paginated] = await Promise.all([
       cli(['customers', 'export', '--jq', '.email']),
@@ -85,8 +91,14 @@ describe('--jq', () => {
       expect(r.code).toBe(2)
       expect(r.json<{error: {message: string}}>().error.message).toMatch(/pipe it to jq instead/)
     }
-    const single = await cli(['api', 'v2/customers', '--jq', '.data | length'])
+    // Not refused where the output is one document: a single request, or export's summary with --output FILE.
+    const [single, summary] = await Promise.all([
+      cli(['api', 'v2/customers', '--jq', '.data | length']),
+      cli(['customers', 'export', '--output', join(files, 'out.jsonl'), '--jq', '.exported']),
+    ])
     expect(single.stdout).toBe('20\n')
+    expect(summary.code, summary.stderr).toBe(0)
+    expect(summary.stdout).toBe('250\n')
   })
 })
 
