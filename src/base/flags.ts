@@ -51,7 +51,12 @@ export function fieldsFlag(resource: ResourceName) {
       helpValue: 'a,b,c',
       options: OpenOptions.from(RESOURCE_FIELDS[resource]) as string[],
       async parse(input) {
-        return parseFields(input)
+        try {
+          return parseFields(input)
+        } catch (error) {
+          // A plain Error, as from any flag's parse: BaseCommand names the flag once (`--fields: ...`, exit 2).
+          throw new Error((error as Error).message.replace(/^--fields: /, ''))
+        }
       },
     })(),
   }

@@ -127,7 +127,7 @@ describe('--fields', () => {
     ])
     expect(both.stdout).toBe('["id"]\n')
     expect(empty.code).toBe(2)
-    expect(empty.stderr).toMatch(/--fields/)
+    expect(empty.stderr).toMatch(/^Error: --fields: give at least one field name/)
   })
 
   it('in the terminal\'s table: only the id and email columns', async () => {
