@@ -159,6 +159,8 @@ const vendor = {
   name: 'vendor',
   setup(build) {
     build.onResolve({filter: /^vendor:/}, (args) => ({namespace: 'vendor', path: args.path.slice('vendor:'.length)}))
+    // A native binding (a .node file per platform): required from node_modules at run time, never bundled.
+    build.onResolve({filter: /^@napi-rs\/keyring$/}, (args) => (args.namespace === 'vendor' ? {external: true, path: args.path} : undefined))
     build.onLoad({filter: /.*/, namespace: 'vendor'}, async (args) => {
       const name = JSON.stringify(args.path)
       const hasDefault = 'default' in (await import(args.path))

@@ -3,19 +3,18 @@
  * Ctrl-C as an AbortSignal handed to the services, the summaries and the exit codes.
  */
 import type {ApiClient, ApiRequest, TokenSource} from '../api/client.js'
-import type {ImportKind} from '../bulk/rows.js'
 import type {ImportFormat, OnConflict} from '../domain/bulk.js'
 import {EXIT, UsageError} from '../errors.js'
 import {createProgressBar} from '../io/progress.js'
-import {renderRecord} from '../io/render.js'
+import {renderRecord} from '../io/output.js'
 import {sanitize} from '../io/sanitize.js'
 import type {IOStreams} from '../io/streams.js'
-import {exportFormat, type ExportResult, type ImportOutcome, importFormat, type RecordFormat, runExport, runImport, type ValidatedFile} from '../services/bulk.js'
+import {exportFormat, type ExportResult, type ImportKind, type ImportOutcome, importFormat, type RecordFormat, runExport, runImport, type ValidatedFile} from '../services/bulk.js'
 
 /**
  * Ctrl-C as an AbortSignal, for the life of the command (the one function to swap for BaseCommand's signal once
- * it owns the SIGINT handler). Later signals are ignored: conf's dependency
- * when-exit re-raises the first SIGINT once, and that echo must not count as a second Ctrl-C.
+ * it owns the SIGINT handler). Later signals are ignored: conf's dependency when-exit re-raises the first
+ * SIGINT once, and that echo must not count as a second Ctrl-C.
  */
 function interruptOnCtrlC(onFirst: () => void): {signal: AbortSignal; dispose(): void} {
   const controller = new AbortController()

@@ -2,20 +2,25 @@
  * Renderers for the three output modes of the contract:
  * - TTY: cli-table3 tables (lists) and two-column field/value tables (one resource);
  * - pipe: tab-separated rows with a header line (lists) or `field<TAB>value` lines, no colour;
- * - --json: one JSON document; lists stream as an array while records arrive.
+ * - --json: one JSON document; lists stream as an array while records arrive (writeJsonArray). Which mode
+ *   applies is decided in Output (output.ts), the one path commands print results through.
  */
-import {project} from './fields.js'
+import {fieldValue, project} from './fields.js'
+import {sanitize} from './sanitize.js'
 import type {IOStreams} from './streams.js'
 
 type Row = Record<string, unknown>
 
-/** A cell as text: nested values as compact JSON; in TSV, tabs and newlines become spaces. */
+/**
+ * A cell as text: nested values as compact JSON; control characters made visible (sanitize.ts: a value from the
+ * service never reaches a terminal raw); in TSV, each run of tabs and newlines becomes one space.
+ */
 export function formatCell(value: unknown, tsv: boolean): string {
   let text: string
   if (value === null || value === undefined) text = ''
   else if (typeof value === 'object') text = JSON.stringify(value)
   else text = String(value)
-  return tsv ? text.replace(/[\t\r\n]+/g, ' ') : text
+  return sanitize(text, tsv ? 'tsv' : 'cell')
 }
 
 const STATUS_COLORS: Record<string, 'cyan' | 'gray' | 'green' | 'magenta' | 'yellow'> = {
@@ -67,42 +72,24 @@ export function positionLine(pos: ListPosition): string {
 
 export interface ListRenderOptions {
   columns: readonly string[]
+  /** Columns of the human rendering only, computed from each record (the JSON document has the records as they are). */
+  computed?: Record<string, (record: Row) => unknown>
   /** Called after the records are consumed, for the TTY footer line. */
   position?: () => ListPosition | undefined
 }
 
-async function* projectAll(records: AsyncIterable<Row> | Iterable<Row>, fields: readonly string[]): AsyncIterable<Row> {
-  for await (const record of records) yield project(record, fields)
-}
-
-/** Renders records as they arrive. Returns how many were written. */
-export async function renderList(io: IOStreams, records: AsyncIterable<Row> | Iterable<Row>, options: ListRenderOptions): Promise<number> {
+/** Renders records as they arrive, for people: a table (TTY) or TSV rows (pipe). Returns how many were written. */
+export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row> | Iterable<Row>, options: ListRenderOptions): Promise<number> {
   let count = 0
-  if (io.fields) records = projectAll(records, io.fields)
-  if (io.json && io.jq) {
-    // jq runs on the whole list, after every page has arrived (not once per page).
-    const all: Row[] = []
-    for await (const record of records) all.push(record)
-    io.outJq(JSON.stringify(all))
-    return all.length
-  }
-  if (io.json) {
-    let count = 0
-    await writeJsonArray(io, (async function* () {
-      for await (const record of records) {
-        count++
-        yield JSON.stringify(record)
-      }
-    })(), '\n')
-    return count
-  }
-
+  // --fields: those columns instead, a dotted name reaching into a nested value (fields.ts).
   const columns = [...(io.fields ?? options.columns)]
+  const computed = options.computed ?? {}
+  const value = (record: Row, column: string) => (Object.hasOwn(computed, column) ? computed[column]!(record) : fieldValue(record, column))
   if (!io.tableOutput) {
     // The header goes out with the first row (or alone at the end), so a failed first request prints nothing.
     const header = columns.join('\t') + '\n'
     for await (const record of records) {
-      await write(io.stdout, (count === 0 ? header : '') + columns.map((c) => formatCell(record[c], true)).join('\t') + '\n')
+      await write(io.stdout, (count === 0 ? header : '') + columns.map((c) => formatCell(value(record, c), true)).join('\t') + '\n')
       count++
     }
     if (count === 0) await write(io.stdout, header)
@@ -111,7 +98,7 @@ export async function renderList(io: IOStreams, records: AsyncIterable<Row> | It
 
   const table = await newTable(io, columns)
   for await (const record of records) {
-    table.push(columns.map((c) => styleCell(io, c, formatCell(record[c], false))))
+    table.push(columns.map((c) => styleCell(io, c, formatCell(value(record, c), false))))
     count++
   }
   if (count > 0) io.out(table.toString())
@@ -120,19 +107,18 @@ export async function renderList(io: IOStreams, records: AsyncIterable<Row> | It
   return count
 }
 
-/** One resource: a two-column field/value table on a TTY, `field<TAB>value` lines on a pipe, the object with --json. */
-export async function renderRecord(io: IOStreams, record: Row, fields?: readonly string[]): Promise<void> {
-  if (io.json) return io.outJson(record)
+/** One resource, for people: a two-column field/value table on a TTY, `field<TAB>value` lines on a pipe. */
+export async function renderRecordHuman(io: IOStreams, record: Row, fields?: readonly string[]): Promise<void> {
   if (io.fields) record = project(record, io.fields)
   const keys = fields ? [...fields, ...Object.keys(record).filter((k) => !fields.includes(k))] : Object.keys(record)
   const present = io.fields ?? keys.filter((k) => k in record)
   if (!io.tableOutput) {
-    io.out(present.map((k) => `${k}\t${formatCell(record[k], true)}`).join('\n'))
+    io.out(present.map((k) => `${sanitize(k, 'tsv')}\t${formatCell(record[k], true)}`).join('\n'))
     return
   }
   const {default: Table} = await import('cli-table3')
   const table = new Table({style: {border: io.color ? ['gray'] : [], head: []}, wordWrap: true})
-  for (const k of present) table.push({[io.color ? io.chalk.bold(k) : k]: styleCell(io, k, formatCell(record[k], false))})
+  for (const k of present) table.push({[io.color ? io.chalk.bold(sanitize(k)) : sanitize(k)]: styleCell(io, k, formatCell(record[k], false))})
   io.out(table.toString())
 }
 

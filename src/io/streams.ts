@@ -17,6 +17,8 @@ export interface IOStreamsOptions {
   stdout?: NodeJS.WriteStream
   stderr?: NodeJS.WriteStream
   env?: NodeJS.ProcessEnv
+  /** --json, as decided once by BaseCommand (jsonRequested in output.ts). */
+  json?: boolean
 }
 
 function envFlag(value: string | undefined): boolean {
@@ -55,13 +57,11 @@ export class IOStreams {
   /** Colour in what goes to stderr: `color`, and stderr a TTY (or FORCE_COLOR). */
   readonly errColor: boolean
   readonly chalk: ChalkInstance
-  /** --json: stdout carries exactly one JSON document. */
-  json = false
+  /** --json: stdout carries exactly one JSON document. Read-only: decided once, before parsing. */
+  readonly json: boolean
   /** A result has begun streaming to stdout: an error can no longer be the only document there. */
   resultStarted = false
-  /** --jq: the compiled expression every JSON result goes through (set in BaseCommand.init; implies json). */
-  jq?: JqFilter
-  /** --fields: the fields each record keeps, in that order (src/io/fields.ts). */
+  /** --fields: the fields each record keeps, in that order (src/io/fields.ts), for the human renderers. */
   fields?: string[]
   private readonly said = new Set<string>()
   private activeStatus?: {clear(): void}
@@ -71,6 +71,7 @@ export class IOStreams {
     this.stdout = options.stdout ?? process.stdout
     this.stderr = options.stderr ?? process.stderr
     this.env = options.env ?? process.env
+    this.json = options.json ?? false
     this.isStdinTTY = Boolean(this.stdin.isTTY)
     this.isStdoutTTY = Boolean(this.stdout.isTTY)
     this.isStderrTTY = Boolean(this.stderr.isTTY)
@@ -104,11 +105,9 @@ export class IOStreams {
     this.stdout.write(text.endsWith('\n') ? text : text + '\n')
   }
 
-  /** Writes exactly one JSON document to stdout. */
+  /** @deprecated Print results through Output (output.ts): `result`, `record`, `list`, `document`. */
   outJson(value: unknown): void {
-    const shown = this.fields ? this.projected(value) : value
-    if (this.jq) return this.outJq(JSON.stringify(shown))
-    this.out(JSON.stringify(shown, null, this.isStdoutTTY ? 2 : undefined))
+    this.out(JSON.stringify(value, null, this.isStdoutTTY ? 2 : undefined))
   }
 
   /** A record, or each record of an array, with only --fields; other values unchanged. */
@@ -120,8 +119,8 @@ export class IOStreams {
   }
 
   /** The --jq results for one JSON document (its text), as jq prints them; raw strings made safe on a terminal. */
-  outJq(json: string): void {
-    const text = this.jq!(json)
+  outJq(jq: JqFilter, json: string): void {
+    const text = jq(json)
     if (text === '') return
     this.clearStatus()
     this.stdout.write(this.isStdoutTTY ? sanitize(text, 'terminal') : text)

@@ -58,6 +58,8 @@ export interface SandboxOptions {
   deliveryTimeoutMs?: number
   /** Seed demo customers and orders when the data store is new. */
   seedDemoData?: boolean
+  /** The journal is compacted once larger than this and than the data file; default 4 MiB (tests set less). */
+  journalCompactBytes?: number
   /** Where `snapshot save` keeps named snapshots; in memory when absent. */
   snapshotDir?: string
   /** The request log: also appended to this file as JSON lines (e.g. sandbox.log); in memory only when absent. */
@@ -103,7 +105,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if (!snapshot && options.seedDemoData) seedDemoData(store, now())
 
   const dataFile = options.dataFile
-    ? new DataFile(options.dataFile, () => store.snapshot(), (e) => log(`could not write ${options.dataFile}: ${e.message}`))
+    ? new DataFile(options.dataFile, () => store.snapshot(), (e) => log(`could not write ${options.dataFile}: ${e.message}`), options.journalCompactBytes)
     : undefined
   if (dataFile) {
     await dataFile.open(snapshot?.seq ?? 0)

@@ -27,7 +27,7 @@ import type {ImportFormat, OnConflict} from '../domain/bulk.js'
 import {CliError, UsageError} from '../errors.js'
 import {customerApi, orderApi} from './bulk-api.js'
 
-export type {BulkProgress, ExportResult, ImportSummary, RecordFormat, RowError, ValidatedFile}
+export type {BulkProgress, ExportResult, ImportKind, ImportSummary, RecordFormat, RowError, ValidatedFile}
 export {InterruptedError} from '../bulk/paced.js'
 
 /** --format, or from --json: without --output, `--json` makes stdout one JSON document (the array). */

@@ -157,6 +157,29 @@ describe('data file', () => {
     expect(readFileSync(dataFile, 'utf8')).toContain('ada@example.com')
   })
 
+  it('compacts the journal into the data file in the background while writes go on, losing nothing', async () => {
+    const sb = await start({journalCompactBytes: 1})
+    const t = await token(sb)
+    const ids: number[] = []
+    await Promise.all(
+      Array.from({length: 4}, async (_, w) => {
+        for (let i = 0; i < 15; i++) ids.push((await createCustomer(sb, t, `c${w}-${i}@example.com`)).body.id)
+      }),
+    )
+    // As after kill -9 at this moment: whatever is on disk now.
+    const copy = join(dir, 'copy.json')
+    writeFileSync(copy, readFileSync(dataFile))
+    writeFileSync(`${copy}.journal`, readFileSync(`${dataFile}.journal`))
+    expect(JSON.parse(readFileSync(dataFile, 'utf8')).seq).toBeGreaterThan(0)
+    const again = await startSandbox({dataFile: copy})
+    try {
+      expect(again.counts().customers).toBe(60)
+      expect(new Set(ids).size).toBe(60)
+    } finally {
+      await again.close()
+    }
+  })
+
   it('a reset is journaled too: a copy taken while running (as after kill -9) starts empty, keys kept', async () => {
     const sb = await start()
     await createCustomer(sb, await token(sb), 'ada@example.com')

@@ -19,8 +19,9 @@ prints a credential). An unset key prints nothing and exits 0; api_version shows
     const {io} = this
     const service = new ConfigService({dir: configDir(process.env), env: process.env, profile: this.flags.profile})
     const result = await service.get(parseKey(this.args.key))
-    if (io.json) return io.outJson(result)
-    if (result.value === null) io.info(`${result.key} is not set in profile "${await service.profileName()}".`)
-    else io.out(result.value)
+    await this.output.result(result, async () => {
+      if (result.value === null) io.info(`${result.key} is not set in profile "${await service.profileName()}".`)
+      else io.out(result.value)
+    })
   }
 }

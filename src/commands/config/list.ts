@@ -1,7 +1,6 @@
 import {BaseCommand} from '../../base/command.js'
 import {outputFlags, profileFlag} from '../../base/flags.js'
 import {configDir} from '../../config/paths.js'
-import {renderRecord} from '../../io/render.js'
 import {CONFIG_KEYS, ConfigService} from '../../services/config.js'
 
 export default class ConfigList extends BaseCommand<typeof ConfigList> {
@@ -14,12 +13,13 @@ webhook endpoints whose signing secrets are stored.`
     const {io} = this
     const service = new ConfigService({dir: configDir(process.env), env: process.env, profile: this.flags.profile})
     const listing = await service.list()
-    if (io.json) return io.outJson(listing)
-    await renderRecord(io, {...listing})
-    if (!(await service.exists())) io.info(`Profile "${listing.profile}" does not exist yet; \`commerce config set\` or \`commerce auth login\` creates it.`)
-    for (const key of CONFIG_KEYS) {
-      const vars = service.overriddenBy(key)
-      if (vars.length > 0) io.info(`Note: ${vars.join(' and ')} ${vars.length > 1 ? 'are' : 'is'} set and take${vars.length > 1 ? '' : 's'} precedence over ${key}.`)
-    }
+    await this.output.result(listing, async () => {
+      await this.output.record({...listing})
+      if (!(await service.exists())) io.info(`Profile "${listing.profile}" does not exist yet; \`commerce config set\` or \`commerce auth login\` creates it.`)
+      for (const key of CONFIG_KEYS) {
+        const vars = service.overriddenBy(key)
+        if (vars.length > 0) io.info(`Note: ${vars.join(' and ')} ${vars.length > 1 ? 'are' : 'is'} set and take${vars.length > 1 ? '' : 's'} precedence over ${key}.`)
+      }
+    })
   }
 }

@@ -1,7 +1,6 @@
 import {BaseCommand} from '../../base/command.js'
 import {outputFlags, profileFlag} from '../../base/flags.js'
 import {configDir} from '../../config/paths.js'
-import {renderList} from '../../io/render.js'
 import {ConfigService} from '../../services/config.js'
 
 export default class ConfigProfiles extends BaseCommand<typeof ConfigProfiles> {
@@ -11,13 +10,12 @@ else the one chosen with \`config use\`, else "default". "logged_in" means a key
   static examples = ['<%= config.bin %> config profiles', '<%= config.bin %> config profiles --json | jq -r \'.[] | select(.current) | .name\'']
 
   async run(): Promise<void> {
-    const {io} = this
     const service = new ConfigService({dir: configDir(process.env), env: process.env, profile: this.flags.profile})
     const profiles = await service.profiles()
-    await renderList(io, profiles.map((p) => ({...p})), {
+    await this.output.list(profiles.map((p) => ({...p})), {
       columns: ['name', 'current', 'base_url', 'key_id', 'logged_in'],
       position: () => ({first: 1, shown: profiles.length, total: profiles.length}),
     })
-    if (profiles.length === 0 && !io.json) io.info('No profiles yet. Create one with `commerce auth login` or `commerce config set base_url URL`.')
+    if (profiles.length === 0) this.output.note('No profiles yet. Create one with `commerce auth login` or `commerce config set base_url URL`.')
   }
 }

@@ -18,7 +18,6 @@ export default class ConfigUnset extends BaseCommand<typeof ConfigUnset> {
     const {io} = this
     const service = new ConfigService({dir: configDir(process.env), env: process.env, profile: this.flags.profile})
     const result = await service.unset(parseKey(this.args.key))
-    if (io.json) return io.outJson(result)
-    io.info(result.removed ? `Removed ${result.key} from profile "${result.profile}".` : `${result.key} was not set in profile "${result.profile}".`)
+    await this.output.result(result, () => io.info(result.removed ? `Removed ${result.key} from profile "${result.profile}".` : `${result.key} was not set in profile "${result.profile}".`))
   }
 }

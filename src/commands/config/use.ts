@@ -17,8 +17,7 @@ The profile must exist (exit 2 otherwise): create it with \`auth login --profile
     const {io} = this
     const service = new ConfigService({dir: configDir(process.env), env: process.env})
     const result = await service.use(this.args.name)
-    if (io.json) io.outJson(result)
-    else io.info(io.chalk.green('✓ ') + `Commands now use profile "${result.profile}" when none is named.`)
+    await this.output.result(result, () => this.output.success(`Commands now use profile "${result.profile}" when none is named.`))
     const fromEnv = process.env.COMMERCE_PROFILE
     if (fromEnv && fromEnv !== result.profile) io.warn(`COMMERCE_PROFILE=${fromEnv} is set in this shell and takes precedence.`)
   }

@@ -30,9 +30,8 @@ as one JSON array. A progress bar is drawn on stderr when it is a terminal (and 
     status: customerStatusFlag({description: 'Only customers with this status.'}),
   }
 
-  protected jqRefusal(): string | undefined {
-    const output = (this.flags as {output?: string}).output
-    return output === undefined || output === '-' ? jqStreamingRefusal('commerce customers export') : undefined
+  protected jqRefusal(): string {
+    return jqStreamingRefusal('commerce customers export')
   }
 
   async run(): Promise<void> {

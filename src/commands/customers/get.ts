@@ -3,7 +3,6 @@ import {Args, Flags} from '@oclif/core'
 import {ApiCommand} from '../../base/command.js'
 import {apiVersionFlag, parseIdArg, fieldsFlag} from '../../base/flags.js'
 import {CUSTOMER_INCLUDES, RESOURCE_COLUMNS} from '../../domain/schema.js'
-import {renderRecord} from '../../io/render.js'
 import {getCustomer} from '../../services/customers.js'
 
 export default class CustomersGet extends ApiCommand<typeof CustomersGet> {
@@ -18,6 +17,6 @@ export default class CustomersGet extends ApiCommand<typeof CustomersGet> {
 
   async run(): Promise<void> {
     const customer = await getCustomer(await this.ctx.client(), this.args.id, {include: this.flags.include, version: await this.ctx.apiVersion()})
-    await renderRecord(this.io, customer, RESOURCE_COLUMNS.customer)
+    await this.output.record(customer, RESOURCE_COLUMNS.customer)
   }
 }

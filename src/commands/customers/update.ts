@@ -5,7 +5,6 @@ import {CUSTOMER_FIELD_FLAGS, customerFieldFlags} from '../../base/customer-flag
 import {customerStatusFlag, parseIdArg, fieldsFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {UsageError} from '../../errors.js'
-import {renderRecord} from '../../io/render.js'
 import {updateCustomer} from '../../services/customers.js'
 
 export default class CustomersUpdate extends ApiCommand<typeof CustomersUpdate> {
@@ -26,6 +25,7 @@ export default class CustomersUpdate extends ApiCommand<typeof CustomersUpdate> 
       plan: flags.plan,
       status: flags.status,
     })
-    await renderRecord(this.io, customer, RESOURCE_COLUMNS.customer)
+    this.output.success(`Updated customer ${customer.id}.`)
+    await this.output.record(customer, RESOURCE_COLUMNS.customer)
   }
 }

@@ -3,7 +3,6 @@ import {Args} from '@oclif/core'
 import {ApiCommand} from '../../base/command.js'
 import {parseIdArg, fieldsFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
-import {renderRecord} from '../../io/render.js'
 import {getOrder} from '../../services/orders.js'
 
 export default class OrdersGet extends ApiCommand<typeof OrdersGet> {
@@ -13,6 +12,6 @@ export default class OrdersGet extends ApiCommand<typeof OrdersGet> {
   static flags = fieldsFlag('order')
 
   async run(): Promise<void> {
-    await renderRecord(this.io, await getOrder(await this.ctx.client(), this.args.id), [...RESOURCE_COLUMNS.order, 'items'])
+    await this.output.record(await getOrder(await this.ctx.client(), this.args.id), [...RESOURCE_COLUMNS.order, 'items'])
   }
 }

@@ -1,7 +1,6 @@
 import {ApiCommand} from '../../base/command.js'
 import {apiVersionFlag, idFlag, orderStatusFlag, pageFlags, fieldsFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
-import {renderList} from '../../io/render.js'
 import {listOrders} from '../../services/orders.js'
 
 export default class OrdersList extends ApiCommand<typeof OrdersList> {
@@ -27,6 +26,6 @@ export default class OrdersList extends ApiCommand<typeof OrdersList> {
       status: flags.status,
       version: await this.ctx.apiVersion(),
     })
-    await renderList(this.io, list.records, {columns: RESOURCE_COLUMNS.order, position: list.position})
+    await this.output.list(list.records, {columns: RESOURCE_COLUMNS.order, position: list.position})
   }
 }

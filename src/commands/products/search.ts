@@ -4,7 +4,6 @@ import {ApiCommand} from '../../base/command.js'
 import {apiVersionFlag, currencyFlag, pageFlags, fieldsFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {checkSearch} from '../../domain/validate.js'
-import {renderList} from '../../io/render.js'
 import {searchProducts} from '../../services/products.js'
 
 export default class ProductsSearch extends ApiCommand<typeof ProductsSearch> {
@@ -37,6 +36,6 @@ export default class ProductsSearch extends ApiCommand<typeof ProductsSearch> {
       perPage: flags['per-page'],
       version: await this.ctx.apiVersion(),
     })
-    await renderList(this.io, list.records, {columns: RESOURCE_COLUMNS.product, position: list.position})
+    await this.output.list(list.records, {columns: RESOURCE_COLUMNS.product, position: list.position})
   }
 }

@@ -18,9 +18,10 @@ endpoints. It is served to this machine only. With --json: {"url"}.`
   async run(): Promise<void> {
     const {flags, io} = this
     const url = `${sandboxUrl(process.env)}/_sandbox/ui`
-    if (io.json) io.outJson({url})
-    else io.out(url)
-    if (flags.browser && !io.json && process.stdout.isTTY) openInBrowser(url)
+    await this.output.result({url}, () => {
+      io.out(url)
+      if (flags.browser && process.stdout.isTTY) openInBrowser(url)
+    })
   }
 }
 

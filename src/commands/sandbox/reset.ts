@@ -10,7 +10,8 @@ again). The product catalogue and the key pairs stay, so profiles keep working. 
   async run(): Promise<void> {
     const {io} = this
     const removed = await reset(process.env)
-    if (io.json) return io.outJson({removed})
-    io.out(`Removed ${removed.customers} customers, ${removed.orders} orders, ${removed.refunds} refunds and ${removed.webhooks} webhooks.`)
+    await this.output.result({removed}, () => {
+      io.out(`Removed ${removed.customers} customers, ${removed.orders} orders, ${removed.refunds} refunds and ${removed.webhooks} webhooks.`)
+    })
   }
 }

@@ -16,8 +16,9 @@ and the field, with nothing created. With --json, prints the names -> ids map.`
   async run(): Promise<void> {
     const {args, io} = this
     const ids = await seed(process.env, readScenario(args.file))
-    if (io.json) return io.outJson(ids)
-    const names = Object.entries(ids)
-    io.out(`Created ${names.length} entr${names.length === 1 ? 'y' : 'ies'}: ${names.map(([n, id]) => `${n} ${id}`).join(', ')}`)
+    await this.output.result(ids, () => {
+      const names = Object.entries(ids)
+      io.out(`Created ${names.length} entr${names.length === 1 ? 'y' : 'ies'}: ${names.map(([n, id]) => `${n} ${id}`).join(', ')}`)
+    })
   }
 }

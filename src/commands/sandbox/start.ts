@@ -42,10 +42,10 @@ Its control path (GET <base URL>/_sandbox) moves orders to paid or shipped and s
     if (exposed) io.warn(exposed)
     if (flags.detach) {
       const state = await startDetached({args: [process.argv[1]!, ...this.foregroundArgv()]}).catch(failed)
-      if (io.json) return io.outJson(infoOf(state))
-      io.out(describeSandbox(state).join('\n'))
-      io.info('Running in the background; stop it with `commerce sandbox stop`.')
-      return
+      return this.output.result(infoOf(state), () => {
+        io.out(describeSandbox(state).join('\n'))
+        io.info('Running in the background; stop it with `commerce sandbox stop`.')
+      })
     }
     const orderLimit =
       flags['order-limit'] || flags['order-window'] ? {limit: flags['order-limit'] ?? 10, windowSeconds: flags['order-window'] ?? 60} : undefined
@@ -58,8 +58,7 @@ Its control path (GET <base URL>/_sandbox) moves orders to paid or shipped and s
       seedDemoData: flags['demo-data'],
       tokenTtlSeconds: flags['token-ttl'],
     }).catch(failed)
-    if (io.json) io.outJson(infoOf(state))
-    else io.out(describeSandbox(state).join('\n'))
+    await this.output.result(infoOf(state), () => io.out(describeSandbox(state).join('\n')))
     io.info('Press Ctrl-C to stop.')
     await stopped
     io.info('Sandbox stopped.')

@@ -3,7 +3,6 @@ import {Flags} from '@oclif/core'
 import {ApiCommand} from '../../base/command.js'
 import {fieldsFlag} from '../../base/flags.js'
 import {EVENT_TYPES, RESOURCE_COLUMNS} from '../../domain/schema.js'
-import {renderRecord} from '../../io/render.js'
 import {createWebhook, splitEvents} from '../../services/webhooks/endpoints.js'
 
 export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
@@ -24,9 +23,10 @@ The service shows the signing secret only in this answer: it is printed once, an
   async run(): Promise<void> {
     const {flags, io} = this
     const {endpoint, profile} = await createWebhook(this.ctx, {events: splitEvents(flags.event), url: flags.url})
-    if (io.json) return io.outJson(endpoint)
-    io.info(io.chalk.green('✓ ') + `Registered webhook endpoint ${endpoint.id}.`)
-    await renderRecord(io, endpoint, [...RESOURCE_COLUMNS.webhook, 'signing_secret'])
-    io.info(`The signing secret will not be shown again. It is stored in profile "${profile}" (masked in \`commerce config list\`).`)
+    await this.output.result(endpoint, async () => {
+      this.output.success(`Registered webhook endpoint ${endpoint.id}.`)
+      await this.output.record(endpoint, [...RESOURCE_COLUMNS.webhook, 'signing_secret'])
+      io.info(`The signing secret will not be shown again. It is stored in profile "${profile}" (masked in \`commerce config list\`).`)
+    })
   }
 }

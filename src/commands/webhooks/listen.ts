@@ -35,6 +35,7 @@ Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --
     '<%= config.bin %> webhooks listen --json --max-events 1 --timeout 60 > events.jsonl &',
   ]
   static fieldFlags = {events: '--events', url: '--public-url'}
+  static interruptible = true
   static flags = {
     events: Flags.string({description: `Events to subscribe to, comma-separated (default: all: ${EVENT_TYPES.join(', ')}).`}),
     'forward-to': Flags.string({description: 'Receiver URL to forward each verified delivery to.'}),
@@ -61,17 +62,8 @@ Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --
     }
     if (flags['forward-to']) checkForwardUrl(flags['forward-to'])
 
-    // Ctrl-C or SIGTERM stops cleanly. Later signals are ignored, and the handlers stay for the life of the
-    // process: conf's dependency when-exit re-raises the first signal on this process once, and that echo must
-    // neither count as a second Ctrl-C nor, arriving late, kill the process with the default action.
-    const stop = new AbortController()
-    const onSignal = () => {
-      if (stop.signal.aborted) return
-      io.info('Stopping: finishing deliveries in progress…')
-      stop.abort()
-    }
-    process.on('SIGINT', onSignal)
-    process.on('SIGTERM', onSignal)
+    // Ctrl-C or SIGTERM stops cleanly (BaseCommand.interruptible).
+    this.interrupted.addEventListener('abort', () => io.info('Stopping: finishing deliveries in progress…'), {once: true})
     const result = await listen({
       ctx: this.ctx,
       events,
@@ -87,7 +79,7 @@ Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --
       printSecret: flags['print-secret'],
       publicUrl: flags['public-url'],
       skipVerify: flags['skip-verify'],
-      stop: stop.signal,
+      stop: this.interrupted,
       timeoutSeconds: flags.timeout,
       tunnel: flags.tunnel,
     })
@@ -101,21 +93,22 @@ Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --
       `Public URL ${ready.public_url}: endpoint ${ready.endpoint_id} ${ready.reused ? 'registered earlier, reused' : 'registered now'}, for ${ready.events.join(', ')}.`,
     )
     if (flags['skip-verify']) io.warn('signatures are not verified (--skip-verify).')
-    if (ready.signing_secret !== undefined && !io.json) io.info(`Signing secret: ${ready.signing_secret}`)
+    if (ready.signing_secret !== undefined) this.output.note(`Signing secret: ${ready.signing_secret}`)
     const max = flags['max-events']
     const stops = [max === undefined ? 'on Ctrl-C' : `after ${max} event${max === 1 ? '' : 's'}`]
     if (flags.timeout !== undefined) stops.push(`fails after ${flags.timeout} s without ${max === undefined ? 'any' : 'them'}`)
     io.info(`Ready. Stops ${stops.join(', ')}.`)
     // The contract's ready object, exactly (the signing secret only when asked for); the rest is on stderr above.
-    if (io.json) {
-      const {endpoint_id, local_url, public_url, signing_secret} = ready
-      io.out(JSON.stringify({endpoint_id, local_url, public_url, ready: true, ...(signing_secret === undefined ? {} : {signing_secret})}))
-    }
+    const {endpoint_id, local_url, public_url, signing_secret} = ready
+    this.output.line({endpoint_id, local_url, public_url, ready: true, ...(signing_secret === undefined ? {} : {signing_secret})})
   }
 
   private printEvent(event: ListenerEvent): void {
+    this.output.line(event, () => this.printEventLine(event))
+  }
+
+  private printEventLine(event: ListenerEvent): void {
     const {io} = this
-    if (io.json) return io.out(JSON.stringify(event))
     let forward = ''
     if (event.forward_error !== undefined) forward = `  -> ${io.chalk.red(`failed: ${event.forward_error}`)} (answered 502)`
     else if (event.forward_status !== null) {

@@ -20,7 +20,6 @@ The recorded X-Service-Signature is sent as it was, so a receiver with a timesta
   async run(): Promise<void> {
     const {args, flags, io} = this
     const result = await replay(process.env, {forwardTo: flags['forward-to'], id: args.id, secret: flags.secret})
-    if (io.json) return io.outJson(result)
-    io.out(`Replayed ${result.id} (${result.type}) to ${result.forward_to} -> ${io.chalk.green(String(result.status))} (${result.duration_ms} ms)`)
+    await this.output.result(result, () => io.out(`Replayed ${result.id} (${result.type}) to ${result.forward_to} -> ${io.chalk.green(String(result.status))} (${result.duration_ms} ms)`))
   }
 }

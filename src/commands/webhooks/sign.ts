@@ -20,7 +20,6 @@ The payload is signed as raw bytes (a trailing newline counts: prefer printf %s 
   async run(): Promise<void> {
     const {flags, io} = this
     const header = sign(flags.secret, await readPayload(flags['payload-file']), flags.timestamp)
-    if (io.json) io.outJson({signature: header})
-    else io.out(header)
+    await this.output.result({signature: header}, () => io.out(header))
   }
 }

@@ -23,9 +23,9 @@ Exit 0 when valid; 1 when not (missing or malformed header, no v1= entry matchin
     const {flags, io} = this
     const payload = await readPayload(flags['payload-file'])
     const result = verify({header: flags.signature, payload, secret: flags.secret, toleranceSeconds: flags.tolerance})
-    if (io.json) io.outJson(result)
-    else if (result.valid) io.out('Signature is valid.')
-    else io.info(io.chalk.red('Signature is not valid: ') + describeVerifyFailure(result.reason!))
+    await this.output.result(result, () =>
+      result.valid ? io.out('Signature is valid.') : io.info(io.chalk.red('Signature is not valid: ') + describeVerifyFailure(result.reason!)),
+    )
     if (!result.valid) this.exit(1)
   }
 }

@@ -8,8 +8,9 @@ export default class SandboxSnapshotList extends BaseCommand<typeof SandboxSnaps
   async run(): Promise<void> {
     const {io} = this
     const list = await listSnapshots(process.env)
-    if (io.json) return io.outJson(list)
-    if (list.length === 0) return io.out('No snapshots.')
-    for (const s of list) io.out(`${s.name}\t${s.saved_at}\t${s.customers} customers, ${s.orders} orders, ${s.webhooks} webhooks`)
+    await this.output.result(list, () => {
+      if (list.length === 0) return io.out('No snapshots.')
+      for (const s of list) io.out(`${s.name}\t${s.saved_at}\t${s.customers} customers, ${s.orders} orders, ${s.webhooks} webhooks`)
+    })
   }
 }

@@ -11,8 +11,9 @@ export default class SandboxSnapshotRestore extends BaseCommand<typeof SandboxSn
   async run(): Promise<void> {
     const {args, io} = this
     const answer = await restoreSnapshot(process.env, args.name)
-    if (io.json) return io.outJson(answer)
-    const c = answer.counts
-    io.out(`Restored snapshot ${answer.restored}: ${c.customers} customers, ${c.orders} orders, ${c.refunds} refunds, ${c.webhooks} webhooks.`)
+    await this.output.result(answer, () => {
+      const c = answer.counts
+      io.out(`Restored snapshot ${answer.restored}: ${c.customers} customers, ${c.orders} orders, ${c.refunds} refunds, ${c.webhooks} webhooks.`)
+    })
   }
 }

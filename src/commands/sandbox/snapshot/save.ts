@@ -13,7 +13,8 @@ Snapshots are kept in sandbox-snapshots/ in the config directory (in memory for 
   async run(): Promise<void> {
     const {args, io} = this
     const info = await saveSnapshot(process.env, args.name)
-    if (io.json) return io.outJson(info)
-    io.out(`Saved snapshot ${info.name}: ${info.customers} customers, ${info.orders} orders, ${info.webhooks} webhooks.`)
+    await this.output.result(info, () => {
+      io.out(`Saved snapshot ${info.name}: ${info.customers} customers, ${info.orders} orders, ${info.webhooks} webhooks.`)
+    })
   }
 }
