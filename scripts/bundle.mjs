@@ -9,8 +9,9 @@
  *   (CliError, the commands' base) is one object whichever command or hook reaches it.
  * - commands/**, hooks/*: one line each, `module.exports = require('#app').load('commands/products/list')`, so
  *   that oclif (package.json `oclif.commands`, the manifest) finds one file per command.
- * - vendor/<package>.js: each package our code imports lazily (`await import('conf')`: undici, conf,
- *   @inquirer/prompts, cli-table3, cli-progress), required only when that line runs.
+ * - vendor/<package>.js: each package our code imports lazily (`await import('undici')`: undici, @inquirer/prompts,
+ *   cli-table3, cli-progress, @napi-rs/keyring), required only when that line runs. @napi-rs/keyring is a native
+ *   binding (a .node file per platform): its vendor file only requires it from node_modules.
  * - package.json: CommonJS, and the `#core`, `#app` and `#vendor/*` imports, resolvable at any depth.
  * - *.map: source maps, used only under --debug (bin/run.js), so that stack traces name the .ts files.
  * - ../metafile.json (outside what ships): esbuild's account of which module went into which file

@@ -136,6 +136,8 @@ export class ConfigStore {
   readonly path: string
   private memory?: ConfigData
   private warned = false
+  /** Why the file could not be read or written (changes then live in memory only); undefined while it can. */
+  readOnlyReason?: string
 
   constructor(
     dir: string = configDir(),
@@ -249,6 +251,7 @@ export class ConfigStore {
   private warn(message: string): void {
     if (this.warned) return
     this.warned = true
+    this.readOnlyReason = message
     this.onReadOnly(message)
   }
 }

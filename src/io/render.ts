@@ -1,6 +1,7 @@
 /**
  * Renderers for the three output modes of the contract:
- * - TTY: cli-table3 tables (lists) and two-column field/value tables (one resource);
+ * - TTY: borderless tables sized to the terminal (lists) and two-column field/value tables (one resource, still
+ *   cli-table3);
  * - pipe: tab-separated rows with a header line (lists) or `field<TAB>value` lines, no colour;
  * - --json: one JSON document; lists stream as an array while records arrive (writeJsonArray). Which mode
  *   applies is decided in Output (output.ts), the one path commands print results through.
@@ -40,13 +41,36 @@ function styleCell(io: IOStreams, column: string, text: string): string {
   return text
 }
 
-async function newTable(io: IOStreams, head: string[]) {
-  const {default: Table} = await import('cli-table3')
-  return new Table({
-    head: head.map((h) => (io.color ? io.chalk.bold(h) : h)),
-    style: {border: io.color ? ['gray'] : [], compact: false, head: []},
-    wordWrap: false,
-  })
+/** Columns are this many spaces apart; a truncated column keeps at least this many characters. */
+const GAP = 2
+const MIN_WIDTH = 6
+
+/**
+ * Column widths that fit `available` characters: the natural widths when they fit; otherwise the widest column is
+ * narrowed first (to the next widest, then the two together, and so on), never below MIN_WIDTH (or its header).
+ * Independent of the number of rows.
+ */
+export function fitWidths(natural: readonly number[], available: number, minimum: readonly number[]): number[] {
+  const widths = [...natural]
+  const total = () => widths.reduce((sum, w) => sum + w, 0) + GAP * Math.max(0, widths.length - 1)
+  let excess = total() - available
+  while (excess > 0) {
+    let widest = -1
+    for (let i = 0; i < widths.length; i++) if (widths[i]! > minimum[i]! && (widest === -1 || widths[i]! > widths[widest]!)) widest = i
+    if (widest === -1) break
+    // Down to the next widest column (one character at a time once they are level), never below the minimum.
+    let next = minimum[widest]!
+    for (let i = 0; i < widths.length; i++) if (i !== widest && widths[i]! <= widths[widest]! && widths[i]! > next) next = widths[i]!
+    const cut = Math.min(excess, Math.max(1, widths[widest]! - next), widths[widest]! - minimum[widest]!)
+    widths[widest]! -= cut
+    excess -= cut
+  }
+  return widths
+}
+
+/** `text` cut to `width` characters, ending with `…` when cut. */
+function fit(text: string, width: number): string {
+  return text.length > width ? text.slice(0, Math.max(0, width - 1)) + '…' : text
 }
 
 export interface ListPosition {
@@ -96,12 +120,32 @@ export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row>
     return count
   }
 
-  const table = await newTable(io, columns)
+  // A terminal table after `gh`: no borders, no rule between rows, the header in capitals (and bold in colour),
+  // sized to the terminal, the widest columns cut with `…`. One pass to measure, one to write: linear in rows.
+  const rows: string[][] = []
+  const natural = columns.map((c) => c.length)
   for await (const record of records) {
-    table.push(columns.map((c) => styleCell(io, c, formatCell(value(record, c), false))))
+    const row = columns.map((c) => formatCell(value(record, c), false))
+    for (let i = 0; i < row.length; i++) if (row[i]!.length > natural[i]!) natural[i] = row[i]!.length
+    rows.push(row)
     count++
   }
-  if (count > 0) io.out(table.toString())
+  if (count > 0) {
+    const available = io.stdout.columns || 80
+    const widths = fitWidths(natural, available, columns.map((c) => Math.min(natural[columns.indexOf(c)]!, Math.max(MIN_WIDTH, c.length))))
+    const last = columns.length - 1
+    const line = (cells: string[], style: (column: string, text: string) => string) =>
+      cells
+        .map((text, i) => {
+          const cut = fit(text, widths[i]!)
+          return style(columns[i]!, cut) + (i === last ? '' : ' '.repeat(widths[i]! - cut.length))
+        })
+        .join(' '.repeat(GAP))
+        .trimEnd()
+    const lines = [line(columns.map((c) => c.toUpperCase()), (_, text) => (io.color ? io.chalk.bold(text) : text))]
+    for (const row of rows) lines.push(line(row, (c, text) => styleCell(io, c, text)))
+    io.out(lines.join('\n'))
+  }
   const pos = options.position?.()
   io.out(io.chalk.dim(positionLine(pos ?? {first: 1, shown: count})))
   return count
@@ -117,7 +161,7 @@ export async function renderRecordHuman(io: IOStreams, record: Row, fields?: rea
     return
   }
   const {default: Table} = await import('cli-table3')
-  const table = new Table({style: {border: io.color ? ['gray'] : [], head: []}, wordWrap: true})
+  const table = new Table({style: {border: io.color ? ['gray'] : [], compact: true, head: []}, wordWrap: true})
   for (const k of present) table.push({[io.color ? io.chalk.bold(sanitize(k)) : sanitize(k)]: styleCell(io, k, formatCell(record[k], false))})
   io.out(table.toString())
 }

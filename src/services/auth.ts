@@ -1,10 +1,25 @@
 /** auth login / status / token / logout. */
-import {type KeyPair, KeyPairTokens, issueToken, loginHint, revokeToken} from '../api/auth.js'
-import type {Context} from '../base/context.js'
+import {type KeyPair, KeyPairTokens, type ResolvedCredentials, issueToken, loginHint, revokeToken} from '../api/auth.js'
+import type {ApiClient, ClientOptions} from '../api/client.js'
 import type {ApiVersion} from '../domain/schema.js'
 import {ApiError, AuthError, CliError} from '../errors.js'
 import {KeyringError, type Storage, keyringAccount, keyringDelete, keyringSet} from '../config/keyring.js'
-import {ensureProfile} from '../config/store.js'
+import {type ConfigStore, ensureProfile} from '../config/store.js'
+
+/**
+ * What the auth services use of a command's context (base/Context provides it): the config store, the selected
+ * profile, the credentials in effect, the base URL and an API client.
+ */
+export interface AuthContext {
+  readonly store: ConfigStore
+  readonly env: NodeJS.ProcessEnv
+  profileName(): Promise<string>
+  credentials(): Promise<ResolvedCredentials>
+  baseUrl(): Promise<string>
+  client(overrides?: Partial<ClientOptions>): Promise<ApiClient>
+  /** The user's own --profile/--base-url/--api-version, to repeat in a hint. */
+  userFlags(): string
+}
 
 export interface LoginResult {
   profile: string
@@ -27,7 +42,7 @@ export interface LoginOutcome {
  * `storage` keyring (the flag, else the profile's `storage` setting), the key secret goes to the OS keyring and the
  * file keeps only the key id; a keyring that fails or does not answer within 3 s means the file, with a warning.
  */
-export async function login(ctx: Context, input: {baseUrl: string; pair: KeyPair; apiVersion?: ApiVersion; storage?: Storage}): Promise<LoginOutcome> {
+export async function login(ctx: AuthContext, input: {baseUrl: string; pair: KeyPair; apiVersion?: ApiVersion; storage?: Storage}): Promise<LoginOutcome> {
   const client = await ctx.client({baseUrl: input.baseUrl, tokens: undefined})
   const issued = await issueToken(client, input.pair)
   const profileName = await ctx.profileName()
@@ -82,7 +97,7 @@ export interface AuthStatus {
 }
 
 /** Whether the credentials work: a cached unexpired token, or a token issued now. Never shows a secret. */
-export async function status(ctx: Context): Promise<AuthStatus> {
+export async function status(ctx: AuthContext): Promise<AuthStatus> {
   const profile = await ctx.profileName()
   const creds = await ctx.credentials()
   let baseUrl: string | null = null
@@ -110,7 +125,7 @@ export async function status(ctx: Context): Promise<AuthStatus> {
 }
 
 /** A valid access token, issuing one when needed. */
-export async function currentToken(ctx: Context): Promise<string> {
+export async function currentToken(ctx: AuthContext): Promise<string> {
   const creds = await ctx.credentials()
   // COMMERCE_ACCESS_TOKEN is used as is: no request, so no base URL is needed.
   if (creds.source === 'COMMERCE_ACCESS_TOKEN') return ctx.env.COMMERCE_ACCESS_TOKEN!
@@ -134,7 +149,7 @@ export interface LogoutOutcome {
  * Revokes the current token (without issuing one just to revoke it), then removes the stored key pair and token
  * from the profile. Succeeds when already logged out.
  */
-export async function logout(ctx: Context): Promise<LogoutOutcome> {
+export async function logout(ctx: AuthContext): Promise<LogoutOutcome> {
   const profileName = await ctx.profileName()
   const creds = await ctx.credentials()
   let token: string | undefined

@@ -5,7 +5,7 @@
  */
 import {checkBaseUrl} from '../api/url.js'
 import {KeyringError, STORAGES, keyringAccount, keyringDelete, keyringGet, keyringSet} from '../config/keyring.js'
-import {type ConfigData, ConfigStore, type Profile, ensureProfile, maskSecret, selectProfileName} from '../config/store.js'
+import {type ConfigData, type ConfigStore, type Profile, ensureProfile, maskSecret, selectProfileName} from '../config/store.js'
 import {API_VERSIONS, type ApiVersion, DEFAULT_API_VERSION} from '../domain/schema.js'
 import {checkOneOf} from '../domain/validate.js'
 import {CliError, UsageError} from '../errors.js'
@@ -49,8 +49,8 @@ export interface ProfileSummary {
 }
 
 export interface ConfigServiceOptions {
-  /** The config directory. */
-  dir: string
+  /** The config file. */
+  store: ConfigStore
   /** --profile */
   profile?: string
   env: NodeJS.ProcessEnv
@@ -106,11 +106,9 @@ function shown(key: ConfigKey, profile: Profile | undefined): string | null {
 
 export class ConfigService {
   private readonly store: ConfigStore
-  /** Set when the store could not write the file (it then keeps changes in memory only). */
-  private readOnly?: string
 
   constructor(private readonly options: ConfigServiceOptions) {
-    this.store = new ConfigStore(options.dir, (message) => (this.readOnly = message))
+    this.store = options.store
   }
 
   async profileName(data?: ConfigData): Promise<string> {
@@ -272,8 +270,9 @@ export class ConfigService {
       mutate(data, name)
       return name
     })
-    if (this.readOnly)
-      throw new CliError(`Nothing was saved: ${this.readOnly.replace(/; keeping changes.*$/, '')}.`, {
+    const readOnly = this.store.readOnlyReason
+    if (readOnly)
+      throw new CliError(`Nothing was saved: ${readOnly.replace(/;[^;]*keeping changes.*$/, '')}.`, {
         hint: 'Check the permissions of the config directory, or set COMMERCE_CONFIG_DIR.',
       })
     return profile

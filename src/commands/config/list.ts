@@ -1,9 +1,8 @@
-import {BaseCommand} from '../../base/command.js'
+import {ConfigCommand} from '../../base/config-command.js'
 import {outputFlags, profileFlag} from '../../base/flags.js'
-import {configDir} from '../../config/paths.js'
-import {CONFIG_KEYS, ConfigService} from '../../services/config.js'
+import {CONFIG_KEYS} from '../../services/config.js'
 
-export default class ConfigList extends BaseCommand<typeof ConfigList> {
+export default class ConfigList extends ConfigCommand<typeof ConfigList> {
   static baseFlags = {...outputFlags, ...profileFlag}
   static description = `Show the settings of the selected profile (secrets masked), whether a token is cached, and the
 webhook endpoints whose signing secrets are stored.`
@@ -11,7 +10,7 @@ webhook endpoints whose signing secrets are stored.`
 
   async run(): Promise<void> {
     const {io} = this
-    const service = new ConfigService({dir: configDir(process.env), env: process.env, profile: this.flags.profile})
+    const service = this.settings
     const listing = await service.list()
     await this.output.result(listing, async () => {
       await this.output.record({...listing})

@@ -1,10 +1,8 @@
 import {Args} from '@oclif/core'
 
-import {BaseCommand} from '../../base/command.js'
-import {configDir} from '../../config/paths.js'
-import {ConfigService} from '../../services/config.js'
+import {ConfigCommand} from '../../base/config-command.js'
 
-export default class ConfigRemove extends BaseCommand<typeof ConfigRemove> {
+export default class ConfigRemove extends ConfigCommand<typeof ConfigRemove> {
   static args = {
     name: Args.string({description: 'The profile to remove.', required: true}),
   }
@@ -17,7 +15,7 @@ revoked: run \`commerce auth logout --profile NAME\` first to revoke it.`
 
   async run(): Promise<void> {
     const {io} = this
-    const service = new ConfigService({dir: configDir(process.env), env: process.env})
+    const service = this.settings
     const {had_credentials: hadCredentials, warning, was_chosen: wasChosen, ...result} = await service.remove(this.args.name)
     if (warning) io.warn(warning)
     await this.output.result(result, () => {
