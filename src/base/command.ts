@@ -98,13 +98,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /**
    * The one SIGINT handler. An `interruptible` command gets `this.interrupted` aborted on the first Ctrl-C or
-   * SIGTERM; later signals are ignored, and the handlers stay for the life of the process: conf's dependency
-   * when-exit re-raises the first signal once, and that echo must neither count as a second Ctrl-C nor, arriving
-   * late, kill the process with the default action.
-   *
-   * Any other command exits 130 on Ctrl-C (rather than death by signal, which a parent process sees as no exit
-   * code), unless a listener was added after this one: code that still installs its own handler (until it takes
-   * `interrupted` instead), or when-exit, whose echo of the signal, left to this listener, ends here.
+   * SIGTERM, and finishes what is in progress; later signals are ignored (the command is already stopping).
+   * Any other command exits 130 on Ctrl-C, rather than dying by the signal (which a parent process sees as no
+   * exit code); exit handlers (the config lock's release) still run.
    */
   private handleInterrupts(): void {
     if ((this.ctor as typeof BaseCommand).interruptible) {
@@ -115,13 +111,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       process.on('SIGTERM', onSignal)
       return
     }
-    const before = new Set(process.listeners('SIGINT'))
-    const onInterrupt = () => {
-      if (process.listeners('SIGINT').some((l) => l !== onInterrupt && !before.has(l))) return
+    process.on('SIGINT', () => {
       this.io?.interrupted()
       process.exit(EXIT.interrupted)
-    }
-    process.on('SIGINT', onInterrupt)
+    })
   }
 
   /**

@@ -8,6 +8,7 @@
  */
 import {fieldValue, project} from './fields.js'
 import {sanitize} from './sanitize.js'
+import {Spinner} from './spinner.js'
 import type {IOStreams} from './streams.js'
 
 type Row = Record<string, unknown>
@@ -122,13 +123,21 @@ export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row>
 
   // A terminal table after `gh`: no borders, no rule between rows, the header in capitals (and bold in colour),
   // sized to the terminal, the widest columns cut with `…`. One pass to measure, one to write: linear in rows.
+  // While pages arrive (a long --all), a live count on stderr, cleared before the table is written.
   const rows: string[][] = []
   const natural = columns.map((c) => c.length)
-  for await (const record of records) {
-    const row = columns.map((c) => formatCell(value(record, c), false))
-    for (let i = 0; i < row.length; i++) if (row[i]!.length > natural[i]!) natural[i] = row[i]!.length
-    rows.push(row)
-    count++
+  const progress = new Spinner(io)
+  try {
+    for await (const record of records) {
+      const row = columns.map((c) => formatCell(value(record, c), false))
+      for (let i = 0; i < row.length; i++) if (row[i]!.length > natural[i]!) natural[i] = row[i]!.length
+      rows.push(row)
+      count++
+      if (count === 1) progress.start('Fetched 1 record…')
+      else if (count % 100 === 0) progress.update(`Fetched ${count.toLocaleString('en')} records…`)
+    }
+  } finally {
+    progress.stop()
   }
   if (count > 0) {
     const available = io.stdout.columns || 80

@@ -155,6 +155,21 @@ export class IOStreams {
     this.activeStatus = status
   }
 
+  /**
+   * A live line asks for stderr's last line before drawing: granted when free or already its own. Two at once (a
+   * list's progress and a 429 wait inside it) take turns instead of drawing over each other.
+   */
+  claimStatus(status: {clear(): void}): boolean {
+    if (this.activeStatus !== undefined && this.activeStatus !== status) return false
+    this.activeStatus = status
+    return true
+  }
+
+  /** Gives the line back, if `status` holds it. */
+  releaseStatus(status: {clear(): void}): void {
+    if (this.activeStatus === status) this.activeStatus = undefined
+  }
+
   private clearStatus(): void {
     this.activeStatus?.clear()
   }

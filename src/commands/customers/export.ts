@@ -6,6 +6,7 @@ import {exportCommand} from '../../base/bulk-command.js'
 import {listCustomersRequest} from '../../services/customers.js'
 
 export default class CustomersExport extends ApiCommand<typeof CustomersExport> {
+  static interruptible = true
   static description = `Export every matching customer, in the service's order (newest first).
 
 Records stream as pages of 100 arrive (memory stays flat whatever the count): page 1 first, then the others
@@ -43,6 +44,8 @@ as one JSON array. A progress bar is drawn on stderr when it is a terminal (and 
       expectedLimit: version === 'v1' ? RATE_LIMITS.v1CustomersList.limit : undefined,
       flags,
       io: this.io,
+      output: this.output,
+      signal: this.interrupted,
       noun: 'customer',
       request: listCustomersRequest({search: flags.search, status: flags.status, version}),
       tokens: (await this.ctx.credentials()).tokens,

@@ -6,6 +6,7 @@ import {exportCommand} from '../../base/bulk-command.js'
 import {listOrdersRequest} from '../../services/orders.js'
 
 export default class OrdersExport extends ApiCommand<typeof OrdersExport> {
+  static interruptible = true
   static description = `Export every matching order, in the service's order, as the list operation returns them.
 
 Records stream as pages of 100 arrive (memory stays flat whatever the count): page 1 first, then the others
@@ -41,6 +42,8 @@ as one JSON array. A progress bar is drawn on stderr when it is a terminal (and 
       columns: RESOURCE_COLUMNS.order,
       flags,
       io: this.io,
+      output: this.output,
+      signal: this.interrupted,
       noun: 'order',
       request: listOrdersRequest({customerId: flags.customer, status: flags.status, version: await this.ctx.apiVersion()}),
       tokens: (await this.ctx.credentials()).tokens,
