@@ -66,6 +66,34 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     })
     this.flags = flags as FlagsOf<T>
     this.args = args as ArgsOf<T>
+    await this.initFilters(flags as {fields?: string[]; jq?: string})
+  }
+
+  /** Why this invocation cannot take --jq (its output streams and memory stays flat), if it cannot. */
+  protected jqRefusal(): string | undefined {
+    return undefined
+  }
+
+  /**
+   * --fields and --jq (src/io/fields.ts, src/io/jq.ts) as the Output's filter: fields first, then the
+   * expression, which prints its own results (so the filter returns undefined). --jq is compiled here, before
+   * any request: a compile error is exit 2. --jq implies --json (jsonRequested).
+   */
+  private async initFilters(flags: {fields?: string[]; jq?: string}): Promise<void> {
+    const {io} = this
+    io.fields = flags.fields
+    if (flags.jq === undefined) {
+      if (flags.fields) this.output.setFilter((document) => io.projected(document))
+      return
+    }
+    const refusal = this.jqRefusal()
+    if (refusal) throw new UsageError(`--jq cannot be used here: ${refusal}`)
+    const {compileJq} = await import('../io/jq.js')
+    const jq = await compileJq(flags.jq, {pretty: io.isStdoutTTY})
+    this.output.setFilter((document) => {
+      io.outJq(jq, JSON.stringify(io.projected(document)))
+      return undefined
+    })
   }
 
   /**

@@ -1,6 +1,6 @@
 import {ApiCommand} from '../../base/command.js'
 import {exportFlags} from '../../base/bulk-flags.js'
-import {apiVersionFlag, customerStatusFlag, searchFlag} from '../../base/flags.js'
+import {apiVersionFlag, customerStatusFlag, searchFlag, jqStreamingRefusal} from '../../base/flags.js'
 import {RATE_LIMITS, RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {exportCommand} from '../../base/bulk-command.js'
 import {listCustomersRequest} from '../../services/customers.js'
@@ -29,6 +29,10 @@ as one JSON array. A progress bar is drawn on stderr when it is a terminal (and 
     ...exportFlags,
     search: searchFlag({description: 'Free-text search over name and email (v2 only; at most 120 characters).'}),
     status: customerStatusFlag({description: 'Only customers with this status.'}),
+  }
+
+  protected jqRefusal(): string {
+    return jqStreamingRefusal('commerce customers export')
   }
 
   async run(): Promise<void> {

@@ -1,6 +1,6 @@
 import {ApiCommand} from '../../base/command.js'
 import {exportFlags} from '../../base/bulk-flags.js'
-import {apiVersionFlag, idFlag, orderStatusFlag} from '../../base/flags.js'
+import {apiVersionFlag, idFlag, orderStatusFlag, jqStreamingRefusal} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {exportCommand} from '../../base/bulk-command.js'
 import {listOrdersRequest} from '../../services/orders.js'
@@ -29,6 +29,10 @@ as one JSON array. A progress bar is drawn on stderr when it is a terminal (and 
     ...exportFlags,
     customer: idFlag({description: 'Only this customer\'s orders.'}),
     status: orderStatusFlag({description: 'Only orders with this status.'}),
+  }
+
+  protected jqRefusal(): string {
+    return jqStreamingRefusal('commerce orders export')
   }
 
   async run(): Promise<void> {

@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
+import {jqStreamingRefusal} from '../../base/flags.js'
 import {EVENT_TYPES} from '../../domain/schema.js'
 import {UsageError} from '../../errors.js'
 import {sanitize} from '../../io/sanitize.js'
@@ -46,6 +47,10 @@ Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --
     'skip-verify': Flags.boolean({description: 'Accept deliveries without checking their signature (testing only).'}),
     timeout: seconds({description: 'Fail (exit 1) if fewer than --max-events (or no) deliveries came within this many seconds.'}),
     tunnel: Flags.option({description: 'Run this tunnel (from PATH) to get a public URL.', exclusive: ['public-url'], options: TUNNEL_PROVIDERS})(),
+  }
+
+  protected jqRefusal(): string {
+    return jqStreamingRefusal('commerce webhooks listen --json', 'it prints JSON lines as they happen')
   }
 
   async run(): Promise<void> {
