@@ -3,7 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import {ApiCommand} from '../../base/command.js'
 import {replay} from '../../services/webhooks/inbox.js'
 import {readSecret} from '../../services/webhooks/signatures.js'
-import {secretFlags} from './sign.js'
+import {secretFlags} from '../../base/webhook-flags.js'
 
 export default class WebhooksReplay extends ApiCommand<typeof WebhooksReplay> {
   static args = {id: Args.string({description: 'The event id (evt_...), as `webhooks events` shows it.', required: true})}

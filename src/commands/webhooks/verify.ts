@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../base/command.js'
 import {DEFAULT_TOLERANCE_SECONDS, describeVerifyFailure} from '../../domain/signature.js'
 import {readPayload, verify} from '../../services/webhooks/signatures.js'
-import {requireSecret, secretFlags} from './sign.js'
+import {requireSecret, secretFlags} from '../../base/webhook-flags.js'
 
 export default class WebhooksVerify extends BaseCommand<typeof WebhooksVerify> {
   static description = `Check an X-Service-Signature header against a payload and a signing secret.
