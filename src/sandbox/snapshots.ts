@@ -10,16 +10,12 @@ import {writeFileAtomic} from '../domain/files.js'
 import {HttpError, validationError} from './http.js'
 import {checkSnapshot} from './persistence.js'
 import type {Snapshot} from './store.js'
+import type {SnapshotInfo} from '../domain/sandbox-control.js'
+
+export type {SnapshotInfo}
 
 const NAME = /^[A-Za-z0-9][\w.-]{0,63}$/
 
-export interface SnapshotInfo {
-  name: string
-  saved_at: string
-  customers: number
-  orders: number
-  webhooks: number
-}
 
 export function checkSnapshotName(name: unknown): string {
   if (typeof name !== 'string' || !NAME.test(name) || name.endsWith('.json'))

@@ -3,6 +3,9 @@ import {readFileSync} from 'node:fs'
 
 import {UsageError} from '../../errors.js'
 import {control} from './control.js'
+import type {SnapshotInfo} from '../../domain/sandbox-control.js'
+
+export type {SnapshotInfo}
 
 /** Reads a scenario file as JSON; exit 2 naming the file when it cannot be read or parsed. */
 export function readScenario(path: string): unknown {
@@ -36,13 +39,6 @@ export async function reset(env: NodeJS.ProcessEnv): Promise<Counts> {
   return (await control<{removed: Counts}>(env, 'POST', '/reset', {body: {}})).removed
 }
 
-export interface SnapshotInfo {
-  name: string
-  saved_at: string
-  customers: number
-  orders: number
-  webhooks: number
-}
 
 export const saveSnapshot = (env: NodeJS.ProcessEnv, name: string) => control<SnapshotInfo>(env, 'POST', '/snapshots', {body: {name}})
 export const listSnapshots = async (env: NodeJS.ProcessEnv) => (await control<{data: SnapshotInfo[]}>(env, 'GET', '/snapshots')).data
