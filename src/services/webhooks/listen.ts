@@ -8,14 +8,13 @@
  * fewer than `maxEvents`; with no `maxEvents`, exit 1 only when no event came), or the tunnel's death (exit 1). The listener is always closed (in-flight deliveries finish first) and the tunnel
  * always stopped.
  */
-import type {Context} from '../../base/context.js'
 import {isSandboxUrl} from '../../config/sandbox-state.js'
 import {EVENT_TYPES} from '../../domain/schema.js'
 import {CliError, UsageError} from '../../errors.js'
 import {defaultInboxPath, Inbox} from '../../webhooks/inbox.js'
 import {ListenError, startListener, type Listener, type ListenerEvent, type Rejection} from '../../webhooks/listener.js'
 import {startTunnel, TunnelError, TunnelNotInstalledError, type Tunnel, type TunnelProvider} from '../../webhooks/tunnel/index.js'
-import {checkEndpointInput, ensureListenEndpoint, listWebhooks} from './endpoints.js'
+import {checkEndpointInput, ensureListenEndpoint, listWebhooks, type WebhookContext} from './endpoints.js'
 
 export interface ListenReady {
   ready: true
@@ -31,7 +30,7 @@ export interface ListenReady {
 }
 
 export interface ListenOptions {
-  ctx: Context
+  ctx: WebhookContext
   /** Event names, validated; every event the service names when omitted. */
   events?: string[]
   forwardTo?: string
