@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base/command.js'
-import {readPayload, sign} from '../../services/webhooks/signatures.js'
+import {parseTimestamp, readPayload, sign} from '../../services/webhooks/signatures.js'
 
 export default class WebhooksSign extends BaseCommand<typeof WebhooksSign> {
   static description = `Print the X-Service-Signature header value for a payload, for testing a receiver.
@@ -14,12 +14,14 @@ The payload is signed as raw bytes (a trailing newline counts: prefer printf %s 
   static flags = {
     'payload-file': Flags.string({description: 'File holding the raw payload (- or absent: standard input).'}),
     secret: Flags.string({description: 'The signing secret.', required: true}),
-    timestamp: Flags.integer({description: 'Unix seconds to sign with (default: now).', min: 0}),
+    timestamp: Flags.string({description: 'Unix seconds to sign with, at most 10 digits (default: now).'}),
   }
 
   async run(): Promise<void> {
     const {flags, io} = this
-    const header = sign(flags.secret, await readPayload(flags['payload-file']), flags.timestamp)
+    // Checked before the payload is read, so a bad value never waits on standard input.
+    const timestamp = flags.timestamp === undefined ? undefined : parseTimestamp(flags.timestamp)
+    const header = sign(flags.secret, await readPayload(flags['payload-file']), timestamp)
     if (io.json) io.outJson({signature: header})
     else io.out(header)
   }

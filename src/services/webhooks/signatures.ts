@@ -22,10 +22,21 @@ export async function readPayload(file: string | undefined, stdin: NodeJS.ReadSt
   return Buffer.concat(chunks)
 }
 
-/** The X-Service-Signature header value; `timestamp` in unix seconds, now by default. */
-export function sign(secret: string, payload: Buffer, timestamp?: number): string {
+/**
+ * A `--timestamp` as typed: unix seconds, a non-negative integer of at most 10 digits (anything longer is not a
+ * time a receiver would accept, and would print in exponent notation).
+ */
+export function parseTimestamp(text: string): number {
+  if (!/^\d{1,10}$/.test(text)) throw new UsageError(`--timestamp must be unix seconds: a non-negative integer of at most 10 digits (got ${JSON.stringify(text.slice(0, 40))}).`)
+  return Number(text)
+}
+
+/** The X-Service-Signature header value; `timestamp` in unix seconds (as typed, or a number), now by default. */
+export function sign(secret: string, payload: Buffer, timestamp?: number | string): string {
   if (secret === '') throw new UsageError('--secret cannot be empty.')
-  return signPayload(secret, payload, timestamp)
+  const seconds = typeof timestamp === 'string' ? parseTimestamp(timestamp) : timestamp
+  if (seconds !== undefined && !(Number.isSafeInteger(seconds) && seconds >= 0 && seconds <= 9_999_999_999)) throw new UsageError('--timestamp must be a non-negative integer of at most 10 digits.')
+  return signPayload(secret, payload, seconds)
 }
 
 export interface Verification {
