@@ -15,7 +15,7 @@ The service shows the signing secret only in this answer: it is printed once, an
   ]
   static fieldFlags = {events: '--event', url: '--url'}
   static flags = {
-    event: Flags.string({description: `Event to subscribe to (${EVENT_TYPES.join(', ')}); repeat, or separate with commas.`, multiple: true, required: true}),
+    event: Flags.string({description: `Event to subscribe to: any name (the service documents ${EVENT_TYPES.join(', ')}); repeat, or separate with commas.`, multiple: true, required: true}),
     url: Flags.string({description: 'HTTPS URL the service delivers to.', required: true}),
   }
 

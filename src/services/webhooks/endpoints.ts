@@ -36,7 +36,7 @@ export function splitEvents(values: readonly string[]): string[] {
  * URL is the running local sandbox, which delivers on this machine.
  */
 export function checkEndpointInput(input: {url: string; events: string[]}, baseUrl: string, env: NodeJS.ProcessEnv): void {
-  assertValid('webhook endpoint', validateWebhookCreate(input, isSandboxUrl(baseUrl, env)))
+  assertValid('webhook endpoint', validateWebhookCreate(input, isSandboxUrl(baseUrl, env), true))
 }
 
 export interface CreatedEndpoint {
