@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
 import {EVENT_TYPES} from '../../domain/schema.js'
+import {sanitize} from '../../io/sanitize.js'
 import {UsageError} from '../../errors.js'
 import type {ListenerEvent, Rejection} from '../../webhooks/listener.js'
 import {TUNNEL_PROVIDERS} from '../../webhooks/tunnel/index.js'
@@ -68,7 +69,7 @@ Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --
       forwardTo: flags['forward-to'],
       maxEvents: flags['max-events'],
       onEvent: (event) => this.printEvent(event),
-      onIgnored: (event) => io.info(io.chalk.dim(`${clock()}  ${event.type}  ${event.id}  ignored: not one of the events listened for`)),
+      onIgnored: (event) => io.info(io.chalk.dim(`${clock()}  ${sanitize(event.type, 'cell')}  ${sanitize(event.id, 'cell')}  ignored: not one of the events listened for`)),
       onReady: (ready) => this.printReady(ready),
       onRejected: (rejection) => this.printRejection(rejection),
       onTunnelLog: flags.debug ? (line) => io.info(io.chalk.dim(`tunnel: ${line}`)) : undefined,
@@ -112,11 +113,11 @@ Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --
       const ok = event.forward_status >= 200 && event.forward_status < 300
       forward = `  -> ${io.chalk[ok ? 'green' : 'red'](String(event.forward_status))} (${event.duration_ms} ms)`
     }
-    io.out(`${clock(new Date(event.received_at))}  ${event.type}  ${event.id}${forward}`)
+    io.out(`${clock(new Date(event.received_at))}  ${sanitize(event.type, 'cell')}  ${sanitize(event.id, 'cell')}${forward}`)
   }
 
   private printRejection(rejection: Rejection): void {
     const {io} = this
-    io.info(`${clock()}  ${io.chalk.red(`rejected ${rejection.status}`)}  ${rejection.path}: ${rejection.message}`)
+    io.info(`${clock()}  ${io.chalk.red(`rejected ${rejection.status}`)}  ${sanitize(rejection.path, 'cell')}: ${sanitize(rejection.message, 'cell')}`)
   }
 }
