@@ -2,7 +2,9 @@
  * V8's code cache for the bundle's CommonJS files, as Node 22's `module.enableCompileCache()` does, done by hand
  * for Node 20: a file's first run compiles it and, at exit, saves the compiled code (with the functions that run
  * compiled); later runs load that instead of parsing and compiling again. It halves the time spent loading
- * the bundle. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+ * the bundle: `commerce products list --json` 647 ms with it, 956 ms without, `--version` 503 and 571 ms (medians
+ * of 15 interleaved runs on the shared 2-core machine under heavy load, `node -e 0` at 301 ms).
+ * NODE_DISABLE_COMPILE_CACHE=1 turns it off.
  *
  * One cache file per bundle file in the user's cache directory (created 0700), named after the file's path,
  * the CLI's version and the file's size and modification time: V8 rejects a cache made by another V8 or with

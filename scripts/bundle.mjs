@@ -9,8 +9,9 @@
  *   (CliError, the commands' base) is one object whichever command or hook reaches it.
  * - commands/**, hooks/*: one line each, `module.exports = require('#app').load('commands/products/list')`, so
  *   that oclif (package.json `oclif.commands`, the manifest) finds one file per command.
- * - vendor/<package>.js: each package our code imports lazily (`await import('conf')`: undici, conf,
- *   @inquirer/prompts, cli-table3, cli-progress), required only when that line runs.
+ * - vendor/<package>.js: each package our code imports lazily (`await import('undici')`: undici, @inquirer/prompts,
+ *   cli-table3, cli-progress, @napi-rs/keyring), required only when that line runs. @napi-rs/keyring is a native
+ *   binding (a .node file per platform): its vendor file only requires it from node_modules.
  * - package.json: CommonJS, and the `#core`, `#app` and `#vendor/*` imports, resolvable at any depth.
  * - *.map: source maps, used only under --debug (bin/run.js), so that stack traces name the .ts files.
  * - ../metafile.json (outside what ships): esbuild's account of which module went into which file
@@ -50,7 +51,8 @@ const common = {
   keepNames: true,
   logLevel: 'warning',
   // Dynamic requires esbuild cannot follow, in code paths the shipped CLI does not take: left to Node.
-  logOverride: {'require-resolve-not-external': 'silent', 'unsupported-require-call': 'silent'},
+  // import.meta in src/ only where `require` is absent (ES modules under test); the bundle takes Node's require.
+  logOverride: {'empty-import-meta': 'silent', 'require-resolve-not-external': 'silent', 'unsupported-require-call': 'silent'},
   metafile: true,
   minifySyntax: true,
   minifyWhitespace: true,
@@ -85,7 +87,8 @@ const fastHelpRender = {
  * (@oclif/core's module loader, for ES module plugins and hooks; lilconfig's loader of .mjs config files),
  * import(x) goes through the importer that bin/compile-cache.js provides, or import() itself where there is none.
  * Our own code's lazy imports are requires (see `appPlugin`); test/build/bundle.test.ts fails if any other
- * import() is left in a shipped file. The figure this buys is the code cache's: see bin/compile-cache.js.
+ * import() is left in a shipped file. What this buys is the code cache: a third of `products list --json`
+ * (figures in bin/compile-cache.js).
  */
 const IMPORTER = "(globalThis[Symbol.for('commerce-cli.import')] ?? ((url) => import(url)))("
 const dynamicImport = /(?<![\w$.'"`])import\((?!\s*['"`])/g
@@ -157,6 +160,8 @@ const vendor = {
   name: 'vendor',
   setup(build) {
     build.onResolve({filter: /^vendor:/}, (args) => ({namespace: 'vendor', path: args.path.slice('vendor:'.length)}))
+    // A native binding (a .node file per platform): required from node_modules at run time, never bundled.
+    build.onResolve({filter: /^@napi-rs\/keyring$/}, (args) => (args.namespace === 'vendor' ? {external: true, path: args.path} : undefined))
     build.onLoad({filter: /.*/, namespace: 'vendor'}, async (args) => {
       const name = JSON.stringify(args.path)
       const hasDefault = 'default' in (await import(args.path))

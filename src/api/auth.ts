@@ -4,13 +4,15 @@
  * Order (cli-contract.md): COMMERCE_ACCESS_TOKEN (used as is, never renewed) > COMMERCE_KEY_ID +
  * COMMERCE_KEY_SECRET (token cached in the config file keyed by base URL, key id and scopes) > the profile's
  * stored key pair (token cached in the profile) > not logged in (exit 3).
- * A cached token is reused until 60 s before it expires. Issue and renewal run under the config lock and
- * re-read the cache first, so parallel processes sharing one config file reuse one fresh token.
+ * A cached token is reused until 60 s before it expires. Issue and renewal run under a token-issue lock and
+ * re-read the cache first, so parallel processes sharing one config file reuse one fresh token; the config lock
+ * is never held across the request (ConfigStore.withIssueLock).
  */
 import {createHash} from 'node:crypto'
 
 import type {IssuedToken} from '../domain/schema.js'
 import {ApiError, AuthError, CliError, UsageError} from '../errors.js'
+import {KeyringError, type Storage, keyringAccount, keyringGet} from '../config/keyring.js'
 import type {CachedToken, ConfigData, ConfigStore} from '../config/store.js'
 import type {ApiClient, TokenSource} from './client.js'
 import {checkHeaderValue} from './url.js'
@@ -142,7 +144,8 @@ export class KeyPairTokens implements TokenSource {
   private current?: string
 
   constructor(
-    private readonly pair: KeyPair,
+    /** The pair, or how to load it (a secret in the OS keyring is read only when a token must be issued). */
+    private readonly pair: KeyPair | (() => Promise<KeyPair>),
     private readonly store: ConfigStore,
     private readonly slot: TokenSlot,
     private readonly now: () => number = Date.now,
@@ -170,19 +173,27 @@ export class KeyPairTokens implements TokenSource {
     return this.fresh(cached) ? cached : undefined
   }
 
-  /** Under the config lock: reuse a fresh token another process stored meanwhile, else issue and store one. */
+  /**
+   * Reuse a fresh token another process stored meanwhile, else issue one and store it. The request runs under the
+   * token-issue lock only (parallel renewals wait for the first and reuse its token), never under the config lock:
+   * the token is merged into the file afterwards, so settings changed meanwhile are kept.
+   */
   private async obtain(client: ApiClient, stale?: string): Promise<string> {
-    const token = await this.store.update(async (data) => {
+    const reusable = (data: ConfigData) => {
       const cached = this.slot.get(data, client.baseUrl)
-      if (this.fresh(cached) && cached.access_token !== stale) return cached
-      const issued = await issueToken(client, this.pair)
+      return this.fresh(cached) && cached.access_token !== stale ? cached : undefined
+    }
+    const token = await this.store.withIssueLock(async () => {
+      const cached = reusable(await this.store.read())
+      if (cached) return cached
+      const issued = await issueToken(client, typeof this.pair === 'function' ? await this.pair() : this.pair)
       const entry: CachedToken = {
         access_token: issued.access_token,
         base_url: client.baseUrl,
         expires_at: new Date(this.now() + issued.expires_in * 1000).toISOString(),
         scopes: issued.scopes,
       }
-      this.slot.set(data, entry)
+      await this.store.update((data) => this.slot.set(data, entry))
       return entry
     })
     this.current = token.access_token
@@ -194,6 +205,21 @@ export interface ResolvedCredentials {
   source: CredentialSourceName
   tokens: TokenSource
   keyId?: string
+  /** Where a profile's key secret is read from. */
+  storage?: Storage
+}
+
+/** A profile's key secret kept in the OS keyring: a missing entry or a keyring that fails is exit 3, saying which. */
+export async function keyringSecret(profileName: string, keyId: string, hint = LOGIN_HINT): Promise<string> {
+  let secret: string | undefined
+  try {
+    secret = await keyringGet(keyringAccount(profileName, keyId))
+  } catch (error) {
+    if (!(error instanceof KeyringError)) throw error
+    throw new AuthError(`The key secret of profile "${profileName}" is kept in the OS keyring, but ${error.message}.`, {hint})
+  }
+  if (secret === undefined) throw new AuthError(`The key secret of profile "${profileName}" is not in the OS keyring (it was removed there).`, {hint})
+  return secret
 }
 
 /** Applies the contract's order to the environment and the selected profile. */
@@ -217,7 +243,12 @@ export function resolveCredentials(
   const profile = data.profiles?.[profileName]
   if (profile?.key_id && profile.key_secret) {
     const pair = {keyId: profile.key_id, keySecret: profile.key_secret, scopes: profile.requested_scopes}
-    return {keyId: profile.key_id, source: 'profile', tokens: new KeyPairTokens(pair, store, profileTokenSlot(profileName))}
+    return {keyId: profile.key_id, source: 'profile', storage: 'file', tokens: new KeyPairTokens(pair, store, profileTokenSlot(profileName))}
+  }
+  if (profile?.key_id && profile.storage === 'keyring') {
+    const {key_id: keyId, requested_scopes: scopes} = profile
+    const load = async () => ({keyId, keySecret: await keyringSecret(profileName, keyId, options.loginHint), scopes})
+    return {keyId, source: 'profile', storage: 'keyring', tokens: new KeyPairTokens(load, store, profileTokenSlot(profileName))}
   }
   return {source: 'none', tokens: new NoCredentials(options.loginHint)}
 }

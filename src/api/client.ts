@@ -11,7 +11,7 @@ import type {Dispatcher} from 'undici'
 
 import {type ApiVersion, type HttpMethod, V1_SUNSET_DATE} from '../domain/schema.js'
 import {isLoopbackHost} from '../domain/url.js'
-import {ApiError, CliError, EXIT, NetworkError} from '../errors.js'
+import {ApiError, CliError, EXIT, NetworkError, UsageError} from '../errors.js'
 import {errorFromResponse, redirectError, statusText} from './errors.js'
 import {type Attempt, DEFAULT_MAX_WAIT_SECONDS, isRedirect, mayHaveBeenSent} from './policy.js'
 import {redactBody, redactHeaders} from './redact.js'
@@ -287,6 +287,8 @@ export class ApiClient {
       return {body: parseBody(text, resHeaders['content-type']), headers: resHeaders, status: res.statusCode}
     } catch (error) {
       if (controller.signal.aborted) throw controller.signal.reason
+      // undici refused to build the request (a bad header, URL or body): nothing left this process.
+      if (errorCode(error) === 'UND_ERR_INVALID_ARG') throw new UsageError(`The request could not be sent: ${(error as Error).message}. Nothing was sent.`)
       throw error
     } finally {
       clearTimeout(timer)

@@ -9,9 +9,11 @@ import {Command, Errors, type Interfaces} from '@oclif/core'
 
 import {LOGIN_HINT} from '../api/auth.js'
 import {CliError, EXIT, UsageError} from '../errors.js'
+import {jsonRequested, Output} from '../io/output.js'
 import {IOStreams} from '../io/streams.js'
+import {closest} from '../io/suggest.js'
 import {Context} from './context.js'
-import {apiFlags, outputFlags} from './flags.js'
+import {apiFlags, normalizeEnumValues, outputFlags} from './flags.js'
 
 export type FlagsOf<T extends typeof Command> = Interfaces.InferredFlags<T['flags'] & T['baseFlags']>
 export type ArgsOf<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -28,43 +30,91 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   static baseFlags = outputFlags
   /** Service field name -> the flag that sets it, for naming flags in validation errors. */
   static fieldFlags: Record<string, string> = {}
+  /**
+   * Commands that stop gracefully (finish what is in progress, print a summary) set this: Ctrl-C and SIGTERM
+   * then abort `this.interrupted` instead of exiting 130.
+   */
+  static interruptible = false
 
   protected flags!: FlagsOf<T>
   protected args!: ArgsOf<T>
   protected io!: IOStreams
+  /** The one path a result takes to stdout: `this.output.result(value, () => render...)`, `list`, `record`. */
+  protected output!: Output
+  private readonly interruption = new AbortController()
+
+  /** Aborted on the first Ctrl-C (or SIGTERM) when the command is `interruptible`; never otherwise. */
+  protected get interrupted(): AbortSignal {
+    return this.interruption.signal
+  }
 
   public async init(): Promise<void> {
     await super.init()
-    this.io = new IOStreams()
-    this.exitOnInterrupt()
-    // Known before parsing, so that a parse error is rendered as JSON too.
-    this.io.json = this.argv.includes('--json')
+    // Decided once, before parsing, so that a parse error is rendered as JSON too.
+    this.io = new IOStreams({json: jsonRequested(this.argv)})
+    this.output = new Output(this.io)
+    this.handleInterrupts()
+    const allFlags = {...(this.ctor as typeof BaseCommand).baseFlags, ...this.ctor.flags}
+    const argv = normalizeEnumValues(this.argv, allFlags as never)
     const {args, flags} = await this.parse({
       args: this.ctor.args,
       baseFlags: (this.ctor as typeof BaseCommand).baseFlags,
       flags: this.ctor.flags,
       strict: this.ctor.strict,
-    }).catch((error: unknown) => {
+    }, argv).catch((error: unknown) => {
       throw this.usageFromParse(error)
     })
     this.flags = flags as FlagsOf<T>
     this.args = args as ArgsOf<T>
-    this.io.json = Boolean((flags as {json?: boolean}).json)
+    await this.initFilters(flags as {fields?: string[]; jq?: string})
+  }
+
+  /** Why this invocation cannot take --jq (its output streams and memory stays flat), if it cannot. */
+  protected jqRefusal(): string | undefined {
+    return undefined
   }
 
   /**
-   * Ctrl-C is exit 130 (rather than death by signal, which a parent process sees as no exit code), unless the
-   * command handles SIGINT itself (bulk commands, `webhooks listen`, `sandbox start`) or conf's dependency
-   * when-exit has a listener: it re-raises the signal once, and that echo, left to this listener, ends here.
+   * --fields and --jq (src/io/fields.ts, src/io/jq.ts) as the Output's filter: fields first, then the
+   * expression, which prints its own results (so the filter returns undefined). --jq is compiled here, before
+   * any request: a compile error is exit 2. --jq implies --json (jsonRequested).
    */
-  private exitOnInterrupt(): void {
-    const before = new Set(process.listeners('SIGINT'))
-    const onInterrupt = () => {
-      if (process.listeners('SIGINT').some((l) => l !== onInterrupt && !before.has(l))) return
+  private async initFilters(flags: {fields?: string[]; jq?: string}): Promise<void> {
+    const {io} = this
+    io.fields = flags.fields
+    if (flags.jq === undefined) {
+      if (flags.fields) this.output.setFilter((document) => io.projected(document))
+      return
+    }
+    const refusal = this.jqRefusal()
+    if (refusal) throw new UsageError(`--jq cannot be used here: ${refusal}`)
+    const {compileJq} = await import('../io/jq.js')
+    const jq = await compileJq(flags.jq, {pretty: io.isStdoutTTY})
+    this.output.setFilter((document) => {
+      io.outJq(jq, JSON.stringify(io.projected(document)))
+      return undefined
+    })
+  }
+
+  /**
+   * The one SIGINT handler. An `interruptible` command gets `this.interrupted` aborted on the first Ctrl-C or
+   * SIGTERM, and finishes what is in progress; later signals are ignored (the command is already stopping).
+   * Any other command exits 130 on Ctrl-C, rather than dying by the signal (which a parent process sees as no
+   * exit code); exit handlers (the config lock's release) still run.
+   */
+  private handleInterrupts(): void {
+    if ((this.ctor as typeof BaseCommand).interruptible) {
+      const onSignal = () => {
+        if (!this.interruption.signal.aborted) this.interruption.abort()
+      }
+      process.on('SIGINT', onSignal)
+      process.on('SIGTERM', onSignal)
+      return
+    }
+    process.on('SIGINT', () => {
       this.io?.interrupted()
       process.exit(EXIT.interrupted)
-    }
-    process.on('SIGINT', onInterrupt)
+    })
   }
 
   /**
@@ -73,6 +123,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    */
   private usageFromParse(error: unknown): unknown {
     if (!(error instanceof Error) || error instanceof CliError || error instanceof Errors.ExitError) return error
+    const unknown = (error as {flags?: unknown}).flags
+    if (error.name === 'NonExistentFlagsError' || Array.isArray(unknown)) {
+      const names = Object.keys({...(this.ctor as typeof BaseCommand).baseFlags, ...this.ctor.flags}).map((n) => `--${n}`)
+      const guesses = (Array.isArray(unknown) ? (unknown as string[]) : []).map((f) => [f, closest(f.replace(/=.*$/, ''), names)] as const)
+      const meant = guesses.filter(([, g]) => g)
+      const text = meant.length === 1 ? `Did you mean ${meant[0]![1]}?` : meant.map(([f, g]) => `${f}: did you mean ${g}?`).join(' ')
+      if (meant.length > 0) return new UsageError(`${error.message.replace(/\n\s*See more help with --help\s*$/, '').trim()}. ${text}`, {hint: `See \`${this.commandLine()} --help\`.`})
+    }
     const message = error.message
       .replace(/\n\s*See more help with --help\s*$/, '')
       .replace(/^Parsing (--[\w-]+) *\n\s*/, '$1: ')
@@ -87,26 +145,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected async catch(error: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<never> {
     if (error instanceof Errors.ExitError) throw error
-    const shape = this.describe(error)
-    // Once a result has begun streaming to stdout (a long --json list), the error goes to stderr instead.
-    if (this.io?.json && !this.io.resultStarted) {
-      const body: Record<string, unknown> = {message: shape.message, status: shape.status}
-      if (shape.errors) body.errors = shape.errors
-      process.stdout.write(JSON.stringify({error: body}) + '\n')
-      if (shape.hint && this.io) this.io.info(shape.hint)
-    } else {
-      const io = this.io ?? new IOStreams()
-      const lines = [io.chalk.red('Error: ') + shape.message]
-      const flagsMap = (this.ctor as typeof BaseCommand).fieldFlags
-      for (const [field, messages] of Object.entries(shape.errors ?? {})) {
-        const flag = flagsMap[field] ?? flagsMap[field.replace(/\.\d+(\..*)?$/, '')]
-        for (const m of messages) lines.push(`  ${field}${flag ? ` (${flag})` : ''}: ${m}`)
-      }
-      if (shape.hint) lines.push(io.chalk.dim(shape.hint))
-      if (this.argv.includes('--debug') && error.stack) lines.push(io.chalk.dim(error.stack))
-      io.info(lines.join('\n'))
-    }
-    throw new Errors.ExitError(shape.exitCode)
+    const {exitCode, ...shape} = this.describe(error)
+    const output = this.output ?? new Output(new IOStreams({json: jsonRequested(this.argv)}))
+    output.error({
+      ...shape,
+      fieldFlags: (this.ctor as typeof BaseCommand).fieldFlags,
+      stack: this.argv.includes('--debug') ? error.stack : undefined,
+    })
+    throw new Errors.ExitError(exitCode)
   }
 
   private describe(error: Error & {exitCode?: number; oclif?: {exit?: number}}): ErrorShape {

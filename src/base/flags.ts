@@ -4,8 +4,9 @@
  */
 import {Flags} from '@oclif/core'
 
-import {API_VERSIONS, CURRENCIES, CUSTOMER_STATUSES, ORDER_STATUSES} from '../domain/schema.js'
+import {API_VERSIONS, CURRENCIES, CUSTOMER_STATUSES, ORDER_STATUSES, RESOURCE_FIELDS, type ResourceName} from '../domain/schema.js'
 import {checkPage, checkPerPage, checkSearch, parseId} from '../domain/validate.js'
+import {parseFields} from '../io/fields.js'
 
 const GLOBAL = 'GLOBAL'
 
@@ -24,11 +25,50 @@ function checkedInteger(check: (n: number) => string | undefined) {
 /** Every command: output and diagnostics. */
 export const outputFlags = {
   debug: Flags.boolean({description: 'Trace HTTP requests on stderr (secrets are never shown).', helpGroup: GLOBAL}),
+  jq: Flags.string({
+    description: 'Filter the JSON output with a jq expression (implies --json); strings print raw, one result a line.',
+    helpGroup: GLOBAL,
+  }),
   json: Flags.boolean({description: 'Print exactly one JSON document on stdout.', helpGroup: GLOBAL}),
 }
 
+/**
+ * The known fields as a flag's `options`, so that shell completion (which completes a flag's values from its
+ * options) and --help list them, while every value is accepted: a comma-separated list, and names the service
+ * may add later, are checked by parseFields instead.
+ */
+class OpenOptions extends Array<string> {
+  override includes(): boolean {
+    return true
+  }
+}
+
+/** `--fields a,b,c` for a command printing records of `resource` (src/io/fields.ts). */
+export function fieldsFlag(resource: ResourceName) {
+  return {
+    fields: Flags.custom<string[]>({
+      description: `Print only these fields, in this order (comma-separated; nested as metadata.plan), in tables, tab-separated rows and --json alike. Known: ${RESOURCE_FIELDS[resource].join(', ')}.`,
+      helpValue: 'a,b,c',
+      options: OpenOptions.from(RESOURCE_FIELDS[resource]) as string[],
+      async parse(input) {
+        try {
+          return parseFields(input)
+        } catch (error) {
+          // A plain Error, as from any flag's parse: BaseCommand names the flag once (`--fields: ...`, exit 2).
+          throw new Error((error as Error).message.replace(/^--fields: /, ''))
+        }
+      },
+    })(),
+  }
+}
+
 export const profileFlag = {
-  profile: Flags.string({description: 'Profile to use (default: COMMERCE_PROFILE, then the chosen profile, then "default").', helpGroup: GLOBAL}),
+  profile: Flags.string({char: 'p', description: 'Profile to use (default: COMMERCE_PROFILE, then the chosen profile, then "default").', helpGroup: GLOBAL}),
+}
+
+/** Why --jq is refused where output streams (export, api --paginate, JSON lines): what to do instead. */
+export function jqStreamingRefusal(command: string, why = 'its output streams so that memory stays flat'): string {
+  return `${why}; pipe it to jq instead: \`${command} | jq EXPR\``
 }
 
 /** Every command that talks to the service. */
@@ -60,6 +100,7 @@ export const apiVersionFlag = {
 export const pageFlags = {
   all: Flags.boolean({description: 'Fetch every page.', exclusive: ['limit', 'page']}),
   limit: checkedInteger((n) => (Number.isInteger(n) && n >= 1 ? undefined : `must be an integer of at least 1 (got ${n})`))({
+    char: 'L',
     description: 'Return the first N records, fetching as many pages as needed.',
     exclusive: ['all'],
   }),
@@ -68,6 +109,7 @@ export const pageFlags = {
 }
 
 export const searchFlag = Flags.custom<string>({
+  char: 'q',
   async parse(input) {
     const problem = checkSearch(input)
     if (problem) throw new Error(problem)
@@ -77,9 +119,9 @@ export const searchFlag = Flags.custom<string>({
 
 export const currencyFlag = Flags.option({description: 'Currency.', options: CURRENCIES})
 
-export const customerStatusFlag = Flags.option({description: 'Status.', options: CUSTOMER_STATUSES})
+export const customerStatusFlag = Flags.option({char: 's', description: 'Status.', options: CUSTOMER_STATUSES})
 
-export const orderStatusFlag = Flags.option({description: 'Status.', options: ORDER_STATUSES})
+export const orderStatusFlag = Flags.option({char: 's', description: 'Status.', options: ORDER_STATUSES})
 
 export const yesFlag = {
   yes: Flags.boolean({char: 'y', description: 'Do not ask for confirmation (required without a terminal).'}),
@@ -105,3 +147,40 @@ export const metadataFlag = Flags.custom<{key: string; value: string}>({
 
 /** A flag naming a resource by its id (a positive integer). */
 export const idFlag = Flags.custom<number>({parse: parseIdArg})
+
+interface FlagShape {
+  char?: string
+  options?: readonly string[]
+  type?: string
+}
+
+/**
+ * Enum values in any case: `--status ACTIVE`, `-s Paid`, `--currency=usd` become the service's spelling before
+ * oclif checks them against the flag's options (it compares exactly). Other tokens are left as they are.
+ */
+export function normalizeEnumValues(argv: readonly string[], flags: Record<string, FlagShape>): string[] {
+  const byToken = new Map<string, readonly string[]>()
+  for (const [name, flag] of Object.entries(flags)) {
+    if (!flag.options) continue
+    byToken.set(`--${name}`, flag.options)
+    if (flag.char) byToken.set(`-${flag.char}`, flag.options)
+  }
+  const canonical = (options: readonly string[], value: string) => options.find((o) => o.toLowerCase() === value.toLowerCase()) ?? value
+  const out = [...argv]
+  for (let i = 0; i < out.length; i++) {
+    const token = out[i]!
+    if (token === '--') break
+    const eq = token.indexOf('=')
+    if (token.startsWith('--') && eq > 0) {
+      const options = byToken.get(token.slice(0, eq))
+      if (options) out[i] = `${token.slice(0, eq + 1)}${canonical(options, token.slice(eq + 1))}`
+      continue
+    }
+    const options = byToken.get(token)
+    if (options && i + 1 < out.length) {
+      out[i + 1] = canonical(options, out[i + 1]!)
+      i++
+    }
+  }
+  return out
+}

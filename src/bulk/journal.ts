@@ -34,6 +34,13 @@ export class JournalBusyError extends Error {
   }
 }
 
+export class JournalLinkError extends Error {
+  constructor(readonly path: string) {
+    super(`${path} is a symbolic link; a journal is never written through one. Remove it and run the import again.`)
+    this.name = 'JournalLinkError'
+  }
+}
+
 export type Outcome = 'created' | 'updated' | 'skipped' | 'failed'
 
 export interface RowOutcome {
@@ -70,6 +77,7 @@ export class Journal {
   /** Rows sent with no outcome recorded since: epoch ms of the first such send. */
   private readonly inDoubt = new Map<number, number>()
   private fd: number | undefined
+  private locked = false
 
   private constructor(
     readonly path: string,
@@ -83,7 +91,13 @@ export class Journal {
     journal.lock()
     const header = {journal: 1, kind: identity.kind, file: identity.file, sha256: identity.sha256, base_url: identity.baseUrl}
     // Appending, never through a link planted at the journal's name (the directory is 0700, but be sure).
-    journal.fd = openSync(journal.path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), 0o600)
+    try {
+      journal.fd = openSync(journal.path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), 0o600)
+    } catch (error) {
+      journal.close()
+      if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new JournalLinkError(journal.path)
+      throw error
+    }
     const size = fstatSync(journal.fd).size
     if (size === 0) {
       journal.append(header)
@@ -187,11 +201,12 @@ export class Journal {
     return [...this.reasons.entries()].map(([line, reason]) => ({line, reason})).sort((a, b) => a.line - b.line)
   }
 
+  /** Closes the file and releases the lock (also when the file could not be opened). */
   close(): void {
-    if (this.fd === undefined) return
-    closeSync(this.fd)
+    if (this.fd !== undefined) closeSync(this.fd)
     this.fd = undefined
-    rmSync(this.lockPath, {force: true})
+    if (this.locked) rmSync(this.lockPath, {force: true})
+    this.locked = false
   }
 
   private get lockPath(): string {
@@ -205,6 +220,7 @@ export class Journal {
         const fd = openSync(this.lockPath, 'wx', 0o600)
         writeSync(fd, String(process.pid))
         closeSync(fd)
+        this.locked = true
         return
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error

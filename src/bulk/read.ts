@@ -186,7 +186,7 @@ async function* readCsv(file: string, options: ReadOptions): AsyncGenerator<Read
 }
 
 function fatalTooLong(line: number, max: number): ReadError {
-  return {error: `${tooLong(max)}, inside a quoted value that spans lines; nothing after it was read`, fatal: true, line}
+  return {error: `a quoted value spanning lines grows past ${formatBytes(max)} here, the most one row may hold; nothing after it was read`, fatal: true, line}
 }
 
 function checkColumns(columns: string[]): string | undefined {
@@ -253,11 +253,14 @@ function guardCsvLines(source: AsyncIterable<Buffer>, max: number) {
     let pending: Buffer[] = []
     let size = 0
     let quoted = false
+    let recordBytes = 0
     for await (const l of splitLines(source, max)) {
       const startsQuoted = quoted
       if (l.quotes % 2 === 1) quoted = !quoted
+      // A record spanning lines is bounded as a whole: many lines under the bound must not add up past it.
+      recordBytes = (startsQuoted ? recordBytes + 1 : 0) + l.bytes.length
       let piece = l.bytes
-      if (l.tooLong) {
+      if (l.tooLong || (startsQuoted && recordBytes > max)) {
         if (startsQuoted || quoted) {
           state.fatal = l.line
           break

@@ -14,7 +14,8 @@
 import {type FieldErrors, hasErrors, isUuid, parseId, validateCustomerCreate, validateOrderCreate} from '../domain/validate.js'
 import {orderRowKey} from './uuid.js'
 import {isObject} from '../domain/json.js'
-import {MAX_JSON_DEPTH, nestsDeeper, type OrderItemInput, parseItemSpec} from '../domain/bulk.js'
+import {MAX_JSON_DEPTH, type OrderItemInput, parseItemSpec} from '../domain/bulk.js'
+import {nestsDeeper} from '../domain/json.js'
 
 export type ImportKind = 'customers' | 'orders'
 

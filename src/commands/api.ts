@@ -3,9 +3,9 @@ import {readFile} from 'node:fs/promises'
 import {Args, Flags} from '@oclif/core'
 
 import {ApiCommand} from '../base/command.js'
-import {apiVersionFlag} from '../base/flags.js'
+import {apiVersionFlag, jqStreamingRefusal} from '../base/flags.js'
 import {ApiError, UsageError} from '../errors.js'
-import {writeJsonArray} from '../io/render.js'
+import {sanitize} from '../io/sanitize.js'
 import {API_METHODS, paginate, prepareRequest} from '../services/api.js'
 
 export default class Api extends ApiCommand<typeof Api> {
@@ -53,8 +53,12 @@ repeated after a 5xx or a network error.`
     return 'commerce api /api/v2/...'
   }
 
+  protected jqRefusal(): string | undefined {
+    return (this.flags as {paginate?: boolean}).paginate ? jqStreamingRefusal('commerce api PATH --paginate') : undefined
+  }
+
   async run(): Promise<void> {
-    const {flags, io} = this
+    const {flags} = this
     const read = (path: string) => (path === '-' ? readStdin() : readFile(path, 'utf8'))
     const prepared = await prepareRequest(
       {
@@ -71,29 +75,21 @@ repeated after a 5xx or a network error.`
     )
     const client = await this.ctx.client()
     try {
-      if (flags.paginate) await this.printArray(paginate(client, prepared))
-      else this.printBody((await client.request(prepared.request)).body)
+      if (flags.paginate) await this.output.array(paginate(client, prepared))
+      else await this.printBody((await client.request(prepared.request)).body)
     } catch (error) {
       // The body of an error response is the result a script may want; with --json, BaseCommand prints the
       // contract's {"error": ...} document instead (stdout carries exactly one JSON document).
-      if (error instanceof ApiError && !io.json) this.printBody(error.body)
+      if (error instanceof ApiError) await this.output.result(undefined, () => this.printBody(error.body))
       throw error
     }
   }
 
-  private printBody(body: unknown): void {
+  /** A body as JSON (a string body as it is, unless --json asks for a JSON document). */
+  private async printBody(body: unknown): Promise<void> {
     if (body === undefined) return
-    if (typeof body === 'string' && !this.io.json) this.io.out(body)
-    else this.io.outJson(body)
-  }
-
-  /** The records as one JSON array (indented on a terminal); see writeJsonArray for how a failure midway ends. */
-  private async printArray(records: AsyncIterable<unknown>): Promise<void> {
-    const pretty = this.io.isStdoutTTY
-    const texts = (async function* () {
-      for await (const record of records) yield pretty ? JSON.stringify(record, null, 2).replaceAll('\n', '\n  ') : JSON.stringify(record)
-    })()
-    await writeJsonArray(this.io, texts, pretty ? '\n' : '', pretty ? '  ' : '')
+    if (typeof body === 'string') await this.output.result(body, () => this.io.out(this.io.isStdoutTTY ? sanitize(body, 'terminal') : body))
+    else this.output.document(body)
   }
 }
 

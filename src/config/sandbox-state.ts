@@ -3,9 +3,10 @@
  * `auth login --sandbox`, `webhooks trigger`/`listen` and `sandbox status|stop`. The CLI knows it faces the
  * local sandbox when the base URL is the one recorded here.
  */
-import {readFileSync, rmSync, writeFileSync, renameSync, mkdirSync} from 'node:fs'
+import {mkdirSync, readFileSync, rmSync} from 'node:fs'
 import {dirname} from 'node:path'
 
+import {writeFileAtomicSync} from '../domain/files.js'
 import {SANDBOX_STATE_FILE, configPath} from './paths.js'
 import {isProcessAlive} from './pid.js'
 
@@ -47,9 +48,8 @@ export function readSandboxState(env: NodeJS.ProcessEnv = process.env): SandboxS
 export function writeSandboxState(state: SandboxState, env: NodeJS.ProcessEnv = process.env): void {
   const path = sandboxStatePath(env)
   mkdirSync(dirname(path), {mode: 0o700, recursive: true})
-  const tmp = `${path}.${process.pid}.tmp`
-  writeFileSync(tmp, JSON.stringify(state, null, 2) + '\n', {mode: 0o600})
-  renameSync(tmp, path)
+  // Holds the key secrets: an exclusive 0600 temp file beside it, then rename (src/domain/files.ts).
+  writeFileAtomicSync(path, JSON.stringify(state, null, 2) + '\n')
 }
 
 export function removeSandboxState(env: NodeJS.ProcessEnv = process.env, pid?: number): void {

@@ -14,3 +14,15 @@ export function canonicalJson(value: unknown): string {
     }) ?? 'null'
   )
 }
+
+/** Whether `value` nests objects/arrays deeper than `maxDepth` (itself level 1); iterative, so any depth is safe. */
+export function nestsDeeper(value: unknown, maxDepth: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]]
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!
+    if (typeof v !== 'object' || v === null) continue
+    if (depth > maxDepth) return true
+    for (const child of Object.values(v)) stack.push([child, depth + 1])
+  }
+  return false
+}

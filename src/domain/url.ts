@@ -83,12 +83,17 @@ export function dotSegmentProblem(path: string): string | undefined {
   return undefined
 }
 
-/** A header value the wire can carry: no CR, LF, NUL or other control character (a tab is allowed). */
+/**
+ * A header value the wire can carry (undici's rule: tab, visible ASCII and Latin-1 only): no CR, LF, NUL or
+ * other control character, and no character past U+00FF.
+ */
 export function headerValueProblem(value: string): string | undefined {
   // eslint-disable-next-line no-control-regex
-  const m = /[\u0000-\u0008\u000A-\u001F\u007F]/.exec(value)
+  const m = /[^\t\u0020-\u007E\u0080-\u00FF]/.exec(value)
   if (!m) return undefined
   const c = m[0]!
-  const name = c === '\r' ? 'a carriage return (CR)' : c === '\n' ? 'a line feed (LF)' : `a control character (U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')})`
-  return `contains ${name}`
+  const code = `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`
+  if (c === '\r') return 'contains a carriage return (CR)'
+  if (c === '\n') return 'contains a line feed (LF)'
+  return c.charCodeAt(0) < 0x20 || c === '\u007F' ? `contains a control character (${code})` : `contains a character (${code}) outside Latin-1`
 }

@@ -154,20 +154,14 @@ export function validateRefund(body: unknown): FieldErrors {
   return errors
 }
 
-/**
- * `anyEventName`: the client's check. The service may name more events than the spec shows, so any non-empty name
- * is sent; the sandbox (the default) refuses the names it cannot emit.
- */
-export function validateWebhookCreate(body: unknown, allowLoopbackHttp = false, anyEventName = false): FieldErrors {
+export function validateWebhookCreate(body: unknown, allowLoopbackHttp = false): FieldErrors {
   const errors: FieldErrors = {}
   if (!isObject(body)) return {body: ['must be a JSON object']}
   add(errors, 'url', checkWebhookUrl(body.url, allowLoopbackHttp))
   if (!Array.isArray(body.events) || body.events.length < LIMITS.webhookMinEvents) {
     add(errors, 'events', `must have at least ${LIMITS.webhookMinEvents} event`)
   } else {
-    for (const e of body.events) {
-      add(errors, 'events', anyEventName ? (typeof e === 'string' && e.trim() !== '' ? undefined : 'must be non-empty strings') : checkOneOf(e, EVENT_TYPES))
-    }
+    for (const e of body.events) add(errors, 'events', checkOneOf(e, EVENT_TYPES))
   }
   return errors
 }

@@ -8,48 +8,27 @@
 import {Errors, type Hook, toConfiguredId} from '@oclif/core'
 
 import {EXIT} from '../errors.js'
+import {jsonRequested, Output} from '../io/output.js'
+import {closest} from '../io/suggest.js'
 import {IOStreams} from '../io/streams.js'
-
-/** Levenshtein distance. */
-export function editDistance(a: string, b: string): number {
-  let previous = Array.from({length: b.length + 1}, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i]
-    for (let j = 1; j <= b.length; j++)
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
-    previous = current
-  }
-  return previous[b.length]
-}
-
-/** The nearest id, if it is near enough to be what was meant. */
-export function closestCommand(id: string, ids: readonly string[]): string | undefined {
-  let best: {id: string; distance: number} | undefined
-  for (const candidate of ids) {
-    const distance = editDistance(id, candidate)
-    if (!best || distance < best.distance) best = {distance, id: candidate}
-  }
-  return best && best.distance <= Math.max(2, Math.floor(id.length / 3)) ? best.id : undefined
-}
 
 const hook: Hook<'command_not_found'> = async function (options) {
   const {config} = options
-  const io = new IOStreams()
+  const argv = options.argv ?? []
+  const io = new IOStreams({json: jsonRequested(argv)})
   const ids = config.commands.filter((c) => !c.hidden).flatMap((c) => [c.id, ...c.aliases])
-  const suggestion = closestCommand(options.id, ids)
+  const suggestion = closest(options.id, ids)
   const typed = toConfiguredId(options.id, config)
   const topic = options.id.split(':')[0]
   const help = `${config.bin} help${config.findTopic(topic) ? ` ${topic}` : ''}`
-  const argv = options.argv ?? []
 
-  if (suggestion && io.canPrompt() && !argv.includes('--json')) {
+  if (suggestion && io.canPrompt() && !io.json) {
     const {confirm} = await import('@inquirer/prompts')
     const yes = await confirm({default: true, message: `"${typed}" is not a ${config.bin} command. Did you mean \`${config.bin} ${toConfiguredId(suggestion, config)}\`?`}, {output: io.stderr}).catch(() => false)
     if (yes) return config.runCommand(suggestion, argv)
   }
   const message = `"${typed}" is not a ${config.bin} command.${suggestion ? ` Did you mean \`${config.bin} ${toConfiguredId(suggestion, config)}\`?` : ''}`
-  if (argv.includes('--json')) io.out(JSON.stringify({error: {message, status: null}}))
-  else io.info(`${io.chalk.red('Error: ')}${message}\n${io.chalk.dim(`Run \`${help}\` for a list of available commands.`)}`)
+  new Output(io).error({hint: io.json ? undefined : `Run \`${help}\` for a list of available commands.`, message, status: null})
   throw new Errors.ExitError(EXIT.usage)
 }
 

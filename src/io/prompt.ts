@@ -1,8 +1,9 @@
 /**
  * Prompts, on stderr (stdout stays clean for results). Callers check `io.canPrompt()` first; asking without a
- * terminal is a usage error that names the flag to pass instead (`needFlag`).
+ * terminal is a usage error that names the flag to pass instead (`needFlag`). Ctrl-C at a prompt rejects with
+ * inquirer's ExitPromptError, which BaseCommand.catch turns into exit 130 (the one place it is handled).
  */
-import {CliError, DeclinedError, EXIT, UsageError} from '../errors.js'
+import {DeclinedError, UsageError} from '../errors.js'
 import type {IOStreams} from './streams.js'
 
 async function inquirer() {
@@ -13,25 +14,19 @@ function context(io: IOStreams) {
   return {input: io.stdin, output: io.stderr}
 }
 
-/** Ctrl-C at a prompt: exit 130 like any interrupt. */
-function interrupted(error: unknown): never {
-  if (error instanceof Error && error.name === 'ExitPromptError') throw new CliError('Interrupted.', {exitCode: EXIT.interrupted})
-  throw error
-}
-
 export function needFlag(what: string, flag: string): UsageError {
   return new UsageError(`${what} is required: pass ${flag} (no prompt without an interactive terminal, or when CI is set).`)
 }
 
 export async function promptText(io: IOStreams, message: string, options: {validate?: (v: string) => string | true} = {}): Promise<string> {
   const {input} = await inquirer()
-  return input({message, required: true, validate: options.validate}, context(io)).catch(interrupted)
+  return input({message, required: true, validate: options.validate}, context(io))
 }
 
 /** A secret: typed characters are masked. */
 export async function promptSecret(io: IOStreams, message: string): Promise<string> {
   const {password} = await inquirer()
-  return password({mask: '*', message, validate: (v) => (v.length > 0 ? true : 'Required')}, context(io)).catch(interrupted)
+  return password({mask: '*', message, validate: (v) => (v.length > 0 ? true : 'Required')}, context(io))
 }
 
 /**
@@ -42,6 +37,17 @@ export async function confirmOrThrow(io: IOStreams, message: string, yes: boolea
   if (yes) return
   if (!io.canPrompt()) throw needFlag('Confirmation', '--yes')
   const {confirm} = await inquirer()
-  const ok = await confirm({default: false, message}, context(io)).catch(interrupted)
+  const ok = await confirm({default: false, message}, context(io))
   if (!ok) throw new DeclinedError()
+}
+
+/**
+ * A confirmation asked only after checking: with `--yes` nothing is fetched or asked; without a terminal `--yes`
+ * is required (exit 2, before any request); otherwise `question()` fetches what the question names (a missing
+ * resource or one the action cannot apply to fails there, before anything is asked), then asks.
+ */
+export async function confirmAfterCheck(io: IOStreams, yes: boolean, question: () => Promise<string>): Promise<void> {
+  if (yes) return
+  if (!io.canPrompt()) throw needFlag('Confirmation', '--yes')
+  await confirmOrThrow(io, await question(), false)
 }

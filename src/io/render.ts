@@ -1,20 +1,28 @@
 /**
  * Renderers for the three output modes of the contract:
- * - TTY: cli-table3 tables (lists) and two-column field/value tables (one resource);
+ * - TTY: borderless tables sized to the terminal (lists) and two-column field/value tables (one resource, still
+ *   cli-table3);
  * - pipe: tab-separated rows with a header line (lists) or `field<TAB>value` lines, no colour;
- * - --json: one JSON document; lists stream as an array while records arrive.
+ * - --json: one JSON document; lists stream as an array while records arrive (writeJsonArray). Which mode
+ *   applies is decided in Output (output.ts), the one path commands print results through.
  */
+import {fieldValue, project} from './fields.js'
+import {sanitize} from './sanitize.js'
+import {Spinner} from './spinner.js'
 import type {IOStreams} from './streams.js'
 
 type Row = Record<string, unknown>
 
-/** A cell as text: nested values as compact JSON; in TSV, tabs and newlines become spaces. */
+/**
+ * A cell as text: nested values as compact JSON; control characters made visible (sanitize.ts: a value from the
+ * service never reaches a terminal raw); in TSV, each run of tabs and newlines becomes one space.
+ */
 export function formatCell(value: unknown, tsv: boolean): string {
   let text: string
   if (value === null || value === undefined) text = ''
   else if (typeof value === 'object') text = JSON.stringify(value)
   else text = String(value)
-  return tsv ? text.replace(/[\t\r\n]+/g, ' ') : text
+  return sanitize(text, tsv ? 'tsv' : 'cell')
 }
 
 const STATUS_COLORS: Record<string, 'cyan' | 'gray' | 'green' | 'magenta' | 'yellow'> = {
@@ -34,13 +42,36 @@ function styleCell(io: IOStreams, column: string, text: string): string {
   return text
 }
 
-async function newTable(io: IOStreams, head: string[]) {
-  const {default: Table} = await import('cli-table3')
-  return new Table({
-    head: head.map((h) => (io.color ? io.chalk.bold(h) : h)),
-    style: {border: io.color ? ['gray'] : [], compact: false, head: []},
-    wordWrap: false,
-  })
+/** Columns are this many spaces apart; a truncated column keeps at least this many characters. */
+const GAP = 2
+const MIN_WIDTH = 6
+
+/**
+ * Column widths that fit `available` characters: the natural widths when they fit; otherwise the widest column is
+ * narrowed first (to the next widest, then the two together, and so on), never below MIN_WIDTH (or its header).
+ * Independent of the number of rows.
+ */
+export function fitWidths(natural: readonly number[], available: number, minimum: readonly number[]): number[] {
+  const widths = [...natural]
+  const total = () => widths.reduce((sum, w) => sum + w, 0) + GAP * Math.max(0, widths.length - 1)
+  let excess = total() - available
+  while (excess > 0) {
+    let widest = -1
+    for (let i = 0; i < widths.length; i++) if (widths[i]! > minimum[i]! && (widest === -1 || widths[i]! > widths[widest]!)) widest = i
+    if (widest === -1) break
+    // Down to the next widest column (one character at a time once they are level), never below the minimum.
+    let next = minimum[widest]!
+    for (let i = 0; i < widths.length; i++) if (i !== widest && widths[i]! <= widths[widest]! && widths[i]! > next) next = widths[i]!
+    const cut = Math.min(excess, Math.max(1, widths[widest]! - next), widths[widest]! - minimum[widest]!)
+    widths[widest]! -= cut
+    excess -= cut
+  }
+  return widths
+}
+
+/** `text` cut to `width` characters, ending with `…` when cut. */
+function fit(text: string, width: number): string {
+  return text.length > width ? text.slice(0, Math.max(0, width - 1)) + '…' : text
 }
 
 export interface ListPosition {
@@ -66,59 +97,81 @@ export function positionLine(pos: ListPosition): string {
 
 export interface ListRenderOptions {
   columns: readonly string[]
+  /** Columns of the human rendering only, computed from each record (the JSON document has the records as they are). */
+  computed?: Record<string, (record: Row) => unknown>
   /** Called after the records are consumed, for the TTY footer line. */
   position?: () => ListPosition | undefined
 }
 
-/** Renders records as they arrive. Returns how many were written. */
-export async function renderList(io: IOStreams, records: AsyncIterable<Row> | Iterable<Row>, options: ListRenderOptions): Promise<number> {
+/** Renders records as they arrive, for people: a table (TTY) or TSV rows (pipe). Returns how many were written. */
+export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row> | Iterable<Row>, options: ListRenderOptions): Promise<number> {
   let count = 0
-  if (io.json) {
-    let count = 0
-    await writeJsonArray(io, (async function* () {
-      for await (const record of records) {
-        count++
-        yield JSON.stringify(record)
-      }
-    })(), '\n')
-    return count
-  }
-
-  const columns = [...options.columns]
+  // --fields: those columns instead, a dotted name reaching into a nested value (fields.ts).
+  const columns = [...(io.fields ?? options.columns)]
+  const computed = options.computed ?? {}
+  const value = (record: Row, column: string) => (Object.hasOwn(computed, column) ? computed[column]!(record) : fieldValue(record, column))
   if (!io.tableOutput) {
     // The header goes out with the first row (or alone at the end), so a failed first request prints nothing.
     const header = columns.join('\t') + '\n'
     for await (const record of records) {
-      await write(io.stdout, (count === 0 ? header : '') + columns.map((c) => formatCell(record[c], true)).join('\t') + '\n')
+      await write(io.stdout, (count === 0 ? header : '') + columns.map((c) => formatCell(value(record, c), true)).join('\t') + '\n')
       count++
     }
     if (count === 0) await write(io.stdout, header)
     return count
   }
 
-  const table = await newTable(io, columns)
-  for await (const record of records) {
-    table.push(columns.map((c) => styleCell(io, c, formatCell(record[c], false))))
-    count++
+  // A terminal table after `gh`: no borders, no rule between rows, the header in capitals (and bold in colour),
+  // sized to the terminal, the widest columns cut with `…`. One pass to measure, one to write: linear in rows.
+  // While pages arrive (a long --all), a live count on stderr, cleared before the table is written.
+  const rows: string[][] = []
+  const natural = columns.map((c) => c.length)
+  const progress = new Spinner(io)
+  try {
+    for await (const record of records) {
+      const row = columns.map((c) => formatCell(value(record, c), false))
+      for (let i = 0; i < row.length; i++) if (row[i]!.length > natural[i]!) natural[i] = row[i]!.length
+      rows.push(row)
+      count++
+      if (count === 1) progress.start('Fetched 1 record…')
+      else if (count % 100 === 0) progress.update(`Fetched ${count.toLocaleString('en')} records…`)
+    }
+  } finally {
+    progress.stop()
   }
-  if (count > 0) io.out(table.toString())
+  if (count > 0) {
+    const available = io.stdout.columns || 80
+    const widths = fitWidths(natural, available, columns.map((c) => Math.min(natural[columns.indexOf(c)]!, Math.max(MIN_WIDTH, c.length))))
+    const last = columns.length - 1
+    const line = (cells: string[], style: (column: string, text: string) => string) =>
+      cells
+        .map((text, i) => {
+          const cut = fit(text, widths[i]!)
+          return style(columns[i]!, cut) + (i === last ? '' : ' '.repeat(widths[i]! - cut.length))
+        })
+        .join(' '.repeat(GAP))
+        .trimEnd()
+    const lines = [line(columns.map((c) => c.toUpperCase()), (_, text) => (io.color ? io.chalk.bold(text) : text))]
+    for (const row of rows) lines.push(line(row, (c, text) => styleCell(io, c, text)))
+    io.out(lines.join('\n'))
+  }
   const pos = options.position?.()
   io.out(io.chalk.dim(positionLine(pos ?? {first: 1, shown: count})))
   return count
 }
 
-/** One resource: a two-column field/value table on a TTY, `field<TAB>value` lines on a pipe, the object with --json. */
-export async function renderRecord(io: IOStreams, record: Row, fields?: readonly string[]): Promise<void> {
-  if (io.json) return io.outJson(record)
+/** One resource, for people: a two-column field/value table on a TTY, `field<TAB>value` lines on a pipe. */
+export async function renderRecordHuman(io: IOStreams, record: Row, fields?: readonly string[]): Promise<void> {
+  if (io.fields) record = project(record, io.fields)
   const keys = fields ? [...fields, ...Object.keys(record).filter((k) => !fields.includes(k))] : Object.keys(record)
-  const present = keys.filter((k) => k in record)
+  const present = io.fields ?? keys.filter((k) => k in record)
   if (!io.tableOutput) {
-    io.out(present.map((k) => `${k}\t${formatCell(record[k], true)}`).join('\n'))
+    io.out(present.map((k) => `${sanitize(k, 'tsv')}\t${formatCell(record[k], true)}`).join('\n'))
     return
   }
   const {default: Table} = await import('cli-table3')
-  const table = new Table({style: {border: io.color ? ['gray'] : [], head: []}, wordWrap: true})
-  for (const k of present) table.push({[io.color ? io.chalk.bold(k) : k]: styleCell(io, k, formatCell(record[k], false))})
+  const table = new Table({style: {border: io.color ? ['gray'] : [], compact: true, head: []}, wordWrap: true})
+  for (const k of present) table.push({[io.color ? io.chalk.bold(sanitize(k)) : sanitize(k)]: styleCell(io, k, formatCell(record[k], false))})
   io.out(table.toString())
 }
 

@@ -10,13 +10,13 @@ export class Spinner {
   private timer?: NodeJS.Timeout
   private frame = 0
   private text = ''
+  private drawn = false
 
   constructor(private readonly io: IOStreams) {}
 
   start(text: string): this {
     this.text = text
     if (!this.io.canAnimate() || this.timer) return this
-    this.io.setStatus(this)
     this.timer = setInterval(() => this.draw(), 80)
     this.timer.unref()
     this.draw()
@@ -27,21 +27,26 @@ export class Spinner {
     this.text = text
   }
 
-  /** Erases the line (so other output is not interleaved with it). */
+  /** Erases the line (so other output is not interleaved with it), if something of it is on the screen. */
   clear(): void {
-    if (this.timer) this.io.stderr.write('\r\u001B[2K')
+    if (!this.drawn) return
+    this.io.stderr.write('\r\u001B[2K')
+    this.drawn = false
   }
 
   stop(): void {
     if (!this.timer) return
     clearInterval(this.timer)
     this.timer = undefined
+    // Erased whatever else holds the line now: a stopped spinner never stays on the screen.
     this.clear()
-    this.io.setStatus(undefined)
+    this.io.releaseStatus(this)
   }
 
   private draw(): void {
+    if (!this.io.claimStatus(this)) return
     this.frame = (this.frame + 1) % FRAMES.length
     this.io.stderr.write(`\r\u001B[2K${this.io.chalk.cyan(FRAMES[this.frame])} ${this.text}`)
+    this.drawn = true
   }
 }

@@ -8,11 +8,17 @@
  */
 import {Chalk, type ChalkInstance} from 'chalk'
 
+import {project} from './fields.js'
+import type {JqFilter} from './jq.js'
+import {sanitize} from './sanitize.js'
+
 export interface IOStreamsOptions {
   stdin?: NodeJS.ReadStream
   stdout?: NodeJS.WriteStream
   stderr?: NodeJS.WriteStream
   env?: NodeJS.ProcessEnv
+  /** --json, as decided once by BaseCommand (jsonRequested in output.ts). */
+  json?: boolean
 }
 
 function envFlag(value: string | undefined): boolean {
@@ -51,10 +57,12 @@ export class IOStreams {
   /** Colour in what goes to stderr: `color`, and stderr a TTY (or FORCE_COLOR). */
   readonly errColor: boolean
   readonly chalk: ChalkInstance
-  /** --json: stdout carries exactly one JSON document. */
-  json = false
+  /** --json: stdout carries exactly one JSON document. Read-only: decided once, before parsing. */
+  readonly json: boolean
   /** A result has begun streaming to stdout: an error can no longer be the only document there. */
   resultStarted = false
+  /** --fields: the fields each record keeps, in that order (src/io/fields.ts), for the human renderers. */
+  fields?: string[]
   private readonly said = new Set<string>()
   private activeStatus?: {clear(): void}
 
@@ -63,6 +71,7 @@ export class IOStreams {
     this.stdout = options.stdout ?? process.stdout
     this.stderr = options.stderr ?? process.stderr
     this.env = options.env ?? process.env
+    this.json = options.json ?? false
     this.isStdinTTY = Boolean(this.stdin.isTTY)
     this.isStdoutTTY = Boolean(this.stdout.isTTY)
     this.isStderrTTY = Boolean(this.stderr.isTTY)
@@ -96,9 +105,25 @@ export class IOStreams {
     this.stdout.write(text.endsWith('\n') ? text : text + '\n')
   }
 
-  /** Writes exactly one JSON document to stdout. */
+  /** @deprecated Print results through Output (output.ts): `result`, `record`, `list`, `document`. */
   outJson(value: unknown): void {
     this.out(JSON.stringify(value, null, this.isStdoutTTY ? 2 : undefined))
+  }
+
+  /** A record, or each record of an array, with only --fields; other values unchanged. */
+  projected(value: unknown): unknown {
+    if (!this.fields) return value
+    const isRecord = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v)
+    if (Array.isArray(value)) return value.map((v) => (isRecord(v) ? project(v as Record<string, unknown>, this.fields!) : v))
+    return isRecord(value) ? project(value as Record<string, unknown>, this.fields) : value
+  }
+
+  /** The --jq results for one JSON document (its text), as jq prints them; raw strings made safe on a terminal. */
+  outJq(jq: JqFilter, json: string): void {
+    const text = jq(json)
+    if (text === '') return
+    this.clearStatus()
+    this.stdout.write(this.isStdoutTTY ? sanitize(text, 'terminal') : text)
   }
 
   /** Status and information for people: stderr. */
@@ -128,6 +153,21 @@ export class IOStreams {
   /** Registers a live status line (spinner/progress) to be cleared before any other output. */
   setStatus(status: {clear(): void} | undefined): void {
     this.activeStatus = status
+  }
+
+  /**
+   * A live line asks for stderr's last line before drawing: granted when free or already its own. Two at once (a
+   * list's progress and a 429 wait inside it) take turns instead of drawing over each other.
+   */
+  claimStatus(status: {clear(): void}): boolean {
+    if (this.activeStatus !== undefined && this.activeStatus !== status) return false
+    this.activeStatus = status
+    return true
+  }
+
+  /** Gives the line back, if `status` holds it. */
+  releaseStatus(status: {clear(): void}): void {
+    if (this.activeStatus === status) this.activeStatus = undefined
   }
 
   private clearStatus(): void {

@@ -20,8 +20,8 @@ import {
   validateTokenRequest,
   validateWebhookCreate,
 } from '../domain/validate.js'
-import {createCustomer, deleteCustomer, type Core, isoNow, type OrderInput, placeOrder, randomId, refundOrder, updateCustomer} from './core.js'
-import {DEFAULT_PER_PAGE, DELETE_CUSTOMER_STATUS, OPERATION_SCOPES, SANDBOX_EVENTS} from './decisions.js'
+import {checkSandboxEvents, createCustomer, createWebhook, deleteCustomer, type Core, type OrderInput, placeOrder, refundOrder, updateCustomer} from './core.js'
+import {DEFAULT_PER_PAGE, DELETE_CUSTOMER_STATUS, OPERATION_SCOPES} from './decisions.js'
 import {HttpError, type Reply, type Request, type Router, validationError} from './http.js'
 import type {RateLimiter} from './rate-limit.js'
 import {CATALOGUE, priced, product} from './seed.js'
@@ -292,22 +292,10 @@ function operationHandlers(core: Core): Record<OperationId, OpHandler> {
       // Event names are the sandbox's to check: it sends SANDBOX_EVENTS (the CLI accepts any name).
       const errors = validateWebhookCreate(body, true)
       delete errors.events
-      const events = (body as {events?: unknown} | undefined)?.events
-      if (!Array.isArray(events) || events.length === 0) errors.events = ['must have at least 1 event']
-      else {
-        const unknown = events.filter((e) => !(SANDBOX_EVENTS as readonly unknown[]).includes(e))
-        if (unknown.length > 0) errors.events = [`the sandbox sends ${SANDBOX_EVENTS.join(', ')}; not ${unknown.map((e) => JSON.stringify(e)).join(', ')}`]
-      }
+      const eventsProblem = checkSandboxEvents((body as {events?: unknown} | undefined)?.events)
+      if (eventsProblem) errors.events = [eventsProblem]
       if (hasErrors(errors)) throw validationError(errors)
-      const input = body as {url: string; events: string[]}
-      const record = {
-        id: randomId('we_', 8),
-        url: input.url,
-        events: [...new Set(input.events)],
-        created_at: isoNow(core),
-        signing_secret: randomId('whsec_', 24),
-      }
-      store.addWebhook(record)
+      const record = createWebhook(core, body as {url: string; events: string[]})
       return {body: {...webhookView(record), signing_secret: record.signing_secret}, status: 201}
     },
   }

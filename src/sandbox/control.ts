@@ -22,9 +22,13 @@ import {
 import {CONTROL_PREFIX, SANDBOX_EVENTS, type SandboxEvent} from './decisions.js'
 import {type FaultInput, validateFault} from './faults.js'
 import {HttpError, type Reply, type Router, validationError} from './http.js'
+import {applyScenario} from './scenario.js'
 import {CATALOGUE} from './seed.js'
+import {checkSnapshotName, type SnapshotShelf} from './snapshots.js'
 import type {CustomerRecord, OrderRecord} from './store.js'
-import {customerView, orderView} from './views.js'
+import {isLoopback} from './guard.js'
+import {UI_HTML} from './ui.js'
+import {customerView, orderSummary, orderView, webhookView} from './views.js'
 
 export const CONTROL_ROUTES = [
   {description: 'This description, with counts of the stored records.', method: 'GET', path: CONTROL_PREFIX},
@@ -50,6 +54,17 @@ export const CONTROL_ROUTES = [
   },
   {description: 'The fault rules in force.', method: 'GET', path: `${CONTROL_PREFIX}/faults`},
   {description: 'Remove every fault rule.', method: 'DELETE', path: `${CONTROL_PREFIX}/faults`},
+  {description: 'The latest 100 customers and orders (newest first) and every webhook endpoint, for the inspector page.', method: 'GET', path: `${CONTROL_PREFIX}/data`},
+  {description: 'The inspector page (HTML; loopback clients only).', method: 'GET', path: `${CONTROL_PREFIX}/ui`},
+  {
+    description: 'Apply a scenario: {"customers"|"orders"|"refunds"|"webhooks": {NAME: create body}}, ${NAME.id} references; answers {ids: {NAME: id}}. Checked whole first: 422 naming kind.NAME.field, nothing created.',
+    method: 'POST',
+    path: `${CONTROL_PREFIX}/seed`,
+  },
+  {description: 'Empty the data (customers, orders, refunds, webhooks, idempotency keys); the catalogue and key pairs stay.', method: 'POST', path: `${CONTROL_PREFIX}/reset`},
+  {description: 'Save the whole state under a name: {"name"}.', method: 'POST', path: `${CONTROL_PREFIX}/snapshots`},
+  {description: 'The saved snapshots.', method: 'GET', path: `${CONTROL_PREFIX}/snapshots`},
+  {description: 'Bring back a saved state (the key pairs stay).', method: 'POST', path: `${CONTROL_PREFIX}/snapshots/{name}/restore`},
 ] as const
 
 /** The customer that triggered order events use when no order is named. */
@@ -62,7 +77,7 @@ interface EventInput {
   set?: unknown
 }
 
-export function controlRoutes(router: Router, core: Core, describe: () => Record<string, unknown>): void {
+export function controlRoutes(router: Router, core: Core, shelf: SnapshotShelf, describe: () => Record<string, unknown>): void {
   const orderFrom = (raw: string): OrderRecord => {
     const id = parseId(raw)
     const order = id === undefined ? undefined : core.store.order(id)
@@ -86,6 +101,35 @@ export function controlRoutes(router: Router, core: Core, describe: () => Record
     })
     .add('POST', `${CONTROL_PREFIX}/events`, async ({body}) => triggerEvent(core, ((await body()) ?? {}) as EventInput, orderFrom, answer))
     .add('GET', `${CONTROL_PREFIX}/deliveries`, () => ({body: {data: core.deliveries.entries().reverse()}, status: 200}))
+    .add('POST', `${CONTROL_PREFIX}/seed`, async ({body}) => ({body: {ids: applyScenario(core, await body())}, status: 200}))
+    .add('POST', `${CONTROL_PREFIX}/reset`, () => {
+      const before = core.store.counts()
+      core.store.replace({customers: [], idempotency: {}, next: {address: 1, customer: 1, order: 1, refund: 1}, orders: [], webhooks: []})
+      return {body: {removed: before}, status: 200}
+    })
+    .add('POST', `${CONTROL_PREFIX}/snapshots`, async ({body}) => {
+      const name = checkSnapshotName(((await body()) as {name?: unknown} | undefined)?.name)
+      return {body: await shelf.save(name, core.store.snapshot(), core.now()), status: 201}
+    })
+    .add('GET', `${CONTROL_PREFIX}/snapshots`, async () => ({body: {data: await shelf.list()}, status: 200}))
+    .add('POST', `${CONTROL_PREFIX}/snapshots/:name/restore`, async ({params}) => {
+      const saved = await shelf.load(checkSnapshotName(params.name))
+      core.store.replace(saved)
+      return {body: {restored: params.name, counts: core.store.counts()}, status: 200}
+    })
+    .add('GET', `${CONTROL_PREFIX}/data`, () => ({
+      body: {
+        customers: core.store.listCustomers({page: 1, perPage: 100}).data.map(customerView),
+        orders: core.store.listOrders({page: 1, perPage: 100}).data.map(orderSummary),
+        webhooks: core.store.listWebhooks().map(webhookView),
+      },
+      status: 200,
+    }))
+    .add('GET', `${CONTROL_PREFIX}/ui`, ({req}) => {
+      if (!isLoopback(req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? ''))
+        throw new HttpError(403, 'The inspector page is served to this machine only (loopback clients)')
+      return {headers: {'cache-control': 'no-store', 'content-type': 'text/html; charset=utf-8', 'x-frame-options': 'DENY'}, raw: UI_HTML, status: 200}
+    })
     .add('GET', `${CONTROL_PREFIX}/faults`, () => ({body: {data: core.faults.list()}, status: 200}))
     .add('POST', `${CONTROL_PREFIX}/faults`, async ({body}) => {
       const input = ((await body()) ?? {}) as FaultInput

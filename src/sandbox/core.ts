@@ -7,14 +7,14 @@ import {randomBytes} from 'node:crypto'
 import type {Currency} from '../domain/schema.js'
 import type {WebhookEvent} from '../domain/signature.js'
 import type {FieldErrors} from '../domain/validate.js'
-import {DEFAULT_QUANTITY, type SandboxEvent} from './decisions.js'
+import {DEFAULT_QUANTITY, SANDBOX_EVENTS, type SandboxEvent} from './decisions.js'
 import type {Deliveries} from './deliveries.js'
 import {HttpError, validationError} from './http.js'
 import type {RateLimiter} from './rate-limit.js'
 import type {Faults} from './faults.js'
 import type {RequestLog} from './request-log.js'
 import {priced, product} from './seed.js'
-import type {CustomerRecord, OrderLine, OrderRecord, Store} from './store.js'
+import type {CustomerRecord, OrderLine, OrderRecord, Store, WebhookRecord} from './store.js'
 import type {Tokens} from './tokens.js'
 import {customerView, orderView} from './views.js'
 
@@ -177,4 +177,24 @@ export function updateCustomer(
 export function deleteCustomer(core: Core, record: CustomerRecord, overrides?: Overrides): Emitted {
   core.store.deleteCustomer(record)
   return emit(core, 'customer.deleted', customerView(record), overrides)
+}
+
+/** Event names an endpoint may subscribe to: the ones the sandbox sends. */
+export function checkSandboxEvents(events: unknown): string | undefined {
+  if (!Array.isArray(events) || events.length === 0) return 'must have at least 1 event'
+  const unknown = events.filter((e) => !(SANDBOX_EVENTS as readonly unknown[]).includes(e))
+  return unknown.length > 0 ? `the sandbox sends ${SANDBOX_EVENTS.join(', ')}; not ${unknown.map((e) => JSON.stringify(e)).join(', ')}` : undefined
+}
+
+/** Registers an endpoint (input checked by validateWebhookCreate and checkSandboxEvents). */
+export function createWebhook(core: Core, input: {url: string; events: string[]}): WebhookRecord {
+  const record = {
+    created_at: isoNow(core),
+    events: [...new Set(input.events)],
+    id: randomId('we_', 8),
+    signing_secret: randomId('whsec_', 24),
+    url: input.url,
+  }
+  core.store.addWebhook(record)
+  return record
 }

@@ -187,7 +187,12 @@ export const DECISIONS: readonly Decision[] = [
   {
     gap: 'Request log (sandbox only)',
     decision:
-      'Every answered request but the log\'s own reads: time, method, path, query, status, duration, key id, bodies with key secrets, access tokens and signing secrets masked (by field name and by prefix) and response bodies over 16 KiB omitted. The last 1,000 in memory (`GET /_sandbox/logs`); `sandbox start` appends them to `sandbox.log`, rotated to `.1` past 10 MiB.',
+      'Every answered request but reads (GET) of the control path: time, method, path, query, status, duration, key id, bodies with key secrets, access tokens and signing secrets masked (by field name and by prefix) and response bodies over 16 KiB omitted. The last 1,000 in memory (`GET /_sandbox/logs`); `sandbox start` appends them to `sandbox.log`, rotated to `.1` past 10 MiB.',
+  },
+  {
+    gap: 'Scenarios, reset, snapshots (sandbox only)',
+    decision:
+      'A scenario is applied first to a scratch copy of the store (no deliveries), then for real: any error is 422 on `kind.name.field` with nothing created. Reset and restore replace the data but keep the key pairs; reset starts ids at 1 again. Snapshots are files in a directory (in memory without a data file).',
   },
   {
     gap: 'Fault rules (sandbox only)',

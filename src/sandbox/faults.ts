@@ -6,21 +6,10 @@
  */
 import {checkPositiveInt} from '../domain/validate.js'
 import type {FieldErrors} from '../domain/validate.js'
+import type {FaultRule} from '../domain/sandbox-control.js'
 
-export interface FaultRule {
-  id: number
-  path: string
-  method: string | null
-  status: number | null
-  retry_after: number | null
-  delay_ms: number | null
-  drop: boolean
-  /** Applications left; null: unlimited (with `rate`, or until cleared). */
-  remaining: number | null
-  rate: number | null
-  random_seed: number | null
-  applied: number
-}
+export type {FaultRule}
+
 
 export interface FaultInput {
   path?: unknown

@@ -4,6 +4,7 @@
  */
 import type {IncomingMessage, ServerResponse} from 'node:http'
 
+import {nestsDeeper} from '../domain/json.js'
 import type {FieldErrors} from '../domain/validate.js'
 
 export class HttpError extends Error {
@@ -140,17 +141,6 @@ export function readJsonBody(req: IncomingMessage, limit: number, maxDepth: numb
   })
 }
 
-/** Iterative, so that a hostile body cannot overflow the stack here. */
-function nestsDeeper(value: unknown, maxDepth: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 1]]
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!
-    if (typeof v !== 'object' || v === null) continue
-    if (depth > maxDepth) return true
-    for (const child of Object.values(v)) stack.push([child, depth + 1])
-  }
-  return false
-}
 
 function tooLarge(limit: number): HttpError {
   return new HttpError(413, `Request body is larger than ${limit} bytes`, undefined, {connection: 'close'})
@@ -160,7 +150,7 @@ export function writeReply(res: ServerResponse, reply: Reply): void {
   const text = reply.raw ?? (reply.body === undefined ? undefined : JSON.stringify(reply.body))
   const headers: Record<string, string | number> = {...reply.headers}
   if (text !== undefined) {
-    headers['content-type'] = 'application/json; charset=utf-8'
+    headers['content-type'] ??= 'application/json; charset=utf-8'
     headers['content-length'] = Buffer.byteLength(text)
   }
   res.writeHead(reply.status, headers)

@@ -10,6 +10,10 @@ export class IdIndex {
     return this.ids.length
   }
 
+  clear(): void {
+    this.ids.length = 0
+  }
+
   add(id: number): void {
     const last = this.ids.at(-1)
     if (last === undefined || id > last) {

@@ -173,6 +173,7 @@ export class DataFile {
     readonly path: string,
     private readonly snapshot: () => Snapshot,
     private readonly onError: (error: Error) => void,
+    private readonly compactBytes = COMPACT_MIN_BYTES,
   ) {}
 
   /**
@@ -229,7 +230,7 @@ export class DataFile {
     await this.journal.appendFile(text)
     await this.journal.datasync()
     this.journalBytes += Buffer.byteLength(text)
-    if (!this.compacting && this.journalBytes > Math.max(COMPACT_MIN_BYTES, this.snapshotBytes)) {
+    if (!this.compacting && this.journalBytes > Math.max(this.compactBytes, this.snapshotBytes)) {
       this.compacting = true
       // In the background: the answer that triggered it does not wait.
       setImmediate(() => void this.enqueue(() => this.compact()).catch((error: Error) => this.onError(error)))

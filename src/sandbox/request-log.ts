@@ -7,25 +7,14 @@
 import {createWriteStream, renameSync, statSync, type WriteStream} from 'node:fs'
 
 import {isObject} from '../domain/json.js'
+import type {LogEntry} from '../domain/sandbox-control.js'
+
+export type {LogEntry}
 
 export const MASK = '********'
 const SECRET_FIELDS = new Set(['key_secret', 'access_token', 'signing_secret', 'secret', 'password', 'authorization'])
 const SECRET_VALUE = /^(?:sbx_secret_|sbx_at_|whsec_)/
 
-export interface LogEntry {
-  seq: number
-  time: string
-  method: string
-  path: string
-  query: string
-  status: number
-  duration_ms: number
-  key_id: string | null
-  request_body: unknown
-  response_body: unknown
-  /** Set when a fault rule shaped the answer. */
-  fault?: string
-}
 
 /** A copy of `value` with every secret replaced by MASK. */
 export function maskSecrets(value: unknown, depth = 0): unknown {

@@ -27,6 +27,8 @@ import {allowedHosts, checkControlRequest} from './guard.js'
 import {errorReply, HttpError, readJsonBody, type Reply, Router, writeReply} from './http.js'
 import {describeFault, type FaultRule, Faults} from './faults.js'
 import {RequestLog} from './request-log.js'
+import {applyScenario, type ScenarioIds} from './scenario.js'
+import {SnapshotShelf} from './snapshots.js'
 import {DataFile, loadSnapshot} from './persistence.js'
 import {type Limit, RateLimiter} from './rate-limit.js'
 import {CATALOGUE, newKeyPairs, seedDemoData} from './seed.js'
@@ -56,6 +58,10 @@ export interface SandboxOptions {
   deliveryTimeoutMs?: number
   /** Seed demo customers and orders when the data store is new. */
   seedDemoData?: boolean
+  /** The journal is compacted once larger than this and than the data file; default 4 MiB (tests set less). */
+  journalCompactBytes?: number
+  /** Where `snapshot save` keeps named snapshots; in memory when absent. */
+  snapshotDir?: string
   /** The request log: also appended to this file as JSON lines (e.g. sandbox.log); in memory only when absent. */
   requestLogFile?: string
   /** Where unexpected errors are reported (never request bodies or secrets); default stderr. */
@@ -85,6 +91,8 @@ export interface Sandbox {
   deliveries(): DeliveryAttempt[]
   /** Resolves when no delivery is in flight or waiting for a retry. */
   deliveriesSettled(): Promise<void>
+  /** Applies a scenario (see scenario.ts): names -> ids; throws (nothing created) when any entry is wrong. */
+  seed(scenario: unknown): Promise<ScenarioIds>
   /** Stops listening, drops pending deliveries, writes the data file. Idempotent. */
   close(): Promise<void>
 }
@@ -97,7 +105,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if (!snapshot && options.seedDemoData) seedDemoData(store, now())
 
   const dataFile = options.dataFile
-    ? new DataFile(options.dataFile, () => store.snapshot(), (e) => log(`could not write ${options.dataFile}: ${e.message}`))
+    ? new DataFile(options.dataFile, () => store.snapshot(), (e) => log(`could not write ${options.dataFile}: ${e.message}`), options.journalCompactBytes)
     : undefined
   if (dataFile) {
     await dataFile.open(snapshot?.seq ?? 0)
@@ -142,7 +150,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   apiRoutes(router, core)
   let baseUrl = ''
   let controlHosts = new Set<string>()
-  controlRoutes(router, core, () => ({service: 'commerce sandbox', base_url: baseUrl, counts: counts()}))
+  controlRoutes(router, core, new SnapshotShelf(options.snapshotDir), () => ({service: 'commerce sandbox', base_url: baseUrl, counts: counts()}))
 
   const server = createServer({requestTimeout: 30_000}, (req, res) => void handle(req, res))
   server.on('clientError', answerClientError)
@@ -214,7 +222,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       time: new Date(at).toISOString(),
     }
     if (res.headersSent || res.destroyed) {
-      if (!UNLOGGED.has(path)) requestLog.add({...entry, duration_ms: Math.round((performance.now() - started) * 10) / 10})
+      if (!unlogged(method, path)) requestLog.add({...entry, duration_ms: Math.round((performance.now() - started) * 10) / 10})
       return
     }
     const text = reply.raw ?? (reply.body === undefined ? undefined : JSON.stringify(reply.body))
@@ -224,7 +232,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       log(`could not answer ${method} ${path}: ${(error as Error).message}`)
       res.destroy()
     }
-    if (!UNLOGGED.has(path)) requestLog.add({...entry, duration_ms: Math.round((performance.now() - started) * 10) / 10, response_text: text})
+    if (!unlogged(method, path)) requestLog.add({...entry, duration_ms: Math.round((performance.now() - started) * 10) / 10, response_text: text})
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -255,6 +263,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       })()),
     counts,
     dataFile: options.dataFile,
+    seed: async (scenario) => {
+      const ids = applyScenario(core, scenario)
+      await dataFile?.sync()
+      return ids
+    },
     deliveries: () => core.deliveries.entries(),
     deliveriesSettled: () => core.deliveries.settled(),
     host: address.address,
@@ -263,8 +276,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
 }
 
-/** The log's own readers are not logged (a --follow would fill the log with itself). */
-const UNLOGGED = new Set([`${CONTROL_PREFIX}/logs`, `${CONTROL_PREFIX}/ui`])
+/** Reads of the control path are not logged: `logs --follow` and the inspector page would fill the log with themselves. */
+function unlogged(method: string, path: string): boolean {
+  return (method === 'GET' || method === 'HEAD') && (path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`))
+}
 
 /** The key pair behind a request: its bearer token's, or the key_id of a token request. */
 function keyIdOf(core: Core, req: IncomingMessage, body: unknown): string | null {

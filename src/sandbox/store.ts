@@ -120,6 +120,30 @@ export class Store {
   constructor(snapshot: Snapshot) {
     this.keys = snapshot.keys
     this.next = {...snapshot.next}
+    this.load(snapshot)
+  }
+
+  /**
+   * Replaces every record (reset, snapshot restore); the key pairs stay (they are the sandbox's identity, which
+   * profiles and the state file hold). Recorded as one change: the whole new state.
+   */
+  replace(snapshot: Omit<Snapshot, 'keys' | 'version'>): void {
+    this.customers.clear()
+    this.customerIds.clear()
+    for (const index of Object.values<IdIndex>(this.customersByStatus)) index.clear()
+    this.emails.clear()
+    this.orders.clear()
+    this.orderIds.clear()
+    for (const index of Object.values<IdIndex>(this.ordersByStatus)) index.clear()
+    this.ordersByCustomer.clear()
+    this.webhooks.length = 0
+    this.idempotency.clear()
+    this.next = {...snapshot.next}
+    this.load(structuredClone({...snapshot, keys: this.keys, version: 1}))
+    this.changed({state: this.snapshot()})
+  }
+
+  private load(snapshot: Snapshot): void {
     for (const c of snapshot.customers) this.indexCustomer(c)
     for (const o of snapshot.orders) this.indexOrder(o)
     this.webhooks.push(...snapshot.webhooks)

@@ -1,9 +1,25 @@
 /** auth login / status / token / logout. */
-import {type KeyPair, KeyPairTokens, LOGIN_HINT, issueToken, revokeToken} from '../api/auth.js'
-import type {Context} from '../base/context.js'
+import {type KeyPair, KeyPairTokens, type ResolvedCredentials, issueToken, loginHint, revokeToken} from '../api/auth.js'
+import type {ApiClient, ClientOptions} from '../api/client.js'
 import type {ApiVersion} from '../domain/schema.js'
 import {ApiError, AuthError, CliError} from '../errors.js'
-import {ensureProfile} from '../config/store.js'
+import {KeyringError, type Storage, keyringAccount, keyringDelete, keyringSet} from '../config/keyring.js'
+import {type ConfigStore, ensureProfile} from '../config/store.js'
+
+/**
+ * What the auth services use of a command's context (base/Context provides it): the config store, the selected
+ * profile, the credentials in effect, the base URL and an API client.
+ */
+export interface AuthContext {
+  readonly store: ConfigStore
+  readonly env: NodeJS.ProcessEnv
+  profileName(): Promise<string>
+  credentials(): Promise<ResolvedCredentials>
+  baseUrl(): Promise<string>
+  client(overrides?: Partial<ClientOptions>): Promise<ApiClient>
+  /** The user's own --profile/--base-url/--api-version, to repeat in a hint. */
+  userFlags(): string
+}
 
 export interface LoginResult {
   profile: string
@@ -11,20 +27,51 @@ export interface LoginResult {
   key_id: string
   scopes: string[]
   expires_at: string
+  /** Where the key secret went: `keyring` (the OS keyring) or `file` (config.json). */
+  storage: Storage
 }
 
-/** Issues a token to check the key pair, then stores the pair, the token and the base URL in the profile. */
-export async function login(ctx: Context, input: {baseUrl: string; pair: KeyPair; apiVersion?: ApiVersion}): Promise<LoginResult> {
+export interface LoginOutcome {
+  result: LoginResult
+  /** Set when the keyring was asked for but failed: the secret went to the file instead. */
+  warning?: string
+}
+
+/**
+ * Issues a token to check the key pair, then stores the pair, the token and the base URL in the profile. With
+ * `storage` keyring (the flag, else the profile's `storage` setting), the key secret goes to the OS keyring and the
+ * file keeps only the key id; a keyring that fails or does not answer within 3 s means the file, with a warning.
+ */
+export async function login(ctx: AuthContext, input: {baseUrl: string; pair: KeyPair; apiVersion?: ApiVersion; storage?: Storage}): Promise<LoginOutcome> {
   const client = await ctx.client({baseUrl: input.baseUrl, tokens: undefined})
   const issued = await issueToken(client, input.pair)
   const profileName = await ctx.profileName()
+  const before = (await ctx.store.read()).profiles?.[profileName]
+  let storage: Storage = input.storage ?? (before?.storage === 'keyring' ? 'keyring' : 'file')
+  let warning: string | undefined
+  if (storage === 'keyring') {
+    try {
+      await keyringSet(keyringAccount(profileName, input.pair.keyId), input.pair.keySecret)
+    } catch (error) {
+      if (!(error instanceof KeyringError)) throw error
+      storage = 'file'
+      warning = `could not keep the key secret in the OS keyring: ${error.message}. It is stored in ${ctx.store.path} (mode 0600) instead.`
+    }
+  }
+  // A secret the profile kept in the keyring under another key id, or that now goes to the file: removed there.
+  if (before?.storage === 'keyring' && before.key_id && (storage === 'file' || before.key_id !== input.pair.keyId))
+    await keyringDelete(keyringAccount(profileName, before.key_id)).catch(() => false)
   const expiresAt = new Date(Date.now() + issued.expires_in * 1000).toISOString()
   await ctx.store.update((data) => {
     const p = ensureProfile(data, profileName)
     p.base_url = client.baseUrl
+    // Logging in over plain http:// to another machine with --allow-insecure-http opts the profile in (README).
+    if (client.options.allowInsecureHttp && client.baseUrl.startsWith('http:')) p.allow_insecure_http = 'true'
     if (input.apiVersion) p.api_version = input.apiVersion
     p.key_id = input.pair.keyId
-    p.key_secret = input.pair.keySecret
+    if (storage === 'keyring') delete p.key_secret
+    else p.key_secret = input.pair.keySecret
+    p.storage = storage
     if (input.pair.scopes) p.requested_scopes = input.pair.scopes
     else delete p.requested_scopes
     p.access_token = issued.access_token
@@ -32,7 +79,7 @@ export async function login(ctx: Context, input: {baseUrl: string; pair: KeyPair
     p.scopes = issued.scopes
     p.token_base_url = client.baseUrl
   })
-  return {base_url: client.baseUrl, expires_at: expiresAt, key_id: input.pair.keyId, profile: profileName, scopes: issued.scopes}
+  return {result: {base_url: client.baseUrl, expires_at: expiresAt, key_id: input.pair.keyId, profile: profileName, scopes: issued.scopes, storage}, warning}
 }
 
 export interface AuthStatus {
@@ -40,6 +87,8 @@ export interface AuthStatus {
   base_url: string | null
   key_id: string | null
   source: string
+  /** Where the key secret is read from (a profile's key pair); null for credentials from the environment. */
+  storage: Storage | null
   logged_in: boolean
   expires_at: string | null
   scopes: string[] | null
@@ -48,7 +97,7 @@ export interface AuthStatus {
 }
 
 /** Whether the credentials work: a cached unexpired token, or a token issued now. Never shows a secret. */
-export async function status(ctx: Context): Promise<AuthStatus> {
+export async function status(ctx: AuthContext): Promise<AuthStatus> {
   const profile = await ctx.profileName()
   const creds = await ctx.credentials()
   let baseUrl: string | null = null
@@ -58,8 +107,8 @@ export async function status(ctx: Context): Promise<AuthStatus> {
     // Without a base URL, only a key pair cannot be checked; a given token is reported as is (no request).
     if (creds.source !== 'none' && creds.source !== 'COMMERCE_ACCESS_TOKEN') throw error
   }
-  const base: AuthStatus = {base_url: baseUrl, expires_at: null, key_id: creds.keyId ?? null, logged_in: false, profile, scopes: null, source: creds.source}
-  if (creds.source === 'none') return {...base, reason: `Not logged in. ${LOGIN_HINT}`}
+  const base: AuthStatus = {base_url: baseUrl, expires_at: null, key_id: creds.keyId ?? null, logged_in: false, profile, scopes: null, source: creds.source, storage: creds.storage ?? null}
+  if (creds.source === 'none') return {...base, reason: `Not logged in. ${loginHint(ctx.userFlags())}`}
   if (creds.source === 'COMMERCE_ACCESS_TOKEN') return {...base, logged_in: true}
   const tokens = creds.tokens as KeyPairTokens
   const client = await ctx.client()
@@ -76,7 +125,7 @@ export async function status(ctx: Context): Promise<AuthStatus> {
 }
 
 /** A valid access token, issuing one when needed. */
-export async function currentToken(ctx: Context): Promise<string> {
+export async function currentToken(ctx: AuthContext): Promise<string> {
   const creds = await ctx.credentials()
   // COMMERCE_ACCESS_TOKEN is used as is: no request, so no base URL is needed.
   if (creds.source === 'COMMERCE_ACCESS_TOKEN') return ctx.env.COMMERCE_ACCESS_TOKEN!
@@ -90,11 +139,17 @@ export interface LogoutResult {
   revoke_error?: string
 }
 
+export interface LogoutOutcome {
+  result: LogoutResult
+  /** Set when the keyring entry could not be removed. */
+  warning?: string
+}
+
 /**
  * Revokes the current token (without issuing one just to revoke it), then removes the stored key pair and token
  * from the profile. Succeeds when already logged out.
  */
-export async function logout(ctx: Context): Promise<LogoutResult> {
+export async function logout(ctx: AuthContext): Promise<LogoutOutcome> {
   const profileName = await ctx.profileName()
   const creds = await ctx.credentials()
   let token: string | undefined
@@ -115,6 +170,15 @@ export async function logout(ctx: Context): Promise<LogoutResult> {
       if (!(error instanceof ApiError && error.status === 401)) revokeError = error instanceof Error ? error.message : String(error)
     }
   }
+  let warning: string | undefined
+  if (creds.source === 'profile' && creds.storage === 'keyring' && creds.keyId) {
+    try {
+      await keyringDelete(keyringAccount(profileName, creds.keyId))
+    } catch (error) {
+      if (!(error instanceof KeyringError)) throw error
+      warning = `could not remove the key secret from the OS keyring (${error.message}): remove the entry service "commerce-cli", account "${keyringAccount(profileName, creds.keyId)}" yourself.`
+    }
+  }
   await ctx.store.update((data) => {
     const p = data.profiles?.[profileName]
     if (p) for (const k of ['key_id', 'key_secret', 'requested_scopes', 'access_token', 'expires_at', 'scopes', 'token_base_url'] as const) delete p[k]
@@ -124,5 +188,5 @@ export async function logout(ctx: Context): Promise<LogoutResult> {
   })
   if (revokeError)
     throw new CliError(`Logged out locally, but revoking the token failed: ${revokeError}. The token stays valid until it expires.`)
-  return {profile: profileName, revoked: Boolean(token)}
+  return {result: {profile: profileName, revoked: Boolean(token)}, warning}
 }

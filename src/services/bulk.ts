@@ -9,11 +9,10 @@
  */
 import {extname, resolve} from 'node:path'
 import {finished} from 'node:stream/promises'
-import type {Writable} from 'node:stream'
 
-import type {ApiClient, ApiRequest, TokenSource} from '../api/client.js'
+import type {ApiClient, TokenSource} from '../api/client.js'
 import {createErrorsWriter, type ErrorRow, errorsFileFormat} from '../bulk/errors-file.js'
-import {exportRecords, type ExportResult, atomicStream, openAtomic} from '../bulk/export.js'
+import {exportRecords, type ExportOptions, type ExportResult, atomicStream, openAtomic} from '../bulk/export.js'
 import {type ImportFileResult, importFile} from '../bulk/import.js'
 import {type Counts, type Journal, journalDir, type RowOutcome} from '../bulk/journal.js'
 import {type BulkProgress, type PacedClient, pacedClient, startTicker} from '../bulk/paced.js'
@@ -27,7 +26,7 @@ import type {ImportFormat, OnConflict} from '../domain/bulk.js'
 import {CliError, UsageError} from '../errors.js'
 import {customerApi, orderApi} from './bulk-api.js'
 
-export type {BulkProgress, ExportResult, ImportSummary, RecordFormat, RowError, ValidatedFile}
+export type {BulkProgress, ExportResult, ImportKind, ImportSummary, RecordFormat, RowError, ValidatedFile}
 export {InterruptedError} from '../bulk/paced.js'
 
 /** --format, or from --json: without --output, `--json` makes stdout one JSON document (the array). */
@@ -50,22 +49,12 @@ export function importFormat(file: string, format: ImportFormat | undefined): Im
   throw new UsageError(`Cannot tell the format of ${file} from its name; pass --format csv or --format jsonl.`)
 }
 
-export interface RunExportOptions {
+/** An export's options, over the plain client: runExport paces it. */
+export interface RunExportOptions extends Omit<ExportOptions, 'client'> {
   client: ApiClient
   tokens: TokenSource
-  request: ApiRequest
-  format: RecordFormat
-  /** A file (written through an exclusive temp file, renamed at the end); undefined or `-` for `stdout`. */
-  output?: string
-  stdout: Writable
-  concurrency: number
-  /** CSV: the resource's columns (the header of an empty export). */
-  columns: readonly string[]
-  escapeFormulas?: boolean
   /** The documented limit of this list operation, if any (v1 customers). */
   expectedLimit?: number
-  signal?: AbortSignal
-  progress?: BulkProgress
 }
 
 /** An export over a paced client (one Pacer for its concurrent page requests). */
@@ -220,7 +209,7 @@ function rowSender(kind: ImportKind, paced: PacedClient | undefined, onConflict:
 /** The engine's own errors, in the contract's terms. */
 function asUsage(error: unknown): unknown {
   if (error instanceof CliError || !(error instanceof Error)) return error
-  if (error.name === 'JournalBusyError' || error.name === 'FileChangedError') return new CliError(error.message, {cause: error})
+  if (error.name === 'JournalBusyError' || error.name === 'JournalLinkError' || error.name === 'FileChangedError') return new CliError(error.message, {cause: error})
   const code = (error as NodeJS.ErrnoException).code
   if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR')
     return new UsageError(`Cannot read ${(error as NodeJS.ErrnoException).path ?? 'the file'}: ${code}.`)

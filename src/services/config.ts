@@ -4,12 +4,13 @@
  * prints a credential is `auth token`.
  */
 import {checkBaseUrl} from '../api/url.js'
-import {type ConfigData, ConfigStore, type Profile, ensureProfile, maskSecret, selectProfileName} from '../config/store.js'
+import {KeyringError, STORAGES, keyringAccount, keyringDelete, keyringGet, keyringSet} from '../config/keyring.js'
+import {type ConfigData, type ConfigStore, type Profile, ensureProfile, maskSecret, selectProfileName} from '../config/store.js'
 import {API_VERSIONS, type ApiVersion, DEFAULT_API_VERSION} from '../domain/schema.js'
 import {checkOneOf} from '../domain/validate.js'
 import {CliError, UsageError} from '../errors.js'
 
-export const CONFIG_KEYS = ['base_url', 'api_version', 'key_id', 'key_secret', 'allow_insecure_http'] as const
+export const CONFIG_KEYS = ['base_url', 'api_version', 'key_id', 'key_secret', 'allow_insecure_http', 'storage'] as const
 export type ConfigKey = (typeof CONFIG_KEYS)[number]
 
 /** Profile fields of a cached token: dropped whenever the credentials or the URL they belong to change. */
@@ -48,8 +49,8 @@ export interface ProfileSummary {
 }
 
 export interface ConfigServiceOptions {
-  /** The config directory. */
-  dir: string
+  /** The config file. */
+  store: ConfigStore
   /** --profile */
   profile?: string
   env: NodeJS.ProcessEnv
@@ -74,6 +75,12 @@ export function checkValue(key: ConfigKey, value: string): string {
       return value
     }
 
+    case 'storage': {
+      const problem = checkOneOf(value, STORAGES)
+      if (problem) throw new UsageError(`storage ${problem}`)
+      return value
+    }
+
     case 'allow_insecure_http': {
       const v = value.trim().toLowerCase()
       if (v !== 'true' && v !== 'false') throw new UsageError(`allow_insecure_http must be true or false (got ${JSON.stringify(value)}).`)
@@ -90,6 +97,8 @@ export function checkValue(key: ConfigKey, value: string): string {
 
 function shown(key: ConfigKey, profile: Profile | undefined): string | null {
   if (key === 'api_version') return profile?.api_version ?? DEFAULT_API_VERSION
+  if (key === 'storage') return profile?.storage ?? 'file'
+  if (key === 'key_secret' && profile?.storage === 'keyring' && profile.key_id && !profile.key_secret) return maskSecret('keyring')!
   const value = profile?.[key]
   if (value === undefined || value === '') return null
   return key === 'key_secret' ? maskSecret(value)! : value
@@ -97,11 +106,9 @@ function shown(key: ConfigKey, profile: Profile | undefined): string | null {
 
 export class ConfigService {
   private readonly store: ConfigStore
-  /** Set when the store could not write the file (it then keeps changes in memory only). */
-  private readOnly?: string
 
   constructor(private readonly options: ConfigServiceOptions) {
-    this.store = new ConfigStore(options.dir, (message) => (this.readOnly = message))
+    this.store = options.store
   }
 
   async profileName(data?: ConfigData): Promise<string> {
@@ -139,12 +146,46 @@ export class ConfigService {
   /** Stores a checked value; a new profile is created (the first one ever becomes the chosen one). */
   async set(key: ConfigKey, raw: string): Promise<{profile: string; key: ConfigKey; value: string}> {
     const value = checkValue(key, raw)
+    if (key === 'storage') return {key, profile: await this.setStorage(value as 'file' | 'keyring'), value}
+    const current = await this.store.read()
+    const name = await this.profileName(current)
+    const before = current.profiles?.[name]
+    if (key === 'key_secret' && before?.storage === 'keyring' && before.key_id) {
+      await keyringCall(() => keyringSet(keyringAccount(name, before.key_id!), value), 'Nothing was saved')
+      await this.write((data, n) => dropToken(ensureProfile(data, n)))
+      return {key, profile: name, value: maskSecret(value)!}
+    }
     const profile = await this.write((data, name) => {
       const p = ensureProfile(data, name)
       if (p[key] !== value && CREDENTIAL_KEYS.includes(key)) dropToken(p)
       ;(p as Record<ConfigKey, string>)[key] = value
     })
     return {key, profile, value: key === 'key_secret' ? maskSecret(value)! : value}
+  }
+
+  /**
+   * `storage keyring` moves the profile's key secret from the file to the OS keyring; `storage file` moves it
+   * back. A keyring that fails is exit 1 and nothing changes.
+   */
+  private async setStorage(storage: 'file' | 'keyring'): Promise<string> {
+    const current = await this.store.read()
+    const name = await this.profileName(current)
+    const p = current.profiles?.[name]
+    const was = p?.storage === 'keyring' ? 'keyring' : 'file'
+    let secret = p?.key_secret
+    if (p?.key_id && was !== storage) {
+      const account = keyringAccount(name, p.key_id)
+      if (storage === 'keyring' && secret) await keyringCall(() => keyringSet(account, secret!), 'Nothing was changed')
+      if (storage === 'file') secret = await keyringCall(() => keyringGet(account), 'Nothing was changed')
+    }
+    const profile = await this.write((data, n) => {
+      const q = ensureProfile(data, n)
+      q.storage = storage
+      if (storage === 'keyring') delete q.key_secret
+      else if (secret) q.key_secret = secret
+    })
+    if (storage === 'file' && was === 'keyring' && p?.key_id) await keyringDelete(keyringAccount(name, p.key_id)).catch(() => false)
+    return profile
   }
 
   /** Removes a key from the profile; `removed` is false when it was not set (not an error). */
@@ -169,7 +210,7 @@ export class ConfigService {
         base_url: p.base_url ?? null,
         current: name === current,
         key_id: p.key_id ?? null,
-        logged_in: Boolean(p.key_id && p.key_secret),
+        logged_in: Boolean(p.key_id && (p.key_secret || p.storage === 'keyring')),
         name,
       }))
   }
@@ -187,20 +228,31 @@ export class ConfigService {
   }
 
   /** Removes a profile; when it was the chosen one, the choice is unset (commands fall back to `default`). */
-  async remove(name: string): Promise<{profile: string; removed: true; had_credentials: boolean; was_chosen: boolean}> {
+  async remove(name: string): Promise<{profile: string; removed: true; had_credentials: boolean; was_chosen: boolean; warning?: string}> {
     let hadCredentials = false
     let wasChosen = false
+    let inKeyring: string | undefined
     await this.write((data) => {
       const p = data.profiles?.[name]
       if (!p) throw unknownProfile(name, data)
       hadCredentials = Boolean(p.key_secret || p.access_token)
+      if (p.storage === 'keyring' && p.key_id) inKeyring = keyringAccount(name, p.key_id)
       delete data.profiles![name]
       if (data.current_profile === name) {
         wasChosen = true
         delete data.current_profile
       }
     })
-    return {had_credentials: hadCredentials, profile: name, removed: true, was_chosen: wasChosen}
+    let warning: string | undefined
+    if (inKeyring) {
+      try {
+        await keyringDelete(inKeyring)
+      } catch (error) {
+        if (!(error instanceof KeyringError)) throw error
+        warning = `could not remove the key secret from the OS keyring (${error.message}): remove the entry service "commerce-cli", account "${inKeyring}" yourself.`
+      }
+    }
+    return {had_credentials: hadCredentials, profile: name, removed: true, was_chosen: wasChosen, ...(warning ? {warning} : {})}
   }
 
   /** Environment variables set now that take precedence over this key (for a note on stderr). */
@@ -218,11 +270,22 @@ export class ConfigService {
       mutate(data, name)
       return name
     })
-    if (this.readOnly)
-      throw new CliError(`Nothing was saved: ${this.readOnly.replace(/; keeping changes.*$/, '')}.`, {
+    const readOnly = this.store.readOnlyReason
+    if (readOnly)
+      throw new CliError(`Nothing was saved: ${readOnly.replace(/;[^;]*keeping changes.*$/, '')}.`, {
         hint: 'Check the permissions of the config directory, or set COMMERCE_CONFIG_DIR.',
       })
     return profile
+  }
+}
+
+/** A keyring call for a config command: a failure is exit 1 saying nothing changed. */
+async function keyringCall<T>(run: () => Promise<T>, nothing: string): Promise<T> {
+  try {
+    return await run()
+  } catch (error) {
+    if (!(error instanceof KeyringError)) throw error
+    throw new CliError(`${nothing}: ${error.message}.`)
   }
 }
 

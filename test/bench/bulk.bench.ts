@@ -13,7 +13,7 @@
  *   the floor (8 s: the fifth window opens 8 s after the first), 429s seen (from --debug), orders created.
  *
  * Each line prints a figure, its goal and PASS or MISS; nothing is asserted. Needs the built CLI
- * (`npx tsc -p tsconfig.build.json`), and curl and jq for the comparisons (left out when missing).
+ * (`npm run build`), and curl and jq for the comparisons (left out when missing).
  *
  *   node --import tsx test/bench/bulk.bench.ts
  */

@@ -45,7 +45,7 @@ const CASES: Array<{name: string; step: Step}> = [
 
 export async function run(options: {out?: NodeJS.WritableStream} = {}): Promise<HostileCaseResult[]> {
   const out = options.out ?? process.stdout
-  if (!existsSync(join(ROOT, 'dist', 'commands'))) throw new Error('The CLI is not built: run `npm run build` first.')
+  if (!existsSync(join(ROOT, 'dist', 'bundle', 'commands'))) throw new Error('The CLI is not built: run `npm run build` first.')
   const dir = mkdtempSync(join(tmpdir(), 'commerce-bench-hostile-'))
   const preload = join(dir, 'max-rss.cjs')
   writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(process.env.MAX_RSS_FILE, String(process.resourceUsage().maxRSS)))\n`)

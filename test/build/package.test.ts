@@ -29,11 +29,14 @@ let home: string
 let elsewhere: string
 let sandboxPid: number | undefined
 
-/** The environment of npm and the installed CLI: no COMMERCE_* or npm_* variables of the test run. */
+/**
+ * The environment of npm and the installed CLI: no COMMERCE_* variables, nor what `npm test` sets about this
+ * package and its prefix; npm's own settings (cache, registry, user config) stay.
+ */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
-  for (const [k, v] of Object.entries(process.env))
-    if (!k.startsWith('COMMERCE_') && !k.toLowerCase().startsWith('npm_') && !['CI', 'FORCE_COLOR', 'NODE_OPTIONS'].includes(k)) env[k] = v
+  const dropped = /^(commerce_|npm_(package|lifecycle|command|config_(local_prefix|global_prefix|prefix|global)$))/i
+  for (const [k, v] of Object.entries(process.env)) if (!dropped.test(k) && !['CI', 'FORCE_COLOR', 'NODE_OPTIONS', 'INIT_CWD'].includes(k)) env[k] = v
   return {...env, ...extra}
 }
 

@@ -1,11 +1,11 @@
 import {spawnSync} from 'node:child_process'
-import {appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {afterAll, expect, test} from 'vitest'
 
-import {Journal, journalDir, JournalBusyError, journalFileName} from '../../src/bulk/journal.js'
+import {Journal, journalDir, JournalBusyError, journalFileName, JournalLinkError} from '../../src/bulk/journal.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'bulk-journal-'))
 afterAll(() => rmSync(dir, {force: true, recursive: true}))
@@ -91,4 +91,21 @@ test('one process per journal: a live owner is refused, a dead one (kill -9) is 
   const taken = await Journal.open(d, id)
   expect(readFileSync(`${j.path}.lock`, 'utf8')).toBe(String(process.pid))
   taken.close()
+})
+
+test('is never opened through a symbolic link planted at its name: a clear error, the target untouched, the lock released', async () => {
+  const d = join(dir, 'planted')
+  mkdirSync(d, {mode: 0o700})
+  const victim = join(dir, 'victim.txt')
+  writeFileSync(victim, 'untouched\n')
+  symlinkSync(victim, join(d, journalFileName(id)))
+  await expect(Journal.open(d, id)).rejects.toThrow(JournalLinkError)
+  expect(readFileSync(victim, 'utf8')).toBe('untouched\n')
+  expect(existsSync(join(d, `${journalFileName(id)}.lock`))).toBe(false)
+})
+
+test('is created with mode 0600', async () => {
+  const j = await Journal.open(join(dir, 'mode'), id)
+  j.close()
+  expect(statSync(j.path).mode & 0o777).toBe(0o600)
 })

@@ -61,8 +61,17 @@ describe('record-size bound', () => {
     const csv = `email,name\na@x.io,Ann\nbig@x.io,"start\n${'y'.repeat(3000)}\nend"\nc@x.io,Carl\n`
     expect(await read(csv, 'csv', 1024)).toEqual([
       {line: 2, record: {email: 'a@x.io', name: 'Ann'}},
-      {error: 'is longer than 1 KiB, the most one row may hold, inside a quoted value that spans lines; nothing after it was read', fatal: true, line: 4},
+      {error: 'a quoted value spanning lines grows past 1 KiB here, the most one row may hold; nothing after it was read', fatal: true, line: 4},
     ])
+  })
+
+  test('CSV: a quoted value spanning many short lines is bounded as a whole (fatal past the bound)', async () => {
+    const lines = Array.from({length: 40}, () => 'z'.repeat(50)).join('\n')
+    const csv = `email,name\na@x.io,Ann\nbig@x.io,"${lines}"\nc@x.io,Carl\n`
+    const rows = await read(csv, 'csv', 1024)
+    expect(rows[0]).toEqual({line: 2, record: {email: 'a@x.io', name: 'Ann'}})
+    expect(rows.slice(1)).toEqual([expect.objectContaining({fatal: true, line: expect.any(Number)})])
+    expect((rows[1] as {error: string}).error).toMatch(/grows past 1 KiB here/)
   })
 })
 

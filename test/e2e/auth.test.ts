@@ -5,7 +5,7 @@
  * 401 -> one re-issue and one repeat (revoked or expired token), a static COMMERCE_ACCESS_TOKEN never renewed,
  * 403, and the profile and base-URL selection order.
  */
-import {existsSync, statSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
@@ -49,7 +49,7 @@ describe('auth login', () => {
     const r = await cli([...loginArgs(), '--json'])
     expect(r.code, r.stderr).toBe(0)
     const out = r.json()
-    expect(out).toEqual({base_url: sb.baseUrl, expires_at: expect.any(String), key_id: full().key_id, profile: 'default', scopes: [...full().scopes]})
+    expect(out).toEqual({base_url: sb.baseUrl, expires_at: expect.any(String), key_id: full().key_id, profile: 'default', scopes: [...full().scopes], storage: 'file'})
     expect(Date.parse(out.expires_at) - Date.now()).toBeGreaterThan(3500_000)
     const config = readConfig(dir)
     expect(config.current_profile).toBe('default')
@@ -121,6 +121,7 @@ describe('auth status and auth token', () => {
       profile: 'default',
       scopes: [...full().scopes],
       source: 'profile',
+      storage: 'file',
     })
     expect(human.code).toBe(0)
     expect(human.stdout).toContain('logged_in\ttrue')
@@ -147,6 +148,21 @@ describe('auth status and auth token', () => {
     expect(r.stderr).toMatch(/Warning: cannot write .*config\.json .*in memory/)
     expect(r.stderr).not.toContain(full().key_secret)
   })
+
+  // Every kind of unusable directory: below a regular file (ENOTDIR), config.json a directory (EISDIR).
+  for (const [kind, plant] of [
+    ['COMMERCE_CONFIG_DIR below a regular file (ENOTDIR)', (d: string) => (writeFileSync(join(d, 'plain'), 'x'), join(d, 'plain', 'conf'))],
+    ['config.json a directory (EISDIR)', (d: string) => (mkdirSync(join(d, 'eisdir', 'config.json'), {recursive: true}), join(d, 'eisdir'))],
+  ] as const) {
+    it(`env key pair with ${kind}: a warning, an in-memory token, exit 0`, async () => {
+      const env = keyPairEnv(plant(dir), sb.baseUrl, full())
+      const r = await cli(['customers', 'list', '--per-page', '2', '--json'], env)
+      expect(r.code, r.stderr).toBe(0)
+      expect(Array.isArray(r.json())).toBe(true)
+      expect(r.stderr).toMatch(/Warning: cannot (read|write) .*config\.json .*in memory/)
+      expect(r.stderr).not.toContain(full().key_secret)
+    })
+  }
 
   it('with COMMERCE_ACCESS_TOKEN: logged in (it cannot verify more), exit 0', async () => {
     const r = await cli(['auth', 'status', '--json'], {COMMERCE_ACCESS_TOKEN: 'tok_from_ci', COMMERCE_BASE_URL: sb.baseUrl})
@@ -179,7 +195,7 @@ describe('auth status and auth token', () => {
   it('logged out: exit 3, the JSON document with logged_in false and nulls', async () => {
     const r = await cli(['auth', 'status', '--json'])
     expect(r.code).toBe(3)
-    expect(r.json()).toEqual({base_url: null, expires_at: null, key_id: null, logged_in: false, profile: 'default', scopes: null, source: 'none'})
+    expect(r.json()).toEqual({base_url: null, expires_at: null, key_id: null, logged_in: false, profile: 'default', scopes: null, source: 'none', storage: null})
   })
 
   it('token prints a valid token and a newline, nothing else; a second call reuses the cached one', async () => {

@@ -63,6 +63,36 @@ describe('hostile import rows', () => {
   })
 })
 
+describe('messages about rows', () => {
+  it('show control characters from the file escaped: a hostile cell cannot retitle or recolour the terminal', async () => {
+    const f = file('jsonl', `${JSON.stringify({email: 'eve@h.io', name: 'Eve', 'x\u001b]0;PWNED\u0007\u001b[31m': 1})}\n${JSON.stringify({email: 'ok-esc@h.io', name: 'Ok'})}\n`)
+    const r = await cli(['customers', 'import', f, '--skip-invalid', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain('skipping invalid line 1')
+    expect(r.stderr).not.toContain('\u001b')
+    expect(r.stderr).not.toContain('\u0007')
+    expect(r.stderr).toContain('x\\e]0;PWNED')
+  })
+})
+
+describe('the errors file', () => {
+  it('is written 0600 through a temp file: a link planted at its name is replaced, not written through', async () => {
+    const dir = mkdtempSync(join(files, 'errors-'))
+    const errors = join(dir, 'errors.csv')
+    const victim = join(dir, 'victim.txt')
+    writeFileSync(victim, 'untouched\n')
+    symlinkSync(victim, errors)
+    const f = file('csv', 'email,name\nbroken,Bad\nef-ok@h.io,Fine\n')
+    const r = await cli(['customers', 'import', f, '--skip-invalid', '--errors-file', errors, '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(readFileSync(victim, 'utf8')).toBe('untouched\n')
+    expect(lstatSync(errors).isSymbolicLink()).toBe(false)
+    expect(statSync(errors).mode & 0o777).toBe(0o600)
+    expect(readFileSync(errors, 'utf8')).toMatch(/^line,status,reason\n2,invalid,/)
+    expect(readdirSync(dir).sort()).toEqual(['errors.csv', 'victim.txt'])
+  })
+})
+
 describe('invitations', () => {
   it('says how many invitations it will send when rows leave send_invite unset; --no-send-invite sends none', async () => {
     const csv = 'email,name,send_invite\ninv1@h.io,One,\ninv2@h.io,Two,false\ninv3@h.io,Three,true\n'
@@ -122,6 +152,9 @@ describe('the export file', () => {
     const plain = await cli(['customers', 'export', '--format', 'csv', '--search', 'formula@h.io'])
     expect(plain.stdout).toContain(`"=HYPERLINK(""http://evil"",""x"")"`)
     expect(plain.stdout).not.toContain(`'=`)
+    const jsonl = await cli(['customers', 'export', '--escape-formulas'])
+    expect(jsonl.code).toBe(2)
+    expect(jsonl.stderr).toContain('--escape-formulas applies to CSV only')
   })
 
   it('the summary line groups the count as the progress bar does', async () => {

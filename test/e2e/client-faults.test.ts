@@ -596,6 +596,21 @@ describe('unsafe input refused before anything is sent (exit 2, never "outcome u
     expect(profile.code, profile.stderr).toBe(0)
     expect(fx.faulty.requests).toHaveLength(2)
   })
+
+  it('`auth login --allow-insecure-http` to a plain http:// host opts that profile in; without the flag, login sends nothing', async () => {
+    fx.faulty = await startFaultyServer((req) =>
+      req.url.endsWith('/auth/tokens') ? {body: {access_token: 'tok', expires_in: 3600, scopes: ['customers:read'], token_type: 'Bearer'}, status: 201} : page(),
+    )
+    const env = {COMMERCE_CONFIG_DIR: tempDir(), HTTP_PROXY: fx.faulty.url}
+    const login = ['auth', 'login', '--base-url', 'http://commerce.example.test', '--key-id', 'k', '--key-secret', 's3cret']
+    expect((await run(login, {env})).code).toBe(2)
+    expect(fx.faulty.requests).toHaveLength(0)
+    const optedIn = await run([...login, '--allow-insecure-http'], {env})
+    expect(optedIn.code, optedIn.stderr).toBe(0)
+    const list = await run(['customers', 'list', '--json'], {env})
+    expect(list.code, list.stderr).toBe(0)
+    expect(fx.faulty.requests.map((r) => r.url)).toEqual(['/api/v2/auth/tokens', '/api/v2/customers?page=1&per_page=30'])
+  })
 })
 
 describe('messages that are right (issue 9)', () => {
@@ -671,5 +686,12 @@ describe('messages that are right (issue 9)', () => {
     expect(r.stderr).not.toContain('Use `commerce customers list`')
     expect(r.stderr).toContain('commerce config set api_version v2 --profile old')
     expect(r.stderr).toContain('--api-version v2')
+  })
+})
+
+describe('auth status when logged out', () => {
+  it('the login hint repeats --profile', async () => {
+    const r = await run(['auth', 'status', '--profile', 'staging'], {env: {COMMERCE_CONFIG_DIR: tempDir()}})
+    expect(r.stderr).toContain('`commerce auth login --profile staging`')
   })
 })

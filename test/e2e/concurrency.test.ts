@@ -4,9 +4,12 @@
  * succeed, the config file must stay valid JSON, and one token must serve them all. Tokens are counted at a
  * forwarding proxy in front of the sandbox.
  */
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {spawn} from 'node:child_process'
+import {readdirSync} from 'node:fs'
 
-import {type RunResult, run, tempConfigDir} from '../helpers/cli.js'
+import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
+
+import {BIN, type RunResult, run, tempConfigDir} from '../helpers/cli.js'
 import {type FaultyServer, startFaultyServer} from '../helpers/faulty-server.js'
 import {keyPairEnv, readConfig, requestsTo} from '../helpers/login.js'
 import {type TestSandbox, startTestSandbox} from '../helpers/sandbox.js'
@@ -63,5 +66,87 @@ describe(`${PROCESSES} processes sharing one config file`, () => {
     const gets = requestsTo(proxy.requests, 'GET', '/api/v2/customers').length - PROCESSES
     expect(gets).toBeGreaterThanOrEqual(PROCESSES + 1)
     expect(gets).toBeLessThanOrEqual(PROCESSES * 2)
+  })
+})
+
+/**
+ * Issue 15, finding 5: a slow token endpoint. The token request is held by the proxy longer than the config lock
+ * is ever waited for (10 s), so a lock held across it would fail the others "config file is locked" and lose a
+ * `config set` run meanwhile. The config lock must never span the request.
+ */
+describe('a slow token endpoint', () => {
+  const HOLD_MS = 11_000
+  let slow: FaultyServer
+  let dir: {dir: string; cleanup: () => void}
+  const held = new Set<() => void>()
+  let tokenArrived: () => void = () => {}
+
+  beforeAll(async () => {
+    slow = await startFaultyServer(async (req) => {
+      if (req.method === 'POST' && req.url.endsWith('/auth/tokens')) {
+        tokenArrived()
+        await new Promise<void>((resolve) => {
+          const release = () => {
+            held.delete(release)
+            clearTimeout(timer)
+            resolve()
+          }
+          const timer = setTimeout(release, HOLD_MS)
+          held.add(release)
+        })
+      }
+      return {forward: true}
+    }, {upstream: sb.baseUrl})
+  })
+  afterAll(async () => {
+    for (const release of [...held]) release()
+    await slow.close()
+  })
+  beforeEach(() => {
+    dir = tempConfigDir()
+  })
+  afterEach(() => dir.cleanup())
+
+  const lockDirs = () => readdirSync(dir.dir).filter((name) => name.endsWith('.lock'))
+
+  it('10 parallel commands all succeed with one token, and a `config set` run meanwhile is kept', {timeout: 90_000}, async () => {
+    const arrived = new Promise<void>((resolve) => (tokenArrived = resolve))
+    const env = keyPairEnv(dir.dir, slow.url, sb.keys[0]!)
+    const issuesBefore = requestsTo(slow.requests, 'POST', '/auth/tokens').length
+    const stampede = Promise.all(Array.from({length: 10}, () => run(['customers', 'list', '--per-page', '2', '--json'], {env, timeoutMs: 60_000})))
+    await arrived
+    // While the token request hangs: a setting changed in another profile is saved at once.
+    const set = await run(['config', 'set', 'base_url', 'https://staging.example.com', '--profile', 'staging'], {env: {COMMERCE_CONFIG_DIR: dir.dir}})
+    expect(set.code, set.stderr).toBe(0)
+    for (const r of await stampede) {
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stderr).not.toContain('locked')
+    }
+    expect(requestsTo(slow.requests, 'POST', '/auth/tokens').length - issuesBefore).toBe(1)
+    const data = readConfig(dir.dir)
+    expect(data.profiles?.staging?.base_url).toBe('https://staging.example.com')
+    expect(Object.keys(data.token_cache ?? {})).toHaveLength(1)
+    expect(lockDirs()).toEqual([])
+  })
+
+  it('Ctrl-C during a token issue: exit 130 and no lock left behind; the next command does not wait', {timeout: 60_000}, async () => {
+    const arrived = new Promise<void>((resolve) => (tokenArrived = resolve))
+    const env = {...keyPairEnv(dir.dir, slow.url, sb.keys[0]!), HOME: dir.dir, LANG: 'C.UTF-8', PATH: process.env.PATH ?? ''}
+    const child = spawn(process.execPath, [BIN, 'customers', 'list', '--json'], {env, stdio: 'ignore'})
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
+    try {
+      await arrived
+      expect(lockDirs().length).toBeGreaterThan(0) // the issue lock is held while the request hangs
+      child.kill('SIGINT')
+      expect(await exited).toBe(130)
+    } finally {
+      child.kill('SIGKILL')
+    }
+    expect(lockDirs()).toEqual([])
+    for (const release of [...held]) release()
+    const started = Date.now()
+    const next = await run(['config', 'set', 'api_version', 'v2'], {env: {COMMERCE_CONFIG_DIR: dir.dir}})
+    expect(next.code, next.stderr).toBe(0)
+    expect(Date.now() - started).toBeLessThan(5000)
   })
 })

@@ -90,8 +90,8 @@ describe('config set / get / unset', () => {
       [['config', 'set', 'base_url', 'ftp://files.example.com'], /https:\/\/ or http:\/\//],
       [['config', 'set', 'api_version', 'v3'], /api_version/],
       [['config', 'set', 'key_id', '  '], /key_id cannot be empty/],
-      [['config', 'set', 'colour', 'blue'], /Unknown key "colour"\. Keys: base_url, api_version, key_id, key_secret, allow_insecure_http\./],
-      [['config', 'get', 'token'], /Unknown key "token"\. Keys: base_url, api_version, key_id, key_secret, allow_insecure_http\./],
+      [['config', 'set', 'colour', 'blue'], /Unknown key "colour"\. Keys: base_url, api_version, key_id, key_secret, allow_insecure_http, storage\./],
+      [['config', 'get', 'token'], /Unknown key "token"\. Keys: base_url, api_version, key_id, key_secret, allow_insecure_http, storage\./],
       [['config', 'unset', 'access_token'], /Unknown key "access_token"/],
       [['config', 'set', 'base_url'], /value/i],
     ]
@@ -113,6 +113,39 @@ describe('config set / get / unset', () => {
     const r = await cfg(['config', 'set', 'base_url', 'https://a.example.com'])
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('Nothing was saved')
+  })
+})
+
+describe('a hand-edited config file that is not what the CLI writes', () => {
+  for (const [what, content, key] of [
+    ['a base_url that is a number', {profiles: {default: {base_url: 5}}}, 'profiles.default.base_url'],
+    ['a profile that is a string', {profiles: {default: 'oops'}}, 'profiles.default'],
+    ['profiles that is an array', {profiles: []}, 'profiles'],
+    ['scopes that are not strings', {profiles: {work: {scopes: [1]}}}, 'profiles.work.scopes'],
+    ['a current_profile that is an object', {current_profile: {}}, 'current_profile'],
+    ['a top level that is an array', [], 'JSON object'],
+  ] as const) {
+    it(`${what}: exit 2 naming the file and the key, for config and API commands alike`, async () => {
+      mkdirSync(dir, {mode: 0o700, recursive: true})
+      writeFileSync(join(dir, 'config.json'), JSON.stringify(content))
+      for (const args of [['config', 'get', 'base_url'], ['config', 'set', 'api_version', 'v1'], ['customers', 'list']]) {
+        const r = await cfg(args)
+        expect(r.code, r.stderr).toBe(2)
+        expect(r.stderr).toContain(join(dir, 'config.json'))
+        expect(r.stderr).toContain(key)
+        expect(r.stderr).not.toMatch(/is not a function|TypeError/)
+      }
+      // Nothing was rewritten.
+      expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(JSON.stringify(content))
+    })
+  }
+
+  it('invalid JSON: exit 2 naming the file', async () => {
+    mkdirSync(dir, {mode: 0o700, recursive: true})
+    writeFileSync(join(dir, 'config.json'), '{"profiles": {')
+    const r = await cfg(['config', 'list'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain(`${join(dir, 'config.json')} is not valid JSON`)
   })
 })
 

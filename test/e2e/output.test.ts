@@ -190,3 +190,111 @@ describe('shapes', () => {
     expect(lines).toContain('tags\t')
   })
 })
+
+describe('values from the service never reach a terminal or TSV raw (sanitize.ts)', () => {
+  const EVIL = 'Eve\u001B]0;PWNED\u0007\u001B[31mRED'
+  const SHOWN = 'Eve\\e]0;PWNED\\a\\e[31mRED'
+
+  it('customers list and get as TSV show the name escaped; --json keeps exact JSON escaping', async () => {
+    const created = await run(['customers', 'create', '--email', `eve-${process.pid}@example.com`, '--name', EVIL, '--json'], {env: env()})
+    expect(created.code, created.stderr).toBe(0)
+    const id = created.json().id as number
+    expect(created.json().name).toBe(EVIL)
+    const [list, get] = await Promise.all([
+      run(['customers', 'list', '--search', `eve-${process.pid}`], {env: env()}),
+      run(['customers', 'get', String(id)], {env: env()}),
+    ])
+    expect(list.code, list.stderr).toBe(0)
+    expect(get.code, get.stderr).toBe(0)
+    expect(list.stdout).toContain(`\t${SHOWN}\t`)
+    expect(get.stdout).toContain(`name\t${SHOWN}\n`)
+    for (const r of [list, get]) expect(r.stdout + r.stderr).not.toContain('\u001B')
+  })
+
+  it("the service's error message and field errors are escaped, with and without a terminal's colours", async () => {
+    fx.faulty = await startFaultyServer(() => ({body: {errors: {name: [`bad ${EVIL}`]}, message: `Nope ${EVIL}`}, status: 422}))
+    const r = await run(['customers', 'create', '--email', 'x@example.com', '--name', 'X'], {
+      env: {COMMERCE_ACCESS_TOKEN: 'tok', COMMERCE_BASE_URL: fx.faulty.url, COMMERCE_CONFIG_DIR: fx.dir},
+    })
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain(`Error: Nope ${SHOWN}`)
+    expect(r.stderr).toContain(`name (--name): bad ${SHOWN}`)
+    expect(r.stdout + r.stderr).not.toContain('\u001B')
+    const json = await run(['customers', 'create', '--email', 'x@example.com', '--name', 'X', '--json'], {
+      env: {COMMERCE_ACCESS_TOKEN: 'tok', COMMERCE_BASE_URL: fx.faulty.url, COMMERCE_CONFIG_DIR: fx.dir},
+    })
+    expect(json.json().error.message).toBe(`Nope ${EVIL}`)
+    expect(json.stdout).toContain('\\u001b]0;PWNED\\u0007')
+  })
+})
+
+describe('confirmations and confirmation lines', () => {
+  it('with --yes, delete and refund send nothing but the action itself', async () => {
+    const created = await run(['customers', 'create', '--email', `yes-${process.pid}@example.com`, '--name', 'Yes', '--json'], {env: env()})
+    expect(created.code, created.stderr).toBe(0)
+    fx.faulty = await startFaultyServer(() => ({forward: true}), {upstream: fx.sb.baseUrl})
+    const r = await run(['customers', 'delete', String(created.json().id), '--yes'], {env: env({COMMERCE_BASE_URL: fx.faulty.url})})
+    expect(r.code, r.stderr).toBe(0)
+    expect(fx.faulty.requests.filter((q) => !q.url.includes('/auth/')).map((q) => q.method)).toEqual(['DELETE'])
+  })
+
+  it('customers update says what it did, like create and delete; --json stays the document alone', async () => {
+    const created = await run(['customers', 'create', '--email', `upd-${process.pid}@example.com`, '--name', 'Upd', '--json'], {env: env()})
+    const id = created.json().id as number
+    const [human, json] = await Promise.all([
+      run(['customers', 'update', String(id), '--name', 'Updated'], {env: env()}),
+      run(['customers', 'update', String(id), '--status', 'archived', '--json'], {env: env()}),
+    ])
+    expect(human.code, human.stderr).toBe(0)
+    expect(human.stderr).toContain(`Updated customer ${id}.`)
+    expect(json.stderr).not.toContain('Updated customer')
+    expect(json.json().id).toBe(id)
+  })
+
+  it('auth status logged out: one line saying so, no table of empty values; --json unchanged', async () => {
+    const {cleanup, dir} = tempConfigDir()
+    try {
+      const [human, json] = await Promise.all([
+        run(['auth', 'status'], {env: {COMMERCE_CONFIG_DIR: dir}}),
+        run(['auth', 'status', '--json'], {env: {COMMERCE_CONFIG_DIR: dir}}),
+      ])
+      expect(human.code).toBe(3)
+      expect(human.stdout).toBe('')
+      expect(human.stderr).toContain('Not logged in (profile "default")')
+      expect(json.code).toBe(3)
+      expect(json.json().logged_in).toBe(false)
+    } finally {
+      cleanup()
+    }
+  })
+})
+
+describe('command-line habits', () => {
+  it('-h everywhere; short flags -L, -s, -q, -p; enum values in any case, sent in the service case', async () => {
+    const [help, short, eq] = await Promise.all([
+      run(['customers', 'list', '-h']),
+      run(['customers', 'list', '-s', 'ACTIVE', '-L', '2', '-q', '@', '-p', 'default', '--json'], {env: env()}),
+      run(['orders', 'list', '--status=Paid', '-L', '1', '--json'], {env: env()}),
+    ])
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain('USAGE')
+    expect(help.stdout).toMatch(/-L, --limit/)
+    expect(help.stdout).toMatch(/-s, --status/)
+    expect(help.stdout).toMatch(/-q, --search/)
+    expect(help.stdout).toMatch(/-p, --profile/)
+    expect(short.code, short.stderr).toBe(0)
+    expect(short.json()).toHaveLength(2)
+    for (const c of short.json()) expect(c.status).toBe('active')
+    expect(eq.code, eq.stderr).toBe(0)
+    for (const o of eq.json()) expect(o.status).toBe('paid')
+  })
+
+  it('a misspelt flag: exit 2 with the nearest flag suggested', async () => {
+    const r = await run(['customers', 'list', '--stauts', 'active'], {env: env()})
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('Nonexistent flag: --stauts. Did you mean --status?')
+    const json = await run(['customers', 'list', '--stauts', 'active', '--json'], {env: env()})
+    expect(json.code).toBe(2)
+    expect(json.json().error.message).toContain('Did you mean --status?')
+  })
+})

@@ -10,7 +10,7 @@ import {afterEach, describe, expect, it, onTestFinished} from 'vitest'
 import {signPayload, verifySignature} from '../../src/domain/signature.js'
 import {run, tempConfigDir} from '../helpers/cli.js'
 import {startTestSandbox} from '../helpers/sandbox.js'
-import {deadPort, killAll, type Receiver, type Session, spawnCli, startReceiver, startSession, until} from './webhooks-setup.js'
+import {deadPort, killAll, type Receiver, type Session, spawnCli, startReceiver, startSession, until} from '../helpers/webhooks-setup.js'
 
 let session: Session | undefined
 let receivers: Receiver[] = []
@@ -155,6 +155,29 @@ describe('webhooks listen against the sandbox', () => {
     expect((await p.exited).code).toBe(0)
     await session.sandbox.deliveriesSettled()
     expect(session.sandbox.deliveries().map((d) => [d.status, d.outcome])).toEqual([[503, 'retrying'], [503, 'failed']])
+  })
+
+  it('--forward-timeout: a receiver that hangs is answered 504 in time, recorded with a null status; type and id shown escaped', async () => {
+    session = await startSession()
+    const r = await receiver()
+    r.respond = () => {} // never answers
+    const p = listen(session, ['--skip-verify', '--forward-to', r.url, '--forward-timeout', '0.3', '--max-events', '1'])
+    const ready = await new Promise<string>((resolve) => {
+      const timer = setInterval(() => {
+        const m = /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(p.stderr())
+        if (m && /Ready\./.test(p.stderr())) {
+          clearInterval(timer)
+          resolve(m[1]!)
+        }
+      }, 20)
+    })
+    const started = Date.now()
+    const reply = await post(ready, JSON.stringify({created_at: new Date().toISOString(), data: {}, id: 'evt_\u001b]0;PWNED\u0007', type: 'order.paid'}))
+    expect(reply.status).toBe(504)
+    expect(Date.now() - started).toBeLessThan(5_000)
+    expect(await p.line(0)).toMatch(/order\.paid  evt_\\e\]0;PWNED\\a  -> failed: receiver did not answer within 300 ms/)
+    expect(p.lines.join('\n')).not.toContain('\u001b')
+    expect((await p.exited).code).toBe(0)
   })
 
   it('--skip-verify accepts unsigned deliveries; events not listened for are answered 200 and not forwarded; --timeout alone exits 0 after an event', async () => {

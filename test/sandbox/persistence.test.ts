@@ -9,7 +9,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {startSandbox} from '../../src/sandbox/index.js'
 import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
-import {call, createCustomer, createOrder, token} from './client.js'
+import {call, createCustomer, createOrder, token} from '../helpers/sandbox-client.js'
 
 const SERVE = join(import.meta.dirname, 'fixtures', 'serve.ts')
 
@@ -155,6 +155,46 @@ describe('data file', () => {
     const second = await start()
     expect(second.counts().customers).toBe(1)
     expect(readFileSync(dataFile, 'utf8')).toContain('ada@example.com')
+  })
+
+  it('compacts the journal into the data file in the background while writes go on, losing nothing', async () => {
+    const sb = await start({journalCompactBytes: 1})
+    const t = await token(sb)
+    const ids: number[] = []
+    await Promise.all(
+      Array.from({length: 4}, async (_, w) => {
+        for (let i = 0; i < 15; i++) ids.push((await createCustomer(sb, t, `c${w}-${i}@example.com`)).body.id)
+      }),
+    )
+    // As after kill -9 at this moment: whatever is on disk now.
+    const copy = join(dir, 'copy.json')
+    writeFileSync(copy, readFileSync(dataFile))
+    writeFileSync(`${copy}.journal`, readFileSync(`${dataFile}.journal`))
+    expect(JSON.parse(readFileSync(dataFile, 'utf8')).seq).toBeGreaterThan(0)
+    const again = await startSandbox({dataFile: copy})
+    try {
+      expect(again.counts().customers).toBe(60)
+      expect(new Set(ids).size).toBe(60)
+    } finally {
+      await again.close()
+    }
+  })
+
+  it('a reset is journaled too: a copy taken while running (as after kill -9) starts empty, keys kept', async () => {
+    const sb = await start()
+    await createCustomer(sb, await token(sb), 'ada@example.com')
+    expect((await call(sb, 'POST', '/_sandbox/reset')).status).toBe(200)
+    await createCustomer(sb, await token(sb), 'bob@example.com')
+    const copy = join(dir, 'copy.json')
+    writeFileSync(copy, readFileSync(dataFile))
+    writeFileSync(`${copy}.journal`, readFileSync(`${dataFile}.journal`))
+    const again = await startSandbox({dataFile: copy})
+    try {
+      expect(again.counts()).toMatchObject({customers: 1})
+      expect(again.keys).toEqual(sb.keys)
+    } finally {
+      await again.close()
+    }
   })
 
   it('demo data is seeded only into a new store', async () => {

@@ -5,7 +5,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {verifySignature} from '../../src/domain/signature.js'
 import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
-import {call, createCustomer, createOrder, token} from './client.js'
+import {call, createCustomer, createOrder, token} from '../helpers/sandbox-client.js'
 
 interface Received {
   headers: IncomingHttpHeaders
@@ -180,6 +180,17 @@ describe('control path /_sandbox', () => {
       'POST /_sandbox/orders/{id}/ship',
       'POST /_sandbox/events',
       'GET /_sandbox/deliveries',
+      'GET /_sandbox/logs',
+      'POST /_sandbox/faults',
+      'GET /_sandbox/faults',
+      'DELETE /_sandbox/faults',
+      'GET /_sandbox/data',
+      'GET /_sandbox/ui',
+      'POST /_sandbox/seed',
+      'POST /_sandbox/reset',
+      'POST /_sandbox/snapshots',
+      'GET /_sandbox/snapshots',
+      'POST /_sandbox/snapshots/{name}/restore',
     ])
   })
 

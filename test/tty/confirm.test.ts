@@ -2,7 +2,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {startInTmux} from '../helpers/tmux.js'
-import {newCustomer, newPaidOrder, useTtyFixture} from './setup.js'
+import {newCustomer, newPaidOrder, useTtyFixture} from '../helpers/tty.js'
 
 const fx = useTtyFixture()
 
@@ -19,7 +19,8 @@ async function answer(args: string[], question: string, reply: 'n' | 'y') {
 describe('customers delete on a TTY', () => {
   it('answered no: exit 1, the customer is still there', async () => {
     const id = await newCustomer(fx)
-    const {code, screen} = await answer(['customers', 'delete', String(id)], `Delete customer ${id}?`, 'n')
+    const customer = (await fx.api('GET', `/api/v2/customers/${id}`)).body
+    const {code, screen} = await answer(['customers', 'delete', String(id)], `Delete customer ${id} (${customer.email}, ${customer.name})?`, 'n')
     expect(code).toBe(1)
     expect(screen).toMatch(/nothing was changed/i)
     expect((await fx.api('GET', `/api/v2/customers/${id}`)).status).toBe(200)
@@ -27,7 +28,7 @@ describe('customers delete on a TTY', () => {
 
   it('answered yes: exit 0, the customer is gone', async () => {
     const id = await newCustomer(fx)
-    const {code, screen} = await answer(['customers', 'delete', String(id)], `Delete customer ${id}?`, 'y')
+    const {code, screen} = await answer(['customers', 'delete', String(id)], `Delete customer ${id} (`, 'y')
     expect(code).toBe(0)
     expect(screen).toContain(`Deleted customer ${id}`)
     expect((await fx.api('GET', `/api/v2/customers/${id}`)).status).toBe(404)
@@ -36,7 +37,7 @@ describe('customers delete on a TTY', () => {
   it('Ctrl-C at the question: exit 130, nothing deleted; with NO_COLOR the prompt has no colour codes', async () => {
     const id = await newCustomer(fx)
     const term = await startInTmux(['customers', 'delete', String(id)], {env: {...fx.env, NO_COLOR: '1'}})
-    const prompt = await term.waitFor(`Delete customer ${id}?`, {escapes: true})
+    const prompt = await term.waitFor(`Delete customer ${id} (`, {escapes: true})
     expect(prompt).not.toContain('\x1b[')
     await term.sendKeys('C-c')
     expect(await term.waitForExit()).toBe(130)
@@ -49,12 +50,38 @@ describe('customers delete on a TTY', () => {
     expect(await term.waitForExit()).toBe(2)
     const screen = await term.capture()
     expect(screen).toContain('--yes')
-    expect(screen).not.toContain(`Delete customer ${id}?`)
+    expect(screen).not.toContain(`Delete customer ${id}`)
     expect((await fx.api('GET', `/api/v2/customers/${id}`)).status).toBe(200)
+  })
+
+  it('a customer that does not exist: exit 4 before any question', async () => {
+    const term = await startInTmux(['customers', 'delete', '99999999'], {env: fx.env})
+    expect(await term.waitForExit()).toBe(4)
+    expect(await term.capture()).not.toContain('Delete customer')
   })
 })
 
 describe('orders refund on a TTY', () => {
+  it('asks with the amount, the currency and what would remain', async () => {
+    const id = await newPaidOrder(fx)
+    const order = (await fx.api('GET', `/api/v2/orders/${id}`)).body
+    const term = await startInTmux(['orders', 'refund', String(id), '--amount', '1'], {env: fx.env})
+    await term.waitFor(`Refund 1 ${order.currency} of order ${id}? (total ${order.total} ${order.currency}; ${order.total - 1} ${order.currency} would remain)`)
+    await term.sendKeys('C-c')
+    expect(await term.waitForExit()).toBe(130)
+  })
+
+  it('an order that cannot be refunded (pending): exit 2 before any question, nothing sent', async () => {
+    const customerId = await newCustomer(fx)
+    const product = (await fx.api('GET', '/api/v2/products?per_page=1')).body.data[0]
+    const order = (await fx.api('POST', '/api/v2/orders', {currency: product.currency ?? 'USD', customer_id: customerId, items: [{product_id: product.id, quantity: 1}]})).body
+    const term = await startInTmux(['orders', 'refund', String(order.id)], {env: fx.env})
+    expect(await term.waitForExit()).toBe(2)
+    const screen = await term.capture()
+    expect(screen).toContain(`Order ${order.id} is pending; only a paid or shipped order can be refunded.`)
+    expect(screen).not.toContain('Refund ')
+  })
+
   it('answered no: exit 1, the order stays paid with no refund', async () => {
     const id = await newPaidOrder(fx)
     const {code} = await answer(['orders', 'refund', String(id)], `of order ${id}?`, 'n')

@@ -1,29 +1,35 @@
-/** Human output on a real terminal: a table with the position line, coloured unless NO_COLOR is set. */
+/**
+ * Human output on a real terminal: a borderless table sized to the terminal (80 and 160 columns), the widest
+ * column cut with `…`, the header set apart, followed by the position line; coloured unless NO_COLOR is set.
+ */
 import {beforeAll, describe, expect, it} from 'vitest'
 
 import {startInTmux} from '../helpers/tmux.js'
-import {newCustomer, useTtyFixture} from './setup.js'
+import {newCustomer, useTtyFixture} from '../helpers/tty.js'
 
 const fx = useTtyFixture()
 const ESC = '\x1b['
+const LONG_NAME = `Maximiliana ${'Longname-'.repeat(5)}End`
 let total = 0
 
 beforeAll(async () => {
-  for (let i = 0; i < 5; i++) await newCustomer(fx)
+  for (let i = 0; i < 4; i++) await newCustomer(fx)
+  const created = await fx.api('POST', '/api/v2/customers', {email: `long-${process.pid}@example.com`, name: LONG_NAME, send_invite: false})
+  expect(created.status).toBe(201)
   total = fx.sb.counts().customers
 })
 
-async function listOnTty(env: Record<string, string>) {
-  const term = await startInTmux(['customers', 'list', '--per-page', '2'], {env: {...fx.env, ...env}})
+async function listOnTty(env: Record<string, string>, width = 120) {
+  const term = await startInTmux(['customers', 'list', '--per-page', '2'], {env: {...fx.env, ...env}, width})
   expect(await term.waitForExit()).toBe(0)
   return {plain: await term.capture(), raw: await term.capture({escapes: true})}
 }
 
 describe('customers list on a TTY', () => {
-  it('is a table followed by "Showing 1-2 of M (page 1 of K)", in colour', async () => {
+  it('is a borderless table with the header in capitals, followed by "Showing 1-2 of M (page 1 of K)", in colour', async () => {
     const {plain, raw} = await listOnTty({})
-    expect(plain).toMatch(/┌─+┬/)
-    expect(plain).toMatch(/│ id\s+│ email\s+│/)
+    expect(plain).toMatch(/^ID\s+EMAIL\s+NAME\s+STATUS\s+CREATED_AT$/m)
+    expect(plain).not.toMatch(/[│┌─┬]/)
     expect(plain).not.toContain('\t')
     expect(plain).toContain(`Showing 1-2 of ${total} (page 1 of ${Math.ceil(total / 2)})`)
     expect(raw).toContain(ESC)
@@ -31,8 +37,27 @@ describe('customers list on a TTY', () => {
 
   it('has no colour codes with NO_COLOR=1, still a table', async () => {
     const {plain, raw} = await listOnTty({NO_COLOR: '1'})
-    expect(plain).toMatch(/┌─+┬/)
+    expect(plain).toMatch(/^ID\s+EMAIL\s+NAME/m)
     expect(plain).toContain(`Showing 1-2 of ${total}`)
     expect(raw).not.toContain(ESC)
+  })
+
+  it.each([80, 160])('fits a %i-column terminal: no line wraps, the widest column cut with …', async (width) => {
+    const {plain} = await listOnTty({NO_COLOR: '1'}, width)
+    const lines = plain.split('\n').filter((l) => !l.startsWith('[tty-exit'))
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(width)
+    const row = lines.find((l) => l.includes(`long-${process.pid}`))!
+    expect(row, plain).toBeDefined()
+    if (width === 80) expect(row, JSON.stringify(row)).toMatch(/Maximiliana[^…]*…/)
+    else expect(row).toContain(LONG_NAME)
+  })
+
+  it('--all: the live count of records fetched is cleared before the table; nothing is left of it', async () => {
+    const term = await startInTmux(['customers', 'list', '--all', '--per-page', '2'], {env: {...fx.env, NO_COLOR: '1'}})
+    expect(await term.waitForExit()).toBe(0)
+    const screen = await term.capture()
+    expect(screen).not.toContain('Fetched')
+    expect(screen).toMatch(/^ID\s+EMAIL/m)
+    expect(screen).toContain(`Showing 1-${total} of ${total}`)
   })
 })

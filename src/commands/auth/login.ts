@@ -3,22 +3,27 @@ import {Flags} from '@oclif/core'
 import {ApiCommand} from '../../base/command.js'
 import {apiVersionFlag} from '../../base/flags.js'
 import {checkBaseUrl} from '../../base/context.js'
+import {STORAGES, type Storage} from '../../config/keyring.js'
 import {readSandboxState} from '../../config/sandbox-state.js'
 import {SCOPES} from '../../domain/schema.js'
 import {checkOneOf} from '../../domain/validate.js'
 import {UsageError} from '../../errors.js'
 import {needFlag, promptSecret, promptText} from '../../io/prompt.js'
-import {renderRecord} from '../../io/render.js'
 import {login} from '../../services/auth.js'
 
 export default class AuthLogin extends ApiCommand<typeof AuthLogin> {
   static description = `Log in with a key pair: issues a token to check it, then stores the pair and the token in the profile.
+
+--storage keyring keeps the key secret in the OS keyring (macOS Keychain, Windows Credential Manager, the Secret
+Service on Linux) instead of config.json; a keyring that fails or does not answer within 3 s means the file, with
+a warning.
 
 On a terminal, prompts for what is missing (the secret masked). Without one, pass every value as a flag;
 --key-secret-stdin reads the secret from standard input so that it stays out of the process list.`
   static examples = [
     '<%= config.bin %> auth login --sandbox',
     '<%= config.bin %> auth login --base-url https://commerce.example.com --key-id key_123',
+    '<%= config.bin %> auth login --base-url https://commerce.example.com --key-id key_123 --storage keyring',
     'printf %s "$KEY_SECRET" | <%= config.bin %> auth login --base-url "$URL" --key-id "$KEY_ID" --key-secret-stdin',
   ]
   static flags = {
@@ -28,10 +33,14 @@ On a terminal, prompts for what is missing (the secret masked). Without one, pas
     'key-secret-stdin': Flags.boolean({description: 'Read the key secret from standard input.'}),
     sandbox: Flags.boolean({description: 'Log in to the running local sandbox with its full-scope test key pair.', exclusive: ['key-id', 'key-secret', 'key-secret-stdin', 'base-url']}),
     scopes: Flags.string({description: `Comma-separated scopes to request (${SCOPES.join(', ')}); default: all the key is entitled to.`}),
+    storage: Flags.string({
+      description: 'Where to keep the key secret: the OS keyring, or config.json (mode 0600). Default: the profile\'s `storage` setting, else file.',
+      options: [...STORAGES],
+    }),
   }
 
   async run(): Promise<void> {
-    const {flags, io} = this
+    const {flags} = this
     const scopes = flags.scopes?.split(',').map((s) => s.trim()).filter(Boolean)
     for (const s of scopes ?? []) {
       const problem = checkOneOf(s, SCOPES)
@@ -56,10 +65,11 @@ On a terminal, prompts for what is missing (the secret masked). Without one, pas
       if (!keySecret) throw new UsageError('The key secret is empty.')
     }
 
-    const result = await login(this.ctx, {apiVersion: flags['api-version'], baseUrl, pair: {keyId, keySecret, scopes}})
-    if (io.json) return io.outJson(result)
-    io.info(io.chalk.green('✓ ') + `Logged in to ${result.base_url} as ${result.key_id} (profile "${result.profile}").`)
-    await renderRecord(io, {...result})
+    const {result, warning} = await login(this.ctx, {apiVersion: flags['api-version'], baseUrl, pair: {keyId, keySecret, scopes}, storage: flags.storage as Storage | undefined})
+    if (warning) this.io.warn(warning)
+    this.output.success(`Logged in to ${result.base_url} as ${result.key_id} (profile "${result.profile}").`)
+    this.output.note(result.storage === 'keyring' ? 'The key secret is in the OS keyring (service "commerce-cli"); config.json keeps only the key id.' : `The key secret is in ${this.ctx.store.path} (mode 0600).`)
+    await this.output.record({...result})
   }
 
   private async ask(what: string, flag: string, secret: boolean): Promise<string> {

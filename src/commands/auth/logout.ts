@@ -3,7 +3,8 @@ import {apiVersionFlag} from '../../base/flags.js'
 import {logout} from '../../services/auth.js'
 
 export default class AuthLogout extends ApiCommand<typeof AuthLogout> {
-  static description = `Revoke the current token and remove the stored key pair and token from the profile.
+  static description = `Revoke the current token and remove the stored key pair and token from the profile (and the key secret from
+the OS keyring, when it is kept there).
 
 Succeeds when already logged out. If the revocation fails, the local credentials are removed all the same and
 the command exits 1: the token stays valid until it expires.`
@@ -11,8 +12,8 @@ the command exits 1: the token stays valid until it expires.`
   static flags = {...apiVersionFlag}
 
   async run(): Promise<void> {
-    const result = await logout(this.ctx)
-    if (this.io.json) return this.io.outJson(result)
-    this.io.info(`Logged out of profile "${result.profile}"${result.revoked ? ' (token revoked)' : ''}.`)
+    const {result, warning} = await logout(this.ctx)
+    if (warning) this.io.warn(warning)
+    await this.output.result(result, () => this.io.info(`Logged out of profile "${result.profile}"${result.revoked ? ' (token revoked)' : ''}.`))
   }
 }

@@ -1,7 +1,6 @@
 import {ApiCommand} from '../../base/command.js'
 import {apiVersionFlag} from '../../base/flags.js'
 import {EXIT} from '../../errors.js'
-import {renderRecord} from '../../io/render.js'
 import {status} from '../../services/auth.js'
 
 export default class AuthStatus extends ApiCommand<typeof AuthStatus> {
@@ -10,13 +9,13 @@ export default class AuthStatus extends ApiCommand<typeof AuthStatus> {
   static flags = {...apiVersionFlag}
 
   async run(): Promise<void> {
-    const {io} = this
     const {reason, ...result} = await status(this.ctx)
-    if (io.json) io.outJson(result)
-    else {
-      await renderRecord(io, {...result})
-      if (reason) io.info(reason)
-    }
+    await this.output.result(result, async () => {
+      // Logged out: one line saying so (and why), not a table of empty values.
+      if (result.logged_in) await this.output.record({...result})
+      else this.io.info(`Not logged in (profile "${result.profile}"${result.base_url ? ` at ${result.base_url}` : ''}).`)
+      if (reason) this.io.info(reason)
+    })
     if (!result.logged_in) this.exit(EXIT.auth)
   }
 }

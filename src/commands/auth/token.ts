@@ -9,7 +9,6 @@ export default class AuthToken extends ApiCommand<typeof AuthToken> {
 
   async run(): Promise<void> {
     const token = await currentToken(this.ctx)
-    if (this.io.json) return this.io.outJson({access_token: token})
-    this.io.out(token)
+    await this.output.result({access_token: token}, () => this.io.out(token))
   }
 }

@@ -1,11 +1,10 @@
 import {Args} from '@oclif/core'
 
-import {BaseCommand} from '../../base/command.js'
+import {ConfigCommand} from '../../base/config-command.js'
 import {outputFlags, profileFlag} from '../../base/flags.js'
-import {configDir} from '../../config/paths.js'
-import {CONFIG_KEYS, ConfigService, parseKey} from '../../services/config.js'
+import {CONFIG_KEYS, parseKey} from '../../services/config.js'
 
-export default class ConfigGet extends BaseCommand<typeof ConfigGet> {
+export default class ConfigGet extends ConfigCommand<typeof ConfigGet> {
   static args = {
     key: Args.string({description: `One of ${CONFIG_KEYS.join(', ')}.`, required: true}),
   }
@@ -17,10 +16,11 @@ prints a credential). An unset key prints nothing and exits 0; api_version shows
 
   async run(): Promise<void> {
     const {io} = this
-    const service = new ConfigService({dir: configDir(process.env), env: process.env, profile: this.flags.profile})
+    const service = this.settings
     const result = await service.get(parseKey(this.args.key))
-    if (io.json) return io.outJson(result)
-    if (result.value === null) io.info(`${result.key} is not set in profile "${await service.profileName()}".`)
-    else io.out(result.value)
+    await this.output.result(result, async () => {
+      if (result.value === null) io.info(`${result.key} is not set in profile "${await service.profileName()}".`)
+      else io.out(result.value)
+    })
   }
 }

@@ -1,10 +1,8 @@
-import {BaseCommand} from '../../base/command.js'
+import {ConfigCommand} from '../../base/config-command.js'
 import {outputFlags, profileFlag} from '../../base/flags.js'
-import {configDir} from '../../config/paths.js'
-import {renderRecord} from '../../io/render.js'
-import {CONFIG_KEYS, ConfigService} from '../../services/config.js'
+import {CONFIG_KEYS} from '../../services/config.js'
 
-export default class ConfigList extends BaseCommand<typeof ConfigList> {
+export default class ConfigList extends ConfigCommand<typeof ConfigList> {
   static baseFlags = {...outputFlags, ...profileFlag}
   static description = `Show the settings of the selected profile (secrets masked), whether a token is cached, and the
 webhook endpoints whose signing secrets are stored.`
@@ -12,14 +10,15 @@ webhook endpoints whose signing secrets are stored.`
 
   async run(): Promise<void> {
     const {io} = this
-    const service = new ConfigService({dir: configDir(process.env), env: process.env, profile: this.flags.profile})
+    const service = this.settings
     const listing = await service.list()
-    if (io.json) return io.outJson(listing)
-    await renderRecord(io, {...listing})
-    if (!(await service.exists())) io.info(`Profile "${listing.profile}" does not exist yet; \`commerce config set\` or \`commerce auth login\` creates it.`)
-    for (const key of CONFIG_KEYS) {
-      const vars = service.overriddenBy(key)
-      if (vars.length > 0) io.info(`Note: ${vars.join(' and ')} ${vars.length > 1 ? 'are' : 'is'} set and take${vars.length > 1 ? '' : 's'} precedence over ${key}.`)
-    }
+    await this.output.result(listing, async () => {
+      await this.output.record({...listing})
+      if (!(await service.exists())) io.info(`Profile "${listing.profile}" does not exist yet; \`commerce config set\` or \`commerce auth login\` creates it.`)
+      for (const key of CONFIG_KEYS) {
+        const vars = service.overriddenBy(key)
+        if (vars.length > 0) io.info(`Note: ${vars.join(' and ')} ${vars.length > 1 ? 'are' : 'is'} set and take${vars.length > 1 ? '' : 's'} precedence over ${key}.`)
+      }
+    })
   }
 }

@@ -1,23 +1,18 @@
-import {BaseCommand} from '../../base/command.js'
+import {ConfigCommand} from '../../base/config-command.js'
 import {outputFlags, profileFlag} from '../../base/flags.js'
-import {configDir} from '../../config/paths.js'
-import {renderList} from '../../io/render.js'
-import {ConfigService} from '../../services/config.js'
 
-export default class ConfigProfiles extends BaseCommand<typeof ConfigProfiles> {
+export default class ConfigProfiles extends ConfigCommand<typeof ConfigProfiles> {
   static baseFlags = {...outputFlags, ...profileFlag}
   static description = `List the profiles. "current" marks the one a command would use now: --profile, else COMMERCE_PROFILE,
 else the one chosen with \`config use\`, else "default". "logged_in" means a key pair is stored (\`auth status\` checks it).`
   static examples = ['<%= config.bin %> config profiles', '<%= config.bin %> config profiles --json | jq -r \'.[] | select(.current) | .name\'']
 
   async run(): Promise<void> {
-    const {io} = this
-    const service = new ConfigService({dir: configDir(process.env), env: process.env, profile: this.flags.profile})
-    const profiles = await service.profiles()
-    await renderList(io, profiles.map((p) => ({...p})), {
+    const profiles = await this.settings.profiles()
+    await this.output.list(profiles.map((p) => ({...p})), {
       columns: ['name', 'current', 'base_url', 'key_id', 'logged_in'],
       position: () => ({first: 1, shown: profiles.length, total: profiles.length}),
     })
-    if (profiles.length === 0 && !io.json) io.info('No profiles yet. Create one with `commerce auth login` or `commerce config set base_url URL`.')
+    if (profiles.length === 0) this.output.note('No profiles yet. Create one with `commerce auth login` or `commerce config set base_url URL`.')
   }
 }

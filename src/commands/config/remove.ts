@@ -1,25 +1,26 @@
 import {Args} from '@oclif/core'
 
-import {BaseCommand} from '../../base/command.js'
-import {configDir} from '../../config/paths.js'
-import {ConfigService} from '../../services/config.js'
+import {ConfigCommand} from '../../base/config-command.js'
 
-export default class ConfigRemove extends BaseCommand<typeof ConfigRemove> {
+export default class ConfigRemove extends ConfigCommand<typeof ConfigRemove> {
   static args = {
     name: Args.string({description: 'The profile to remove.', required: true}),
   }
 
-  static description = `Remove a profile and everything stored in it (key pair, cached token, webhook signing secrets).
+  static description = `Remove a profile and everything stored in it (key pair, its key secret in the OS keyring, cached token,
+webhook signing secrets).
 When it was the chosen profile, the choice is unset and commands fall back to "default". The cached token is not
 revoked: run \`commerce auth logout --profile NAME\` first to revoke it.`
   static examples = ['<%= config.bin %> config remove staging']
 
   async run(): Promise<void> {
     const {io} = this
-    const service = new ConfigService({dir: configDir(process.env), env: process.env})
-    const {had_credentials: hadCredentials, was_chosen: wasChosen, ...result} = await service.remove(this.args.name)
-    if (io.json) return io.outJson(result)
-    io.info(`Removed profile "${result.profile}".${wasChosen ? ' It was the chosen profile; commands now use "default" unless one is named.' : ''}`)
-    if (hadCredentials) io.info('Its token was not revoked and stays valid until it expires.')
+    const service = this.settings
+    const {had_credentials: hadCredentials, warning, was_chosen: wasChosen, ...result} = await service.remove(this.args.name)
+    if (warning) io.warn(warning)
+    await this.output.result(result, () => {
+      io.info(`Removed profile "${result.profile}".${wasChosen ? ' It was the chosen profile; commands now use "default" unless one is named.' : ''}`)
+      if (hadCredentials) io.info('Its token was not revoked and stays valid until it expires.')
+    })
   }
 }

@@ -1,11 +1,10 @@
 import {Args} from '@oclif/core'
 
-import {BaseCommand} from '../../base/command.js'
+import {ConfigCommand} from '../../base/config-command.js'
 import {outputFlags, profileFlag} from '../../base/flags.js'
-import {configDir} from '../../config/paths.js'
-import {CONFIG_KEYS, ConfigService, parseKey} from '../../services/config.js'
+import {CONFIG_KEYS, parseKey} from '../../services/config.js'
 
-export default class ConfigSet extends BaseCommand<typeof ConfigSet> {
+export default class ConfigSet extends ConfigCommand<typeof ConfigSet> {
   static args = {
     key: Args.string({description: `One of ${CONFIG_KEYS.join(', ')}.`, required: true}),
     value: Args.string({description: 'The value (base_url: an http(s) URL; api_version: v1 or v2).', required: true}),
@@ -23,10 +22,9 @@ Prefer \`commerce auth login\` for key pairs: it checks them, and keeps the secr
   async run(): Promise<void> {
     const {io} = this
     const key = parseKey(this.args.key)
-    const service = new ConfigService({dir: configDir(process.env), env: process.env, profile: this.flags.profile})
+    const service = this.settings
     const result = await service.set(key, this.args.value)
-    if (io.json) io.outJson(result)
-    else io.info(io.chalk.green('✓ ') + `Set ${key} to ${result.value} in profile "${result.profile}".`)
+    await this.output.result(result, () => this.output.success(`Set ${key} to ${result.value} in profile "${result.profile}".`))
     if (key === 'key_secret')
       io.warn('the key pair was stored without being checked. Prefer `commerce auth login` (it checks the pair, and `--key-secret-stdin` or its prompt keep the secret out of shell history).')
     const vars = service.overriddenBy(key)

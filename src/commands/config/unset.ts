@@ -1,11 +1,10 @@
 import {Args} from '@oclif/core'
 
-import {BaseCommand} from '../../base/command.js'
+import {ConfigCommand} from '../../base/config-command.js'
 import {outputFlags, profileFlag} from '../../base/flags.js'
-import {configDir} from '../../config/paths.js'
-import {CONFIG_KEYS, ConfigService, parseKey} from '../../services/config.js'
+import {CONFIG_KEYS, parseKey} from '../../services/config.js'
 
-export default class ConfigUnset extends BaseCommand<typeof ConfigUnset> {
+export default class ConfigUnset extends ConfigCommand<typeof ConfigUnset> {
   static args = {
     key: Args.string({description: `One of ${CONFIG_KEYS.join(', ')}.`, required: true}),
   }
@@ -16,9 +15,8 @@ export default class ConfigUnset extends BaseCommand<typeof ConfigUnset> {
 
   async run(): Promise<void> {
     const {io} = this
-    const service = new ConfigService({dir: configDir(process.env), env: process.env, profile: this.flags.profile})
+    const service = this.settings
     const result = await service.unset(parseKey(this.args.key))
-    if (io.json) return io.outJson(result)
-    io.info(result.removed ? `Removed ${result.key} from profile "${result.profile}".` : `${result.key} was not set in profile "${result.profile}".`)
+    await this.output.result(result, () => io.info(result.removed ? `Removed ${result.key} from profile "${result.profile}".` : `${result.key} was not set in profile "${result.profile}".`))
   }
 }

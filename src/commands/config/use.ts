@@ -1,10 +1,8 @@
 import {Args} from '@oclif/core'
 
-import {BaseCommand} from '../../base/command.js'
-import {configDir} from '../../config/paths.js'
-import {ConfigService} from '../../services/config.js'
+import {ConfigCommand} from '../../base/config-command.js'
 
-export default class ConfigUse extends BaseCommand<typeof ConfigUse> {
+export default class ConfigUse extends ConfigCommand<typeof ConfigUse> {
   static args = {
     name: Args.string({description: 'An existing profile (see `config profiles`).', required: true}),
   }
@@ -15,10 +13,9 @@ The profile must exist (exit 2 otherwise): create it with \`auth login --profile
 
   async run(): Promise<void> {
     const {io} = this
-    const service = new ConfigService({dir: configDir(process.env), env: process.env})
+    const service = this.settings
     const result = await service.use(this.args.name)
-    if (io.json) io.outJson(result)
-    else io.info(io.chalk.green('✓ ') + `Commands now use profile "${result.profile}" when none is named.`)
+    await this.output.result(result, () => this.output.success(`Commands now use profile "${result.profile}" when none is named.`))
     const fromEnv = process.env.COMMERCE_PROFILE
     if (fromEnv && fromEnv !== result.profile) io.warn(`COMMERCE_PROFILE=${fromEnv} is set in this shell and takes precedence.`)
   }

@@ -2,11 +2,10 @@ import {Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
 import {CUSTOMER_FIELD_FLAGS, customerFieldFlags} from '../../base/customer-flags.js'
-import {apiVersionFlag} from '../../base/flags.js'
+import {apiVersionFlag, fieldsFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {checkEmail, checkName} from '../../domain/validate.js'
 import {needFlag, promptText} from '../../io/prompt.js'
-import {renderRecord} from '../../io/render.js'
 import {createCustomer} from '../../services/customers.js'
 
 export default class CustomersCreate extends ApiCommand<typeof CustomersCreate> {
@@ -17,13 +16,14 @@ export default class CustomersCreate extends ApiCommand<typeof CustomersCreate> 
   ]
   static fieldFlags = CUSTOMER_FIELD_FLAGS
   static flags = {
+    ...fieldsFlag('customer'),
     ...apiVersionFlag,
     ...customerFieldFlags,
     'send-invite': Flags.boolean({allowNo: true, default: true, description: 'Email an invitation (--no-send-invite: do not).'}),
   }
 
   async run(): Promise<void> {
-    const {flags, io} = this
+    const {flags} = this
     const email = flags.email ?? (await this.ask('Email', '--email', checkEmail))
     const name = flags.name ?? (await this.ask('Name', '--name', checkName))
     const customer = await createCustomer(
@@ -31,8 +31,8 @@ export default class CustomersCreate extends ApiCommand<typeof CustomersCreate> 
       {email, metadata: flags.metadata, name, plan: flags.plan, send_invite: flags['send-invite']},
       await this.ctx.apiVersion(),
     )
-    if (!io.json) io.info(io.chalk.green('✓ ') + `Created customer ${customer.id}.`)
-    await renderRecord(io, customer, RESOURCE_COLUMNS.customer)
+    this.output.success(`Created customer ${customer.id}.`)
+    await this.output.record(customer, RESOURCE_COLUMNS.customer)
   }
 
   private async ask(what: string, flag: string, check: (v: string) => string | undefined): Promise<string> {

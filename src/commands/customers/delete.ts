@@ -2,8 +2,9 @@ import {Args} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
 import {parseIdArg, yesFlag} from '../../base/flags.js'
-import {confirmOrThrow} from '../../io/prompt.js'
-import {deleteCustomer} from '../../services/customers.js'
+import {confirmAfterCheck} from '../../io/prompt.js'
+import {sanitize} from '../../io/sanitize.js'
+import {deleteCustomer, getCustomer} from '../../services/customers.js'
 
 export default class CustomersDelete extends ApiCommand<typeof CustomersDelete> {
   static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Customer id.', required: true})}
@@ -14,9 +15,11 @@ export default class CustomersDelete extends ApiCommand<typeof CustomersDelete> 
   async run(): Promise<void> {
     const {args, flags, io} = this
     const client = await this.ctx.client()
-    await confirmOrThrow(io, `Delete customer ${args.id}? This cannot be undone.`, flags.yes)
+    await confirmAfterCheck(io, flags.yes, async () => {
+      const customer = await getCustomer(client, args.id, {version: 'v2'})
+      return `Delete customer ${args.id} (${sanitize(String(customer.email), 'cell')}, ${sanitize(String(customer.name), 'cell')})? This cannot be undone.`
+    })
     const result = await deleteCustomer(client, args.id)
-    if (io.json) return io.outJson(result)
-    io.info(io.chalk.green('✓ ') + `Deleted customer ${args.id}.`)
+    await this.output.result(result, () => this.output.success(`Deleted customer ${args.id}.`))
   }
 }

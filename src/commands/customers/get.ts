@@ -1,9 +1,8 @@
 import {Args, Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
-import {apiVersionFlag, parseIdArg} from '../../base/flags.js'
+import {apiVersionFlag, parseIdArg, fieldsFlag} from '../../base/flags.js'
 import {CUSTOMER_INCLUDES, RESOURCE_COLUMNS} from '../../domain/schema.js'
-import {renderRecord} from '../../io/render.js'
 import {getCustomer} from '../../services/customers.js'
 
 export default class CustomersGet extends ApiCommand<typeof CustomersGet> {
@@ -11,12 +10,13 @@ export default class CustomersGet extends ApiCommand<typeof CustomersGet> {
   static description = 'Show one customer.'
   static examples = ['<%= config.bin %> customers get 42', '<%= config.bin %> customers get 42 --include orders --json']
   static flags = {
+    ...fieldsFlag('customer'),
     ...apiVersionFlag,
     include: Flags.option({description: 'Embed a related collection.', options: CUSTOMER_INCLUDES})(),
   }
 
   async run(): Promise<void> {
     const customer = await getCustomer(await this.ctx.client(), this.args.id, {include: this.flags.include, version: await this.ctx.apiVersion()})
-    await renderRecord(this.io, customer, RESOURCE_COLUMNS.customer)
+    await this.output.record(customer, RESOURCE_COLUMNS.customer)
   }
 }

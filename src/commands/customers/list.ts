@@ -1,7 +1,6 @@
 import {ApiCommand} from '../../base/command.js'
-import {apiVersionFlag, customerStatusFlag, pageFlags, searchFlag} from '../../base/flags.js'
+import {apiVersionFlag, customerStatusFlag, pageFlags, searchFlag, fieldsFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
-import {renderList} from '../../io/render.js'
 import {listCustomers} from '../../services/customers.js'
 
 export default class CustomersList extends ApiCommand<typeof CustomersList> {
@@ -13,6 +12,7 @@ export default class CustomersList extends ApiCommand<typeof CustomersList> {
   ]
   static fieldFlags = {q: '--search', status: '--status'}
   static flags = {
+    ...fieldsFlag('customer'),
     ...apiVersionFlag,
     ...pageFlags,
     search: searchFlag({description: 'Free-text search over name and email (v2 only; at most 120 characters).'}),
@@ -30,6 +30,6 @@ export default class CustomersList extends ApiCommand<typeof CustomersList> {
       status: flags.status,
       version: await this.ctx.apiVersion(),
     })
-    await renderList(this.io, list.records, {columns: RESOURCE_COLUMNS.customer, position: list.position})
+    await this.output.list(list.records, {columns: RESOURCE_COLUMNS.customer, position: list.position})
   }
 }

@@ -2,10 +2,9 @@ import {Args} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
 import {CUSTOMER_FIELD_FLAGS, customerFieldFlags} from '../../base/customer-flags.js'
-import {customerStatusFlag, parseIdArg} from '../../base/flags.js'
+import {customerStatusFlag, parseIdArg, fieldsFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {UsageError} from '../../errors.js'
-import {renderRecord} from '../../io/render.js'
 import {updateCustomer} from '../../services/customers.js'
 
 export default class CustomersUpdate extends ApiCommand<typeof CustomersUpdate> {
@@ -13,7 +12,7 @@ export default class CustomersUpdate extends ApiCommand<typeof CustomersUpdate> 
   static description = 'Change a customer (API v2).'
   static examples = ['<%= config.bin %> customers update 42 --status archived', '<%= config.bin %> customers update 42 --name "Ada King" --plan enterprise']
   static fieldFlags = CUSTOMER_FIELD_FLAGS
-  static flags = {...customerFieldFlags, status: customerStatusFlag()}
+  static flags = {...fieldsFlag('customer'), ...customerFieldFlags, status: customerStatusFlag()}
 
   async run(): Promise<void> {
     const {flags} = this
@@ -26,6 +25,7 @@ export default class CustomersUpdate extends ApiCommand<typeof CustomersUpdate> 
       plan: flags.plan,
       status: flags.status,
     })
-    await renderRecord(this.io, customer, RESOURCE_COLUMNS.customer)
+    this.output.success(`Updated customer ${customer.id}.`)
+    await this.output.record(customer, RESOURCE_COLUMNS.customer)
   }
 }

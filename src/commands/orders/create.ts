@@ -1,9 +1,8 @@
 import {Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
-import {apiVersionFlag, currencyFlag, idFlag} from '../../base/flags.js'
+import {apiVersionFlag, currencyFlag, idFlag, fieldsFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
-import {renderRecord} from '../../io/render.js'
 import {createOrder, parseItemSpec, readOrderFile} from '../../services/orders.js'
 
 export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
@@ -19,6 +18,7 @@ retries a lost response with the same key. In v1 there is no such key, and a fai
   ]
   static fieldFlags = {currency: '--currency', customer_id: '--customer', idempotency_key: '--idempotency-key', items: '--item'}
   static flags = {
+    ...fieldsFlag('order'),
     ...apiVersionFlag,
     currency: currencyFlag(),
     customer: idFlag({description: 'Customer id.'}),
@@ -43,7 +43,7 @@ retries a lost response with the same key. In v1 there is no such key, and a fai
       version: await this.ctx.apiVersion(),
     })
     const shown = idempotencyKey ? {...order, idempotency_key: idempotencyKey} : order
-    if (!io.json) io.info(io.chalk.green('✓ ') + `Created order ${order.id}.`)
-    await renderRecord(io, shown, [...RESOURCE_COLUMNS.order, 'items', 'idempotency_key'])
+    this.output.success(`Created order ${order.id}.`)
+    await this.output.record(shown, [...RESOURCE_COLUMNS.order, 'items', 'idempotency_key'])
   }
 }

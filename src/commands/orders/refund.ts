@@ -3,9 +3,9 @@ import {Args, Flags} from '@oclif/core'
 import {ApiCommand} from '../../base/command.js'
 import {parseIdArg, yesFlag} from '../../base/flags.js'
 import {parseId} from '../../domain/validate.js'
-import {confirmOrThrow} from '../../io/prompt.js'
-import {renderRecord} from '../../io/render.js'
-import {refundOrder} from '../../services/orders.js'
+import {UsageError} from '../../errors.js'
+import {confirmAfterCheck} from '../../io/prompt.js'
+import {getOrder, refundOrder} from '../../services/orders.js'
 
 export default class OrdersRefund extends ApiCommand<typeof OrdersRefund> {
   static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Order id.', required: true})}
@@ -30,11 +30,20 @@ refunded. Asks for confirmation on a terminal; needs --yes without one.`
   async run(): Promise<void> {
     const {args, flags, io} = this
     const client = await this.ctx.client()
-    const what = flags.amount === undefined ? 'the whole remaining amount' : `${flags.amount}`
-    await confirmOrThrow(io, `Refund ${what} of order ${args.id}?`, flags.yes)
+    await confirmAfterCheck(io, flags.yes, async () => {
+      const order = await getOrder(client, args.id)
+      if (order.status !== 'paid' && order.status !== 'shipped')
+        throw new UsageError(`Order ${args.id} is ${order.status}; only a paid or shipped order can be refunded.`)
+      const refunded = typeof order.amount_refunded === 'number' ? order.amount_refunded : 0
+      const remaining = order.total - refunded
+      if (flags.amount !== undefined && flags.amount > remaining)
+        throw new UsageError(`--amount ${flags.amount} is more than the ${remaining} ${order.currency} left to refund on order ${args.id}.`)
+      const amount = flags.amount ?? remaining
+      return `Refund ${amount} ${order.currency} of order ${args.id}? (total ${order.total} ${order.currency}; ${remaining - amount} ${order.currency} would remain)`
+    })
     const refund = await refundOrder(client, args.id, {amount: flags.amount, reason: flags.reason})
-    if (!io.json) io.info(io.chalk.green('✓ ') + `Refunded order ${args.id}.`)
+    this.output.success(`Refunded order ${args.id}.`)
     // A service that answers with no refund record: --json prints {}, human output only the line above.
-    if (io.json || Object.keys(refund).length > 0) await renderRecord(io, refund)
+    await this.output.result(refund, () => (Object.keys(refund).length > 0 ? this.output.record(refund) : undefined))
   }
 }

@@ -1,7 +1,6 @@
 import {ApiCommand} from '../../base/command.js'
-import {apiVersionFlag, currencyFlag, pageFlags, searchFlag} from '../../base/flags.js'
+import {apiVersionFlag, currencyFlag, pageFlags, searchFlag, fieldsFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
-import {renderList} from '../../io/render.js'
 import {listProducts} from '../../services/products.js'
 
 export default class ProductsList extends ApiCommand<typeof ProductsList> {
@@ -12,6 +11,7 @@ export default class ProductsList extends ApiCommand<typeof ProductsList> {
     '<%= config.bin %> products list --all --json | jq \'.[] | select(.in_stock) | .id\'',
   ]
   static flags = {
+    ...fieldsFlag('product'),
     ...apiVersionFlag,
     ...pageFlags,
     currency: currencyFlag({description: 'Show prices converted to this currency.'}),
@@ -30,6 +30,6 @@ export default class ProductsList extends ApiCommand<typeof ProductsList> {
       search: flags.search,
       version: await this.ctx.apiVersion(),
     })
-    await renderList(this.io, list.records, {columns: RESOURCE_COLUMNS.product, position: list.position})
+    await this.output.list(list.records, {columns: RESOURCE_COLUMNS.product, position: list.position})
   }
 }

@@ -1,10 +1,14 @@
+import {resolve} from 'node:path'
+
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base/command.js'
 import {CliError} from '../../errors.js'
+import {readScenario} from '../../services/sandbox/scenario.js'
 import {DEFAULT_HOST, DEFAULT_PORT, describeSandbox, exposureWarning, infoOf, runForeground, startDetached} from '../../services/sandbox/process.js'
 
 export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
+  static interruptible = true
   static description = `Run a local emulator of the whole service (every v1 and v2 operation, webhooks included).
 
 Prints its base URL and two test key pairs (one with every scope, one with customers:read only) and records
@@ -16,6 +20,7 @@ Its control path (GET <base URL>/_sandbox) moves orders to paid or shipped and s
     '<%= config.bin %> sandbox start',
     '<%= config.bin %> sandbox start --detach --port 0 --json',
     '<%= config.bin %> sandbox start --in-memory --demo-data --order-limit 10 --order-window 2',
+    '<%= config.bin %> sandbox start --detach --seed scenario.json',
   ]
   static flags = {
     'demo-data': Flags.boolean({description: 'Seed demo customers and orders into a new data file.'}),
@@ -25,20 +30,23 @@ Its control path (GET <base URL>/_sandbox) moves orders to paid or shipped and s
     'in-memory': Flags.boolean({description: 'Keep no data file: everything is lost on stop.', exclusive: ['data']}),
     'order-limit': Flags.integer({description: 'Order creations allowed per window and key pair (default 10).', min: 1}),
     'order-window': Flags.integer({description: 'Order-limit window in seconds (default 60).', min: 1}),
+    seed: Flags.string({description: 'Load this scenario file once started (see `sandbox seed`); a bad one stops the start.'}),
     port: Flags.integer({default: DEFAULT_PORT, description: 'Port to listen on (0: any free port).', max: 65_535, min: 0}),
     'token-ttl': Flags.integer({default: 3600, description: 'Access token lifetime in seconds.', min: 1}),
   }
 
   async run(): Promise<void> {
     const {flags, io} = this
+    // Read (and parsed) here, so that a missing or malformed file is exit 2 before anything starts.
+    const scenario = flags.seed === undefined ? undefined : readScenario(flags.seed)
     const exposed = exposureWarning(flags.host)
     if (exposed) io.warn(exposed)
     if (flags.detach) {
       const state = await startDetached({args: [process.argv[1]!, ...this.foregroundArgv()]}).catch(failed)
-      if (io.json) return io.outJson(infoOf(state))
-      io.out(describeSandbox(state).join('\n'))
-      io.info('Running in the background; stop it with `commerce sandbox stop`.')
-      return
+      return this.output.result(infoOf(state), () => {
+        io.out(describeSandbox(state).join('\n'))
+        io.info('Running in the background; stop it with `commerce sandbox stop`.')
+      })
     }
     const orderLimit =
       flags['order-limit'] || flags['order-window'] ? {limit: flags['order-limit'] ?? 10, windowSeconds: flags['order-window'] ?? 60} : undefined
@@ -47,11 +55,11 @@ Its control path (GET <base URL>/_sandbox) moves orders to paid or shipped and s
       host: flags.host,
       orderLimit,
       port: flags.port,
+      seed: scenario,
       seedDemoData: flags['demo-data'],
       tokenTtlSeconds: flags['token-ttl'],
-    }).catch(failed)
-    if (io.json) io.outJson(infoOf(state))
-    else io.out(describeSandbox(state).join('\n'))
+    }, this.interrupted).catch(failed)
+    await this.output.result(infoOf(state), () => io.out(describeSandbox(state).join('\n')))
     io.info('Press Ctrl-C to stop.')
     await stopped
     io.info('Sandbox stopped.')
@@ -64,6 +72,7 @@ Its control path (GET <base URL>/_sandbox) moves orders to paid or shipped and s
     if (flags['in-memory']) argv.push('--in-memory')
     if (flags.data) argv.push('--data', flags.data)
     if (flags['demo-data']) argv.push('--demo-data')
+    if (flags.seed) argv.push('--seed', resolve(flags.seed))
     if (flags['order-limit']) argv.push('--order-limit', String(flags['order-limit']))
     if (flags['order-window']) argv.push('--order-window', String(flags['order-window']))
     return argv

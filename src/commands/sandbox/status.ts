@@ -13,7 +13,6 @@ it (the counts are in the human output, and at GET <base URL>/_sandbox).`
     const {io} = this
     const status = await sandboxStatus()
     if (!status) throw new CliError('No local sandbox is running.', {hint: 'Start one with `commerce sandbox start --detach`.'})
-    if (io.json) return io.outJson(infoOf(status.state))
-    io.out(describeSandbox(status.state, status.counts).join('\n'))
+    await this.output.result(infoOf(status.state), () => io.out(describeSandbox(status.state, status.counts).join('\n')))
   }
 }

@@ -11,8 +11,8 @@ It gets SIGTERM, writes its data file and exits; after 10 s it is killed. With -
   async run(): Promise<void> {
     const {io} = this
     const state = await stopSandbox()
-    if (io.json) return io.outJson(state ? {base_url: state.base_url, pid: state.pid, stopped: true} : {stopped: false})
-    if (state) io.out(`Stopped the sandbox at ${state.base_url} (pid ${state.pid}).`)
-    else io.out('No local sandbox is running; nothing to stop.')
+    await this.output.result(state ? {base_url: state.base_url, pid: state.pid, stopped: true} : {stopped: false}, () =>
+      io.out(state ? `Stopped the sandbox at ${state.base_url} (pid ${state.pid}).` : 'No local sandbox is running; nothing to stop.'),
+    )
   }
 }

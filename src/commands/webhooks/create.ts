@@ -1,8 +1,8 @@
 import {Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
+import {fieldsFlag} from '../../base/flags.js'
 import {EVENT_TYPES, RESOURCE_COLUMNS} from '../../domain/schema.js'
-import {renderRecord} from '../../io/render.js'
 import {createWebhook, splitEvents} from '../../services/webhooks/endpoints.js'
 
 export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
@@ -15,16 +15,18 @@ The service shows the signing secret only in this answer: it is printed once, an
   ]
   static fieldFlags = {events: '--event', url: '--url'}
   static flags = {
-    event: Flags.string({description: `Event to subscribe to: any name (the service documents ${EVENT_TYPES.join(', ')}); repeat, or separate with commas.`, multiple: true, required: true}),
+    ...fieldsFlag('webhook'),
+    event: Flags.string({description: `Event to subscribe to (e.g. ${EVENT_TYPES.join(', ')}, or any name the service knows); repeat, or separate with commas.`, multiple: true, required: true}),
     url: Flags.string({description: 'HTTPS URL the service delivers to.', required: true}),
   }
 
   async run(): Promise<void> {
     const {flags, io} = this
     const {endpoint, profile} = await createWebhook(this.ctx, {events: splitEvents(flags.event), url: flags.url})
-    if (io.json) return io.outJson(endpoint)
-    io.info(io.chalk.green('✓ ') + `Registered webhook endpoint ${endpoint.id}.`)
-    await renderRecord(io, endpoint, [...RESOURCE_COLUMNS.webhook, 'signing_secret'])
-    io.info(`The signing secret will not be shown again. It is stored in profile "${profile}" (masked in \`commerce config list\`).`)
+    await this.output.result(endpoint, async () => {
+      this.output.success(`Registered webhook endpoint ${endpoint.id}.`)
+      await this.output.record(endpoint, [...RESOURCE_COLUMNS.webhook, 'signing_secret'])
+      io.info(`The signing secret will not be shown again. It is stored in profile "${profile}" (masked in \`commerce config list\`).`)
+    })
   }
 }

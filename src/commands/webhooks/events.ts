@@ -1,7 +1,6 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base/command.js'
-import {renderList} from '../../io/render.js'
 import {listInboxEvents} from '../../services/webhooks/inbox.js'
 
 const COLUMNS = ['received_at', 'id', 'type', 'forward_status', 'duration_ms', 'forward_error'] as const
@@ -17,6 +16,6 @@ Every verified delivery is recorded (headers and raw body) in webhook-inbox.json
 
   async run(): Promise<void> {
     const {records} = await listInboxEvents(process.env, this.flags.limit)
-    await renderList(this.io, records as unknown as Array<Record<string, unknown>>, {columns: COLUMNS})
+    await this.output.list(records as unknown as Array<Record<string, unknown>>, {columns: COLUMNS})
   }
 }

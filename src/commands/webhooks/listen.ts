@@ -1,9 +1,10 @@
 import {Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
+import {jqStreamingRefusal} from '../../base/flags.js'
 import {EVENT_TYPES} from '../../domain/schema.js'
-import {sanitize} from '../../io/sanitize.js'
 import {UsageError} from '../../errors.js'
+import {sanitize} from '../../io/sanitize.js'
 import type {ListenerEvent, Rejection} from '../../webhooks/listener.js'
 import {TUNNEL_PROVIDERS} from '../../webhooks/tunnel/index.js'
 import {splitEvents} from '../../services/webhooks/endpoints.js'
@@ -34,9 +35,11 @@ Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --
     '<%= config.bin %> webhooks listen --json --max-events 1 --timeout 60 > events.jsonl &',
   ]
   static fieldFlags = {events: '--events', url: '--public-url'}
+  static interruptible = true
   static flags = {
-    events: Flags.string({description: `Events to subscribe to, comma-separated: any name (default: all the service names: ${EVENT_TYPES.join(', ')}).`}),
+    events: Flags.string({description: `Events to subscribe to, comma-separated: any names the service knows (default: ${EVENT_TYPES.join(', ')}).`}),
     'forward-to': Flags.string({description: 'Receiver URL to forward each verified delivery to.'}),
+    'forward-timeout': seconds({description: 'Seconds to wait for the --forward-to receiver before answering the sender 504 (default 9, below the 10 s a sender waits).'}),
     'max-events': Flags.integer({description: 'Stop (exit 0) after N verified deliveries.', min: 1}),
     port: Flags.integer({description: 'Local port on 127.0.0.1 (default: a free one).', max: 65_535, min: 0}),
     'print-secret': Flags.boolean({description: 'Show the endpoint\'s signing secret (in the ready line with --json).'}),
@@ -46,26 +49,22 @@ Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --
     tunnel: Flags.option({description: 'Run this tunnel (from PATH) to get a public URL.', exclusive: ['public-url'], options: TUNNEL_PROVIDERS})(),
   }
 
+  protected jqRefusal(): string {
+    return jqStreamingRefusal('commerce webhooks listen --json', 'it prints JSON lines as they happen')
+  }
+
   async run(): Promise<void> {
     const {flags, io} = this
     const events = flags.events === undefined ? undefined : splitEvents([flags.events])
     if (events?.length === 0) throw new UsageError('--events needs at least one event name.')
     if (flags['forward-to']) checkForwardUrl(flags['forward-to'])
 
-    // Ctrl-C or SIGTERM stops cleanly. Later signals are ignored, and the handlers stay for the life of the
-    // process: conf's dependency when-exit re-raises the first signal on this process once, and that echo must
-    // neither count as a second Ctrl-C nor, arriving late, kill the process with the default action.
-    const stop = new AbortController()
-    const onSignal = () => {
-      if (stop.signal.aborted) return
-      io.info('Stopping: finishing deliveries in progress…')
-      stop.abort()
-    }
-    process.on('SIGINT', onSignal)
-    process.on('SIGTERM', onSignal)
+    // Ctrl-C or SIGTERM stops cleanly (BaseCommand.interruptible).
+    this.interrupted.addEventListener('abort', () => io.info('Stopping: finishing deliveries in progress…'), {once: true})
     const result = await listen({
       ctx: this.ctx,
       events,
+      forwardTimeoutSeconds: flags['forward-timeout'],
       forwardTo: flags['forward-to'],
       maxEvents: flags['max-events'],
       onEvent: (event) => this.printEvent(event),
@@ -78,7 +77,7 @@ Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --
       printSecret: flags['print-secret'],
       publicUrl: flags['public-url'],
       skipVerify: flags['skip-verify'],
-      stop: stop.signal,
+      stop: this.interrupted,
       timeoutSeconds: flags.timeout,
       tunnel: flags.tunnel,
     })
@@ -92,32 +91,34 @@ Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --
       `Public URL ${ready.public_url}: endpoint ${ready.endpoint_id} ${ready.reused ? 'registered earlier, reused' : 'registered now'}, for ${ready.events.join(', ')}.`,
     )
     if (flags['skip-verify']) io.warn('signatures are not verified (--skip-verify).')
-    if (ready.signing_secret !== undefined && !io.json) io.info(`Signing secret: ${ready.signing_secret}`)
+    if (ready.signing_secret !== undefined) this.output.note(`Signing secret: ${ready.signing_secret}`)
     const max = flags['max-events']
     const stops = [max === undefined ? 'on Ctrl-C' : `after ${max} event${max === 1 ? '' : 's'}`]
     if (flags.timeout !== undefined) stops.push(`fails after ${flags.timeout} s without ${max === undefined ? 'any' : 'them'}`)
     io.info(`Ready. Stops ${stops.join(', ')}.`)
     // The contract's ready object, exactly (the signing secret only when asked for); the rest is on stderr above.
-    if (io.json) {
-      const {endpoint_id, local_url, public_url, signing_secret} = ready
-      io.out(JSON.stringify({endpoint_id, local_url, public_url, ready: true, ...(signing_secret === undefined ? {} : {signing_secret})}))
-    }
+    const {endpoint_id, local_url, public_url, signing_secret} = ready
+    this.output.line({endpoint_id, local_url, public_url, ready: true, ...(signing_secret === undefined ? {} : {signing_secret})})
   }
 
   private printEvent(event: ListenerEvent): void {
+    this.output.line(event, () => this.printEventLine(event))
+  }
+
+  private printEventLine(event: ListenerEvent): void {
     const {io} = this
-    if (io.json) return io.out(JSON.stringify(event))
     let forward = ''
-    if (event.forward_error !== undefined) forward = `  -> ${io.chalk.red(`failed: ${event.forward_error}`)} (answered 502)`
+    if (event.forward_error !== undefined) forward = `  -> ${io.chalk.red(`failed: ${sanitize(event.forward_error, 'cell')}`)}`
     else if (event.forward_status !== null) {
       const ok = event.forward_status >= 200 && event.forward_status < 300
       forward = `  -> ${io.chalk[ok ? 'green' : 'red'](String(event.forward_status))} (${event.duration_ms} ms)`
     }
+    // Type and id come from the sender: shown escaped, never as raw control sequences.
     io.out(`${clock(new Date(event.received_at))}  ${sanitize(event.type, 'cell')}  ${sanitize(event.id, 'cell')}${forward}`)
   }
 
   private printRejection(rejection: Rejection): void {
     const {io} = this
-    io.info(`${clock()}  ${io.chalk.red(`rejected ${rejection.status}`)}  ${sanitize(rejection.path, 'cell')}: ${sanitize(rejection.message, 'cell')}`)
+    io.info(`${clock()}  ${io.chalk.red(`rejected ${rejection.status}`)}  ${sanitize(rejection.path, 'cell')}: ${rejection.message}`)
   }
 }

@@ -49,7 +49,6 @@ sandbox's answer {type, event_id, endpoints, order?, customer?, created}.`
       type: args.event,
       userAgent: `commerce-cli/${this.config.version} node/${process.version}`,
     })
-    if (io.json) return io.outJson(answer)
-    io.out(describeTriggered(answer))
+    await this.output.result(answer, () => io.out(describeTriggered(answer)))
   }
 }

@@ -19,15 +19,15 @@ export async function control<T>(
   env: NodeJS.ProcessEnv,
   method: string,
   path: string,
-  options: {body?: unknown; timeoutMs?: number; signal?: AbortSignal} = {},
+  options: {body?: unknown; timeoutMs?: number; signal?: AbortSignal; headers?: Record<string, string>; base?: string} = {},
 ): Promise<T> {
-  const base = sandboxUrl(env)
+  const base = options.base ?? sandboxUrl(env)
   let response: Response
   try {
     const timeout = AbortSignal.timeout(options.timeoutMs ?? 30_000)
     response = await fetch(`${base}/_sandbox${path}`, {
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      headers: {accept: 'application/json', ...(method === 'GET' ? {} : {'content-type': 'application/json'})},
+      headers: {accept: 'application/json', ...(method === 'GET' ? {} : {'content-type': 'application/json'}), ...options.headers},
       method,
       signal: options.signal ? AbortSignal.any([timeout, options.signal]) : timeout,
     })

@@ -1,19 +1,9 @@
 /** `sandbox fault add|list|clear`: fault rules of the running sandbox, through its control path. */
 import {control} from './control.js'
+import type {FaultRule} from '../../domain/sandbox-control.js'
 
-export interface FaultRule {
-  id: number
-  path: string
-  method: string | null
-  status: number | null
-  retry_after: number | null
-  delay_ms: number | null
-  drop: boolean
-  remaining: number | null
-  rate: number | null
-  random_seed: number | null
-  applied: number
-}
+export type {FaultRule}
+
 
 export interface FaultSpec {
   path: string

@@ -1,20 +1,10 @@
 /** `sandbox logs`: the running sandbox's request log, filtered, once or followed. */
 import {UsageError} from '../../errors.js'
 import {control} from './control.js'
+import type {LogEntry} from '../../domain/sandbox-control.js'
 
-export interface LogEntry {
-  seq: number
-  time: string
-  method: string
-  path: string
-  query: string
-  status: number
-  duration_ms: number
-  key_id: string | null
-  request_body: unknown
-  response_body: unknown
-  fault?: string
-}
+export type {LogEntry}
+
 
 export interface LogFilter {
   /** e.g. `4xx`, `429`, `2xx,5xx`. */

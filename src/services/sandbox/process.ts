@@ -23,6 +23,8 @@ export const DEFAULT_PORT = 4242
 export const DEFAULT_HOST = '127.0.0.1'
 /** Where a detached sandbox writes its stderr (in the config directory). */
 export const SANDBOX_LOG_FILE = 'sandbox.log'
+/** Where `sandbox snapshot save` keeps snapshots of a sandbox with a data file (in the config directory). */
+export const SANDBOX_SNAPSHOT_DIR = 'sandbox-snapshots'
 
 /** The warning `sandbox start` prints when it listens beyond loopback: its control path has no authentication. */
 export function exposureWarning(host: string): string | undefined {
@@ -38,6 +40,8 @@ export interface StartOptions {
   tokenTtlSeconds?: number
   seedDemoData?: boolean
   orderLimit?: Limit
+  /** A parsed scenario applied once the sandbox listens (a bad one stops it: nothing is recorded). */
+  seed?: unknown
 }
 
 /** What `start --json` and `status --json` print (the contract's object). */
@@ -63,12 +67,12 @@ function alreadyRunning(state: SandboxState): Error {
 export interface Foreground {
   sandbox: Sandbox
   state: SandboxState
-  /** Resolves after SIGINT or SIGTERM, once the sandbox is closed and the state file removed. */
+  /** Resolves after `signal` aborts (the command's Ctrl-C or SIGTERM), once the sandbox is closed and the state file removed. */
   stopped: Promise<void>
 }
 
-/** Starts the sandbox in this process and records it; stops cleanly on SIGINT or SIGTERM. */
-export async function runForeground(options: StartOptions, env: NodeJS.ProcessEnv = process.env): Promise<Foreground> {
+/** Starts the sandbox in this process and records it; stops cleanly when `signal` aborts. */
+export async function runForeground(options: StartOptions, signal: AbortSignal, env: NodeJS.ProcessEnv = process.env): Promise<Foreground> {
   const running = readSandboxState(env)
   if (running) throw alreadyRunning(running)
   const dataFile = resolveDataFile(options.dataFile, env)
@@ -79,6 +83,7 @@ export async function runForeground(options: StartOptions, env: NodeJS.ProcessEn
     dataFile,
     host: options.host ?? DEFAULT_HOST,
     requestLogFile: configPath(SANDBOX_LOG_FILE, env),
+    snapshotDir: dataFile ? configPath(SANDBOX_SNAPSHOT_DIR, env) : undefined,
     orderLimit: options.orderLimit,
     port: options.port ?? DEFAULT_PORT,
     seedDemoData: options.seedDemoData,
@@ -88,6 +93,15 @@ export async function runForeground(options: StartOptions, env: NodeJS.ProcessEn
       throw new Error(`Port ${options.port ?? DEFAULT_PORT} on ${options.host ?? DEFAULT_HOST} is in use; pick another with --port (0: any free port).`)
     throw error
   })
+  if (options.seed !== undefined) {
+    try {
+      await sandbox.seed(options.seed)
+    } catch (error) {
+      await sandbox.close()
+      const e = error as Error & {errors?: Record<string, string[]>}
+      throw new Error(`The scenario was not applied (nothing was created): ${e.message}`)
+    }
+  }
   const state: SandboxState = {
     base_url: sandbox.baseUrl,
     data_file: dataFile ?? null,
@@ -98,15 +112,13 @@ export async function runForeground(options: StartOptions, env: NodeJS.ProcessEn
   writeSandboxState(state, env)
   const stopped = new Promise<void>((resolveStopped) => {
     const stop = () => {
-      process.off('SIGINT', stop)
-      process.off('SIGTERM', stop)
       void sandbox
         .close()
         .finally(() => removeSandboxState(env, process.pid))
         .then(resolveStopped)
     }
-    process.on('SIGINT', stop)
-    process.on('SIGTERM', stop)
+    if (signal.aborted) stop()
+    else signal.addEventListener('abort', stop, {once: true})
   })
   return {sandbox, state, stopped}
 }

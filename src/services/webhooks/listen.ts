@@ -35,6 +35,8 @@ export interface ListenOptions {
   /** Event names, validated; every event the service names when omitted. */
   events?: string[]
   forwardTo?: string
+  /** Seconds to wait for the receiver before answering the sender 504 (default 9, below the sender's 10). */
+  forwardTimeoutSeconds?: number
   port?: number
   publicUrl?: string
   tunnel?: TunnelProvider
@@ -104,6 +106,7 @@ export async function listen(options: ListenOptions): Promise<{end: ListenEnd; e
     listener = await startListener({
       events,
       forwardTo: options.forwardTo,
+      ...(options.forwardTimeoutSeconds === undefined ? {} : {forwardTimeoutMs: Math.round(options.forwardTimeoutSeconds * 1000)}),
       inbox: new Inbox({path: defaultInboxPath(ctx.env)}),
       onEvent: report,
       onIgnored: options.onIgnored,

@@ -2,12 +2,11 @@
  * `webhooks trigger`: makes an event happen in the local sandbox through its control path
  * (`POST /_sandbox/events`, outside the API, no authentication). Never against anything else.
  */
-import {errorFromResponse} from '../../api/errors.js'
 import {readSandboxState} from '../../config/sandbox-state.js'
-import {CliError, NetworkError, UsageError} from '../../errors.js'
+import {CliError, UsageError} from '../../errors.js'
+import {control} from '../sandbox/control.js'
 
 export const START_SANDBOX_HINT = 'Start one with `commerce sandbox start --detach`, then `commerce auth login --sandbox`.'
-const CONTROL_EVENTS_PATH = '/_sandbox/events'
 
 /** The control path's answer. */
 export interface Triggered {
@@ -82,33 +81,16 @@ export async function trigger(input: {
       hint: 'Use the profile logged in with `commerce auth login --sandbox`, or pass --base-url with the sandbox\'s URL.',
     })
 
-  const url = sandboxUrl + CONTROL_EVENTS_PATH
-  let response: Response
-  try {
-    response = await fetch(url, {
-      body: JSON.stringify({
-        type: input.type,
-        ...(input.orderId === undefined ? {} : {order_id: input.orderId}),
-        ...(input.customerId === undefined ? {} : {customer_id: input.customerId}),
-        ...(input.set && Object.keys(input.set).length > 0 ? {set: input.set} : {}),
-      }),
-      headers: {accept: 'application/json', 'content-type': 'application/json', 'user-agent': input.userAgent},
-      method: 'POST',
-      signal: AbortSignal.timeout(30_000),
-    })
-  } catch (error) {
-    const cause = (error as {cause?: {code?: string}}).cause?.code
-    throw new NetworkError(`Cannot reach the sandbox at ${sandboxUrl}${cause ? ` (${cause})` : ''}.`, {hint: 'Is it still running? See `commerce sandbox status`.'})
-  }
-  const text = await response.text()
-  let body: unknown
-  try {
-    body = text === '' ? undefined : JSON.parse(text)
-  } catch {
-    body = text
-  }
-  if (!response.ok) throw errorFromResponse(response.status, body)
-  const answer = body as Triggered | undefined
+  const answer = await control<Triggered | undefined>(input.env, 'POST', '/events', {
+    base: sandboxUrl,
+    body: {
+      type: input.type,
+      ...(input.orderId === undefined ? {} : {order_id: input.orderId}),
+      ...(input.customerId === undefined ? {} : {customer_id: input.customerId}),
+      ...(input.set && Object.keys(input.set).length > 0 ? {set: input.set} : {}),
+    },
+    headers: {'user-agent': input.userAgent},
+  })
   if (typeof answer?.event_id !== 'string') throw new CliError('Unexpected answer from the sandbox control path: no event_id.')
   return answer
 }

@@ -45,7 +45,6 @@ Only API requests (/api/...) are affected. With --json, prints the rule.`
       retry_after: flags['retry-after'],
       status: flags.status,
     })
-    if (io.json) return io.outJson(rule)
-    io.out(`Added fault ${describeRule(rule)}`)
+    await this.output.result(rule, () => io.out(`Added fault ${describeRule(rule)}`))
   }
 }

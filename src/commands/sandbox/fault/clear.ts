@@ -8,7 +8,6 @@ export default class SandboxFaultClear extends BaseCommand<typeof SandboxFaultCl
   async run(): Promise<void> {
     const {io} = this
     const cleared = await clearFaults(process.env)
-    if (io.json) return io.outJson({cleared})
-    io.out(`Removed ${cleared} fault rule${cleared === 1 ? '' : 's'}.`)
+    await this.output.result({cleared}, () => io.out(`Removed ${cleared} fault rule${cleared === 1 ? '' : 's'}.`))
   }
 }

@@ -8,8 +8,6 @@ export default class SandboxFaultList extends BaseCommand<typeof SandboxFaultLis
   async run(): Promise<void> {
     const {io} = this
     const rules = await listFaults(process.env)
-    if (io.json) return io.outJson(rules)
-    if (rules.length === 0) return io.out('No fault rules.')
-    for (const r of rules) io.out(describeRule(r))
+    await this.output.result(rules, () => io.out(rules.length === 0 ? 'No fault rules.' : rules.map((r) => describeRule(r)).join('\n')))
   }
 }

@@ -1,0 +1,24 @@
+/**
+ * The `config` commands' base: no request is ever sent, so no Context; each command works through one
+ * ConfigService on the config directory (COMMERCE_CONFIG_DIR, else the platform's), for the profile of its
+ * `--profile` flag when it has one.
+ */
+import type {Command} from '@oclif/core'
+
+import {configDir} from '../config/paths.js'
+import {ConfigStore} from '../config/store.js'
+import {ConfigService} from '../services/config.js'
+import {BaseCommand} from './command.js'
+
+export abstract class ConfigCommand<T extends typeof Command> extends BaseCommand<T> {
+  private service?: ConfigService
+
+  protected get settings(): ConfigService {
+    this.service ??= new ConfigService({
+      env: process.env,
+      profile: (this.flags as {profile?: string}).profile,
+      store: new ConfigStore(configDir(process.env)),
+    })
+    return this.service
+  }
+}

@@ -1,0 +1,17 @@
+import {BaseCommand} from '../../base/command.js'
+import {reset} from '../../services/sandbox/scenario.js'
+
+export default class SandboxReset extends BaseCommand<typeof SandboxReset> {
+  static description = `Empty the local sandbox's data: customers, orders, refunds, webhooks and idempotency keys (ids start at 1
+again). The product catalogue and the key pairs stay, so profiles keep working. Save the state first with
+\`sandbox snapshot save NAME\` to come back to it. With --json: {"removed": {customers, orders, refunds, webhooks}}.`
+  static examples = ['<%= config.bin %> sandbox reset']
+
+  async run(): Promise<void> {
+    const {io} = this
+    const removed = await reset(process.env)
+    await this.output.result({removed}, () => {
+      io.out(`Removed ${removed.customers} customers, ${removed.orders} orders, ${removed.refunds} refunds and ${removed.webhooks} webhooks.`)
+    })
+  }
+}

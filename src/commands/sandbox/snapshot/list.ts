@@ -1,0 +1,16 @@
+import {BaseCommand} from '../../../base/command.js'
+import {listSnapshots} from '../../../services/sandbox/scenario.js'
+
+export default class SandboxSnapshotList extends BaseCommand<typeof SandboxSnapshotList> {
+  static description = 'List the saved snapshots of the local sandbox (--json: an array of {name, saved_at, customers, orders, webhooks}).'
+  static examples = ['<%= config.bin %> sandbox snapshot list']
+
+  async run(): Promise<void> {
+    const {io} = this
+    const list = await listSnapshots(process.env)
+    await this.output.result(list, () => {
+      if (list.length === 0) return io.out('No snapshots.')
+      for (const s of list) io.out(`${s.name}\t${s.saved_at}\t${s.customers} customers, ${s.orders} orders, ${s.webhooks} webhooks`)
+    })
+  }
+}

@@ -1,0 +1,20 @@
+import {Args} from '@oclif/core'
+
+import {BaseCommand} from '../../../base/command.js'
+import {saveSnapshot} from '../../../services/sandbox/scenario.js'
+
+export default class SandboxSnapshotSave extends BaseCommand<typeof SandboxSnapshotSave> {
+  static args = {name: Args.string({description: 'Snapshot name (letters, digits, ".", "_", "-").', required: true})}
+  static description = `Save the local sandbox's whole state under a name (replacing a snapshot of that name).
+
+Snapshots are kept in sandbox-snapshots/ in the config directory (in memory for an --in-memory sandbox).`
+  static examples = ['<%= config.bin %> sandbox snapshot save before-import']
+
+  async run(): Promise<void> {
+    const {args, io} = this
+    const info = await saveSnapshot(process.env, args.name)
+    await this.output.result(info, () => {
+      io.out(`Saved snapshot ${info.name}: ${info.customers} customers, ${info.orders} orders, ${info.webhooks} webhooks.`)
+    })
+  }
+}

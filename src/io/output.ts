@@ -1,0 +1,167 @@
+/**
+ * Output: the one path from a command's result to stdout.
+ *
+ * - `--json` is decided once, before parsing (`jsonRequested`, so that a parse error is a JSON document too), and
+ *   kept read-only in IOStreams; commands never test it: they call `result(value, human)`, `list(...)` or
+ *   `record(...)`, which print the JSON document with --json and the human rendering otherwise.
+ * - Every JSON document passes through `document()`: the one hook point where a filter (--fields, --jq) applies
+ *   (`setFilter`). Lists stream as an array while records arrive, unless a filter needs the whole document.
+ * - `error()` writes the contract's error document (`{"error": {...}}`) or the human error lines: used by
+ *   BaseCommand.catch and by the command_not_found hook.
+ */
+import {renderListHuman, renderRecordHuman, type ListRenderOptions, writeJsonArray} from './render.js'
+import {sanitize} from './sanitize.js'
+import type {IOStreams} from './streams.js'
+
+type Row = Record<string, unknown>
+
+/** Whether `--json` was given: before a `--` that ends the flags. The one place the argv is read for it. */
+export function jsonRequested(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--')
+  // --jq implies --json (a parse error is then the JSON error document too).
+  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--json' || a === '--jq' || a.startsWith('--jq='))
+}
+
+/** The contract's error document (`{"error": ErrorBody}`), and what the human rendering shows. */
+export interface ErrorBody {
+  message: string
+  status: number | null
+  /** Field errors of a 422 (field -> messages). */
+  errors?: Record<string, string[]>
+}
+
+export interface ErrorRendering extends ErrorBody {
+  hint?: string
+  /** Field -> the flag that sets it, to name the flag beside a field error. */
+  fieldFlags?: Record<string, string>
+  /** --debug: the stack. */
+  stack?: string
+}
+
+/** Applied to every JSON document before it is written (--fields, --jq). Returning undefined prints nothing. */
+export type JsonFilter = (document: unknown) => unknown
+
+export class Output {
+  private filter?: JsonFilter
+
+  constructor(readonly io: IOStreams) {}
+
+  /** --json: stdout carries exactly one JSON document (read-only; decided by BaseCommand). */
+  get json(): boolean {
+    return this.io.json
+  }
+
+  /** The hook point for --fields/--jq: every JSON document this Output writes goes through `filter`. */
+  setFilter(filter: JsonFilter | undefined): void {
+    this.filter = filter
+  }
+
+  /**
+   * The command's result: `value` as the JSON document with --json, otherwise `human()` (which may print
+   * nothing, or print to stderr: a confirmation line for an action whose result is not data). A `value` of
+   * undefined prints nothing with --json.
+   */
+  async result(value: unknown, human?: () => unknown): Promise<void> {
+    if (this.json) return this.document(value)
+    await human?.()
+  }
+
+  /** A list of records: a JSON array with --json (streamed as records arrive), else a table or TSV rows. */
+  async list(records: AsyncIterable<Row> | Iterable<Row>, options: ListRenderOptions): Promise<number> {
+    if (!this.json) return renderListHuman(this.io, records, options)
+    if (this.filter) {
+      const all: Row[] = []
+      for await (const record of records) all.push(record)
+      this.document(all)
+      return all.length
+    }
+    let count = 0
+    await writeJsonArray(this.io, (async function* () {
+      for await (const record of records) {
+        count++
+        yield JSON.stringify(record)
+      }
+    })(), '\n')
+    return count
+  }
+
+  /** One resource: the object with --json, else a field/value table (TTY) or `field<TAB>value` lines (pipe). */
+  async record(record: Row, fields?: readonly string[]): Promise<void> {
+    if (this.json) return this.document(record)
+    await renderRecordHuman(this.io, record, fields)
+  }
+
+  /**
+   * A JSON array of any values whatever --json says (`commerce api --paginate`): indented on a terminal, and
+   * streamed as values arrive unless a filter needs the whole document.
+   */
+  async array(values: AsyncIterable<unknown>): Promise<void> {
+    if (this.filter) {
+      const all: unknown[] = []
+      for await (const value of values) all.push(value)
+      return this.document(all)
+    }
+    const pretty = this.io.isStdoutTTY
+    const texts = (async function* () {
+      for await (const value of values) yield pretty ? JSON.stringify(value, null, 2).replaceAll('\n', '\n  ') : JSON.stringify(value)
+    })()
+    await writeJsonArray(this.io, texts, pretty ? '\n' : '', pretty ? '  ' : '')
+  }
+
+  /** Writes one JSON document to stdout (after the filter): indented on a terminal, one line on a pipe. */
+  document(value: unknown): void {
+    const filtered = this.filter ? this.filter(value) : value
+    if (filtered === undefined) return
+    this.io.out(JSON.stringify(filtered, null, this.io.isStdoutTTY ? 2 : undefined))
+  }
+
+  /**
+   * One item of a stream of results (`webhooks listen`): with --json one JSON document on one line, otherwise
+   * `human()` (or nothing).
+   */
+  line(value: unknown, human?: () => void): void {
+    if (!this.json) return human?.()
+    const filtered = this.filter ? this.filter(value) : value
+    if (filtered === undefined) return
+    this.io.out(JSON.stringify(filtered))
+  }
+
+  /** A confirmation for people (`✓ Created customer 5.`), on stderr, and only without --json. */
+  success(text: string): void {
+    if (!this.json) this.io.info(this.io.chalk.green('✓ ') + text)
+  }
+
+  /** A note for people on stderr, only without --json (with it, the document says it all). */
+  note(text: string): void {
+    if (!this.json) this.io.info(text)
+  }
+
+  /**
+   * An error: the error document on stdout with --json (unless a result has begun streaming there: then, as
+   * without --json, the error lines go to stderr), the hint on stderr either way.
+   */
+  error(error: ErrorRendering): void {
+    const {io} = this
+    if (this.json && !io.resultStarted) {
+      const body: ErrorBody = {message: error.message, status: error.status}
+      if (error.errors) body.errors = error.errors
+      io.out(JSON.stringify({error: body}))
+      if (error.hint) io.info(error.hint)
+      return
+    }
+    const lines = [io.chalk.red('Error: ') + sanitize(error.message, 'terminal')]
+    const flags = error.fieldFlags ?? {}
+    for (const [field, messages] of Object.entries(error.errors ?? {})) {
+      const flag = flags[field] ?? flags[field.replace(/\.\d+(\..*)?$/, '')]
+      for (const m of messages) lines.push(`  ${sanitize(field, 'cell')}${flag ? ` (${flag})` : ''}: ${sanitize(m, 'terminal')}`)
+    }
+    if (error.hint) lines.push(io.chalk.dim(error.hint))
+    if (error.stack) lines.push(io.chalk.dim(error.stack))
+    io.info(lines.join('\n'))
+  }
+}
+
+/** One resource through Output (for code that holds only an IOStreams). */
+export async function renderRecord(io: IOStreams, record: Row, fields?: readonly string[]): Promise<void> {
+  return new Output(io).record(record, fields)
+}

@@ -1,0 +1,23 @@
+/** "Did you mean": the nearest of a set of names (commands, flags), by edit distance. */
+
+/** Levenshtein distance. */
+export function editDistance(a: string, b: string): number {
+  let previous = Array.from({length: b.length + 1}, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
+    previous = current
+  }
+  return previous[b.length]
+}
+
+/** The nearest name, if it is near enough to be what was meant. */
+export function closest(name: string, names: readonly string[]): string | undefined {
+  let best: {name: string; distance: number} | undefined
+  for (const candidate of names) {
+    const distance = editDistance(name, candidate)
+    if (!best || distance < best.distance) best = {distance, name: candidate}
+  }
+  return best && best.distance <= Math.max(2, Math.floor(name.length / 3)) ? best.name : undefined
+}

@@ -1,0 +1,71 @@
+/**
+ * Named snapshots of the whole state (`sandbox snapshot save|restore|list`): JSON files `NAME.json` in a
+ * directory (mode 0600, written through src/domain/files.ts), or in memory for a sandbox without one. Key pairs
+ * are not part of a restore: the sandbox keeps its own, which profiles hold.
+ */
+import {mkdir, readdir, readFile, stat} from 'node:fs/promises'
+import {join} from 'node:path'
+
+import {writeFileAtomic} from '../domain/files.js'
+import {HttpError, validationError} from './http.js'
+import {checkSnapshot} from './persistence.js'
+import type {Snapshot} from './store.js'
+import type {SnapshotInfo} from '../domain/sandbox-control.js'
+
+export type {SnapshotInfo}
+
+const NAME = /^[A-Za-z0-9][\w.-]{0,63}$/
+
+
+export function checkSnapshotName(name: unknown): string {
+  if (typeof name !== 'string' || !NAME.test(name) || name.endsWith('.json'))
+    throw validationError({name: ['must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit']})
+  return name
+}
+
+export class SnapshotShelf {
+  private readonly memory = new Map<string, {json: string; info: SnapshotInfo}>()
+
+  constructor(private readonly dir: string | undefined) {}
+
+  async save(name: string, snapshot: Snapshot, now: number): Promise<SnapshotInfo> {
+    const info: SnapshotInfo = {customers: snapshot.customers.length, name, orders: snapshot.orders.length, saved_at: new Date(now).toISOString(), webhooks: snapshot.webhooks.length}
+    const json = JSON.stringify({...snapshot, saved_at: info.saved_at})
+    if (!this.dir) this.memory.set(name, {info, json})
+    else {
+      await mkdir(this.dir, {mode: 0o700, recursive: true})
+      await writeFileAtomic(join(this.dir, `${name}.json`), json)
+    }
+    return info
+  }
+
+  async load(name: string): Promise<Snapshot> {
+    let json = this.memory.get(name)?.json
+    if (this.dir) json = await readFile(join(this.dir, `${name}.json`), 'utf8').catch(() => undefined)
+    if (json === undefined) throw new HttpError(404, `No snapshot is named ${JSON.stringify(name)}; see \`commerce sandbox snapshot list\``)
+    try {
+      return checkSnapshot(JSON.parse(json), `snapshot ${name}`)
+    } catch (error) {
+      throw new HttpError(422, `Snapshot ${name} cannot be read: ${(error as Error).message}`)
+    }
+  }
+
+  async list(): Promise<SnapshotInfo[]> {
+    if (!this.dir) return [...this.memory.values()].map((s) => s.info)
+    const names = (await readdir(this.dir).catch(() => [] as string[])).filter((f) => f.endsWith('.json') && NAME.test(f.slice(0, -5)))
+    const infos: SnapshotInfo[] = []
+    for (const file of names.sort()) {
+      try {
+        const data = JSON.parse(await readFile(join(this.dir, file), 'utf8')) as Snapshot & {saved_at?: string}
+        infos.push({
+          customers: data.customers?.length ?? 0,
+          name: file.slice(0, -5),
+          orders: data.orders?.length ?? 0,
+          saved_at: data.saved_at ?? (await stat(join(this.dir, file))).mtime.toISOString(),
+          webhooks: data.webhooks?.length ?? 0,
+        })
+      } catch {}
+    }
+    return infos
+  }
+}

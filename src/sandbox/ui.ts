@@ -1,0 +1,84 @@
+/**
+ * The inspector page (`GET /_sandbox/ui`): one static HTML document, no build step and no framework, reading the
+ * control path from the same origin: the request log by long poll (`/_sandbox/logs?after=N&wait=20`), and the
+ * deliveries and data every 2 s. Every value is put in the page as text (textContent), never as HTML, so data
+ * from the service (a customer named `<img onerror=…>`) cannot run in it. Served to loopback clients only.
+ */
+export const UI_HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'">
+<title>commerce sandbox inspector</title>
+<style>
+  body { font: 13px/1.4 system-ui, sans-serif; margin: 0; color: #1d2330; background: #f6f7f9; }
+  header { background: #1d2330; color: #fff; padding: 10px 16px; display: flex; gap: 16px; align-items: baseline; }
+  header h1 { font-size: 16px; margin: 0; }
+  header span { opacity: .75; }
+  main { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; padding: 12px; }
+  section { background: #fff; border: 1px solid #dde1e7; border-radius: 6px; overflow: auto; max-height: 46vh; }
+  section.wide { grid-column: 1 / -1; }
+  h2 { font-size: 13px; margin: 0; padding: 8px 10px; border-bottom: 1px solid #dde1e7; position: sticky; top: 0; background: #fff; }
+  table { border-collapse: collapse; width: 100%; }
+  td, th { text-align: left; padding: 3px 10px; border-bottom: 1px solid #f0f2f5; white-space: nowrap; font-variant-numeric: tabular-nums; }
+  th { color: #667085; font-weight: 600; }
+  .s2 { color: #067647; } .s4 { color: #b54708; } .s5, .s0 { color: #b42318; font-weight: 600; }
+  details pre { white-space: pre-wrap; margin: 4px 0; font-size: 12px; }
+</style>
+</head>
+<body>
+<header><h1>commerce sandbox</h1><span id="base"></span><span id="counts"></span></header>
+<main>
+  <section class="wide"><h2>Requests (newest first)</h2>
+    <table><thead><tr><th>time</th><th>method</th><th>path</th><th>status</th><th>ms</th><th>key</th><th>bodies</th></tr></thead><tbody id="requests"></tbody></table></section>
+  <section class="wide"><h2>Webhook deliveries (newest first)</h2>
+    <table><thead><tr><th>time</th><th>event</th><th>type</th><th>endpoint</th><th>attempt</th><th>status</th><th>outcome</th></tr></thead><tbody id="deliveries"></tbody></table></section>
+  <section><h2>Customers</h2><table><thead><tr><th>id</th><th>email</th><th>name</th><th>status</th></tr></thead><tbody id="customers"></tbody></table></section>
+  <section><h2>Orders</h2><table><thead><tr><th>id</th><th>customer</th><th>status</th><th>total</th><th>currency</th></tr></thead><tbody id="orders"></tbody></table></section>
+  <section class="wide"><h2>Webhook endpoints</h2><table><thead><tr><th>id</th><th>url</th><th>events</th></tr></thead><tbody id="endpoints"></tbody></table></section>
+</main>
+<script>
+"use strict";
+const $ = (id) => document.getElementById(id);
+function cell(text, cls) { const td = document.createElement("td"); td.textContent = text == null ? "" : String(text); if (cls) td.className = cls; return td; }
+function row(cells) { const tr = document.createElement("tr"); for (const c of cells) tr.append(c); return tr; }
+function fill(id, rows) { $(id).replaceChildren(...rows); }
+async function get(path) { const r = await fetch(path, {headers: {accept: "application/json"}}); if (!r.ok) throw new Error(path + ": " + r.status); return r.json(); }
+function bodies(e) {
+  const d = document.createElement("details"); const s = document.createElement("summary"); s.textContent = "show"; d.append(s);
+  for (const [label, v] of [["request", e.request_body], ["response", e.response_body]]) { const pre = document.createElement("pre"); pre.textContent = label + ": " + JSON.stringify(v, null, 2); d.append(pre); }
+  const td = document.createElement("td"); td.append(d); return td;
+}
+let after = 0;
+async function follow() {
+  for (;;) {
+    try {
+      const {data} = await get("/_sandbox/logs?after=" + after + "&wait=20");
+      for (const e of data) {
+        after = e.seq;
+        $("requests").prepend(row([cell(new Date(e.time).toLocaleTimeString()), cell(e.method), cell(e.query ? e.path + "?" + e.query : e.path), cell(e.status, "s" + String(e.status)[0]), cell(e.duration_ms), cell(e.key_id), bodies(e)]));
+      }
+      while ($("requests").children.length > 500) $("requests").lastChild.remove();
+    } catch { await new Promise((r) => setTimeout(r, 1000)); }
+  }
+}
+async function refresh() {
+  try {
+    const [info, deliveries, data] = await Promise.all([get("/_sandbox"), get("/_sandbox/deliveries"), get("/_sandbox/data")]);
+    $("base").textContent = info.base_url;
+    const c = info.counts;
+    $("counts").textContent = c.customers + " customers, " + c.orders + " orders, " + c.webhooks + " endpoints, " + c.pending_deliveries + " deliveries pending";
+    fill("deliveries", deliveries.data.slice(0, 200).map((d) => row([cell(new Date(d.at).toLocaleTimeString()), cell(d.event_id), cell(d.event_type), cell(d.url), cell(d.attempt), cell(d.status ?? d.error, d.status ? "s" + String(d.status)[0] : "s0"), cell(d.outcome)])));
+    fill("customers", data.customers.map((x) => row([cell(x.id), cell(x.email), cell(x.name), cell(x.status)])));
+    fill("orders", data.orders.map((x) => row([cell(x.id), cell(x.customer_id), cell(x.status), cell(x.total), cell(x.currency)])));
+    fill("endpoints", data.webhooks.map((x) => row([cell(x.id), cell(x.url), cell(x.events.join(", "))])));
+  } catch {}
+}
+follow();
+refresh();
+setInterval(refresh, 2000);
+</script>
+</body>
+</html>
+`

@@ -1,0 +1,46 @@
+/** Scenarios, reset and snapshots of the running sandbox, through its control path. */
+import {readFileSync} from 'node:fs'
+
+import {UsageError} from '../../errors.js'
+import {control} from './control.js'
+import type {SnapshotInfo} from '../../domain/sandbox-control.js'
+
+export type {SnapshotInfo}
+
+/** Reads a scenario file as JSON; exit 2 naming the file when it cannot be read or parsed. */
+export function readScenario(path: string): unknown {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    throw new UsageError(`Cannot read the scenario file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`)
+  }
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    throw new UsageError(`The scenario file ${path} is not valid JSON: ${(error as Error).message}.`)
+  }
+}
+
+export type ScenarioIds = Record<string, number | string>
+
+export async function seed(env: NodeJS.ProcessEnv, scenario: unknown): Promise<ScenarioIds> {
+  return (await control<{ids: ScenarioIds}>(env, 'POST', '/seed', {body: scenario})).ids
+}
+
+export interface Counts {
+  customers: number
+  orders: number
+  refunds: number
+  webhooks: number
+}
+
+export async function reset(env: NodeJS.ProcessEnv): Promise<Counts> {
+  return (await control<{removed: Counts}>(env, 'POST', '/reset', {body: {}})).removed
+}
+
+
+export const saveSnapshot = (env: NodeJS.ProcessEnv, name: string) => control<SnapshotInfo>(env, 'POST', '/snapshots', {body: {name}})
+export const listSnapshots = async (env: NodeJS.ProcessEnv) => (await control<{data: SnapshotInfo[]}>(env, 'GET', '/snapshots')).data
+export const restoreSnapshot = (env: NodeJS.ProcessEnv, name: string) =>
+  control<{restored: string; counts: Counts}>(env, 'POST', `/snapshots/${encodeURIComponent(name)}/restore`, {body: {}})

@@ -1,0 +1,75 @@
+/** The output channel's decisions: --json read once from argv, the JSON filter hook, enum case, fitted widths. */
+import {PassThrough} from 'node:stream'
+import {describe, expect, it} from 'vitest'
+
+import {normalizeEnumValues} from '../../src/base/flags.js'
+import {jsonRequested, Output} from '../../src/io/output.js'
+import {fitWidths} from '../../src/io/render.js'
+import {IOStreams} from '../../src/io/streams.js'
+
+function output(json: boolean, isTTY = false) {
+  const stdout = Object.assign(new PassThrough(), {isTTY}) as unknown as NodeJS.WriteStream
+  const stderr = Object.assign(new PassThrough(), {isTTY: false}) as unknown as NodeJS.WriteStream
+  let out = ''
+  let err = ''
+  stdout.on('data', (d: Buffer) => (out += d))
+  stderr.on('data', (d: Buffer) => (err += d))
+  const o = new Output(new IOStreams({env: {}, json, stderr, stdin: process.stdin, stdout}))
+  return {err: () => err, o, out: () => out}
+}
+
+describe('Output', () => {
+  it('--json is read from the flags before `--` only', () => {
+    expect(jsonRequested(['customers', 'list', '--json'])).toBe(true)
+    expect(jsonRequested(['api', '/x', '--', '--json'])).toBe(false)
+    expect(jsonRequested(['customers', 'list'])).toBe(false)
+  })
+
+  it('result: the document with --json, the human rendering otherwise', async () => {
+    const json = output(true)
+    await json.o.result({id: 1}, () => json.o.io.out('human'))
+    expect(json.out()).toBe('{"id":1}\n')
+    const human = output(false)
+    await human.o.result({id: 1}, () => human.o.io.out('human'))
+    expect(human.out()).toBe('human\n')
+  })
+
+  it('every JSON document, lists included, goes through the filter hook', async () => {
+    const {o, out} = output(true)
+    o.setFilter((doc) => (Array.isArray(doc) ? doc.map((r) => (r as {id: number}).id) : doc))
+    await o.list([{id: 1}, {id: 2}], {columns: ['id']})
+    o.line({id: 3})
+    expect(out()).toBe('[1,2]\n{"id":3}\n')
+  })
+
+  it('the error document with --json; escaped human lines otherwise', () => {
+    const json = output(true)
+    json.o.error({errors: {name: ['bad']}, hint: 'fix it', message: 'Nope', status: 422})
+    expect(JSON.parse(json.out())).toEqual({error: {errors: {name: ['bad']}, message: 'Nope', status: 422}})
+    expect(json.err()).toBe('fix it\n')
+    const human = output(false)
+    human.o.error({errors: {name: ['bad\u001B[31m']}, fieldFlags: {name: '--name'}, message: 'Nope\u0007', status: 422})
+    expect(human.err()).toBe('Error: Nope\\a\n  name (--name): bad\\e[31m\n')
+  })
+})
+
+describe('normalizeEnumValues', () => {
+  const flags = {currency: {options: ['USD', 'EUR']}, status: {char: 's', options: ['active', 'archived']}, name: {}}
+  it('rewrites option values to the service spelling, in every flag form, and leaves the rest', () => {
+    expect(normalizeEnumValues(['--status', 'ACTIVE', '-s', 'Archived', '--currency=usd', '--name', 'ACTIVE', '--', '--status', 'X'], flags)).toEqual([
+      '--status', 'active', '-s', 'archived', '--currency=USD', '--name', 'ACTIVE', '--', '--status', 'X',
+    ])
+    expect(normalizeEnumValues(['--status', 'nope'], flags)).toEqual(['--status', 'nope'])
+  })
+})
+
+describe('fitWidths', () => {
+  it('keeps natural widths that fit, and narrows the widest column first', () => {
+    expect(fitWidths([2, 10, 5], 80, [2, 6, 5])).toEqual([2, 10, 5])
+    // 2 + 40 + 30 + 2 gaps of 2 = 76 > 50: the 40 shrinks to 30, then both shrink.
+    const widths = fitWidths([2, 40, 30], 50, [2, 6, 6])
+    expect(widths.reduce((a, b) => a + b, 0) + 4).toBe(50)
+    expect(widths[0]).toBe(2)
+    expect(Math.abs(widths[1]! - widths[2]!)).toBeLessThanOrEqual(1)
+  })
+})
