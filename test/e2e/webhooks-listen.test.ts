@@ -200,6 +200,19 @@ describe('webhooks listen against the sandbox', () => {
     expect(p.lines).toHaveLength(2)
   })
 
+  it('human event lines pass the event type and id through sanitize (no terminal escapes from the sender)', async () => {
+    session = await startSession()
+    const p = listen(session, ['--skip-verify', '--max-events', '1'])
+    while (!/Listening on (\S+) /.test(p.stderr())) await new Promise((resolve) => setTimeout(resolve, 20))
+    const url = /Listening on (\S+) /.exec(p.stderr())![1]!
+    const evil = JSON.stringify({created_at: new Date().toISOString(), data: {}, id: 'evt_\u001b[2Jx', type: 'order.paid'})
+    expect((await post(url, evil)).status).toBe(200)
+    const line = await p.line(0)
+    expect(line).not.toContain('\u001b')
+    expect(line).toMatch(/order\.paid  evt_.*x/)
+    expect(await p.exited).toEqual({code: 0, signal: null})
+  })
+
   it('--timeout counts from the ready line and exits 1 when fewer events came', async () => {
     session = await startSession()
     const p = listen(session, ['--json', '--timeout', '1', '--max-events', '1'])

@@ -40,6 +40,14 @@ describe('webhooks create and list', () => {
     expect((await session.cli(['config', 'list', '--json'])).json().webhook_secrets).toMatchObject({[fields.id]: MASK})
   })
 
+  it('accepts any non-empty event name (a real service names more than order.paid); an empty list is exit 2', async () => {
+    const r = await session.cli(['webhooks', 'create', '--url', 'https://hooks.example.com/c', '--event', 'order.refunded,order.paid', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.json().events).toEqual(['order.refunded', 'order.paid'])
+    const empty = await session.cli(['webhooks', 'create', '--url', 'https://hooks.example.com/c', '--event', ' , '])
+    expect(empty.code).toBe(2)
+  })
+
   it('--json prints the endpoint as returned (signing_secret included); list shows which secrets the profile holds', async () => {
     const r = await session.cli(['webhooks', 'create', '--url', 'https://hooks.example.com/b', '--event', 'order.paid', '--json'])
     expect(r.code, r.stderr).toBe(0)
@@ -235,9 +243,19 @@ describe('webhooks sign and verify', () => {
       cli(['verify', '--secret', SECRET, '--signature', 't=1', '--payload-file', join(tmp.dir, 'nope.json')]),
       cli(['sign', '--secret', SECRET, '--timestamp', 'soon'], PAYLOAD),
       cli(['verify', '--secret', SECRET, '--signature', 't=1', '--tolerance', '-1'], PAYLOAD),
+      cli(['sign', '--secret', SECRET, '--timestamp', '99999999999999999999999'], PAYLOAD),
+      cli(['sign', '--secret', SECRET, '--timestamp', '12345678901'], PAYLOAD),
+      cli(['sign', '--secret', SECRET, '--timestamp', '1.5'], PAYLOAD),
+      cli(['sign', '--secret', SECRET, '--timestamp', '-1'], PAYLOAD),
+      cli(['sign', '--secret', SECRET, '--timestamp', '1e9'], PAYLOAD),
     ])
-    expect(results.map((r) => r.code)).toEqual([2, 2, 2, 2, 2])
+    expect(results.map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 2, 2, 2, 2, 2])
     expect(results[2]!.stderr).toContain('ENOENT')
+    for (const r of results.slice(5)) expect(r.stdout).toBe('')
+    expect(results[5]!.stderr).toMatch(/--timestamp.*at most 10 digits/)
+    const max = await cli(['sign', '--secret', SECRET, '--timestamp', '9999999999'], PAYLOAD)
+    expect(max.code, max.stderr).toBe(0)
+    expect(max.stdout).toMatch(/^t=9999999999,v1=[0-9a-f]{64}\n$/)
   })
 })
 
