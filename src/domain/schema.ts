@@ -200,3 +200,13 @@ export const RESOURCE_FIELDS = {
 } as const
 
 export type ResourceName = keyof typeof RESOURCE_FIELDS
+
+/** Where a page of a list stands in the whole: for the "Showing 1-30 of 250 (page 1 of 9)" line. */
+export interface ListPosition {
+  /** 1-based index of the first record shown. */
+  first: number
+  shown: number
+  total?: number
+  page?: number
+  perPage?: number
+}

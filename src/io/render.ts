@@ -10,6 +10,7 @@ import {fieldValue, project} from './fields.js'
 import {sanitize} from './sanitize.js'
 import {Spinner} from './spinner.js'
 import type {IOStreams} from './streams.js'
+import type {ListPosition} from '../domain/schema.js'
 
 type Row = Record<string, unknown>
 
@@ -74,14 +75,7 @@ function fit(text: string, width: number): string {
   return text.length > width ? text.slice(0, Math.max(0, width - 1)) + '…' : text
 }
 
-export interface ListPosition {
-  /** 1-based index of the first record shown. */
-  first: number
-  shown: number
-  total?: number
-  page?: number
-  perPage?: number
-}
+export type {ListPosition}
 
 /** "Showing 1-30 of 250 (page 1 of 9)". */
 export function positionLine(pos: ListPosition): string {

@@ -6,7 +6,7 @@ import type {ApiClient, ApiRequest} from '../api/client.js'
 import {type PageOptions, DEFAULT_PER_PAGE, type FetchedPage, records} from '../api/paginate.js'
 import type {ApiVersion} from '../domain/schema.js'
 import {UsageError} from '../errors.js'
-import type {ListPosition} from '../io/render.js'
+import type {ListPosition} from '../domain/schema.js'
 
 export interface Listing<T> {
   records: AsyncIterable<T>
