@@ -10,6 +10,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     restoreMocks: true,
-    reporters: ['default', './test/summary-reporter.ts'],
+    reporters: ['default', './test/helpers/summary-reporter.ts'],
   },
 })

@@ -1,34 +1,21 @@
 /**
  * The bulk commands' rendering, shared by customers|orders export|import: the progress bar (on a terminal),
- * Ctrl-C as an AbortSignal handed to the services, the summaries and the exit codes.
+ * the summaries and the exit codes. Ctrl-C comes as BaseCommand's `interrupted` signal, handed to the services.
  */
 import type {ApiClient, ApiRequest, TokenSource} from '../api/client.js'
 import type {ImportFormat, OnConflict} from '../domain/bulk.js'
 import {EXIT, UsageError} from '../errors.js'
 import {createProgressBar} from '../io/progress.js'
-import {renderRecord} from '../io/output.js'
+import {type Output, renderRecord} from '../io/output.js'
 import {sanitize} from '../io/sanitize.js'
 import type {IOStreams} from '../io/streams.js'
 import {exportFormat, type ExportResult, type ImportKind, type ImportOutcome, importFormat, type RecordFormat, runExport, runImport, type ValidatedFile} from '../services/bulk.js'
 
-/**
- * Ctrl-C as an AbortSignal, for the life of the command (the one function to swap for BaseCommand's signal once
- * it owns the SIGINT handler). Later signals are ignored: conf's dependency when-exit re-raises the first
- * SIGINT once, and that echo must not count as a second Ctrl-C.
- */
-function interruptOnCtrlC(onFirst: () => void): {signal: AbortSignal; dispose(): void} {
-  const controller = new AbortController()
-  const handler = () => {
-    if (controller.signal.aborted) return
-    onFirst()
-    controller.abort()
-  }
-  process.on('SIGINT', handler)
-  return {dispose: () => process.off('SIGINT', handler), signal: controller.signal}
-}
-
 export interface ExportCommandOptions {
   io: IOStreams
+  output: Output
+  /** BaseCommand's `interrupted`: Ctrl-C stops the export. */
+  signal: AbortSignal
   client: ApiClient
   tokens: TokenSource
   request: ApiRequest
@@ -50,28 +37,23 @@ export async function exportCommand(options: ExportCommandOptions): Promise<Expo
   if (flags['escape-formulas'] && format !== 'csv') throw new UsageError(`--escape-formulas applies to CSV only; add --format csv (the format is ${format}).`)
   const toFile = flags.output !== undefined && flags.output !== '-'
   const progress = toFile || !io.isStdoutTTY ? await createProgressBar(io, `Exporting ${options.noun}s`) : undefined
-  const interrupt = interruptOnCtrlC(() => {})
-  try {
-    const result = await runExport({
-      client: options.client,
-      columns: options.columns,
-      concurrency: flags.concurrency,
-      escapeFormulas: flags['escape-formulas'],
-      expectedLimit: options.expectedLimit,
-      format,
-      output: flags.output,
-      progress,
-      request: options.request,
-      signal: interrupt.signal,
-      stdout: io.stdout,
-      tokens: options.tokens,
-    })
-    if (io.json && toFile) io.outJson(result)
-    else if (toFile) io.info(`Exported ${count(result.exported, options.noun)} to ${result.output}.`)
-    return result
-  } finally {
-    interrupt.dispose()
-  }
+  const result = await runExport({
+    client: options.client,
+    columns: options.columns,
+    concurrency: flags.concurrency,
+    escapeFormulas: flags['escape-formulas'],
+    expectedLimit: options.expectedLimit,
+    format,
+    output: flags.output,
+    progress,
+    request: options.request,
+    signal: options.signal,
+    stdout: io.stdout,
+    tokens: options.tokens,
+  })
+  if (io.json && toFile) options.output.document(result)
+  else if (toFile) io.info(`Exported ${count(result.exported, options.noun)} to ${result.output}.`)
+  return result
 }
 
 /** `20,505 customers`: grouped as the progress bar shows it. */
@@ -81,6 +63,8 @@ function count(n: number, noun: string): string {
 
 export interface ImportCommandOptions {
   io: IOStreams
+  /** BaseCommand's `interrupted`: Ctrl-C takes no new rows and finishes those in flight. */
+  signal: AbortSignal
   env: NodeJS.ProcessEnv
   kind: ImportKind
   file: string
@@ -102,7 +86,8 @@ export async function importCommand(options: ImportCommandOptions): Promise<numb
   const {flags, io} = options
   const format = importFormat(options.file, flags.format)
   const noun = options.kind === 'customers' ? 'customer' : 'order'
-  const interrupt = interruptOnCtrlC(() => io.info('Stopping: no new rows; finishing the requests in flight (they are journaled)…'))
+  const onStop = () => io.info('Stopping: no new rows; finishing the requests in flight (they are journaled)…')
+  options.signal.addEventListener('abort', onStop, {once: true})
   const failures: string[] = []
   let failedNow = 0
   let outcome: ImportOutcome
@@ -129,11 +114,11 @@ export async function importCommand(options: ImportCommandOptions): Promise<numb
         if (note) io.info(note)
       },
       sendInvite: flags['send-invite'],
-      signal: interrupt.signal,
+      signal: options.signal,
       skipInvalid: flags['skip-invalid'],
     })
   } finally {
-    interrupt.dispose()
+    options.signal.removeEventListener('abort', onStop)
   }
 
   if (outcome.status === 'invalid') throw invalidFile(outcome.file, options.file)

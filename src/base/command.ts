@@ -66,17 +66,41 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     })
     this.flags = flags as FlagsOf<T>
     this.args = args as ArgsOf<T>
+    await this.initFilters(flags as {fields?: string[]; jq?: string})
+  }
+
+  /** Why this invocation cannot take --jq (its output streams and memory stays flat), if it cannot. */
+  protected jqRefusal(): string | undefined {
+    return undefined
+  }
+
+  /**
+   * --fields and --jq (src/io/fields.ts, src/io/jq.ts) as the Output's filter: fields first, then the
+   * expression, which prints its own results (so the filter returns undefined). --jq is compiled here, before
+   * any request: a compile error is exit 2. --jq implies --json (jsonRequested).
+   */
+  private async initFilters(flags: {fields?: string[]; jq?: string}): Promise<void> {
+    const {io} = this
+    io.fields = flags.fields
+    if (flags.jq === undefined) {
+      if (flags.fields) this.output.setFilter((document) => io.projected(document))
+      return
+    }
+    const refusal = this.jqRefusal()
+    if (refusal) throw new UsageError(`--jq cannot be used here: ${refusal}`)
+    const {compileJq} = await import('../io/jq.js')
+    const jq = await compileJq(flags.jq, {pretty: io.isStdoutTTY})
+    this.output.setFilter((document) => {
+      io.outJq(jq, JSON.stringify(io.projected(document)))
+      return undefined
+    })
   }
 
   /**
    * The one SIGINT handler. An `interruptible` command gets `this.interrupted` aborted on the first Ctrl-C or
-   * SIGTERM; later signals are ignored, and the handlers stay for the life of the process: conf's dependency
-   * when-exit re-raises the first signal once, and that echo must neither count as a second Ctrl-C nor, arriving
-   * late, kill the process with the default action.
-   *
-   * Any other command exits 130 on Ctrl-C (rather than death by signal, which a parent process sees as no exit
-   * code), unless a listener was added after this one: code that still installs its own handler (until it takes
-   * `interrupted` instead), or when-exit, whose echo of the signal, left to this listener, ends here.
+   * SIGTERM, and finishes what is in progress; later signals are ignored (the command is already stopping).
+   * Any other command exits 130 on Ctrl-C, rather than dying by the signal (which a parent process sees as no
+   * exit code); exit handlers (the config lock's release) still run.
    */
   private handleInterrupts(): void {
     if ((this.ctor as typeof BaseCommand).interruptible) {
@@ -87,13 +111,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       process.on('SIGTERM', onSignal)
       return
     }
-    const before = new Set(process.listeners('SIGINT'))
-    const onInterrupt = () => {
-      if (process.listeners('SIGINT').some((l) => l !== onInterrupt && !before.has(l))) return
+    process.on('SIGINT', () => {
       this.io?.interrupted()
       process.exit(EXIT.interrupted)
-    }
-    process.on('SIGINT', onInterrupt)
+    })
   }
 
   /**

@@ -4,8 +4,9 @@
  */
 import {Flags} from '@oclif/core'
 
-import {API_VERSIONS, CURRENCIES, CUSTOMER_STATUSES, ORDER_STATUSES} from '../domain/schema.js'
+import {API_VERSIONS, CURRENCIES, CUSTOMER_STATUSES, ORDER_STATUSES, RESOURCE_FIELDS, type ResourceName} from '../domain/schema.js'
 import {checkPage, checkPerPage, checkSearch, parseId} from '../domain/validate.js'
+import {parseFields} from '../io/fields.js'
 
 const GLOBAL = 'GLOBAL'
 
@@ -24,11 +25,50 @@ function checkedInteger(check: (n: number) => string | undefined) {
 /** Every command: output and diagnostics. */
 export const outputFlags = {
   debug: Flags.boolean({description: 'Trace HTTP requests on stderr (secrets are never shown).', helpGroup: GLOBAL}),
+  jq: Flags.string({
+    description: 'Filter the JSON output with a jq expression (implies --json); strings print raw, one result a line.',
+    helpGroup: GLOBAL,
+  }),
   json: Flags.boolean({description: 'Print exactly one JSON document on stdout.', helpGroup: GLOBAL}),
+}
+
+/**
+ * The known fields as a flag's `options`, so that shell completion (which completes a flag's values from its
+ * options) and --help list them, while every value is accepted: a comma-separated list, and names the service
+ * may add later, are checked by parseFields instead.
+ */
+class OpenOptions extends Array<string> {
+  override includes(): boolean {
+    return true
+  }
+}
+
+/** `--fields a,b,c` for a command printing records of `resource` (src/io/fields.ts). */
+export function fieldsFlag(resource: ResourceName) {
+  return {
+    fields: Flags.custom<string[]>({
+      description: `Print only these fields, in this order (comma-separated; nested as metadata.plan), in tables, tab-separated rows and --json alike. Known: ${RESOURCE_FIELDS[resource].join(', ')}.`,
+      helpValue: 'a,b,c',
+      options: OpenOptions.from(RESOURCE_FIELDS[resource]) as string[],
+      async parse(input) {
+        try {
+          return parseFields(input)
+        } catch (error) {
+          // A plain Error, as from any flag's parse: BaseCommand names the flag once (`--fields: ...`, exit 2).
+          throw new Error((error as Error).message.replace(/^--fields: /, ''))
+        }
+      },
+    })(),
+  }
 }
 
 export const profileFlag = {
   profile: Flags.string({char: 'p', description: 'Profile to use (default: COMMERCE_PROFILE, then the chosen profile, then "default").', helpGroup: GLOBAL}),
+}
+
+/** Why --jq is refused where output streams (export, api --paginate, JSON lines): what to do instead. */
+export function jqStreamingRefusal(command: string, why = 'its output streams so that memory stays flat'): string {
+  return `${why}; pipe it to jq instead: \`${command} | jq EXPR\``
 }
 
 /** Every command that talks to the service. */

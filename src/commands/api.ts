@@ -3,7 +3,7 @@ import {readFile} from 'node:fs/promises'
 import {Args, Flags} from '@oclif/core'
 
 import {ApiCommand} from '../base/command.js'
-import {apiVersionFlag} from '../base/flags.js'
+import {apiVersionFlag, jqStreamingRefusal} from '../base/flags.js'
 import {ApiError, UsageError} from '../errors.js'
 import {sanitize} from '../io/sanitize.js'
 import {API_METHODS, paginate, prepareRequest} from '../services/api.js'
@@ -51,6 +51,10 @@ repeated after a 5xx or a network error.`
 
   protected v2Hint(): string {
     return 'commerce api /api/v2/...'
+  }
+
+  protected jqRefusal(): string | undefined {
+    return (this.flags as {paginate?: boolean}).paginate ? jqStreamingRefusal('commerce api PATH --paginate') : undefined
   }
 
   async run(): Promise<void> {

@@ -9,6 +9,8 @@
  */
 export const KEYRING_SERVICE = 'commerce-cli'
 export const KEYRING_TIMEOUT_MS = 3000
+/** A probe (is there a keyring at all?) gives up sooner: it only decides whether to mention `--storage keyring`. */
+export const KEYRING_PROBE_TIMEOUT_MS = 1000
 
 export type Storage = 'file' | 'keyring'
 export const STORAGES: readonly Storage[] = ['file', 'keyring']
@@ -29,15 +31,15 @@ async function entryClass(): Promise<AsyncEntryClass> {
   }
 }
 
-async function call<T>(account: string, run: (entry: InstanceType<AsyncEntryClass>, signal: AbortSignal) => Promise<T>): Promise<T> {
+async function call<T>(account: string, run: (entry: InstanceType<AsyncEntryClass>, signal: AbortSignal) => Promise<T>, timeoutMs = KEYRING_TIMEOUT_MS): Promise<T> {
   const AsyncEntry = await entryClass()
   const controller = new AbortController()
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       controller.abort()
-      reject(new KeyringError(`the OS keyring did not answer within ${KEYRING_TIMEOUT_MS / 1000} s`))
-    }, KEYRING_TIMEOUT_MS)
+      reject(new KeyringError(`the OS keyring did not answer within ${timeoutMs / 1000} s`))
+    }, timeoutMs)
     timer.unref()
   })
   try {
@@ -62,4 +64,29 @@ export async function keyringSet(account: string, secret: string): Promise<void>
 /** Removes the entry; true when there was one. */
 export async function keyringDelete(account: string): Promise<boolean> {
   return call(account, (entry, signal) => entry.deletePassword(signal))
+}
+
+/**
+ * Whether an OS keyring answers at all: a search of this CLI's entries (`findCredentialsAsync`; a read of one
+ * missing entry cannot tell, the binding answers "none" when no keyring is reachable either), given up after
+ * `timeoutMs`. What it finds is discarded. Never throws; false on any failure or timeout.
+ */
+export async function keyringAnswers(timeoutMs = KEYRING_PROBE_TIMEOUT_MS): Promise<boolean> {
+  const controller = new AbortController()
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort()
+      resolve(false)
+    }, timeoutMs)
+    timer.unref()
+  })
+  try {
+    const {findCredentialsAsync} = await import('@napi-rs/keyring')
+    return await Promise.race([findCredentialsAsync(KEYRING_SERVICE, undefined, controller.signal).then(() => true), timeout])
+  } catch {
+    return false
+  } finally {
+    clearTimeout(timer)
+  }
 }

@@ -187,3 +187,16 @@ export const RESOURCE_COLUMNS = {
   product: ['id', 'name', 'price', 'currency', 'in_stock'],
   webhook: ['id', 'url', 'events'],
 } as const
+
+/**
+ * Every known field of each resource, for `--fields` (help text and shell completion). A name not listed is
+ * still accepted: the service may add fields, and such a field prints empty (null in JSON) where absent.
+ */
+export const RESOURCE_FIELDS = {
+  customer: ['id', 'email', 'name', 'status', 'created_at', 'metadata', 'metadata.plan', 'orders', 'addresses'],
+  order: ['id', 'customer_id', 'status', 'total', 'currency', 'placed_at', 'items', 'idempotency_key'],
+  product: ['id', 'name', 'price', 'currency', 'in_stock'],
+  webhook: ['id', 'url', 'events', 'signing_secret'],
+} as const
+
+export type ResourceName = keyof typeof RESOURCE_FIELDS

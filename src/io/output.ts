@@ -18,7 +18,8 @@ type Row = Record<string, unknown>
 /** Whether `--json` was given: before a `--` that ends the flags. The one place the argv is read for it. */
 export function jsonRequested(argv: readonly string[]): boolean {
   const end = argv.indexOf('--')
-  return (end === -1 ? argv : argv.slice(0, end)).includes('--json')
+  // --jq implies --json (a parse error is then the JSON error document too).
+  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--json' || a === '--jq' || a.startsWith('--jq='))
 }
 
 /** The contract's error document (`{"error": ErrorBody}`), and what the human rendering shows. */

@@ -6,6 +6,7 @@
  * - --json: one JSON document; lists stream as an array while records arrive (writeJsonArray). Which mode
  *   applies is decided in Output (output.ts), the one path commands print results through.
  */
+import {fieldValue, project} from './fields.js'
 import {sanitize} from './sanitize.js'
 import {Spinner} from './spinner.js'
 import type {IOStreams} from './streams.js'
@@ -105,9 +106,10 @@ export interface ListRenderOptions {
 /** Renders records as they arrive, for people: a table (TTY) or TSV rows (pipe). Returns how many were written. */
 export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row> | Iterable<Row>, options: ListRenderOptions): Promise<number> {
   let count = 0
-  const columns = [...options.columns]
+  // --fields: those columns instead, a dotted name reaching into a nested value (fields.ts).
+  const columns = [...(io.fields ?? options.columns)]
   const computed = options.computed ?? {}
-  const value = (record: Row, column: string) => (Object.hasOwn(computed, column) ? computed[column]!(record) : record[column])
+  const value = (record: Row, column: string) => (Object.hasOwn(computed, column) ? computed[column]!(record) : fieldValue(record, column))
   if (!io.tableOutput) {
     // The header goes out with the first row (or alone at the end), so a failed first request prints nothing.
     const header = columns.join('\t') + '\n'
@@ -160,8 +162,9 @@ export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row>
 
 /** One resource, for people: a two-column field/value table on a TTY, `field<TAB>value` lines on a pipe. */
 export async function renderRecordHuman(io: IOStreams, record: Row, fields?: readonly string[]): Promise<void> {
+  if (io.fields) record = project(record, io.fields)
   const keys = fields ? [...fields, ...Object.keys(record).filter((k) => !fields.includes(k))] : Object.keys(record)
-  const present = keys.filter((k) => k in record)
+  const present = io.fields ?? keys.filter((k) => k in record)
   if (!io.tableOutput) {
     io.out(present.map((k) => `${sanitize(k, 'tsv')}\t${formatCell(record[k], true)}`).join('\n'))
     return

@@ -8,6 +8,10 @@
  */
 import {Chalk, type ChalkInstance} from 'chalk'
 
+import {project} from './fields.js'
+import type {JqFilter} from './jq.js'
+import {sanitize} from './sanitize.js'
+
 export interface IOStreamsOptions {
   stdin?: NodeJS.ReadStream
   stdout?: NodeJS.WriteStream
@@ -57,6 +61,8 @@ export class IOStreams {
   readonly json: boolean
   /** A result has begun streaming to stdout: an error can no longer be the only document there. */
   resultStarted = false
+  /** --fields: the fields each record keeps, in that order (src/io/fields.ts), for the human renderers. */
+  fields?: string[]
   private readonly said = new Set<string>()
   private activeStatus?: {clear(): void}
 
@@ -102,6 +108,22 @@ export class IOStreams {
   /** @deprecated Print results through Output (output.ts): `result`, `record`, `list`, `document`. */
   outJson(value: unknown): void {
     this.out(JSON.stringify(value, null, this.isStdoutTTY ? 2 : undefined))
+  }
+
+  /** A record, or each record of an array, with only --fields; other values unchanged. */
+  projected(value: unknown): unknown {
+    if (!this.fields) return value
+    const isRecord = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v)
+    if (Array.isArray(value)) return value.map((v) => (isRecord(v) ? project(v as Record<string, unknown>, this.fields!) : v))
+    return isRecord(value) ? project(value as Record<string, unknown>, this.fields) : value
+  }
+
+  /** The --jq results for one JSON document (its text), as jq prints them; raw strings made safe on a terminal. */
+  outJq(jq: JqFilter, json: string): void {
+    const text = jq(json)
+    if (text === '') return
+    this.clearStatus()
+    this.stdout.write(this.isStdoutTTY ? sanitize(text, 'terminal') : text)
   }
 
   /** Status and information for people: stderr. */

@@ -3,7 +3,7 @@ import {type KeyPair, KeyPairTokens, type ResolvedCredentials, issueToken, login
 import type {ApiClient, ClientOptions} from '../api/client.js'
 import type {ApiVersion} from '../domain/schema.js'
 import {ApiError, AuthError, CliError} from '../errors.js'
-import {KeyringError, type Storage, keyringAccount, keyringDelete, keyringSet} from '../config/keyring.js'
+import {KeyringError, type Storage, keyringAccount, keyringAnswers, keyringDelete, keyringSet} from '../config/keyring.js'
 import {type ConfigStore, ensureProfile} from '../config/store.js'
 
 /**
@@ -80,6 +80,36 @@ export async function login(ctx: AuthContext, input: {baseUrl: string; pair: Key
     p.token_base_url = client.baseUrl
   })
   return {result: {base_url: client.baseUrl, expires_at: expiresAt, key_id: input.pair.keyId, profile: profileName, scopes: issued.scopes, storage}, warning}
+}
+
+export const KEYRING_HINT = 'Tip: this machine has an OS keyring. `commerce auth login --storage keyring` (or `commerce config set storage keyring`) keeps the key secret there instead of config.json. This tip is shown once.'
+
+/**
+ * Whether `auth login` may mention `--storage keyring` (before probing for a keyring): the secret went to the file
+ * by default (no --storage given), a person is at a terminal (stdin and stderr TTYs, CI unset: `interactive`),
+ * no --json, and the tip was never shown.
+ */
+export function keyringHintWanted(input: {storageFlag: Storage | undefined; storage: Storage; interactive: boolean; json: boolean; shown: boolean}): boolean {
+  return input.storageFlag === undefined && input.storage === 'file' && input.interactive && !input.json && !input.shown
+}
+
+/**
+ * The one-time tip about `--storage keyring` after a login that stored the secret in the file, or undefined: only
+ * when `keyringHintWanted` and a keyring answers a probe (given up after 1 s, so a login where none answers is
+ * slowed by at most that). Once shown, `keyring_hint_shown` in config.json keeps it from being repeated.
+ */
+export async function keyringHint(
+  ctx: Pick<AuthContext, 'store'>,
+  input: {storageFlag: Storage | undefined; storage: Storage; interactive: boolean; json: boolean},
+  probe: () => Promise<boolean> = () => keyringAnswers(),
+): Promise<string | undefined> {
+  const shown = (await ctx.store.read()).keyring_hint_shown === true
+  if (!keyringHintWanted({...input, shown})) return undefined
+  if (!(await probe())) return undefined
+  await ctx.store.update((data) => {
+    data.keyring_hint_shown = true
+  })
+  return KEYRING_HINT
 }
 
 export interface AuthStatus {

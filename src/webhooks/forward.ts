@@ -6,7 +6,10 @@ import type {Dispatcher} from 'undici'
 
 /** The largest delivery body the listener accepts, and the largest answer it reads back from a receiver. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
-export const DEFAULT_FORWARD_TIMEOUT_MS = 30_000
+/** Below the sender's own timeout (the sandbox gives up after 10 s), so that the sender gets the 504 answer. */
+export const DEFAULT_FORWARD_TIMEOUT_MS = 9_000
+/** Bytes of request bodies the listener holds at once, across connections; past it new deliveries get 503. */
+export const DEFAULT_MAX_HELD_BYTES = 64 * 1024 * 1024
 
 /** Headers that belong to a single connection (RFC 9110 §7.6.1) or that undici computes itself. */
 const HOP_BY_HOP = new Set([
@@ -48,6 +51,8 @@ export class ForwardError extends Error {
   constructor(
     message: string,
     readonly url: string,
+    /** The receiver did not answer within the timeout. */
+    readonly timedOut = false,
   ) {
     super(message)
   }
@@ -116,7 +121,7 @@ export async function forwardDelivery(options: ForwardOptions): Promise<ForwardR
     }
   } catch (error) {
     if (error instanceof ForwardError) throw error
-    throw new ForwardError(describeNetworkError(error, signal, options.timeoutMs), options.url)
+    throw new ForwardError(describeNetworkError(error, signal, options.timeoutMs), options.url, signal.aborted)
   } finally {
     if (ownDispatcher) void ownDispatcher.destroy().catch(() => {})
   }

@@ -5,8 +5,10 @@
  */
 import {isUtf8} from 'node:buffer'
 import {promises as fs} from 'node:fs'
-import {dirname, join, basename} from 'node:path'
+import {dirname} from 'node:path'
+import {acquireLock} from '../config/lock.js'
 import {WEBHOOK_INBOX_FILE, configPath} from '../config/paths.js'
+import {writeFileAtomic} from '../domain/files.js'
 
 export const INBOX_MAX_RECORDS = 1000
 export const INBOX_MAX_BYTES = 16 * 1024 * 1024
@@ -98,10 +100,25 @@ export class Inbox {
     this.writing = false
   }
 
+  /**
+   * Appends and compactions take a lock beside the inbox (`<inbox>.lock`), so that two listeners on one config
+   * directory neither lose each other's appends to a compaction's rename nor let the inbox pass its bound. The
+   * counts are re-read whenever the file's size is not the one this process left (another process wrote).
+   */
   private async write(lines: string[]): Promise<void> {
+    await fs.mkdir(dirname(this.path), {mode: 0o700, recursive: true})
+    const lock = await acquireLock(`${this.path}.lock`)
+    try {
+      await this.writeLocked(lines)
+    } finally {
+      lock.release()
+    }
+  }
+
+  private async writeLocked(lines: string[]): Promise<void> {
     let text = lines.join('')
-    if (!this.counts) {
-      await fs.mkdir(dirname(this.path), {mode: 0o700, recursive: true})
+    const size = await fs.stat(this.path).then((st) => st.size, () => 0)
+    if (!this.counts || this.counts.bytes !== size) {
       const existing = await readText(this.path)
       this.counts = {bytes: Buffer.byteLength(existing), records: parseLines(existing).length}
       // A line cut short by a crash must not swallow the next one.
@@ -126,9 +143,7 @@ export class Inbox {
       kept.push(lines[i].text)
       bytes += size
     }
-    const temp = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.tmp`)
-    await fs.writeFile(temp, kept.reverse().map((line) => `${line}\n`).join(''), {mode: 0o600})
-    await fs.rename(temp, this.path)
+    await writeFileAtomic(this.path, kept.reverse().map((line) => `${line}\n`).join(''))
     this.counts = {bytes, records: kept.length}
   }
 }

@@ -2,18 +2,21 @@
  * The local webhook endpoint of `webhooks listen`: an HTTP server on 127.0.0.1 that takes signed POSTs on any
  * path, verifies them, forwards the verified ones to a receiver and records them in the inbox.
  *
- * Answers: 405 for another method; 413 for a body over the limit; 400 (not forwarded, not recorded) for a
- * missing, malformed, wrong, stale or future signature or a body that is not an event; 200 for an event of a
- * type not subscribed to (reported as ignored); else the receiver's own answer, 502 when it cannot be
- * reached, or 200 when there is no receiver.
+ * Answers: 405 for another method; 415 for a Content-Type other than JSON and 400 for a missing or malformed
+ * signature header, both before reading the body; 413 for a body over the limit; 503 (Retry-After) when the
+ * bodies held at once would pass their bound; 400 (not forwarded, not recorded) for a wrong, stale or future
+ * signature or a body that is not an event; 200 for an event of a type not subscribed to (reported as ignored);
+ * else the receiver's own answer, 502 when it cannot be reached, 504 when it does not answer within the
+ * forward timeout, or 200 when there is no receiver.
  */
 import {createServer, type IncomingMessage} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import type {Dispatcher} from 'undici'
-import {SIGNATURE_HEADER, describeVerifyFailure, verifySignature, type VerifyFailure} from '../domain/signature.js'
+import {SIGNATURE_HEADER, describeVerifyFailure, parseSignatureHeader, verifySignature, type VerifyFailure} from '../domain/signature.js'
 import {
   DEFAULT_FORWARD_TIMEOUT_MS,
   DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_HELD_BYTES,
   ForwardError,
   endToEndHeaders,
   forwardDelivery,
@@ -28,7 +31,7 @@ const DISCARD_FACTOR = 16
 /** One verified delivery, as `webhooks listen` reports it: its inbox record without headers and body. */
 export type ListenerEvent = Omit<InboxRecord, 'body' | 'body_encoding' | 'headers'>
 
-export type RejectReason = VerifyFailure | 'method_not_allowed' | 'too_large' | 'not_an_event'
+export type RejectReason = VerifyFailure | 'method_not_allowed' | 'too_large' | 'not_an_event' | 'not_json' | 'busy'
 
 export interface Rejection {
   status: number
@@ -51,8 +54,11 @@ export interface ListenerOptions {
   /** Event types to accept; others are answered 200 and reported as ignored. All when omitted. */
   events?: readonly string[]
   forwardTo?: string
+  /** The receiver's answer is awaited this long, then the sender gets 504 (default 9 s, below the sender's 10 s). */
   forwardTimeoutMs?: number
   maxBodyBytes?: number
+  /** Request body bytes held at once across all connections; a delivery that would pass it is answered 503. */
+  maxHeldBytes?: number
   /** Where verified deliveries are recorded; none when omitted. */
   inbox?: Inbox
   /** Milliseconds since the epoch; used for the tolerance check and `received_at`. */
@@ -95,6 +101,8 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   if (!options.skipVerify && fixed?.length === 0) throw new TypeError('startListener needs a signing secret unless skipVerify is set')
   const secrets = typeof given === 'function' ? given : () => fixed!
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  const maxHeldBytes = Math.max(options.maxHeldBytes ?? DEFAULT_MAX_HELD_BYTES, maxBodyBytes)
+  let heldBytes = 0
   const now = options.now ?? Date.now
   const events = options.events ? new Set(options.events) : undefined
 
@@ -145,7 +153,9 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       } catch (error) {
         if (!(error instanceof ForwardError)) throw error
         forwardError = error.message
-        answer = text(502, `could not forward to the receiver: ${error.message}`)
+        answer = error.timedOut
+          ? text(504, `the receiver did not answer in time: ${error.message}`)
+          : text(502, `could not forward to the receiver: ${error.message}`)
       }
     } else {
       answer = text(200, 'received')
@@ -194,6 +204,24 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       send(reject(req, 405, 'method_not_allowed', `method ${req.method} not allowed: deliveries are POST`))
       return
     }
+    // Refused before the body is read (and so never held): a page's text/plain POST, and an unsigned delivery.
+    if (!isJsonContentType(req.headers['content-type'])) {
+      res.setHeader('connection', 'close')
+      send(reject(req, 415, 'not_json', 'Content-Type must be application/json'))
+      req.resume()
+      return
+    }
+    if (!options.skipVerify) {
+      const header = req.headers[SIGNATURE_HEADER]
+      const value = Array.isArray(header) ? header.join(',') : header
+      const reason: VerifyFailure | undefined = !value?.trim() ? 'missing' : parseSignatureHeader(value) ? undefined : 'malformed'
+      if (reason) {
+        res.setHeader('connection', 'close')
+        send(reject(req, 400, reason, describeVerifyFailure(reason)))
+        req.resume()
+        return
+      }
+    }
     const tooLarge = () => {
       res.setHeader('connection', 'close')
       send(reject(req, 413, 'too_large', `body larger than ${maxBodyBytes} bytes`))
@@ -204,26 +232,64 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
         if (discarded > maxBodyBytes * DISCARD_FACTOR) req.destroy()
       })
     }
-    if (Number(req.headers['content-length'] ?? 0) > maxBodyBytes) {
+    const declared = Number(req.headers['content-length'] ?? 0) || 0
+    if (declared > maxBodyBytes) {
       tooLarge()
       return
     }
     const chunks: Buffer[] = []
     let size = 0
     let over = false
+    let released = false
+    // Bytes counted against maxHeldBytes for this delivery until it is answered: its declared length up front
+    // (so that a thousand senders stalling before their first byte are counted too), more if it sends more.
+    let counted = 0
+    const release = () => {
+      if (released) return
+      released = true
+      heldBytes -= counted
+      chunks.length = 0
+    }
+    res.once('close', release)
+    const busy = () => {
+      over = true
+      release()
+      res.setHeader('connection', 'close')
+      res.setHeader('retry-after', '1')
+      send(reject(req, 503, 'busy', 'too many deliveries in progress, retry shortly'))
+      req.removeAllListeners('data')
+      req.resume()
+    }
+    if (heldBytes + declared > maxHeldBytes) {
+      busy()
+      return
+    }
+    counted = declared
+    heldBytes += declared
     req.on('data', (chunk: Buffer) => {
-      size += chunk.length
-      if (size > maxBodyBytes) {
+      if (size + chunk.length > maxBodyBytes) {
         over = true
-        chunks.length = 0
+        release()
         tooLarge()
         return
       }
+      const extra = size + chunk.length - counted
+      if (extra > 0) {
+        if (heldBytes + extra > maxHeldBytes) {
+          busy()
+          return
+        }
+        heldBytes += extra
+        counted += extra
+      }
+      size += chunk.length
       chunks.push(chunk)
     })
     req.on('end', () => {
       if (over) return
-      handle(req, Buffer.concat(chunks)).then(send, (error: Error) => send(text(500, `listener error: ${error.message}`)))
+      const body = Buffer.concat(chunks)
+      chunks.length = 0
+      handle(req, body).then(send, (error: Error) => send(text(500, `listener error: ${error.message}`)))
     })
     req.on('error', () => res.destroy())
   })
@@ -252,6 +318,13 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     localUrl: `http://127.0.0.1:${port}`,
     port,
   }
+}
+
+/** application/json, or any `+json` type (a charset parameter allowed). */
+function isJsonContentType(value: string | undefined): boolean {
+  if (!value) return false
+  const type = value.split(';', 1)[0].trim().toLowerCase()
+  return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type)
 }
 
 function parseEvent(body: Buffer): {id: string; type: string; created_at: string | null} | undefined {

@@ -7,7 +7,7 @@ import {afterAll, beforeEach, describe, expect, test} from 'vitest'
 import {importFile, type ImportFileResult} from '../../src/bulk/import.js'
 import type {ImportRow} from '../../src/bulk/rows.js'
 import {customerSender, type OnConflict, orderSender} from '../../src/bulk/senders.js'
-import {Crash, FakeCustomers, FakeOrders} from './helpers/fake-service.js'
+import {Crash, FakeCustomers, FakeOrders} from '../helpers/fake-service.js'
 
 const root = mkdtempSync(join(tmpdir(), 'bulk-resume-'))
 afterAll(() => rmSync(root, {force: true, recursive: true}))

@@ -2,7 +2,7 @@ import {describe, expect, test} from 'vitest'
 
 import {Pacer} from '../../src/bulk/pacer.js'
 import {RateLimiter} from '../../src/sandbox/rate-limit.js'
-import {FakeClock} from './helpers/fake-clock.js'
+import {FakeClock} from '../helpers/fake-clock.js'
 
 /** A limiter answering each request: ok, or refused with Retry-After in whole seconds (as HTTP sends it). */
 interface Limiter {

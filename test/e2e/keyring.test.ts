@@ -13,6 +13,8 @@ import {type FaultyServer, startFaultyServer} from '../helpers/faulty-server.js'
 import {type TestKeyring, startTestKeyring} from '../helpers/keyring.js'
 import {readConfig, requestsTo} from '../helpers/login.js'
 import {type TestSandbox, startTestSandbox} from '../helpers/sandbox.js'
+import {killAllSessions, startInTmux} from '../helpers/tmux.js'
+import {keyringHintWanted} from '../../src/services/auth.js'
 
 let sb: TestSandbox
 let proxy: FaultyServer
@@ -33,7 +35,10 @@ afterAll(async () => {
 beforeEach(() => {
   tmp = tempConfigDir()
 })
-afterEach(() => tmp.cleanup())
+afterEach(async () => {
+  await killAllSessions()
+  tmp.cleanup()
+})
 
 const key = () => sb.keys[0]!
 const cli = (args: string[], env: Record<string, string | undefined> = {}) =>
@@ -133,5 +138,72 @@ describe('with no keyring reachable (no D-Bus session)', () => {
     expect(elapsed).toBeLessThan(10_000) // 3 s for the keyring at most, plus start-up and one token request
     const status = await run(['auth', 'status', '--json'], {env: {COMMERCE_CONFIG_DIR: tmp.dir, ...noBus}})
     expect(status.json()).toMatchObject({logged_in: true, storage: 'file'})
+  })
+})
+
+describe('the one-time tip about --storage keyring', () => {
+  const base = {interactive: true, json: false, shown: false, storage: 'file' as const, storageFlag: undefined}
+  it('is wanted only for a default file login of a person at a terminal, without --json, never shown before', () => {
+    expect(keyringHintWanted(base)).toBe(true)
+    expect(keyringHintWanted({...base, interactive: false})).toBe(false) // no TTY, or CI set
+    expect(keyringHintWanted({...base, json: true})).toBe(false)
+    expect(keyringHintWanted({...base, shown: true})).toBe(false)
+    expect(keyringHintWanted({...base, storageFlag: 'file'})).toBe(false)
+    expect(keyringHintWanted({...base, storage: 'keyring'})).toBe(false)
+  })
+
+  const loginArgs = () => ['auth', 'login', '--base-url', proxy.url, '--key-id', key().key_id, '--key-secret', key().key_secret]
+
+  it('on a terminal where a keyring answers: shown once, remembered in config.json, never repeated', {timeout: 60_000}, async (t) => {
+    if (!keyring.available) return t.skip(keyring.reason)
+    const env = {COMMERCE_CONFIG_DIR: tmp.dir, ...keyring.env}
+    const first = await startInTmux(loginArgs(), {env})
+    expect(await first.waitForExit(30_000)).toBe(0)
+    const screen = await first.capture()
+    expect(screen).toContain('--storage keyring')
+    expect(screen).toContain('shown once')
+    expect(readConfig(tmp.dir)).toMatchObject({keyring_hint_shown: true})
+    expect(readConfig(tmp.dir).profiles?.default).toMatchObject({storage: 'file'})
+    const second = await startInTmux(loginArgs(), {env})
+    expect(await second.waitForExit(30_000)).toBe(0)
+    const again = await second.capture()
+    expect(again).toContain('Logged in')
+    expect(again).not.toContain('--storage keyring')
+  })
+
+  it('not under CI, nor with --json, nor with --storage given, even on a terminal with a keyring', {timeout: 60_000}, async (t) => {
+    if (!keyring.available) return t.skip(keyring.reason)
+    for (const [extra, env] of [[[], {CI: 'true'}], [['--json'], {}], [['--storage', 'file'], {}]] as Array<[string[], Record<string, string>]>) {
+      const term = await startInTmux([...loginArgs(), ...extra], {env: {COMMERCE_CONFIG_DIR: tmp.dir, ...keyring.env, ...env}})
+      expect(await term.waitForExit(30_000)).toBe(0)
+      expect(await term.capture()).not.toContain('--storage keyring')
+      await term.kill()
+    }
+    expect(readConfig(tmp.dir).keyring_hint_shown).toBeUndefined()
+  })
+
+  it('not without a TTY, even where a keyring answers', async () => {
+    const r = await loginWithStdin([])
+    const human = await run(['auth', 'login', '--base-url', proxy.url, '--key-id', key().key_id, '--key-secret-stdin'], {
+      env: {COMMERCE_CONFIG_DIR: tmp.dir, ...keyring.env},
+      input: key().key_secret,
+      timeoutMs: 30_000,
+    })
+    expect(r.code, r.stderr).toBe(0)
+    expect(human.code, human.stderr).toBe(0)
+    expect(human.stderr).toContain('Logged in')
+    expect(human.stderr + r.stderr).not.toContain('--storage keyring')
+    expect(readConfig(tmp.dir).keyring_hint_shown).toBeUndefined()
+  })
+
+  it('a terminal with no keyring reachable: no tip, and the login is not slowed past the probe bound', {timeout: 60_000}, async () => {
+    const term = await startInTmux(loginArgs(), {env: {COMMERCE_CONFIG_DIR: tmp.dir, XDG_RUNTIME_DIR: ''}})
+    const started = Date.now()
+    expect(await term.waitForExit(30_000)).toBe(0)
+    expect(Date.now() - started).toBeLessThan(10_000)
+    const screen = await term.capture()
+    expect(screen).toContain('Logged in')
+    expect(screen).not.toContain('--storage keyring')
+    expect(readConfig(tmp.dir).keyring_hint_shown).toBeUndefined()
   })
 })

@@ -10,7 +10,7 @@ import {afterEach, describe, expect, it, onTestFinished} from 'vitest'
 import {signPayload, verifySignature} from '../../src/domain/signature.js'
 import {run, tempConfigDir} from '../helpers/cli.js'
 import {startTestSandbox} from '../helpers/sandbox.js'
-import {deadPort, killAll, type Receiver, type Session, spawnCli, startReceiver, startSession, until} from './webhooks-setup.js'
+import {deadPort, killAll, type Receiver, type Session, spawnCli, startReceiver, startSession, until} from '../helpers/webhooks-setup.js'
 
 let session: Session | undefined
 let receivers: Receiver[] = []
@@ -157,6 +157,29 @@ describe('webhooks listen against the sandbox', () => {
     expect(session.sandbox.deliveries().map((d) => [d.status, d.outcome])).toEqual([[503, 'retrying'], [503, 'failed']])
   })
 
+  it('--forward-timeout: a receiver that hangs is answered 504 in time, recorded with a null status; type and id shown escaped', async () => {
+    session = await startSession()
+    const r = await receiver()
+    r.respond = () => {} // never answers
+    const p = listen(session, ['--skip-verify', '--forward-to', r.url, '--forward-timeout', '0.3', '--max-events', '1'])
+    const ready = await new Promise<string>((resolve) => {
+      const timer = setInterval(() => {
+        const m = /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(p.stderr())
+        if (m && /Ready\./.test(p.stderr())) {
+          clearInterval(timer)
+          resolve(m[1]!)
+        }
+      }, 20)
+    })
+    const started = Date.now()
+    const reply = await post(ready, JSON.stringify({created_at: new Date().toISOString(), data: {}, id: 'evt_\u001b]0;PWNED\u0007', type: 'order.paid'}))
+    expect(reply.status).toBe(504)
+    expect(Date.now() - started).toBeLessThan(5_000)
+    expect(await p.line(0)).toMatch(/order\.paid  evt_\\e\]0;PWNED\\a  -> failed: receiver did not answer within 300 ms/)
+    expect(p.lines.join('\n')).not.toContain('\u001b')
+    expect((await p.exited).code).toBe(0)
+  })
+
   it('--skip-verify accepts unsigned deliveries; events not listened for are answered 200 and not forwarded; --timeout alone exits 0 after an event', async () => {
     session = await startSession()
     const r = await receiver()
@@ -175,6 +198,19 @@ describe('webhooks listen against the sandbox', () => {
     expect(p.stderr()).toMatch(/order\.shipped  evt_other  ignored/)
     expect(p.stderr()).toMatch(/not verified/)
     expect(p.lines).toHaveLength(2)
+  })
+
+  it('human event lines pass the event type and id through sanitize (no terminal escapes from the sender)', async () => {
+    session = await startSession()
+    const p = listen(session, ['--skip-verify', '--max-events', '1'])
+    while (!/Listening on (\S+) /.test(p.stderr())) await new Promise((resolve) => setTimeout(resolve, 20))
+    const url = /Listening on (\S+) /.exec(p.stderr())![1]!
+    const evil = JSON.stringify({created_at: new Date().toISOString(), data: {}, id: 'evt_\u001b[2Jx', type: 'order.paid'})
+    expect((await post(url, evil)).status).toBe(200)
+    const line = await p.line(0)
+    expect(line).not.toContain('\u001b')
+    expect(line).toMatch(/order\.paid  evt_.*x/)
+    expect(await p.exited).toEqual({code: 0, signal: null})
   })
 
   it('--timeout counts from the ready line and exits 1 when fewer events came', async () => {
@@ -356,7 +392,7 @@ describe('webhooks listen usage errors (exit 2, nothing started or sent)', () =>
         [[], /--public-url URL .* or --tunnel cloudflared\|ngrok/],
         [['--public-url', 'http://hooks.example.com/x'], /must be an HTTPS URL/],
         [['--public-url', 'http://127.0.0.1:9/'], /must be an HTTPS URL/],
-        [['--events', 'order.shipped', '--public-url', 'https://hooks.example.com'], /order\.shipped/],
+        [['--events', ' , ', '--public-url', 'https://hooks.example.com'], /--events needs at least one event name/],
         [['--tunnel', 'cloudflared', '--public-url', 'https://hooks.example.com'], /cannot also be provided/],
         [['--tunnel', 'localtunnel'], /Expected --tunnel=localtunnel to be one of/],
         [['--forward-to', 'ftp://x', '--public-url', 'https://hooks.example.com'], /--forward-to must be an http/],

@@ -2,7 +2,7 @@
  * The webhooks commands other than `listen`, as processes: create/list and the stored secret, sign/verify,
  * the inbox (events, replay) and trigger.
  */
-import {writeFileSync} from 'node:fs'
+import {rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
@@ -10,7 +10,7 @@ import {writeSandboxState} from '../../src/config/sandbox-state.js'
 import {computeSignature, signPayload, verifySignature} from '../../src/domain/signature.js'
 import {Inbox, type InboxRecord} from '../../src/webhooks/inbox.js'
 import {run, tempConfigDir} from '../helpers/cli.js'
-import {deadPort, type Receiver, type Session, startReceiver, startSession} from './webhooks-setup.js'
+import {deadPort, type Receiver, type Session, startReceiver, startSession} from '../helpers/webhooks-setup.js'
 
 const MASK = '********'
 
@@ -40,6 +40,14 @@ describe('webhooks create and list', () => {
     expect((await session.cli(['config', 'list', '--json'])).json().webhook_secrets).toMatchObject({[fields.id]: MASK})
   })
 
+  it('accepts any non-empty event name (a real service names more than order.paid); an empty list is exit 2', async () => {
+    const r = await session.cli(['webhooks', 'create', '--url', 'https://hooks.example.com/c', '--event', 'order.refunded,order.paid', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.json().events).toEqual(['order.refunded', 'order.paid'])
+    const empty = await session.cli(['webhooks', 'create', '--url', 'https://hooks.example.com/c', '--event', ' , '])
+    expect(empty.code).toBe(2)
+  })
+
   it('--json prints the endpoint as returned (signing_secret included); list shows which secrets the profile holds', async () => {
     const r = await session.cli(['webhooks', 'create', '--url', 'https://hooks.example.com/b', '--event', 'order.paid', '--json'])
     expect(r.code, r.stderr).toBe(0)
@@ -62,7 +70,7 @@ describe('webhooks create and list', () => {
     const before = session.sandbox.counts().webhooks
     const bad: Array<[string[], RegExp]> = [
       [['--url', 'http://hooks.example.com/x', '--event', 'order.paid'], /url \(--url\): must be an HTTPS URL/],
-      [['--url', 'https://hooks.example.com/x', '--event', 'order.shipped'], /events \(--event\): must be one of order\.paid/],
+      [['--url', 'https://hooks.example.com/x', '--event', ' , '], /events \(--event\): must have at least 1 event/],
       [['--url', 'not a url', '--event', 'order.paid'], /is not a valid URL/],
       [['--url', 'https://hooks.example.com/x'], /Missing required flag event/],
       [['--url', 'http://127.0.0.1:9/x', '--event', 'order.paid', '--base-url', 'https://commerce.invalid'], /must be an HTTPS URL/],
@@ -77,6 +85,11 @@ describe('webhooks create and list', () => {
     const loopback = await session.cli(['webhooks', 'create', '--url', 'http://127.0.0.1:9/x', '--event', 'order.paid,order.paid', '--json'])
     expect(loopback.code, loopback.stderr).toBe(0)
     expect(loopback.json().events).toEqual(['order.paid'])
+
+    // Any non-empty event name: a service may name more events than this CLI knows.
+    const refunded = await session.cli(['webhooks', 'create', '--url', 'https://hooks.example.com/r', '--event', 'order.refunded', '--json'])
+    expect(refunded.code, refunded.stderr).toBe(0)
+    expect(refunded.json().events).toEqual(['order.refunded'])
 
     const json = await session.cli(['webhooks', 'create', '--url', 'ftp://x', '--event', 'order.paid', '--json'])
     expect(json.code).toBe(2)
@@ -188,6 +201,41 @@ describe('webhooks sign and verify', () => {
     expect(results[4]!.json().reason).toBe('too_old')
   })
 
+  it('the secret from --secret-file, --secret-stdin or COMMERCE_WEBHOOK_SECRET, never needing the command line', async () => {
+    const t = 1_900_000_000
+    const expected = `t=${t},v1=${computeSignature(SECRET, t, PAYLOAD)}`
+    const secretFile = join(tmp.dir, 'secret.txt')
+    writeFileSync(secretFile, `${SECRET}\n`)
+    const [fromFile, fromStdin, fromEnv, verified] = await Promise.all([
+      cli(['sign', '--secret-file', secretFile, '--payload-file', file, '--timestamp', String(t)]),
+      cli(['sign', '--secret-stdin', '--payload-file', file, '--timestamp', String(t)], `${SECRET}\n`),
+      run(['webhooks', 'sign', '--payload-file', file, '--timestamp', String(t)], {env: {COMMERCE_CONFIG_DIR: tmp.dir, COMMERCE_WEBHOOK_SECRET: SECRET}}),
+      run(['webhooks', 'verify', '--signature', signPayload(SECRET, PAYLOAD), '--json'], {env: {COMMERCE_CONFIG_DIR: tmp.dir, COMMERCE_WEBHOOK_SECRET: SECRET}, input: PAYLOAD}),
+    ])
+    for (const r of [fromFile, fromStdin, fromEnv]) expect(r, r.stderr).toMatchObject({code: 0, stdout: `${expected}\n`})
+    expect(verified.json()).toEqual({reason: null, valid: true})
+    const [none, two, stdinTwice, emptyFile] = await Promise.all([
+      cli(['sign', '--payload-file', file]),
+      cli(['sign', '--secret', SECRET, '--secret-file', secretFile, '--payload-file', file]),
+      cli(['sign', '--secret-stdin'], SECRET),
+      (async () => {
+        const empty = join(tmp.dir, 'empty.txt')
+        writeFileSync(empty, '\n')
+        return cli(['sign', '--secret-file', empty, '--payload-file', file])
+      })(),
+    ])
+    expect([none.code, two.code, stdinTwice.code, emptyFile.code]).toEqual([2, 2, 2, 2])
+    expect(none.stderr).toMatch(/--secret-file/)
+    expect(two.stderr).not.toContain(SECRET)
+  })
+
+  it('sign --timestamp: a non-negative integer of at most 10 digits, else exit 2', async () => {
+    const results = await Promise.all(['99999999999999999999999', '-1', '1.5', '1e9', '12345678901', '9999999999', '0'].map((t) => cli(['sign', '--secret', SECRET, '--timestamp', t], PAYLOAD)))
+    expect(results.map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 0, 0])
+    expect(results[0]!.stdout).toBe('')
+    expect(results[5]!.stdout).toMatch(/^t=9999999999,v1=/)
+  })
+
   it('usage errors are exit 2', async () => {
     const results = await Promise.all([
       cli(['verify', '--signature', 't=1,v1=00', '--payload-file', file]),
@@ -195,9 +243,19 @@ describe('webhooks sign and verify', () => {
       cli(['verify', '--secret', SECRET, '--signature', 't=1', '--payload-file', join(tmp.dir, 'nope.json')]),
       cli(['sign', '--secret', SECRET, '--timestamp', 'soon'], PAYLOAD),
       cli(['verify', '--secret', SECRET, '--signature', 't=1', '--tolerance', '-1'], PAYLOAD),
+      cli(['sign', '--secret', SECRET, '--timestamp', '99999999999999999999999'], PAYLOAD),
+      cli(['sign', '--secret', SECRET, '--timestamp', '12345678901'], PAYLOAD),
+      cli(['sign', '--secret', SECRET, '--timestamp', '1.5'], PAYLOAD),
+      cli(['sign', '--secret', SECRET, '--timestamp', '-1'], PAYLOAD),
+      cli(['sign', '--secret', SECRET, '--timestamp', '1e9'], PAYLOAD),
     ])
-    expect(results.map((r) => r.code)).toEqual([2, 2, 2, 2, 2])
+    expect(results.map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 2, 2, 2, 2, 2])
     expect(results[2]!.stderr).toContain('ENOENT')
+    for (const r of results.slice(5)) expect(r.stdout).toBe('')
+    expect(results[5]!.stderr).toMatch(/--timestamp.*at most 10 digits/)
+    const max = await cli(['sign', '--secret', SECRET, '--timestamp', '9999999999'], PAYLOAD)
+    expect(max.code, max.stderr).toBe(0)
+    expect(max.stdout).toMatch(/^t=9999999999,v1=[0-9a-f]{64}\n$/)
   })
 })
 
@@ -278,6 +336,27 @@ describe('webhooks events and replay', () => {
     expect(header).not.toBe(signPayload(SECRET, BINARY, 1_000_000_000))
     expect(verifySignature(SECRET, header, got.body).valid).toBe(true)
     expect(r.stdout + r.stderr).not.toContain(SECRET)
+  })
+
+  it('replay without a secret signs afresh with the secret the profile stores for the endpoint; without one, warns', async () => {
+    receiver = await startReceiver()
+    const before = await cli(['replay', 'evt_text', '--forward-to', receiver.url])
+    expect(before.code, before.stderr).toBe(0)
+    expect(before.stderr).toMatch(/No signing secret stored.*recorded signature/)
+    expect(receiver.received[0]!.headers['x-service-signature']).toBe(signPayload(SECRET, Buffer.from(TEXT), 1_000_000_000))
+
+    writeFileSync(join(tmp.dir, 'config.json'), JSON.stringify({current_profile: 'default', profiles: {default: {webhook_secrets: {we_other: 'whsec_other', we_1: SECRET}}}}))
+    try {
+      const r = await cli(['replay', 'evt_text', '--forward-to', receiver.url, '--json'])
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.json()).toMatchObject({resigned: true})
+      expect(r.stderr).not.toMatch(/No signing secret/)
+      const got = receiver.received[1]!
+      expect(verifySignature(SECRET, got.headers['x-service-signature'] as string, got.body).valid).toBe(true)
+      expect(r.stdout + r.stderr).not.toContain(SECRET)
+    } finally {
+      rmSync(join(tmp.dir, 'config.json'), {force: true})
+    }
   })
 
   it('replay: exit 4 for an unknown id, exit 1 when the receiver is down or answers an error', async () => {

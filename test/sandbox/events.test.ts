@@ -10,7 +10,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {verifySignature} from '../../src/domain/signature.js'
 import {SANDBOX_EVENTS} from '../../src/sandbox/decisions.js'
 import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
-import {call, createCustomer, createOrder, token} from './client.js'
+import {call, createCustomer, createOrder, token} from '../helpers/sandbox-client.js'
 
 let sb: TestSandbox
 let t: string

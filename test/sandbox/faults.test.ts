@@ -4,8 +4,8 @@
  */
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
-import {type Session, startSession} from '../e2e/webhooks-setup.js'
-import {call} from './client.js'
+import {type Session, startSession} from '../helpers/webhooks-setup.js'
+import {call} from '../helpers/sandbox-client.js'
 
 let session: Session
 beforeAll(async () => {

@@ -9,7 +9,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {allowedHosts} from '../../src/sandbox/guard.js'
 import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
-import {call, createCustomer, createOrder, token} from './client.js'
+import {call, createCustomer, createOrder, token} from '../helpers/sandbox-client.js'
 
 let sb: TestSandbox
 beforeEach(async () => {

@@ -4,7 +4,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {servedOperations} from '../../src/domain/schema.js'
 import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
-import {call, token} from './client.js'
+import {call, token} from '../helpers/sandbox-client.js'
 
 let sb: TestSandbox
 let t: string

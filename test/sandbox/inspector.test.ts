@@ -10,7 +10,7 @@ import {join} from 'node:path'
 import puppeteer, {type Browser} from 'puppeteer-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {type Session, startSession} from '../e2e/webhooks-setup.js'
+import {type Session, startSession} from '../helpers/webhooks-setup.js'
 
 const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p))
 const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts')

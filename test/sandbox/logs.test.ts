@@ -5,8 +5,8 @@
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
 import {maskSecrets, RequestLog} from '../../src/sandbox/request-log.js'
-import {killAll, type Session, spawnCli, startSession} from '../e2e/webhooks-setup.js'
-import {call} from './client.js'
+import {killAll, type Session, spawnCli, startSession} from '../helpers/webhooks-setup.js'
+import {call} from '../helpers/sandbox-client.js'
 
 let session: Session
 beforeAll(async () => {

@@ -9,7 +9,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {startSandbox} from '../../src/sandbox/index.js'
 import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
-import {call, createCustomer, createOrder, token} from './client.js'
+import {call, createCustomer, createOrder, token} from '../helpers/sandbox-client.js'
 
 const SERVE = join(import.meta.dirname, 'fixtures', 'serve.ts')
 

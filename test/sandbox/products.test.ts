@@ -2,7 +2,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {CURRENCIES} from '../../src/domain/schema.js'
 import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
-import {call} from './client.js'
+import {call} from '../helpers/sandbox-client.js'
 
 let sb: TestSandbox
 beforeEach(async () => {

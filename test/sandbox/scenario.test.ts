@@ -9,8 +9,8 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {run, tempConfigDir} from '../helpers/cli.js'
-import {type Session, startSession} from '../e2e/webhooks-setup.js'
-import {call, token} from './client.js'
+import {type Session, startSession} from '../helpers/webhooks-setup.js'
+import {call, token} from '../helpers/sandbox-client.js'
 
 const SCENARIO = join(import.meta.dirname, 'fixtures', 'scenario.json')
 

@@ -6,8 +6,8 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {SANDBOX_EVENTS} from '../../src/sandbox/decisions.js'
-import {type Receiver, type Session, startReceiver, startSession} from '../e2e/webhooks-setup.js'
-import {call, token} from './client.js'
+import {type Receiver, type Session, startReceiver, startSession} from '../helpers/webhooks-setup.js'
+import {call, token} from '../helpers/sandbox-client.js'
 
 let session: Session
 let receiver: Receiver

@@ -2,7 +2,7 @@
 import {describe, expect, it} from 'vitest'
 
 import {startInTmux} from '../helpers/tmux.js'
-import {newCustomer, newPaidOrder, useTtyFixture} from './setup.js'
+import {newCustomer, newPaidOrder, useTtyFixture} from '../helpers/tty.js'
 
 const fx = useTtyFixture()
 

@@ -4,7 +4,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {startInTmux} from '../helpers/tmux.js'
-import {useTtyFixture} from './setup.js'
+import {useTtyFixture} from '../helpers/tty.js'
 
 const fx = useTtyFixture()
 

@@ -5,7 +5,7 @@
 import {beforeAll, describe, expect, it} from 'vitest'
 
 import {startInTmux} from '../helpers/tmux.js'
-import {newCustomer, useTtyFixture} from './setup.js'
+import {newCustomer, useTtyFixture} from '../helpers/tty.js'
 
 const fx = useTtyFixture()
 const ESC = '\x1b['

@@ -6,7 +6,7 @@ import {describe, expect, it} from 'vitest'
 
 import {startFaultyServer} from '../helpers/faulty-server.js'
 import {startInTmux} from '../helpers/tmux.js'
-import {useTtyFixture} from './setup.js'
+import {useTtyFixture} from '../helpers/tty.js'
 
 const fx = useTtyFixture()
 

@@ -5,7 +5,7 @@
 import {beforeAll, describe, expect, it} from 'vitest'
 
 import {startInTmux} from '../helpers/tmux.js'
-import {useTtyFixture} from './setup.js'
+import {useTtyFixture} from '../helpers/tty.js'
 
 const fx = useTtyFixture()
 const EVIL = 'Eve\u001B]0;PWNED\u0007\u001B[31mRED'

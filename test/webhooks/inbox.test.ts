@@ -3,7 +3,7 @@ import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {WEBHOOK_INBOX_FILE} from '../../src/config/paths.js'
 import {Inbox, decodeBody, defaultInboxPath, encodeBody, type InboxRecord} from '../../src/webhooks/inbox.js'
-import {tempDir} from './helpers.js'
+import {tempDir} from '../helpers/webhooks.js'
 
 const record = (id: string, body: Buffer | string = `{"id":"${id}"}`): InboxRecord => ({
   created_at: '2030-01-01T12:00:00Z',
@@ -110,5 +110,32 @@ describe('webhook inbox', () => {
     const restarted = new Inbox({path})
     await restarted.append(record('evt_3'))
     expect((await restarted.listEvents()).map((r) => r.id)).toEqual(['evt_3', 'evt_1'])
+  })
+})
+
+describe('webhook inbox shared by two listeners', () => {
+  let dir: ReturnType<typeof tempDir>
+  beforeEach(() => {
+    dir = tempDir()
+  })
+  afterEach(() => dir.remove())
+
+  it('loses no answered append to the other one\'s compaction and stays within its bound', async () => {
+    const path = join(dir.path, 'inbox.jsonl')
+    // Two Inbox objects on one file, as two `webhooks listen` processes would have: each its own counts.
+    const a = new Inbox({maxRecords: 50, path})
+    const b = new Inbox({maxRecords: 50, path})
+    const ids: string[] = []
+    for (let i = 0; i < 300; i++) {
+      ids.push(`evt_${i}`)
+      // Appends interleave: ten concurrent ones per round, alternating between the two writers.
+      if (i % 10 === 9) await Promise.all(ids.splice(0).map((x) => (Number(x.slice(4)) % 2 === 0 ? a : b).append(record(x))))
+    }
+    const kept = (await a.listEvents()).map((r) => r.id)
+    expect(kept.length).toBeLessThanOrEqual(50)
+    // The newest 40 (what a compaction keeps, 80 % of the bound) are all there, from both writers.
+    const newest = Array.from({length: 40}, (_, k) => `evt_${299 - k}`)
+    expect(kept.slice(0, 40).sort()).toEqual(newest.sort())
+    expect(readFileSync(path, 'utf8').split('\n').filter(Boolean).every((line) => JSON.parse(line).id)).toBe(true)
   })
 })

@@ -4,7 +4,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {signPayload} from '../../src/domain/signature.js'
 import {Inbox} from '../../src/webhooks/inbox.js'
 import {ListenError, startListener, type Listener, type ListenerEvent, type ListenerOptions, type Rejection} from '../../src/webhooks/listener.js'
-import {deadPort, deferred, makeEvent, send, startReceiver, tempDir, type Receiver} from './helpers.js'
+import {deadPort, deferred, makeEvent, send, startReceiver, tempDir, type Receiver} from '../helpers/webhooks.js'
 
 const SECRET = 'whsec_listener_test'
 const T = 1_900_000_000
@@ -116,7 +116,7 @@ describe('webhook listener', () => {
   it('honours a custom tolerance in both directions', async () => {
     const {localUrl} = await listen({toleranceSeconds: 10})
     const body = makeEvent()
-    const at = (t: number) => send(localUrl, {body, headers: {'x-service-signature': signPayload(SECRET, body, t)}})
+    const at = (t: number) => send(localUrl, {body, headers: {'content-type': 'application/json', 'x-service-signature': signPayload(SECRET, body, t)}})
     expect((await at(T - 10)).status).toBe(200)
     expect((await at(T + 10)).status).toBe(200)
     expect((await at(T - 11)).status).toBe(400)
@@ -128,7 +128,7 @@ describe('webhook listener', () => {
     const {localUrl} = await listen({secrets: ['whsec_old', SECRET]})
     const body = makeEvent()
     const good = signPayload(SECRET, body, T).split(',')[1]
-    const reply = await send(localUrl, {body, headers: {'x-service-signature': `t=${T},v1=${'0'.repeat(64)},${good}`}})
+    const reply = await send(localUrl, {body, headers: {'content-type': 'application/json', 'x-service-signature': `t=${T},v1=${'0'.repeat(64)},${good}`}})
     expect(reply.status).toBe(200)
     expect(receiver.received).toHaveLength(1)
   })
@@ -143,7 +143,7 @@ describe('webhook listener', () => {
     expect(await inbox.listEvents()).toEqual([expect.objectContaining({forward_error: 'connection refused', forward_status: null})])
   })
 
-  it('answers 502 when the receiver does not answer within the forward timeout', async () => {
+  it('answers 504 when the receiver does not answer within the forward timeout, and records no forward as done', async () => {
     const held = deferred()
     receiver.respond = async (_req, res) => {
       await held.promise
@@ -152,9 +152,82 @@ describe('webhook listener', () => {
     const {localUrl} = await listen({forwardTimeoutMs: 200})
     const reply = await send(localUrl, signed(makeEvent()))
     held.resolve()
-    expect(reply.status).toBe(502)
+    expect(reply.status).toBe(504)
     expect(events[0]).toMatchObject({forward_error: 'receiver did not answer within 200 ms', forward_status: null})
   })
+
+  it('the default forward timeout is below the 10 s a sender waits', async () => {
+    const {DEFAULT_FORWARD_TIMEOUT_MS} = await import('../../src/webhooks/forward.js')
+    expect(DEFAULT_FORWARD_TIMEOUT_MS).toBeLessThan(10_000)
+  })
+
+  it('refuses a non-JSON Content-Type (415) and a missing or malformed signature (400) before reading the body', async () => {
+    const inbox = new Inbox({path: join(dir.path, 'inbox.jsonl')})
+    const {port} = await listen({inbox})
+    // The body is announced but never sent: an answer proves the listener did not wait to read it.
+    const headOnly = (headers: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = new Socket()
+        let data = ''
+        socket.connect(port, '127.0.0.1', () => socket.write(`POST /hooks HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n${headers}\r\n`))
+        socket.on('data', (d) => {
+          data += d.toString()
+          if (data.includes('\r\n\r\n')) {
+            socket.destroy()
+            resolve(data)
+          }
+        })
+        socket.on('error', reject)
+      })
+    const good = `x-service-signature: ${signPayload(SECRET, makeEvent(), T)}\r\n`
+    expect(await headOnly(`Content-Type: text/plain\r\n${good}`)).toMatch(/^HTTP\/1\.1 415 /)
+    expect(await headOnly(good)).toMatch(/^HTTP\/1\.1 415 /)
+    expect(await headOnly('Content-Type: application/json\r\n')).toMatch(/^HTTP\/1\.1 400 /)
+    expect(await headOnly('Content-Type: application/json\r\nx-service-signature: v1=abc\r\n')).toMatch(/^HTTP\/1\.1 400 /)
+    expect(rejections.map((r) => r.reason)).toEqual(['not_json', 'not_json', 'missing', 'malformed'])
+    expect(receiver.received).toHaveLength(0)
+    expect(await inbox.listEvents()).toHaveLength(0)
+    // application/json with a charset, and +json types, are JSON.
+    expect((await send(`http://127.0.0.1:${port}`, signed(makeEvent(), {'content-type': 'application/json; charset=utf-8'}))).status).toBe(200)
+    expect((await send(`http://127.0.0.1:${port}`, signed(makeEvent(), {'content-type': 'application/cloudevents+json'}))).status).toBe(200)
+  })
+
+  it('bounds the body bytes held at once: 800 slow 1 MiB deliveries are held up to the bound, the rest answered 503', async () => {
+    const maxHeldBytes = 8 * 1024 * 1024
+    const {port} = await listen({maxHeldBytes})
+    const body = Buffer.alloc(1024 * 1024 - 16, 0x20)
+    const header = `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nx-service-signature: ${signPayload(SECRET, body, T)}\r\n\r\n`
+    const sockets: Socket[] = []
+    const answers: string[] = []
+    const rssBefore = process.memoryUsage().rss
+    try {
+      // Each sender writes all but the last byte and stalls: the listener holds what it read.
+      await Promise.all(
+        Array.from({length: 800}, () =>
+          new Promise<void>((resolve) => {
+            const socket = new Socket()
+            sockets.push(socket)
+            socket.on('error', () => resolve())
+            socket.on('data', (d) => {
+              answers.push(d.toString().split('\r\n', 1)[0]!)
+              resolve()
+            })
+            socket.connect(port, '127.0.0.1', () => socket.write(header + body.subarray(0, body.length - 1).toString(), () => setTimeout(resolve, 50)))
+          }),
+        ),
+      )
+      const bound = 800 - maxHeldBytes / body.length - 1
+      const busy = () => rejections.filter((r) => r.reason === 'busy').length
+      for (let waited = 0; busy() < bound && waited < 20_000; waited += 50) await new Promise((r) => setTimeout(r, 50))
+      // At most maxHeldBytes of bodies held: the others were refused 503, and memory stays far below 800 MiB.
+      expect(busy()).toBeGreaterThanOrEqual(bound)
+      expect(answers.every((a) => a.startsWith('HTTP/1.1 503'))).toBe(true)
+      expect(answers.length).toBeGreaterThan(0)
+      expect(process.memoryUsage().rss - rssBefore).toBeLessThan(300 * 1024 * 1024)
+    } finally {
+      for (const socket of sockets) socket.destroy()
+    }
+  }, 30_000)
 
   it("passes a receiver's own 4xx and 5xx back as is", async () => {
     const {localUrl} = await listen()
@@ -213,7 +286,7 @@ describe('webhook listener', () => {
       let answer = ''
       socket.connect(Number(new URL(localUrl).port), '127.0.0.1', () => {
         const chunk = Buffer.from(big)
-        socket.write(`POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nx-service-signature: ${signPayload(SECRET, big, T)}\r\n\r\n`)
+        socket.write(`POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\nx-service-signature: ${signPayload(SECRET, big, T)}\r\n\r\n`)
         socket.write(`${chunk.length.toString(16)}\r\n`)
         socket.write(chunk)
         socket.write('\r\n0\r\n\r\n')
@@ -274,7 +347,7 @@ describe('webhook listener', () => {
 
   it('with skipVerify, accepts an unsigned delivery', async () => {
     const {localUrl} = await listen({secrets: undefined, skipVerify: true})
-    expect((await send(localUrl, {body: makeEvent()})).status).toBe(200)
+    expect((await send(localUrl, {body: makeEvent(), headers: {'content-type': 'application/json'}})).status).toBe(200)
     expect(receiver.received).toHaveLength(1)
   })
 

@@ -5,7 +5,7 @@ import {ForwardError} from '../../src/webhooks/forward.js'
 import {Inbox, encodeBody, type InboxRecord} from '../../src/webhooks/inbox.js'
 import {startListener} from '../../src/webhooks/listener.js'
 import {replayEvent} from '../../src/webhooks/replay.js'
-import {deadPort, makeEvent, send, startReceiver, tempDir, type Receiver} from './helpers.js'
+import {deadPort, makeEvent, send, startReceiver, tempDir, type Receiver} from '../helpers/webhooks.js'
 
 const SECRET = 'whsec_replay_test'
 const T = 1_900_000_000

@@ -13,7 +13,7 @@ import {
   type TunnelProvider,
 } from '../../src/webhooks/tunnel/index.js'
 import {freePort} from '../../src/webhooks/tunnel/support.js'
-import {deferred, tempDir} from './helpers.js'
+import {deferred, tempDir} from '../helpers/webhooks.js'
 
 const STAND_INS = resolve(import.meta.dirname, '../fixtures/bin')
 // The stand-ins first, then only node's own directory (their shebang is `/usr/bin/env node`).

@@ -9,7 +9,7 @@ import {SCOPES} from '../../domain/schema.js'
 import {checkOneOf} from '../../domain/validate.js'
 import {UsageError} from '../../errors.js'
 import {needFlag, promptSecret, promptText} from '../../io/prompt.js'
-import {login} from '../../services/auth.js'
+import {keyringHint, login} from '../../services/auth.js'
 
 export default class AuthLogin extends ApiCommand<typeof AuthLogin> {
   static description = `Log in with a key pair: issues a token to check it, then stores the pair and the token in the profile.
@@ -69,6 +69,9 @@ On a terminal, prompts for what is missing (the secret masked). Without one, pas
     if (warning) this.io.warn(warning)
     this.output.success(`Logged in to ${result.base_url} as ${result.key_id} (profile "${result.profile}").`)
     this.output.note(result.storage === 'keyring' ? 'The key secret is in the OS keyring (service "commerce-cli"); config.json keeps only the key id.' : `The key secret is in ${this.ctx.store.path} (mode 0600).`)
+    const storageFlag = flags.storage as Storage | undefined
+    const tip = await keyringHint(this.ctx, {interactive: this.io.canPrompt(), json: this.output.json, storage: result.storage, storageFlag})
+    if (tip) this.output.note(tip)
     await this.output.record({...result})
   }
 

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
 import {CUSTOMER_FIELD_FLAGS, customerFieldFlags} from '../../base/customer-flags.js'
-import {apiVersionFlag} from '../../base/flags.js'
+import {apiVersionFlag, fieldsFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {checkEmail, checkName} from '../../domain/validate.js'
 import {needFlag, promptText} from '../../io/prompt.js'
@@ -16,6 +16,7 @@ export default class CustomersCreate extends ApiCommand<typeof CustomersCreate> 
   ]
   static fieldFlags = CUSTOMER_FIELD_FLAGS
   static flags = {
+    ...fieldsFlag('customer'),
     ...apiVersionFlag,
     ...customerFieldFlags,
     'send-invite': Flags.boolean({allowNo: true, default: true, description: 'Email an invitation (--no-send-invite: do not).'}),

@@ -1,11 +1,12 @@
 import {ApiCommand} from '../../base/command.js'
 import {exportFlags} from '../../base/bulk-flags.js'
-import {apiVersionFlag, customerStatusFlag, searchFlag} from '../../base/flags.js'
+import {apiVersionFlag, customerStatusFlag, searchFlag, jqStreamingRefusal} from '../../base/flags.js'
 import {RATE_LIMITS, RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {exportCommand} from '../../base/bulk-command.js'
 import {listCustomersRequest} from '../../services/customers.js'
 
 export default class CustomersExport extends ApiCommand<typeof CustomersExport> {
+  static interruptible = true
   static description = `Export every matching customer, in the service's order (newest first).
 
 Records stream as pages of 100 arrive (memory stays flat whatever the count): page 1 first, then the others
@@ -30,6 +31,10 @@ as one JSON array. A progress bar is drawn on stderr when it is a terminal (and 
     status: customerStatusFlag({description: 'Only customers with this status.'}),
   }
 
+  protected jqRefusal(): string {
+    return jqStreamingRefusal('commerce customers export')
+  }
+
   async run(): Promise<void> {
     const {flags} = this
     const version = await this.ctx.apiVersion()
@@ -39,6 +44,8 @@ as one JSON array. A progress bar is drawn on stderr when it is a terminal (and 
       expectedLimit: version === 'v1' ? RATE_LIMITS.v1CustomersList.limit : undefined,
       flags,
       io: this.io,
+      output: this.output,
+      signal: this.interrupted,
       noun: 'customer',
       request: listCustomersRequest({search: flags.search, status: flags.status, version}),
       tokens: (await this.ctx.credentials()).tokens,

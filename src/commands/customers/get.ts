@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
-import {apiVersionFlag, parseIdArg} from '../../base/flags.js'
+import {apiVersionFlag, parseIdArg, fieldsFlag} from '../../base/flags.js'
 import {CUSTOMER_INCLUDES, RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {getCustomer} from '../../services/customers.js'
 
@@ -10,6 +10,7 @@ export default class CustomersGet extends ApiCommand<typeof CustomersGet> {
   static description = 'Show one customer.'
   static examples = ['<%= config.bin %> customers get 42', '<%= config.bin %> customers get 42 --include orders --json']
   static flags = {
+    ...fieldsFlag('customer'),
     ...apiVersionFlag,
     include: Flags.option({description: 'Embed a related collection.', options: CUSTOMER_INCLUDES})(),
   }

@@ -8,6 +8,7 @@ import {importCommand} from '../../base/bulk-command.js'
 import {ON_CONFLICT} from '../../domain/bulk.js'
 
 export default class CustomersImport extends ApiCommand<typeof CustomersImport> {
+  static interruptible = true
   static args = {file: Args.string({description: 'CSV or JSONL file of customers.', required: true})}
   static description = `Create customers from a CSV or JSONL file, resumably.
 
@@ -52,6 +53,7 @@ rows an earlier run of the same import had done); exit 1 when a row failed, 130 
       file: this.args.file,
       flags,
       io: this.io,
+      signal: this.interrupted,
       kind: 'customers',
     })
     if (code !== 0) this.exit(code)

@@ -1,5 +1,5 @@
 import {ApiCommand} from '../../base/command.js'
-import {apiVersionFlag, customerStatusFlag, pageFlags, searchFlag} from '../../base/flags.js'
+import {apiVersionFlag, customerStatusFlag, pageFlags, searchFlag, fieldsFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {listCustomers} from '../../services/customers.js'
 
@@ -12,6 +12,7 @@ export default class CustomersList extends ApiCommand<typeof CustomersList> {
   ]
   static fieldFlags = {q: '--search', status: '--status'}
   static flags = {
+    ...fieldsFlag('customer'),
     ...apiVersionFlag,
     ...pageFlags,
     search: searchFlag({description: 'Free-text search over name and email (v2 only; at most 120 characters).'}),

@@ -2,7 +2,7 @@ import {Args} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
 import {CUSTOMER_FIELD_FLAGS, customerFieldFlags} from '../../base/customer-flags.js'
-import {customerStatusFlag, parseIdArg} from '../../base/flags.js'
+import {customerStatusFlag, parseIdArg, fieldsFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {UsageError} from '../../errors.js'
 import {updateCustomer} from '../../services/customers.js'
@@ -12,7 +12,7 @@ export default class CustomersUpdate extends ApiCommand<typeof CustomersUpdate> 
   static description = 'Change a customer (API v2).'
   static examples = ['<%= config.bin %> customers update 42 --status archived', '<%= config.bin %> customers update 42 --name "Ada King" --plan enterprise']
   static fieldFlags = CUSTOMER_FIELD_FLAGS
-  static flags = {...customerFieldFlags, status: customerStatusFlag()}
+  static flags = {...fieldsFlag('customer'), ...customerFieldFlags, status: customerStatusFlag()}
 
   async run(): Promise<void> {
     const {flags} = this

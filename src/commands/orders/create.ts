@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
-import {apiVersionFlag, currencyFlag, idFlag} from '../../base/flags.js'
+import {apiVersionFlag, currencyFlag, idFlag, fieldsFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {createOrder, parseItemSpec, readOrderFile} from '../../services/orders.js'
 
@@ -18,6 +18,7 @@ retries a lost response with the same key. In v1 there is no such key, and a fai
   ]
   static fieldFlags = {currency: '--currency', customer_id: '--customer', idempotency_key: '--idempotency-key', items: '--item'}
   static flags = {
+    ...fieldsFlag('order'),
     ...apiVersionFlag,
     currency: currencyFlag(),
     customer: idFlag({description: 'Customer id.'}),

@@ -1,11 +1,12 @@
 import {ApiCommand} from '../../base/command.js'
 import {exportFlags} from '../../base/bulk-flags.js'
-import {apiVersionFlag, idFlag, orderStatusFlag} from '../../base/flags.js'
+import {apiVersionFlag, idFlag, orderStatusFlag, jqStreamingRefusal} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {exportCommand} from '../../base/bulk-command.js'
 import {listOrdersRequest} from '../../services/orders.js'
 
 export default class OrdersExport extends ApiCommand<typeof OrdersExport> {
+  static interruptible = true
   static description = `Export every matching order, in the service's order, as the list operation returns them.
 
 Records stream as pages of 100 arrive (memory stays flat whatever the count): page 1 first, then the others
@@ -30,6 +31,10 @@ as one JSON array. A progress bar is drawn on stderr when it is a terminal (and 
     status: orderStatusFlag({description: 'Only orders with this status.'}),
   }
 
+  protected jqRefusal(): string {
+    return jqStreamingRefusal('commerce orders export')
+  }
+
   async run(): Promise<void> {
     const {flags} = this
     await exportCommand({
@@ -37,6 +42,8 @@ as one JSON array. A progress bar is drawn on stderr when it is a terminal (and 
       columns: RESOURCE_COLUMNS.order,
       flags,
       io: this.io,
+      output: this.output,
+      signal: this.interrupted,
       noun: 'order',
       request: listOrdersRequest({customerId: flags.customer, status: flags.status, version: await this.ctx.apiVersion()}),
       tokens: (await this.ctx.credentials()).tokens,

@@ -1,14 +1,15 @@
 import {Args} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
-import {parseIdArg} from '../../base/flags.js'
+import {parseIdArg, fieldsFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {getOrder} from '../../services/orders.js'
 
 export default class OrdersGet extends ApiCommand<typeof OrdersGet> {
   static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Order id.', required: true})}
   static description = 'Show one order (API v2).'
-  static examples = ['<%= config.bin %> orders get 1001', '<%= config.bin %> orders get 1001 --json | jq .items']
+  static examples = ['<%= config.bin %> orders get 1001', '<%= config.bin %> orders get 1001 --jq .items']
+  static flags = fieldsFlag('order')
 
   async run(): Promise<void> {
     await this.output.record(await getOrder(await this.ctx.client(), this.args.id), [...RESOURCE_COLUMNS.order, 'items'])

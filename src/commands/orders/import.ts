@@ -8,6 +8,7 @@ import {importCommand} from '../../base/bulk-command.js'
 import {ORDER_EXPECTED_LIMIT} from '../../domain/bulk.js'
 
 export default class OrdersImport extends ApiCommand<typeof OrdersImport> {
+  static interruptible = true
   static args = {file: Args.string({description: 'CSV or JSONL file of orders.', required: true})}
   static description = `Create orders from a CSV or JSONL file, resumably and never twice (v2 only).
 
@@ -43,6 +44,7 @@ rows an earlier run of the same import had done); exit 1 when a row failed, 130 
       file: this.args.file,
       flags: this.flags,
       io: this.io,
+      signal: this.interrupted,
       kind: 'orders',
     })
     if (code !== 0) this.exit(code)

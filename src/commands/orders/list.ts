@@ -1,5 +1,5 @@
 import {ApiCommand} from '../../base/command.js'
-import {apiVersionFlag, idFlag, orderStatusFlag, pageFlags} from '../../base/flags.js'
+import {apiVersionFlag, idFlag, orderStatusFlag, pageFlags, fieldsFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {listOrders} from '../../services/orders.js'
 
@@ -8,6 +8,7 @@ export default class OrdersList extends ApiCommand<typeof OrdersList> {
   static examples = ['<%= config.bin %> orders list --status paid', '<%= config.bin %> orders list --customer 42 --all --json']
   static fieldFlags = {customer_id: '--customer', status: '--status'}
   static flags = {
+    ...fieldsFlag('order'),
     ...apiVersionFlag,
     ...pageFlags,
     customer: idFlag({description: "Only this customer's orders."}),

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
-import {currencyFlag, parseIdArg} from '../../base/flags.js'
+import {currencyFlag, parseIdArg, fieldsFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {getProduct} from '../../services/products.js'
 
@@ -9,7 +9,7 @@ export default class ProductsGet extends ApiCommand<typeof ProductsGet> {
   static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Product id.', required: true})}
   static description = 'Show one product (API v2; public).'
   static examples = ['<%= config.bin %> products get 3', '<%= config.bin %> products get 3 --currency GBP --json']
-  static flags = {currency: currencyFlag({description: 'Show the price converted to this currency.'})}
+  static flags = {...fieldsFlag('product'), currency: currencyFlag({description: 'Show the price converted to this currency.'})}
 
   async run(): Promise<void> {
     await this.output.record(await getProduct(await this.ctx.client(), this.args.id, {currency: this.flags.currency}), RESOURCE_COLUMNS.product)

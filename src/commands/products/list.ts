@@ -1,5 +1,5 @@
 import {ApiCommand} from '../../base/command.js'
-import {apiVersionFlag, currencyFlag, pageFlags, searchFlag} from '../../base/flags.js'
+import {apiVersionFlag, currencyFlag, pageFlags, searchFlag, fieldsFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {listProducts} from '../../services/products.js'
 
@@ -11,6 +11,7 @@ export default class ProductsList extends ApiCommand<typeof ProductsList> {
     '<%= config.bin %> products list --all --json | jq \'.[] | select(.in_stock) | .id\'',
   ]
   static flags = {
+    ...fieldsFlag('product'),
     ...apiVersionFlag,
     ...pageFlags,
     currency: currencyFlag({description: 'Show prices converted to this currency.'}),

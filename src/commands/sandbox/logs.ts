@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base/command.js'
+import {jqStreamingRefusal} from '../../base/flags.js'
 import {sanitize} from '../../io/sanitize.js'
 import {fetchLogs, formatLogLine, type LogEntry, logMatcher} from '../../services/sandbox/logs.js'
 
@@ -22,6 +23,10 @@ sandbox.log in the config directory). --follow keeps printing new requests until
     limit: Flags.integer({char: 'L', default: 50, description: 'How many of the latest matching requests to show first.', min: 1}),
     path: Flags.string({description: 'Only paths matching this glob (* any characters, ? one).'}),
     status: Flags.string({char: 's', description: 'Only these statuses or classes, comma-separated: 429, 4xx, 2xx,5xx.'}),
+  }
+
+  protected jqRefusal(): string {
+    return jqStreamingRefusal('commerce sandbox logs --json', 'it prints JSON lines as they happen')
   }
 
   async run(): Promise<void> {

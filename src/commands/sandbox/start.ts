@@ -8,6 +8,7 @@ import {readScenario} from '../../services/sandbox/scenario.js'
 import {DEFAULT_HOST, DEFAULT_PORT, describeSandbox, exposureWarning, infoOf, runForeground, startDetached} from '../../services/sandbox/process.js'
 
 export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
+  static interruptible = true
   static description = `Run a local emulator of the whole service (every v1 and v2 operation, webhooks included).
 
 Prints its base URL and two test key pairs (one with every scope, one with customers:read only) and records
@@ -57,7 +58,7 @@ Its control path (GET <base URL>/_sandbox) moves orders to paid or shipped and s
       seed: scenario,
       seedDemoData: flags['demo-data'],
       tokenTtlSeconds: flags['token-ttl'],
-    }).catch(failed)
+    }, this.interrupted).catch(failed)
     await this.output.result(infoOf(state), () => io.out(describeSandbox(state).join('\n')))
     io.info('Press Ctrl-C to stop.')
     await stopped

@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
+import {fieldsFlag} from '../../base/flags.js'
 import {EVENT_TYPES, RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {createWebhook, splitEvents} from '../../services/webhooks/endpoints.js'
 
@@ -14,7 +15,8 @@ The service shows the signing secret only in this answer: it is printed once, an
   ]
   static fieldFlags = {events: '--event', url: '--url'}
   static flags = {
-    event: Flags.string({description: `Event to subscribe to (${EVENT_TYPES.join(', ')}); repeat, or separate with commas.`, multiple: true, required: true}),
+    ...fieldsFlag('webhook'),
+    event: Flags.string({description: `Event to subscribe to (e.g. ${EVENT_TYPES.join(', ')}, or any name the service knows); repeat, or separate with commas.`, multiple: true, required: true}),
     url: Flags.string({description: 'HTTPS URL the service delivers to.', required: true}),
   }
 

@@ -67,12 +67,12 @@ function alreadyRunning(state: SandboxState): Error {
 export interface Foreground {
   sandbox: Sandbox
   state: SandboxState
-  /** Resolves after SIGINT or SIGTERM, once the sandbox is closed and the state file removed. */
+  /** Resolves after `signal` aborts (the command's Ctrl-C or SIGTERM), once the sandbox is closed and the state file removed. */
   stopped: Promise<void>
 }
 
-/** Starts the sandbox in this process and records it; stops cleanly on SIGINT or SIGTERM. */
-export async function runForeground(options: StartOptions, env: NodeJS.ProcessEnv = process.env): Promise<Foreground> {
+/** Starts the sandbox in this process and records it; stops cleanly when `signal` aborts. */
+export async function runForeground(options: StartOptions, signal: AbortSignal, env: NodeJS.ProcessEnv = process.env): Promise<Foreground> {
   const running = readSandboxState(env)
   if (running) throw alreadyRunning(running)
   const dataFile = resolveDataFile(options.dataFile, env)
@@ -112,15 +112,13 @@ export async function runForeground(options: StartOptions, env: NodeJS.ProcessEn
   writeSandboxState(state, env)
   const stopped = new Promise<void>((resolveStopped) => {
     const stop = () => {
-      process.off('SIGINT', stop)
-      process.off('SIGTERM', stop)
       void sandbox
         .close()
         .finally(() => removeSandboxState(env, process.pid))
         .then(resolveStopped)
     }
-    process.on('SIGINT', stop)
-    process.on('SIGTERM', stop)
+    if (signal.aborted) stop()
+    else signal.addEventListener('abort', stop, {once: true})
   })
   return {sandbox, state, stopped}
 }

@@ -8,14 +8,13 @@
  * fewer than `maxEvents`; with no `maxEvents`, exit 1 only when no event came), or the tunnel's death (exit 1). The listener is always closed (in-flight deliveries finish first) and the tunnel
  * always stopped.
  */
-import type {Context} from '../../base/context.js'
 import {isSandboxUrl} from '../../config/sandbox-state.js'
 import {EVENT_TYPES} from '../../domain/schema.js'
 import {CliError, UsageError} from '../../errors.js'
 import {defaultInboxPath, Inbox} from '../../webhooks/inbox.js'
 import {ListenError, startListener, type Listener, type ListenerEvent, type Rejection} from '../../webhooks/listener.js'
 import {startTunnel, TunnelError, TunnelNotInstalledError, type Tunnel, type TunnelProvider} from '../../webhooks/tunnel/index.js'
-import {checkEndpointInput, ensureListenEndpoint, listWebhooks} from './endpoints.js'
+import {checkEndpointInput, ensureListenEndpoint, listWebhooks, type WebhookContext} from './endpoints.js'
 
 export interface ListenReady {
   ready: true
@@ -31,10 +30,12 @@ export interface ListenReady {
 }
 
 export interface ListenOptions {
-  ctx: Context
+  ctx: WebhookContext
   /** Event names, validated; every event the service names when omitted. */
   events?: string[]
   forwardTo?: string
+  /** Seconds to wait for the receiver before answering the sender 504 (default 9, below the sender's 10). */
+  forwardTimeoutSeconds?: number
   port?: number
   publicUrl?: string
   tunnel?: TunnelProvider
@@ -104,6 +105,7 @@ export async function listen(options: ListenOptions): Promise<{end: ListenEnd; e
     listener = await startListener({
       events,
       forwardTo: options.forwardTo,
+      ...(options.forwardTimeoutSeconds === undefined ? {} : {forwardTimeoutMs: Math.round(options.forwardTimeoutSeconds * 1000)}),
       inbox: new Inbox({path: defaultInboxPath(ctx.env)}),
       onEvent: report,
       onIgnored: options.onIgnored,

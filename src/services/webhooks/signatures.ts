@@ -22,6 +22,67 @@ export async function readPayload(file: string | undefined, stdin: NodeJS.ReadSt
   return Buffer.concat(chunks)
 }
 
+/** Where a signing secret may come from, besides the command line (which `ps` shows). */
+export interface SecretSources {
+  /** --secret VALUE */
+  secret?: string
+  /** --secret-file FILE: its first line (a trailing newline is not part of the secret). */
+  secretFile?: string
+  /** --secret-stdin: the first line of standard input. */
+  secretStdin?: boolean
+  /** The environment, for COMMERCE_WEBHOOK_SECRET (used when no flag names a source). */
+  env?: NodeJS.ProcessEnv
+}
+
+export const SECRET_ENV = 'COMMERCE_WEBHOOK_SECRET'
+
+/**
+ * The signing secret from exactly one of --secret, --secret-file, --secret-stdin, else COMMERCE_WEBHOOK_SECRET;
+ * undefined when none is given. Exit 2 for two sources at once, an unreadable file or an empty secret. The error
+ * messages never contain the secret.
+ */
+export async function readSecret(sources: SecretSources, stdin: NodeJS.ReadStream = process.stdin): Promise<string | undefined> {
+  const given = [sources.secret !== undefined && '--secret', sources.secretFile !== undefined && '--secret-file', sources.secretStdin && '--secret-stdin'].filter(
+    (x): x is string => Boolean(x),
+  )
+  if (given.length > 1) throw new UsageError(`Give the signing secret one way only, not ${given.join(' and ')}.`)
+  let value: string | undefined
+  let from: string
+  if (sources.secret !== undefined) {
+    value = sources.secret
+    from = '--secret'
+  } else if (sources.secretFile !== undefined) {
+    from = '--secret-file'
+    try {
+      value = firstLine(await readFile(sources.secretFile, 'utf8'))
+    } catch (error) {
+      throw new UsageError(`Cannot read --secret-file ${sources.secretFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`)
+    }
+  } else if (sources.secretStdin) {
+    from = '--secret-stdin'
+    if (stdin.isTTY) throw new UsageError('--secret-stdin: pipe the signing secret on standard input.')
+    const chunks: Buffer[] = []
+    for await (const chunk of stdin) chunks.push(Buffer.from(chunk as Buffer))
+    value = firstLine(Buffer.concat(chunks).toString('utf8'))
+  } else {
+    value = sources.env?.[SECRET_ENV]
+    from = SECRET_ENV
+    if (value === undefined) return undefined
+  }
+  if (value.trim() === '') throw new UsageError(`${from}: the signing secret cannot be empty.`)
+  return value
+}
+
+function firstLine(text: string): string {
+  return text.split(/\r?\n/, 1)[0] ?? ''
+}
+
+/** Unix seconds as `sign --timestamp` takes them: a non-negative integer of at most 10 digits. */
+export function parseTimestamp(text: string): number {
+  if (!/^\d{1,10}$/.test(text)) throw new UsageError(`--timestamp must be unix seconds: a non-negative integer of at most 10 digits, not "${text.slice(0, 40)}".`)
+  return Number(text)
+}
+
 /** The X-Service-Signature header value; `timestamp` in unix seconds, now by default. */
 export function sign(secret: string, payload: Buffer, timestamp?: number): string {
   if (secret === '') throw new UsageError('--secret cannot be empty.')

@@ -4,7 +4,7 @@
  * processed when made and answered a tick later, as a server answers after processing; `crashAfter(n)` makes
  * the n-th call the last one to reach the service, as if the CLI were killed right after sending it.
  */
-import type {CustomerApi, OrderApi} from '../../../src/bulk/senders.js'
+import type {CustomerApi, OrderApi} from '../../src/bulk/senders.js'
 
 export class Crash extends Error {
   constructor() {

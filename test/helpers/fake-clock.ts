@@ -2,7 +2,7 @@
  * A clock for tests that never sleeps: `sleep` registers a timer, and `run(work)` advances time to the next
  * timer whenever every promise chain has settled and `work` is still waiting.
  */
-import type {Clock} from '../../../src/bulk/pacer.js'
+import type {Clock} from '../../src/bulk/pacer.js'
 
 interface Timer {
   at: number

@@ -4,9 +4,9 @@
  */
 import {afterAll, afterEach, beforeAll} from 'vitest'
 
-import {tempConfigDir} from '../helpers/cli.js'
-import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
-import {killAllSessions} from '../helpers/tmux.js'
+import {tempConfigDir} from './cli.js'
+import {startTestSandbox, type TestSandbox} from './sandbox.js'
+import {killAllSessions} from './tmux.js'
 
 export interface TtyFixture {
   sb: TestSandbox

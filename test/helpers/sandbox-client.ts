@@ -1,6 +1,6 @@
 /** A few lines of fetch for the sandbox tests: JSON in, status/headers/parsed body out. */
 import type {ApiVersion, Scope} from '../../src/domain/schema.js'
-import type {TestSandbox} from '../helpers/sandbox.js'
+import type {TestSandbox} from './sandbox.js'
 
 export interface Answer {
   status: number

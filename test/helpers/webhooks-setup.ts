@@ -11,8 +11,8 @@ import {expect} from 'vitest'
 
 import {writeSandboxState} from '../../src/config/sandbox-state.js'
 import type {SandboxOptions} from '../../src/sandbox/index.js'
-import {BIN, ROOT, run, type RunOptions, tempConfigDir} from '../helpers/cli.js'
-import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
+import {BIN, ROOT, run, type RunOptions, tempConfigDir} from './cli.js'
+import {startTestSandbox, type TestSandbox} from './sandbox.js'
 
 export interface Session {
   sandbox: TestSandbox
@@ -118,7 +118,7 @@ export async function killAll(): Promise<void> {
 }
 
 // Receivers and dead ports are the webhook unit tests' (one copy for both suites).
-export {deadPort, type Received, type Receiver, startReceiver} from '../webhooks/helpers.js'
+export {deadPort, type Received, type Receiver, startReceiver} from './webhooks.js'
 
 /** Polls `check` every 10 ms until it is true (at most `ms`). */
 export async function until(check: () => boolean, ms = 10_000): Promise<void> {

@@ -1,0 +1,28 @@
+/** The signing-secret flags of `webhooks sign`, `verify` and `replay`, declared once with their resolver. */
+import {Flags} from '@oclif/core'
+
+import {UsageError} from '../errors.js'
+import {readSecret, SECRET_ENV} from '../services/webhooks/signatures.js'
+
+/** The ways to give a signing secret, shared by sign, verify and replay: the file, stdin and environment ones keep it out of `ps`. */
+export const secretFlags = {
+  secret: Flags.string({description: `The signing secret (visible in the process list: prefer --secret-file, --secret-stdin or ${SECRET_ENV}).`}),
+  'secret-file': Flags.string({description: 'Read the signing secret from the first line of this file.'}),
+  'secret-stdin': Flags.boolean({description: 'Read the signing secret from the first line of standard input.'}),
+}
+
+export interface SecretFlagValues {
+  secret?: string
+  'secret-file'?: string
+  'secret-stdin'?: boolean
+}
+
+/** The secret from the flags or COMMERCE_WEBHOOK_SECRET; exit 2 when there is none. */
+export async function requireSecret(flags: SecretFlagValues, payloadFile: string | undefined): Promise<string> {
+  if (flags['secret-stdin'] && (payloadFile === undefined || payloadFile === '-'))
+    throw new UsageError('--secret-stdin takes standard input: give the payload with --payload-file FILE.')
+  const secret = await readSecret({env: process.env, secret: flags.secret, secretFile: flags['secret-file'], secretStdin: flags['secret-stdin']})
+  if (secret === undefined) throw new UsageError(`No signing secret: pass --secret-file FILE, --secret-stdin, or set ${SECRET_ENV}.`)
+  return secret
+}
+

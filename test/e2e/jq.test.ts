@@ -1,0 +1,142 @@
+/**
+ * `--jq` and `--fields` (issue 10), run as processes against the sandbox: jq runs once on the whole list after
+ * every page, prints like `jq -r`, a compile error is exit 2 before any request, a runtime error exit 1 with
+ * jq's message, errors are the --json error document; --fields in TSV, JSON and the terminal's table.
+ */
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {afterAll, describe, expect, it} from 'vitest'
+
+import {run} from '../helpers/cli.js'
+import {useE2E} from '../helpers/e2e.js'
+import {keyPairEnv, startRecorder} from '../helpers/login.js'
+import {writeCustomersDataFile} from '../helpers/sandbox.js'
+import {killAllSessions, startInTmux} from '../helpers/tmux.js'
+
+const files = mkdtempSync(join(tmpdir(), 'commerce-jq-'))
+const fx = useE2E({dataFile: writeCustomersDataFile(join(files, 'data.json'), 250)})
+afterAll(async () => {
+  await killAllSessions()
+  rmSync(files, {force: true, recursive: true})
+})
+
+const env = () => keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[0]!)
+const cli = (args: string[]) => run(args, {env: env()})
+
+describe('--jq', () => {
+  it('runs on the whole list after every page: one bare address a line for 250 customers, and length 250', async () => {
+    const [emails, length] = await Promise.all([
+      cli(['customers', 'list', '--all', '--jq', '.[].email']),
+      cli(['customers', 'list', '--all', '--per-page', '100', '--jq', 'length']),
+    ])
+    expect(emails.code, emails.stderr).toBe(0)
+    const lines = emails.stdout.trimEnd().split('\n')
+    expect(lines).toHaveLength(250)
+    expect(new Set(lines).size).toBe(250)
+    for (const line of lines) expect(line).toMatch(/^customer\d+@example\.com$/)
+    expect(length.code, length.stderr).toBe(0)
+    expect(length.stdout).toBe('250\n')
+  })
+
+  it('on one resource: orders get 1 --jq .items[0].unit_price; objects compact on a pipe; @csv; several results', async () => {
+    const created = await cli(['orders', 'create', '--customer', '1', '--currency', 'USD', '--item', '1:2', '--json'])
+    expect(created.code, created.stderr).toBe(0)
+    const order = created.json<{id: number; items: Array<{unit_price: number}>}>()
+    const [price, object, csv] = await Promise.all([
+      cli(['orders', 'get', String(order.id), '--jq', '.items[0].unit_price']),
+      cli(['orders', 'get', String(order.id), '--jq', '{id, status}']),
+      cli(['customers', 'list', '--limit', '2', '--jq', '.[] | [.id, .email] | @csv']),
+    ])
+    expect(price.code, price.stderr).toBe(0)
+    expect(price.stdout).toBe(`${order.items[0]!.unit_price}\n`)
+    expect(object.stdout).toBe(`{"id":${order.id},"status":"pending"}\n`)
+    expect(csv.stdout).toBe('250,"customer250@example.com"\n249,"customer249@example.com"\n')
+  })
+
+  it('an expression that does not compile is exit 2 with jq\'s message, in the error document, before any request', async () => {
+    const recorder = await startRecorder()
+    fx.faulty = recorder
+    const r = await run(['customers', 'list', '--jq', '.[', '--base-url', recorder.url], {env: env()})
+    expect(r.code).toBe(2)
+    const doc = r.json<{error: {message: string; status: null}}>()
+    expect(doc.error.message).toMatch(/^--jq: syntax error/)
+    expect(doc.error.status).toBeNull()
+    expect(recorder.requests).toHaveLength(0)
+  })
+
+  it('a runtime error is exit 1 with jq\'s message; a service error with --jq is the usual error document', async () => {
+    const [runtime, missing] = await Promise.all([
+      cli(['customers', 'get', '1', '--jq', '.email | tonumber']),
+      cli(['customers', 'get', '99999', '--jq', '.email']),
+    ])
+    expect(runtime.code).toBe(1)
+    expect(runtime.json<{error: {message: string}}>().error.message).toMatch(/^--jq: .*Cannot parse|^--jq: .*numeric/i)
+    expect(missing.code).toBe(4)
+    expect(missing.json<{error: {status: number}}>().error.status).toBe(404)
+  })
+
+  it('on a terminal: objects indented as --json shows them, strings raw', async () => {
+    const session = await startInTmux(['customers', 'get', '1', '--jq', '{id, email}, .email'], {env: env()})
+    expect(await session.waitForExit()).toBe(0)
+    expect(await session.capture()).toContain('{\n  "id": 1,\n  "email": "customer1@example.com"\n}\ncustomer1@example.com\n')
+  })
+
+  it('is refused where output streams (export, api --paginate), naming the pipe to jq instead', async () => {
+    const [exported, paginated] = await Promise.all([
+      cli(['customers', 'export', '--jq', '.email']),
+      cli(['api', 'v2/customers', '--paginate', '--jq', 'length']),
+    ])
+    for (const r of [exported, paginated]) {
+      expect(r.code).toBe(2)
+      expect(r.json<{error: {message: string}}>().error.message).toMatch(/pipe it to jq instead/)
+    }
+    // Not refused where the output is one document: a single request.
+    const single = await cli(['api', 'v2/customers', '--jq', '.data | length'])
+    expect(single.stdout).toBe('20\n')
+  })
+})
+
+describe('--fields', () => {
+  it('TSV and JSON keep only those fields, in that order; an unknown one is empty / null; nested names', async () => {
+    const [tsv, json, get] = await Promise.all([
+      cli(['customers', 'list', '--limit', '2', '--fields', 'email,id,nope']),
+      cli(['customers', 'list', '--limit', '2', '--fields', 'id,email,metadata.plan,nope', '--json']),
+      cli(['customers', 'get', '3', '--fields', 'id,email']),
+    ])
+    expect(tsv.code, tsv.stderr).toBe(0)
+    expect(tsv.stdout).toBe('email\tid\tnope\ncustomer250@example.com\t250\t\ncustomer249@example.com\t249\t\n')
+    const records = json.json<Array<Record<string, unknown>>>()
+    expect(records).toEqual([
+      {email: 'customer250@example.com', id: 250, 'metadata.plan': 'pro', nope: null},
+      {email: 'customer249@example.com', id: 249, 'metadata.plan': 'free', nope: null},
+    ])
+    expect(records.map((r) => Object.keys(r))).toEqual([['id', 'email', 'metadata.plan', 'nope'], ['id', 'email', 'metadata.plan', 'nope']])
+    expect(get.stdout).toBe('id\t3\nemail\tcustomer3@example.com\n')
+  })
+
+  it('fields first, then --jq; an empty list is exit 2', async () => {
+    const [both, empty] = await Promise.all([
+      cli(['customers', 'list', '--limit', '1', '--fields', 'id', '--jq', '.[0] | keys']),
+      cli(['customers', 'list', '--fields', ' , ']),
+    ])
+    expect(both.stdout).toBe('["id"]\n')
+    expect(empty.code).toBe(2)
+    expect(empty.stderr).toMatch(/^Error: --fields: give at least one field name/)
+  })
+
+  it('in the terminal\'s table: only the id and email columns', async () => {
+    const session = await startInTmux(['customers', 'list', '--limit', '3', '--fields', 'id,email'], {env: env()})
+    const screen = await session.waitFor(/Showing 1-3/)
+    expect(screen).toMatch(/^ID\s+EMAIL\s*$/m)
+    expect(screen).toMatch(/^250\s+customer250@example\.com\s*$/m)
+    expect(screen).toContain('customer250@example.com')
+    expect(screen).not.toMatch(/created_at|status/)
+  })
+
+  it('--help lists the known fields', async () => {
+    const r = await cli(['customers', 'list', '--help'])
+    expect(r.stdout).toMatch(/--fields=a,b,c/)
+    expect(r.stdout).toMatch(/metadata\.plan/)
+  })
+})
