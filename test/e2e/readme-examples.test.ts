@@ -76,6 +76,7 @@ beforeAll(async () => {
   const key = sb.keys[0]!
   writeFileSync(join(dir, 'customers.csv'), 'email,name,send_invite\nreadme1@example.com,Readme One,false\n')
   writeFileSync(join(dir, 'backlog.jsonl'), '{"customer_id": 1, "currency": "USD", "items": [{"product_id": 3, "quantity": 1}]}\n')
+  writeFileSync(join(dir, 'secret.txt'), 'whsec_readme\n')
   writeFileSync(join(dir, 'order.json'), '{"customer_id": 1, "currency": "USD", "items": [{"product_id": 3, "quantity": 1}]}')
   writeFileSync(join(dir, 'body.json'), '{"url": "https://hooks.example.com/x", "events": ["order.paid"]}')
   env = {
@@ -129,7 +130,7 @@ describe('README examples', () => {
       const text = example.text.replace(/\s*\|\|\s*case \$\? in\s*$/, '')
       const expected = EXPECTED.find(([re]) => re.test(text))?.[1] ?? 0
       // `$HEADER` in the README is the value `webhooks sign` printed (the line before it).
-      const prelude = text.includes('$HEADER') ? 'HEADER=$(commerce webhooks sign --secret S --payload-file body.json)\n' : ''
+      const prelude = text.includes('$HEADER') ? 'HEADER=$(commerce webhooks sign --secret-file secret.txt --payload-file body.json)\n' : ''
       const result = await bash(prelude + text)
       if (result.code !== expected) failures.push(`README.md:${example.line}: ${text}\n  exit ${result.code} (expected ${expected}): ${result.output.slice(0, 300)}`)
     }

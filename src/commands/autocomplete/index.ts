@@ -38,6 +38,8 @@ one of a fixed set (--currency, --status, --include...). The completion cache is
           .map(([name, f]) => ({char: f.char, name, options: 'options' in f ? f.options : undefined})),
         id: c.id,
       }))
+      // Plugins load in parallel: their commands come in no fixed order, and the cache stamp must not depend on it.
+      .sort((a, b) => a.id.localeCompare(b.id))
     await ensureCompletionCache({
       bin: config.bin,
       cacheDir: join(config.cacheDir, 'autocomplete'),
@@ -46,7 +48,7 @@ one of a fixed set (--currency, --status, --include...). The completion cache is
         await config.runCommand('autocomplete:create')
       },
       refresh: this.flags['refresh-cache'],
-      sources: [config.version, ...config.getPluginsList().map((p) => `${p.name}@${p.version}`), manifest, JSON.stringify(commands)],
+      sources: [config.version, ...config.getPluginsList().map((p) => `${p.name}@${p.version}`).sort(), manifest, JSON.stringify(commands)],
       topicSeparator: config.topicSeparator,
     })
     if (this.flags['refresh-cache']) return
