@@ -2,8 +2,8 @@ import {Args, Flags} from '@oclif/core'
 import {readFile} from 'node:fs/promises'
 import {join} from 'node:path'
 
-import {BaseCommand} from '../../base/command.js'
-import {ensureCompletionCache} from '../../services/completion.js'
+import {BaseCommand} from '../base/command.js'
+import {ensureCompletionCache} from '../services/completion.js'
 
 /**
  * Takes the place of @oclif/plugin-autocomplete's `autocomplete` (the CLI's own command comes first): the same
