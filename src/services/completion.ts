@@ -1,0 +1,115 @@
+/**
+ * Shell completion cache. @oclif/plugin-autocomplete writes the completion scripts (bash, zsh, powershell) under
+ * <cacheDir>/autocomplete; its `autocomplete` command rebuilds them on every run. This service rebuilds them only
+ * when what they are made from changed (CLI and plugin versions, the command manifest), and adds to the bash script
+ * what the plugin's bash script lacks: completion of enum flag values (`--currency <TAB>`), from the flags' `options`
+ * (the plugin's zsh script already completes those).
+ */
+import {createHash} from 'node:crypto'
+import {appendFile, readFile, stat} from 'node:fs/promises'
+import {join} from 'node:path'
+
+import {writeFileAtomic} from '../domain/files.js'
+
+/** Bumped whenever the script this service appends changes, so that old caches are rebuilt. */
+const SCRIPT_VERSION = 1
+
+export interface CompletionFlag {
+  char?: string
+  name: string
+  options?: readonly string[]
+}
+
+export interface CompletionCommand {
+  flags: readonly CompletionFlag[]
+  id: string
+}
+
+export interface CompletionCacheOptions {
+  bin: string
+  /** The plugin's cache directory: <config.cacheDir>/autocomplete. */
+  cacheDir: string
+  commands: readonly CompletionCommand[]
+  /** Writes the plugin's scripts (runs its hidden `autocomplete create`). */
+  create: () => Promise<void>
+  /** Rebuild even when nothing changed. */
+  refresh?: boolean
+  /** What the scripts are made from: versions, the manifest's text... */
+  sources: readonly string[]
+  /** The topic separator (' ' or ':'). */
+  topicSeparator: string
+}
+
+export interface CompletionCacheResult {
+  bashScript: string
+  rebuilt: boolean
+}
+
+function bashQuote(text: string): string {
+  return `'${text.replaceAll("'", String.raw`'\''`)}'`
+}
+
+/** A bash function completing enum flag values, falling back to the plugin's function for everything else. */
+export function bashValueCompletion(bin: string, commands: readonly CompletionCommand[], topicSeparator: string): string {
+  const name = bin.replaceAll(/[^\w]/g, '_')
+  const cases: string[] = []
+  for (const command of commands) {
+    const id = command.id.replaceAll(':', topicSeparator === ' ' ? ' ' : ':')
+    for (const flag of command.flags) {
+      if (!flag.options || flag.options.length === 0) continue
+      const keys = [`${id} --${flag.name}`, ...(flag.char ? [`${id} -${flag.char}`] : [])].map((k) => bashQuote(k))
+      cases.push(`        ${keys.join('|')}) __vals=${bashQuote(flag.options.join(' '))} ;;`)
+    }
+  }
+  return `
+# Added by ${bin}: completion of enum flag values (e.g. --currency <TAB>), then the function above.
+_${name}_values_autocomplete()
+{
+  local __cword=\${COMP_CWORD} __prev="\${COMP_WORDS[COMP_CWORD-1]}" __cur="\${COMP_WORDS[COMP_CWORD]}" __cmd="" __vals="" __i
+  if [[ "$__prev" == -* && $__cword -ge 2 ]]; then
+    for (( __i=1; __i < __cword - 1; __i++ )); do
+      [[ "\${COMP_WORDS[__i]}" == -* ]] && break
+      __cmd="\${__cmd:+$__cmd }\${COMP_WORDS[__i]}"
+      # The command is the longest run of words that has the flag (arguments may follow it).
+      case "$__cmd $__prev" in
+${cases.join('\n')}
+      esac
+    done
+    if [[ -n "$__vals" ]]; then
+      COMPREPLY=( $(compgen -W "$__vals" -- "$__cur") )
+      return 0
+    fi
+  fi
+  _${name}_autocomplete "$@"
+}
+
+complete -o default -F _${name}_values_autocomplete ${bin}
+`
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Makes sure the completion scripts are there and current; builds them only when needed. */
+export async function ensureCompletionCache(options: CompletionCacheOptions): Promise<CompletionCacheResult> {
+  const bashScript = join(options.cacheDir, 'functions', 'bash', `${options.bin}.bash`)
+  const zshScript = join(options.cacheDir, 'functions', 'zsh', `_${options.bin}`)
+  const stampFile = join(options.cacheDir, 'stamp')
+  const hash = createHash('sha256').update(String(SCRIPT_VERSION))
+  for (const source of options.sources) hash.update('\0').update(source)
+  const stamp = hash.digest('hex')
+  if (!options.refresh) {
+    const previous = await readFile(stampFile, 'utf8').catch(() => '')
+    if (previous.trim() === stamp && (await exists(bashScript)) && (await exists(zshScript))) return {bashScript, rebuilt: false}
+  }
+  await options.create()
+  await appendFile(bashScript, bashValueCompletion(options.bin, options.commands, options.topicSeparator))
+  await writeFileAtomic(stampFile, `${stamp}\n`)
+  return {bashScript, rebuilt: true}
+}

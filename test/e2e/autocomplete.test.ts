@@ -1,0 +1,61 @@
+/**
+ * `commerce autocomplete`: the bash script completes enum flag values (run in bash with COMP_WORDS set), the zsh
+ * script lists them, and a repeat run reuses the cache instead of rebuilding it.
+ */
+import {spawnSync} from 'node:child_process'
+import {appendFileSync, readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {run, tempConfigDir} from '../helpers/cli.js'
+
+const home = tempConfigDir()
+const env = {HOME: home.dir, XDG_CACHE_HOME: join(home.dir, 'cache')}
+const cache = join(home.dir, 'cache', 'commerce', 'autocomplete')
+const bashFile = join(cache, 'functions', 'bash', 'commerce.bash')
+
+/** Runs the generated completion for a command line whose last word is being completed. */
+function complete(words: string[]): string[] {
+  const script = `source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); _commerce_values_autocomplete; printf '%s\\n' "\${COMPREPLY[@]}"`
+  const result = spawnSync('bash', ['-c', script, 'bash', bashFile, ...words], {encoding: 'utf8', timeout: 10_000})
+  expect(result.status, result.stderr).toBe(0)
+  return result.stdout.split('\n').filter(Boolean).sort()
+}
+
+beforeAll(async () => {
+  const first = await run(['autocomplete', 'bash'], {env})
+  expect(first.code, first.stderr).toBe(0)
+  expect(first.stdout).toContain('commerce autocomplete script bash')
+}, 30_000)
+afterAll(() => home.cleanup())
+
+describe('autocomplete', () => {
+  it('bash completes the values of enum flags, long and short, by prefix', () => {
+    expect(complete(['commerce', 'customers', 'list', '--status', ''])).toEqual(['active', 'archived', 'invited'])
+    expect(complete(['commerce', 'customers', 'list', '-s', 'a'])).toEqual(['active', 'archived'])
+    expect(complete(['commerce', 'orders', 'list', '--status', 'p'])).toEqual(['paid', 'pending'])
+    expect(complete(['commerce', 'customers', 'get', '3', '--include', ''])).toEqual(['addresses', 'orders'])
+    expect(complete(['commerce', 'customers', 'import', 'f.csv', '--on-conflict', '']).length).toBeGreaterThan(1)
+    const currencyCommand = readFileSync(bashFile, 'utf8').match(/'([a-z ]+) --currency'/)
+    expect(currencyCommand).not.toBeNull()
+    expect(complete(['commerce', ...currencyCommand![1]!.split(' '), '--currency', ''])).toEqual(['EUR', 'GBP', 'USD'])
+  })
+
+  it('zsh lists the values of enum flags', () => {
+    const zsh = readFileSync(join(cache, 'functions', 'zsh', '_commerce'), 'utf8')
+    expect(zsh).toContain('options:(USD EUR GBP)')
+    expect(zsh).toContain('options:(active invited archived)')
+  })
+
+  it('a repeat run reuses the cache; --refresh-cache rebuilds it', async () => {
+    appendFileSync(bashFile, '\n# marker\n')
+    const again = await run(['autocomplete', 'bash'], {env})
+    expect(again.code, again.stderr).toBe(0)
+    expect(readFileSync(bashFile, 'utf8')).toContain('# marker')
+    const refresh = await run(['autocomplete', '--refresh-cache'], {env})
+    expect(refresh.code, refresh.stderr).toBe(0)
+    expect(refresh.stdout).not.toContain('autocomplete script')
+    expect(readFileSync(bashFile, 'utf8')).not.toContain('# marker')
+    expect(complete(['commerce', 'customers', 'list', '--status', 'i'])).toEqual(['invited'])
+  }, 30_000)
+})
