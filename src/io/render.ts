@@ -164,9 +164,35 @@ export async function renderRecordHuman(io: IOStreams, record: Row, fields?: rea
     return
   }
   const {default: Table} = await import('cli-table3')
-  const table = new Table({style: {border: io.color ? ['gray'] : [], compact: true, head: []}, wordWrap: true})
-  for (const k of present) table.push({[io.color ? io.chalk.bold(sanitize(k)) : sanitize(k)]: styleCell(io, k, formatCell(record[k], false))})
+  // Sized to the terminal: the field column as wide as its longest name, the value column the rest (borders and
+  // padding take 7 characters); long text wraps there, and nested values are shown one entry a line.
+  const keyWidth = Math.max(...present.map((k) => sanitize(k).length), 1) + 2
+  const valueWidth = Math.max(MIN_WIDTH, (io.stdout.columns || 80) - keyWidth - 5)
+  const table = new Table({colWidths: [keyWidth, valueWidth], style: {border: io.color ? ['gray'] : [], compact: true, head: []}, wordWrap: true})
+  for (const k of present) table.push({[io.color ? io.chalk.bold(sanitize(k)) : sanitize(k)]: styleCell(io, k, nestedCell(record[k], valueWidth - 2))})
   io.out(table.toString())
+}
+
+/**
+ * A value of a single resource for its field/value table: a collection (an order's `items`, a customer's
+ * embedded `orders`) one entry a line as `key: value` pairs, an object (`metadata`) one pair a line, each line cut
+ * with `…` to the column; anything else as formatCell.
+ */
+function nestedCell(value: unknown, width: number): string {
+  const pairs = (entry: unknown): string =>
+    entry !== null && typeof entry === 'object' && !Array.isArray(entry)
+      ? Object.entries(entry)
+          .map(([k, v]) => `${k}: ${v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+          .join(', ')
+      : typeof entry === 'string'
+        ? entry
+        : JSON.stringify(entry)
+  let lines: string[]
+  if (Array.isArray(value) && value.some((e) => e !== null && typeof e === 'object')) lines = value.map((e) => pairs(e))
+  else if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0)
+    lines = Object.entries(value).map(([k, v]) => pairs({[k]: v}))
+  else return formatCell(value, false)
+  return lines.map((line) => fit(sanitize(line, 'cell'), Math.max(1, width))).join('\n')
 }
 
 /** Up to this much JSON is held before the array starts streaming out. */
