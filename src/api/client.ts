@@ -55,7 +55,7 @@ export interface ClientOptions {
   /** How to log in, for a rejected token (401); repeats the user's own flags. */
   loginHint?: string
   /** Called while waiting on a 429: returns a function that ends the status display. */
-  onWait?: (text: string) => () => void
+  onWait?: (status: () => string) => () => void
   /** A gate shared with other clients (the bulk engine's pacer). */
   pacer?: RequestGate
   /** Injectable for tests. */

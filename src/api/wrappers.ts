@@ -75,8 +75,11 @@ export interface RetryingOptions {
   now: () => number
   random: () => number
   sleep: (ms: number) => Promise<void>
-  /** Shows a status while waiting on a 429; returns the function that ends it. */
-  onWait?: (text: string) => () => void
+  /**
+   * Shows a status while waiting on a 429; returns the function that ends it. `status()` is the text at the
+   * moment it is called (the seconds left count down), for a spinner to redraw.
+   */
+  onWait?: (status: () => string) => () => void
   debug?: (line: string) => void
 }
 
@@ -119,7 +122,10 @@ async function carryOut(decision: Extract<Decision, {action: 'backoff' | 'wait'}
     await options.sleep(decision.waitMs)
     return
   }
-  const done = options.onWait?.(`Rate limited; retrying in ${Math.ceil(decision.waitMs / 1000)} s (retry ${decision.retry} of ${decision.of})`)
+  const until = options.now() + decision.waitMs
+  const done = options.onWait?.(
+    () => `Rate limited; retrying in ${Math.max(0, Math.ceil((until - options.now()) / 1000))} s (retry ${decision.retry} of ${decision.of})`,
+  )
   options.debug?.(`* 429: waiting ${decision.waitMs} ms before retry ${decision.retry}`)
   try {
     await options.sleep(decision.waitMs)

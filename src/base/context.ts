@@ -112,8 +112,8 @@ export class Context {
         baseUrl,
         debug: this.options.flags.debug ? (line) => io.info(io.chalk.dim(line)) : undefined,
         maxWaitSeconds: this.options.flags['max-wait'],
-        onWait(text) {
-          const spinner = new Spinner(io).start(text)
+        onWait(status) {
+          const spinner = new Spinner(io).start(status)
           return () => spinner.stop()
         },
         maxResponseBytes: readMaxBytes(this.env),

@@ -9,12 +9,13 @@ const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '
 export class Spinner {
   private timer?: NodeJS.Timeout
   private frame = 0
-  private text = ''
+  private text: string | (() => string) = ''
   private drawn = false
 
   constructor(private readonly io: IOStreams) {}
 
-  start(text: string): this {
+  /** `text` may be a function, called on every frame: a status that changes by itself (a countdown). */
+  start(text: string | (() => string)): this {
     this.text = text
     if (!this.io.canAnimate() || this.timer) return this
     this.timer = setInterval(() => this.draw(), 80)
@@ -46,7 +47,8 @@ export class Spinner {
   private draw(): void {
     if (!this.io.claimStatus(this)) return
     this.frame = (this.frame + 1) % FRAMES.length
-    this.io.stderr.write(`\r\u001B[2K${this.io.chalk.cyan(FRAMES[this.frame])} ${this.text}`)
+    const text = typeof this.text === 'function' ? this.text() : this.text
+    this.io.stderr.write(`\r\u001B[2K${this.io.chalk.cyan(FRAMES[this.frame])} ${text}`)
     this.drawn = true
   }
 }

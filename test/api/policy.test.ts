@@ -203,8 +203,8 @@ describe('the wrappers carry the policy out', () => {
     const shown: string[] = []
     let ended = 0
     const {options, slept} = retryOptions({
-      onWait(text) {
-        shown.push(text)
+      onWait(status) {
+        shown.push(status())
         return () => ended++
       },
     })
@@ -217,6 +217,25 @@ describe('the wrappers carry the policy out', () => {
     expect(slept).toEqual([2000, 2000, 2000])
     expect(shown).toEqual(['Rate limited; retrying in 2 s (retry 1 of 3)', 'Rate limited; retrying in 2 s (retry 2 of 3)', 'Rate limited; retrying in 2 s (retry 3 of 3)'])
     expect(ended).toBe(3)
+  })
+
+  it('retrying: the 429 status counts down as the clock moves', async () => {
+    let clock = NOW
+    const seen: string[] = []
+    const {options} = retryOptions({
+      now: () => clock,
+      onWait(status) {
+        seen.push(status())
+        clock += 1500
+        seen.push(status())
+        clock += 1500
+        seen.push(status())
+        return () => {}
+      },
+      async sleep() {},
+    })
+    await retrying(options)(scripted([res(429, {'retry-after': '3'}), res(200)]).handler)(newCall())
+    expect(seen).toEqual(['Rate limited; retrying in 3 s (retry 1 of 3)', 'Rate limited; retrying in 2 s (retry 1 of 3)', 'Rate limited; retrying in 0 s (retry 1 of 3)'])
   })
 
   it('renewing: one new token after a 401, the request repeated once with it; a second 401 is final', async () => {

@@ -1,6 +1,6 @@
 /**
  * What is missing is asked for on a terminal: `customers create` prompts for the email and the name (a bad
- * email is refused at the prompt and asked again). A 429 wait shows a spinner that says so.
+ * email is refused at the prompt and asked again). A 429 wait shows a spinner that says so, counting down.
  */
 import {describe, expect, it} from 'vitest'
 
@@ -43,6 +43,24 @@ describe('spinner', () => {
       await term.waitFor(/Rate limited; retrying in 2 s/)
       expect(await term.waitForExit()).toBe(0)
       expect(calls).toBe(2)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('the wait counts down live and the spinner is erased before the output that follows', async () => {
+    let calls = 0
+    const server = await startFaultyServer(() =>
+      ++calls === 1
+        ? {body: {message: 'slow down'}, headers: {'retry-after': '3'}, status: 429}
+        : {body: {data: [], meta: {page: 1, per_page: 30, total: 0}}, status: 200},
+    )
+    try {
+      const term = await startInTmux(['products', 'list', '--base-url', server.url], {env: {COMMERCE_CONFIG_DIR: fx.configDir}})
+      await term.waitFor(/Rate limited; retrying in 3 s/)
+      await term.waitFor(/Rate limited; retrying in [12] s/)
+      expect(await term.waitForExit()).toBe(0)
+      expect(await term.capture()).not.toContain('Rate limited')
     } finally {
       await server.close()
     }
