@@ -105,11 +105,6 @@ export class IOStreams {
     this.stdout.write(text.endsWith('\n') ? text : text + '\n')
   }
 
-  /** @deprecated Print results through Output (output.ts): `result`, `record`, `list`, `document`. */
-  outJson(value: unknown): void {
-    this.out(JSON.stringify(value, null, this.isStdoutTTY ? 2 : undefined))
-  }
-
   /** A record, or each record of an array, with only --fields; other values unchanged. */
   projected(value: unknown): unknown {
     if (!this.fields) return value
