@@ -10,6 +10,7 @@ import {type Output, renderRecord} from '../io/output.js'
 import {sanitize} from '../io/sanitize.js'
 import type {IOStreams} from '../io/streams.js'
 import {exportFormat, type ExportResult, type ImportKind, type ImportOutcome, importFormat, type RecordFormat, runExport, runImport, type ValidatedFile} from '../services/bulk.js'
+import {counted as count} from '../domain/text.js'
 
 export interface ExportCommandOptions {
   io: IOStreams
@@ -56,10 +57,7 @@ export async function exportCommand(options: ExportCommandOptions): Promise<Expo
   return result
 }
 
-/** `20,505 customers`: grouped as the progress bar shows it. */
-function count(n: number, noun: string): string {
-  return `${n.toLocaleString('en')} ${noun}${n === 1 ? '' : 's'}`
-}
+
 
 export interface ImportCommandOptions {
   io: IOStreams

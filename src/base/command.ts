@@ -12,7 +12,9 @@ import {CliError, EXIT, UsageError} from '../errors.js'
 import {jsonRequested, Output} from '../io/output.js'
 import {IOStreams} from '../io/streams.js'
 import {closest} from '../io/suggest.js'
-import {Context} from './context.js'
+import {selectProfileName} from '../config/store.js'
+import {MONEY_UNITS, type MoneyUnit} from '../domain/schema.js'
+import {Context, type ContextFlags} from './context.js'
 import {apiFlags, normalizeEnumValues, outputFlags} from './flags.js'
 
 export type FlagsOf<T extends typeof Command> = Interfaces.InferredFlags<T['flags'] & T['baseFlags']>
@@ -181,6 +183,17 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
   /** The v2 command to suggest in the v1 deprecation warning; by default this same command in v2. */
   protected v2Hint(): string {
     return this.commandLine()
+  }
+
+  public async init(): Promise<void> {
+    await super.init()
+    // How amounts read on a terminal: the profile's money_unit, taken once here and carried by the IOStreams.
+    // Pipes and --json show raw values, so they never read it; a config file that cannot be read is reported
+    // by the command's own read, with its exit code.
+    if (this.io.tableOutput && !this.io.json) {
+      const unit = await this.ctx.store.read().then((data) => data.profiles?.[selectProfileName(data, (this.flags as ContextFlags).profile, process.env)]?.money_unit, () => undefined)
+      if (unit && (MONEY_UNITS as readonly string[]).includes(unit)) this.io.values.moneyUnit = unit as MoneyUnit
+    }
   }
 
   protected get ctx(): Context {

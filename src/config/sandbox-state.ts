@@ -20,6 +20,8 @@ export interface SandboxState {
   base_url: string
   pid: number
   keys: SandboxKey[]
+  /** The unit of the sandbox's amounts (`minor`), stored in the profile by `auth login --sandbox`. */
+  money_unit?: string
   data_file?: string | null
   started_at?: string
 }

@@ -43,6 +43,8 @@ export interface Profile {
   token_base_url?: string
   /** Webhook signing secrets by endpoint id. */
   webhook_secrets?: Record<string, string>
+  /** The unit of the service's money amounts (`minor`, `major`), for how a terminal shows them. */
+  money_unit?: string
   /** Where the key secret is kept: `keyring` (the OS keyring, `key_secret` then absent here) or `file` (default). */
   storage?: string
 }
@@ -68,6 +70,7 @@ export const PROFILE_FIELD_TYPES: Record<string, 'string' | 'strings' | 'map'> =
   expires_at: 'string',
   key_id: 'string',
   key_secret: 'string',
+  money_unit: 'string',
   requested_scopes: 'strings',
   scopes: 'strings',
   storage: 'string',

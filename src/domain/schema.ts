@@ -16,6 +16,12 @@ export const V1_SUNSET_DATE = '2026-09-01'
 
 export const CURRENCIES = ['USD', 'EUR', 'GBP'] as const
 export type Currency = (typeof CURRENCIES)[number]
+/**
+ * The unit of money amounts, which the spec does not state: `minor` (cents, pence) or `major` (whole units).
+ * A profile says which its service uses (`config set money_unit`); the CLI sends amounts unchanged either way.
+ */
+export const MONEY_UNITS = ['minor', 'major'] as const
+export type MoneyUnit = (typeof MONEY_UNITS)[number]
 
 export const CUSTOMER_STATUSES = ['active', 'invited', 'archived'] as const
 export type CustomerStatus = (typeof CUSTOMER_STATUSES)[number]

@@ -10,6 +10,7 @@ import {fieldValue, project} from './fields.js'
 import {sanitize} from './sanitize.js'
 import {Spinner} from './spinner.js'
 import type {IOStreams} from './streams.js'
+import {humanValue, type ValueOptions} from './values.js'
 import type {ListPosition} from '../domain/schema.js'
 
 type Row = Record<string, unknown>
@@ -24,6 +25,12 @@ export function formatCell(value: unknown, tsv: boolean): string {
   else if (typeof value === 'object') text = JSON.stringify(value)
   else text = String(value)
   return sanitize(text, tsv ? 'tsv' : 'cell')
+}
+
+/** A cell of a terminal table or field/value view: the value's human form (values.ts) when it has one. */
+function terminalCell(column: string, value: unknown, record: Row, options: ValueOptions, view: 'list' | 'record'): string {
+  const human = humanValue(column, value, record, options, view)
+  return human === undefined ? formatCell(value, false) : sanitize(human, 'cell')
 }
 
 const STATUS_COLORS: Record<string, 'cyan' | 'gray' | 'green' | 'magenta' | 'yellow'> = {
@@ -123,7 +130,7 @@ export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row>
   const progress = new Spinner(io)
   try {
     for await (const record of records) {
-      const row = columns.map((c) => formatCell(value(record, c), false))
+      const row = columns.map((c) => terminalCell(c, value(record, c), record, io.values, 'list'))
       for (let i = 0; i < row.length; i++) if (row[i]!.length > natural[i]!) natural[i] = row[i]!.length
       rows.push(row)
       count++
@@ -166,23 +173,32 @@ export async function renderRecordHuman(io: IOStreams, record: Row, fields?: rea
   const {default: Table} = await import('cli-table3')
   // Sized to the terminal: the field column as wide as its longest name, the value column the rest (borders and
   // padding take 7 characters); long text wraps there, and nested values are shown one entry a line.
+  // The value column no wider than its longest line, so a short record is a small table.
   const keyWidth = Math.max(...present.map((k) => sanitize(k).length), 1) + 2
-  const valueWidth = Math.max(MIN_WIDTH, (io.stdout.columns || 80) - keyWidth - 5)
+  const widest = Math.max(MIN_WIDTH, (io.stdout.columns || 80) - keyWidth - 5)
+  const cells = present.map((k) => nestedCell(k, record, io.values, widest - 2))
+  const valueWidth = Math.min(widest, Math.max(MIN_WIDTH, ...cells.flatMap((c) => c.split('\n').map((l) => l.length + 2))))
   const table = new Table({colWidths: [keyWidth, valueWidth], style: {border: io.color ? ['gray'] : [], compact: true, head: []}, wordWrap: true})
-  for (const k of present) table.push({[io.color ? io.chalk.bold(sanitize(k)) : sanitize(k)]: styleCell(io, k, nestedCell(record[k], valueWidth - 2))})
+  for (const [i, k] of present.entries()) table.push({[io.color ? io.chalk.bold(sanitize(k)) : sanitize(k)]: styleCell(io, k, cells[i]!)})
   io.out(table.toString())
 }
 
 /**
  * A value of a single resource for its field/value table: a collection (an order's `items`, a customer's
  * embedded `orders`) one entry a line as `key: value` pairs, an object (`metadata`) one pair a line, each line cut
- * with `…` to the column; anything else as formatCell.
+ * with `…` to the column; anything else as terminalCell. Values inside keep their human form (an item's
+ * `unit_price` with the order's currency).
  */
-function nestedCell(value: unknown, width: number): string {
-  const pairs = (entry: unknown): string =>
+function nestedCell(key: string, record: Row, options: ValueOptions, width: number): string {
+  const value = record[key]
+  // Entries of a collection are resources (human forms apply); an object's pairs (metadata) are the user's own.
+  const pairs = (entry: unknown, human = true): string =>
     entry !== null && typeof entry === 'object' && !Array.isArray(entry)
       ? Object.entries(entry)
-          .map(([k, v]) => `${k}: ${v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+          .map(([k, v]) => {
+            const shown = human ? humanValue(k, v, {currency: record.currency, ...(entry as Row)}, options, 'list') : undefined
+            return `${k}: ${shown ?? (v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v))}`
+          })
           .join(', ')
       : typeof entry === 'string'
         ? entry
@@ -190,8 +206,8 @@ function nestedCell(value: unknown, width: number): string {
   let lines: string[]
   if (Array.isArray(value) && value.some((e) => e !== null && typeof e === 'object')) lines = value.map((e) => pairs(e))
   else if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0)
-    lines = Object.entries(value).map(([k, v]) => pairs({[k]: v}))
-  else return formatCell(value, false)
+    lines = Object.entries(value).map(([k, v]) => pairs({[k]: v}, false))
+  else return terminalCell(key, value, record, options, 'record')
   return lines.map((line) => fit(sanitize(line, 'cell'), Math.max(1, width))).join('\n')
 }
 

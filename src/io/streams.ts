@@ -11,6 +11,7 @@ import {Chalk, type ChalkInstance} from 'chalk'
 import {project} from './fields.js'
 import type {JqFilter} from './jq.js'
 import {sanitize} from './sanitize.js'
+import type {ValueOptions} from './values.js'
 
 export interface IOStreamsOptions {
   stdin?: NodeJS.ReadStream
@@ -63,6 +64,8 @@ export class IOStreams {
   resultStarted = false
   /** --fields: the fields each record keeps, in that order (src/io/fields.ts), for the human renderers. */
   fields?: string[]
+  /** How values read on a terminal (values.ts): the profile's money unit, set once by ApiCommand. */
+  values: ValueOptions = {}
   private readonly said = new Set<string>()
   private activeStatus?: {clear(): void}
 

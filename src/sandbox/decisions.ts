@@ -5,10 +5,12 @@
  * order of the README's table. The CLI must not import this module: it talks to any service, not only to
  * the sandbox, and learns these behaviours from responses (status codes, headers, bodies).
  */
-import type {Currency, Scope} from '../domain/schema.js'
+import type {Currency, MoneyUnit, Scope} from '../domain/schema.js'
 
 /** Money amounts (`total`, `unit_price`, `price`, refund `amount`) are integers in minor units (cents, pence). */
 export const MONEY_UNIT = 'minor units (cents for USD and EUR, pence for GBP)'
+/** The same, as the profile setting `money_unit` that `auth login --sandbox` stores (via the sandbox's state file). */
+export const MONEY_UNIT_SETTING: MoneyUnit = 'minor'
 
 /** The sandbox-only control path (no authentication), outside `/api/`. */
 export const CONTROL_PREFIX = '/_sandbox'

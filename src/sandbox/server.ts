@@ -5,7 +5,7 @@
 import {createServer, type IncomingMessage, type ServerResponse, STATUS_CODES} from 'node:http'
 import type {AddressInfo, Socket} from 'node:net'
 
-import {RATE_LIMITS} from '../domain/schema.js'
+import {type MoneyUnit, RATE_LIMITS} from '../domain/schema.js'
 import {apiRoutes} from './api.js'
 import {controlRoutes} from './control.js'
 import type {Core} from './core.js'
@@ -16,6 +16,7 @@ import {
   DELIVERY_TIMEOUT_MS,
   MAX_BODY_BYTES,
   MAX_JSON_DEPTH,
+  MONEY_UNIT_SETTING,
   REQUEST_LOG_BODY_BYTES,
   REQUEST_LOG_FILE_BYTES,
   REQUEST_LOG_LIMIT,
@@ -85,6 +86,8 @@ export interface Sandbox {
   readonly port: number
   /** Two key pairs: the first has every scope, the second `customers:read` only. */
   readonly keys: readonly KeyPair[]
+  /** The unit of its amounts (decisions.ts), for the profile of `auth login --sandbox`. */
+  readonly moneyUnit: MoneyUnit
   readonly dataFile: string | undefined
   counts(): SandboxCounts
   /** Delivery attempts so far, oldest first. */
@@ -272,6 +275,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     deliveriesSettled: () => core.deliveries.settled(),
     host: address.address,
     keys: store.keys,
+    moneyUnit: MONEY_UNIT_SETTING,
     port: address.port,
   }
 }

@@ -42,7 +42,7 @@ export interface LoginOutcome {
  * `storage` keyring (the flag, else the profile's `storage` setting), the key secret goes to the OS keyring and the
  * file keeps only the key id; a keyring that fails or does not answer within 3 s means the file, with a warning.
  */
-export async function login(ctx: AuthContext, input: {baseUrl: string; pair: KeyPair; apiVersion?: ApiVersion; storage?: Storage}): Promise<LoginOutcome> {
+export async function login(ctx: AuthContext, input: {baseUrl: string; pair: KeyPair; apiVersion?: ApiVersion; storage?: Storage; moneyUnit?: string}): Promise<LoginOutcome> {
   const client = await ctx.client({baseUrl: input.baseUrl, tokens: undefined})
   const issued = await issueToken(client, input.pair)
   const profileName = await ctx.profileName()
@@ -68,6 +68,7 @@ export async function login(ctx: AuthContext, input: {baseUrl: string; pair: Key
     // Logging in over plain http:// to another machine with --allow-insecure-http opts the profile in (README).
     if (client.options.allowInsecureHttp && client.baseUrl.startsWith('http:')) p.allow_insecure_http = 'true'
     if (input.apiVersion) p.api_version = input.apiVersion
+    if (input.moneyUnit) p.money_unit = input.moneyUnit
     p.key_id = input.pair.keyId
     if (storage === 'keyring') delete p.key_secret
     else p.key_secret = input.pair.keySecret

@@ -6,11 +6,11 @@
 import {checkBaseUrl} from '../api/url.js'
 import {KeyringError, STORAGES, keyringAccount, keyringDelete, keyringGet, keyringSet} from '../config/keyring.js'
 import {type ConfigData, type ConfigStore, type Profile, ensureProfile, maskSecret, selectProfileName} from '../config/store.js'
-import {API_VERSIONS, type ApiVersion, DEFAULT_API_VERSION} from '../domain/schema.js'
+import {API_VERSIONS, type ApiVersion, DEFAULT_API_VERSION, MONEY_UNITS} from '../domain/schema.js'
 import {checkOneOf} from '../domain/validate.js'
 import {CliError, UsageError} from '../errors.js'
 
-export const CONFIG_KEYS = ['base_url', 'api_version', 'key_id', 'key_secret', 'allow_insecure_http', 'storage'] as const
+export const CONFIG_KEYS = ['base_url', 'api_version', 'key_id', 'key_secret', 'allow_insecure_http', 'storage', 'money_unit'] as const
 export type ConfigKey = (typeof CONFIG_KEYS)[number]
 
 /** Profile fields of a cached token: dropped whenever the credentials or the URL they belong to change. */
@@ -32,6 +32,8 @@ export interface ConfigListing {
   key_id: string | null
   /** Masked. */
   key_secret: string | null
+  /** How terminals show amounts (`minor`, `major`); absent when unset (integers beside their currency). */
+  money_unit?: string
   token_cached: boolean
   token_expires_at: string | null
   /** Endpoint id -> masked signing secret. */
@@ -79,6 +81,14 @@ export function checkValue(key: ConfigKey, value: string): string {
       const problem = checkOneOf(value, STORAGES)
       if (problem) throw new UsageError(`storage ${problem}`)
       return value
+    }
+
+    case 'money_unit': {
+      // The unit of the service's amounts, for how a terminal shows them (src/io/values.ts); never sent.
+      const v = value.trim().toLowerCase()
+      const problem = checkOneOf(v, MONEY_UNITS)
+      if (problem) throw new UsageError(`money_unit ${problem}: minor when amounts count cents and pence (13112 is €131.12), major when they count whole units.`)
+      return v
     }
 
     case 'allow_insecure_http': {
@@ -132,6 +142,7 @@ export class ConfigService {
       api_version: shown('api_version', p) as ApiVersion,
       key_id: shown('key_id', p),
       key_secret: shown('key_secret', p),
+      ...(p?.money_unit ? {money_unit: p.money_unit} : {}),
       token_cached: tokenCached,
       token_expires_at: tokenCached ? p!.expires_at! : null,
       webhook_secrets: Object.fromEntries(Object.entries(p?.webhook_secrets ?? {}).map(([id, secret]) => [id, maskSecret(secret) ?? ''])),

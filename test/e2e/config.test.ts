@@ -90,8 +90,9 @@ describe('config set / get / unset', () => {
       [['config', 'set', 'base_url', 'ftp://files.example.com'], /https:\/\/ or http:\/\//],
       [['config', 'set', 'api_version', 'v3'], /api_version/],
       [['config', 'set', 'key_id', '  '], /key_id cannot be empty/],
-      [['config', 'set', 'colour', 'blue'], /Unknown key "colour"\. Keys: base_url, api_version, key_id, key_secret, allow_insecure_http, storage\./],
-      [['config', 'get', 'token'], /Unknown key "token"\. Keys: base_url, api_version, key_id, key_secret, allow_insecure_http, storage\./],
+      [['config', 'set', 'money_unit', 'cents'], /money_unit must be one of minor, major .*minor when amounts count cents/],
+      [['config', 'set', 'colour', 'blue'], /Unknown key "colour"\. Keys: base_url, api_version, key_id, key_secret, allow_insecure_http, storage, money_unit\./],
+      [['config', 'get', 'token'], /Unknown key "token"\. Keys: base_url, api_version, key_id, key_secret, allow_insecure_http, storage, money_unit\./],
       [['config', 'unset', 'access_token'], /Unknown key "access_token"/],
       [['config', 'set', 'base_url'], /value/i],
     ]

@@ -68,7 +68,9 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'commerce-readme-'))
   const dataFile = writeCustomersDataFile(join(dir, 'data.json'), 50)
   const data = JSON.parse(readFileSync(dataFile, 'utf8'))
-  data.orders = [{amount_refunded: 0, currency: 'USD', customer_id: 42, id: 1001, items: [{product_id: 3, quantity: 2, unit_price: 1000}], placed_at: new Date().toISOString(), refunds: [], status: 'paid', total: 2000}]
+  // Order 1001 of the usage examples, and order 20 of the captured terminal sample (the sandbox's --demo-data).
+  const order = {amount_refunded: 0, currency: 'USD', customer_id: 42, items: [{product_id: 3, quantity: 2, unit_price: 1000}], placed_at: new Date().toISOString(), refunds: [], status: 'paid', total: 2000}
+  data.orders = [{...order, id: 20}, {...order, id: 1001}]
   data.next.order = 1002
   writeFileSync(dataFile, JSON.stringify(data))
   const sb = await startSandbox({dataFile})

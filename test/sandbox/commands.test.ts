@@ -38,6 +38,9 @@ describe('sandbox commands', () => {
     const login = await run(['auth', 'login', '--sandbox', '--json'], {env})
     expect(login.code, login.stderr).toBe(0)
     expect(login.json()).toMatchObject({base_url: info.base_url, key_id: info.keys[0].key_id})
+    // The sandbox counts money in cents (its README decision), so its profile says so: terminals show €131.12.
+    const unit = await run(['config', 'get', 'money_unit'], {env})
+    expect(unit.stdout.trim()).toBe('minor')
 
     // The detached sandbox's log holds its requests (one JSON line each), secrets masked.
     const log = readFileSync(join(config.dir, 'sandbox.log'), 'utf8')

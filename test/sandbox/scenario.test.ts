@@ -40,7 +40,7 @@ describe('sandbox seed', () => {
     expect(await get(`/api/v2/orders/${ids.bob_pending}`)).toMatchObject({customer_id: ids.bob, status: 'pending', currency: 'EUR'})
     expect((await get('/api/v2/webhooks')).data).toEqual([expect.objectContaining({id: ids.local, events: ['order.paid', 'customer.created']})])
     const human = await session.cli(['sandbox', 'reset'])
-    expect(human.stdout).toBe('Removed 2 customers, 2 orders, 1 refunds and 1 webhooks.\n')
+    expect(human.stdout).toBe('Removed 2 customers, 2 orders, 1 refund and 1 webhook.\n')
   })
 
   it('a file with one bad entry creates nothing: exit 2 naming the entry and the field', async () => {
@@ -92,7 +92,7 @@ describe('sandbox snapshot', () => {
 
     const restored = await session.cli(['sandbox', 'snapshot', 'restore', 'seeded'])
     expect(restored.code, restored.stderr).toBe(0)
-    expect(restored.stdout).toMatch(/Restored snapshot seeded: 2 customers, 2 orders, 1 refunds, 1 webhooks/)
+    expect(restored.stdout).toMatch(/Restored snapshot seeded: 2 customers, 2 orders, 1 refund, 1 webhook/)
     expect(await get(`/api/v2/customers/${ids.alice}`)).toEqual(before.alice)
     expect(await get(`/api/v2/orders/${ids.alice_first}`)).toEqual(before.order)
     expect((await call(session.sandbox, 'GET', `/api/v2/customers/${ids.bob}`, {token: t})).status).toBe(200)
@@ -113,7 +113,7 @@ describe('sandbox start --seed', () => {
       const started = await run(['sandbox', 'start', '--detach', '--port', '0', '--in-memory', '--seed', SCENARIO, '--json'], {env})
       expect(started.code, started.stderr).toBe(0)
       const status = await run(['sandbox', 'status'], {env})
-      expect(status.stdout).toMatch(/2 customers, 2 orders, 1 refunds, 1 webhooks/)
+      expect(status.stdout).toMatch(/2 customers, 2 orders, 1 refund, 1 webhook/)
       await run(['sandbox', 'stop'], {env})
       writeFileSync(join(config.dir, 'bad.json'), JSON.stringify({customers: {x: {email: 'nope'}}}))
       const bad = await run(['sandbox', 'start', '--detach', '--port', '0', '--in-memory', '--seed', join(config.dir, 'bad.json')], {env})

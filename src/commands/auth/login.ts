@@ -50,12 +50,14 @@ On a terminal, prompts for what is missing (the secret masked). Without one, pas
     let baseUrl: string
     let keyId: string
     let keySecret: string
+    let moneyUnit: string | undefined
     if (flags.sandbox) {
       const state = readSandboxState()
       if (!state) throw new UsageError('No local sandbox is running.', {hint: 'Start one with `commerce sandbox start --detach`, then run `commerce auth login --sandbox` again.'})
       const key = state.keys.find((k) => SCOPES.every((s) => k.scopes.includes(s))) ?? state.keys[0]
       ;({key_id: keyId, key_secret: keySecret} = key)
       baseUrl = state.base_url
+      moneyUnit = state.money_unit
     } else {
       const known = flags['base-url'] || process.env.COMMERCE_BASE_URL || (await this.ctx.profile())?.base_url
       baseUrl = checkBaseUrl(known ?? (await this.ask('Base URL', '--base-url', false)))
@@ -65,7 +67,7 @@ On a terminal, prompts for what is missing (the secret masked). Without one, pas
       if (!keySecret) throw new UsageError('The key secret is empty.')
     }
 
-    const {result, warning} = await login(this.ctx, {apiVersion: flags['api-version'], baseUrl, pair: {keyId, keySecret, scopes}, storage: flags.storage as Storage | undefined})
+    const {result, warning} = await login(this.ctx, {apiVersion: flags['api-version'], baseUrl, moneyUnit, pair: {keyId, keySecret, scopes}, storage: flags.storage as Storage | undefined})
     if (warning) this.io.warn(warning)
     this.output.success(`Logged in to ${result.base_url} as ${result.key_id} (profile "${result.profile}").`)
     this.output.note(result.storage === 'keyring' ? 'The key secret is in the OS keyring (service "commerce-cli"); config.json keeps only the key id.' : `The key secret is in ${this.ctx.store.path} (mode 0600).`)

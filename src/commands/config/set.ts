@@ -7,7 +7,10 @@ import {CONFIG_KEYS, parseKey} from '../../services/config.js'
 export default class ConfigSet extends ConfigCommand<typeof ConfigSet> {
   static args = {
     key: Args.string({description: `One of ${CONFIG_KEYS.join(', ')}.`, required: true}),
-    value: Args.string({description: 'The value (base_url: an http(s) URL; api_version: v1 or v2).', required: true}),
+    value: Args.string({
+      description: 'The value (base_url: an http(s) URL; api_version: v1 or v2; money_unit: minor or major, how a terminal shows amounts).',
+      required: true,
+    }),
   }
 
   static baseFlags = {...outputFlags, ...profileFlag}
@@ -17,6 +20,7 @@ Prefer \`commerce auth login\` for key pairs: it checks them, and keeps the secr
   static examples = [
     '<%= config.bin %> config set base_url https://commerce.example.com',
     '<%= config.bin %> config set api_version v1 --profile legacy',
+    '<%= config.bin %> config set money_unit minor',
   ]
 
   async run(): Promise<void> {

@@ -5,6 +5,7 @@ import {parseIdArg, yesFlag} from '../../base/flags.js'
 import {parseId} from '../../domain/validate.js'
 import {UsageError} from '../../errors.js'
 import {confirmAfterCheck} from '../../io/prompt.js'
+import {formatMoney} from '../../io/values.js'
 import {getOrder, refundOrder} from '../../services/orders.js'
 
 export default class OrdersRefund extends ApiCommand<typeof OrdersRefund> {
@@ -39,7 +40,8 @@ refunded. Asks for confirmation on a terminal; needs --yes without one.`
       if (flags.amount !== undefined && flags.amount > remaining)
         throw new UsageError(`--amount ${flags.amount} is more than the ${remaining} ${order.currency} left to refund on order ${args.id}.`)
       const amount = flags.amount ?? remaining
-      return `Refund ${amount} ${order.currency} of order ${args.id}? (total ${order.total} ${order.currency}; ${remaining - amount} ${order.currency} would remain)`
+      const money = (n: number) => formatMoney(n, order.currency, io.values.moneyUnit)
+      return `Refund ${money(amount)} of order ${args.id}? (total ${money(order.total)}; ${money(remaining - amount)} would remain)`
     })
     const refund = await refundOrder(client, args.id, {amount: flags.amount, reason: flags.reason})
     this.output.success(`Refunded order ${args.id}.`)

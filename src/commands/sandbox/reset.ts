@@ -1,5 +1,6 @@
 import {BaseCommand} from '../../base/command.js'
 import {reset} from '../../services/sandbox/scenario.js'
+import {counted} from '../../domain/text.js'
 
 export default class SandboxReset extends BaseCommand<typeof SandboxReset> {
   static description = `Empty the local sandbox's data: customers, orders, refunds, webhooks and idempotency keys (ids start at 1
@@ -11,7 +12,7 @@ again). The product catalogue and the key pairs stay, so profiles keep working. 
     const {io} = this
     const removed = await reset(process.env)
     await this.output.result({removed}, () => {
-      io.out(`Removed ${removed.customers} customers, ${removed.orders} orders, ${removed.refunds} refunds and ${removed.webhooks} webhooks.`)
+      io.out(`Removed ${counted(removed.customers, 'customer')}, ${counted(removed.orders, 'order')}, ${counted(removed.refunds, 'refund')} and ${counted(removed.webhooks, 'webhook')}.`)
     })
   }
 }

@@ -17,6 +17,7 @@ import {
 import {configPath, SANDBOX_DATA_FILE} from '../../config/paths.js'
 import {isProcessAlive} from '../../config/pid.js'
 import {CONTROL_PREFIX, isLoopback, type Limit, type Sandbox, type SandboxCounts} from '../../sandbox/index.js'
+import {counted} from '../../domain/text.js'
 
 /** `sandbox start` without `--port`: a fixed port, so that a profile's base URL survives restarts. */
 export const DEFAULT_PORT = 4242
@@ -106,6 +107,7 @@ export async function runForeground(options: StartOptions, signal: AbortSignal, 
     base_url: sandbox.baseUrl,
     data_file: dataFile ?? null,
     keys: sandbox.keys.map((k) => ({key_id: k.key_id, key_secret: k.key_secret, scopes: [...k.scopes]})),
+    money_unit: sandbox.moneyUnit,
     pid: process.pid,
     started_at: new Date().toISOString(),
   }
@@ -233,7 +235,7 @@ export function describeSandbox(state: SandboxState, counts?: SandboxCounts | nu
   ]
   if (counts) {
     lines.push(
-      `Records: ${counts.customers} customers, ${counts.orders} orders, ${counts.refunds} refunds, ${counts.webhooks} webhooks, ${counts.products} products; ${counts.pending_deliveries} deliveries pending`,
+      `Records: ${counted(counts.customers, 'customer')}, ${counted(counts.orders, 'order')}, ${counted(counts.refunds, 'refund')}, ${counted(counts.webhooks, 'webhook')}, ${counted(counts.products, 'product')}; ${counted(counts.pending_deliveries, 'delivery', 'deliveries')} pending`,
     )
   } else if (counts === null) {
     lines.push('Records: unknown (the sandbox did not answer on its control path)')

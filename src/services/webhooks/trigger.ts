@@ -5,6 +5,7 @@
 import {readSandboxState} from '../../config/sandbox-state.js'
 import {CliError, UsageError} from '../../errors.js'
 import {control} from '../sandbox/control.js'
+import {counted} from '../../domain/text.js'
 
 export const START_SANDBOX_HINT = 'Start one with `commerce sandbox start --detach`, then `commerce auth login --sandbox`.'
 
@@ -55,7 +56,7 @@ export function describeTriggered(answer: Triggered): string {
     created.length > 0
       ? `; created ${created.join(' and ')}${reused ? ` for sandbox customer ${answer.customer!.id} (${answer.customer!.email})` : ''} in the sandbox`
       : ''
-  return `${answer.type}: ${what.join('')}${origin}; event ${answer.event_id} is being delivered to ${answer.endpoints} endpoint${answer.endpoints === 1 ? '' : 's'}.`
+  return `${answer.type}: ${what.join('')}${origin}; event ${answer.event_id} is being delivered to ${counted(answer.endpoints, 'endpoint')}.`
 }
 
 /**

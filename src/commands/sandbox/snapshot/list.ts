@@ -1,5 +1,6 @@
 import {BaseCommand} from '../../../base/command.js'
 import {listSnapshots} from '../../../services/sandbox/scenario.js'
+import {counted} from '../../../domain/text.js'
 
 export default class SandboxSnapshotList extends BaseCommand<typeof SandboxSnapshotList> {
   static description = 'List the saved snapshots of the local sandbox (--json: an array of {name, saved_at, customers, orders, webhooks}).'
@@ -10,7 +11,7 @@ export default class SandboxSnapshotList extends BaseCommand<typeof SandboxSnaps
     const list = await listSnapshots(process.env)
     await this.output.result(list, () => {
       if (list.length === 0) return io.out('No snapshots.')
-      for (const s of list) io.out(`${s.name}\t${s.saved_at}\t${s.customers} customers, ${s.orders} orders, ${s.webhooks} webhooks`)
+      for (const s of list) io.out(`${s.name}\t${s.saved_at}\t${counted(s.customers, 'customer')}, ${counted(s.orders, 'order')}, ${counted(s.webhooks, 'webhook')}`)
     })
   }
 }

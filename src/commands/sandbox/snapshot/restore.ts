@@ -2,6 +2,7 @@ import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../../base/command.js'
 import {restoreSnapshot} from '../../../services/sandbox/scenario.js'
+import {counted} from '../../../domain/text.js'
 
 export default class SandboxSnapshotRestore extends BaseCommand<typeof SandboxSnapshotRestore> {
   static args = {name: Args.string({description: 'Snapshot name.', required: true})}
@@ -13,7 +14,7 @@ export default class SandboxSnapshotRestore extends BaseCommand<typeof SandboxSn
     const answer = await restoreSnapshot(process.env, args.name)
     await this.output.result(answer, () => {
       const c = answer.counts
-      io.out(`Restored snapshot ${answer.restored}: ${c.customers} customers, ${c.orders} orders, ${c.refunds} refunds, ${c.webhooks} webhooks.`)
+      io.out(`Restored snapshot ${answer.restored}: ${counted(c.customers, 'customer')}, ${counted(c.orders, 'order')}, ${counted(c.refunds, 'refund')}, ${counted(c.webhooks, 'webhook')}.`)
     })
   }
 }

@@ -2,6 +2,7 @@ import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../../base/command.js'
 import {saveSnapshot} from '../../../services/sandbox/scenario.js'
+import {counted} from '../../../domain/text.js'
 
 export default class SandboxSnapshotSave extends BaseCommand<typeof SandboxSnapshotSave> {
   static args = {name: Args.string({description: 'Snapshot name (letters, digits, ".", "_", "-").', required: true})}
@@ -14,7 +15,7 @@ Snapshots are kept in sandbox-snapshots/ in the config directory (in memory for 
     const {args, io} = this
     const info = await saveSnapshot(process.env, args.name)
     await this.output.result(info, () => {
-      io.out(`Saved snapshot ${info.name}: ${info.customers} customers, ${info.orders} orders, ${info.webhooks} webhooks.`)
+      io.out(`Saved snapshot ${info.name}: ${counted(info.customers, 'customer')}, ${counted(info.orders, 'order')}, ${counted(info.webhooks, 'webhook')}.`)
     })
   }
 }
