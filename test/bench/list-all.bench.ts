@@ -33,7 +33,7 @@ export async function run() {
   const sb = await startSandbox({dataFile: writeCustomersDataFile(join(dir, 'data.json'), COUNT)})
   try {
     const key = sb.keys[0]!
-    const env = {...process.env, COLUMNS: '80', COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_CONFIG_DIR: join(dir, 'config'), COMMERCE_KEY_ID: key.key_id, COMMERCE_KEY_SECRET: key.key_secret, LINES: '50', NO_COLOR: '1'}
+    const env: NodeJS.ProcessEnv = {...process.env, COLUMNS: '80', COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_CONFIG_DIR: join(dir, 'config'), COMMERCE_KEY_ID: key.key_id, COMMERCE_KEY_SECRET: key.key_secret, LINES: '50', NO_COLOR: '1'}
     delete env.CI
     const cli = [process.execPath, BIN, 'customers', 'list', '--all']
     const best = async (runOnce: () => Promise<{ms: number; code: number | null}>) => {
