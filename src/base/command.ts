@@ -40,6 +40,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected flags!: FlagsOf<T>
   protected args!: ArgsOf<T>
+  /** Every positional argument as given: more than `args` declares when the command is not `strict`. */
+  protected positionals: string[] = []
   protected io!: IOStreams
   /** The one path a result takes to stdout: `this.output.result(value, () => render...)`, `list`, `record`. */
   protected output!: Output
@@ -58,7 +60,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.handleInterrupts()
     const allFlags = {...(this.ctor as typeof BaseCommand).baseFlags, ...this.ctor.flags}
     const argv = normalizeEnumValues(this.argv, allFlags as never)
-    const {args, flags} = await this.parse({
+    const {args, argv: positionals, flags} = await this.parse({
       args: this.ctor.args,
       baseFlags: (this.ctor as typeof BaseCommand).baseFlags,
       flags: this.ctor.flags,
@@ -68,6 +70,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     })
     this.flags = flags as FlagsOf<T>
     this.args = args as ArgsOf<T>
+    this.positionals = positionals as string[]
     await this.initFilters(flags as {fields?: string[]; jq?: string})
   }
 

@@ -2,6 +2,7 @@
 import {Flags} from '@oclif/core'
 
 import {UsageError} from '../errors.js'
+import {parseSince} from '../services/webhooks/inbox.js'
 import {readSecret, SECRET_ENV} from '../services/webhooks/signatures.js'
 
 /** The ways to give a signing secret, shared by sign, verify and replay: the file, stdin and environment ones keep it out of `ps`. */
@@ -26,3 +27,14 @@ export async function requireSecret(flags: SecretFlagValues, payloadFile: string
   return secret
 }
 
+
+/** The inbox filters shared by `webhooks events` and `webhooks replay --failed`. */
+export const inboxFilterFlags = {
+  since: Flags.string({description: 'Only records received since then: a duration back from now (30s, 10m, 2h, 1d, 1w) or an ISO date-time.'}),
+  type: Flags.string({description: 'Only events of this type (comma-separated or repeated for several).', multiple: true}),
+}
+
+/** --since as an instant (ms since the epoch); exit 2 when it is neither form. */
+export function sinceOf(value: string | undefined): number | undefined {
+  return value === undefined ? undefined : parseSince(value)
+}

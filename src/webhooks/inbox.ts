@@ -16,6 +16,22 @@ const COMPACT_TO = 0.8
 
 export type BodyEncoding = 'utf8' | 'base64'
 
+/** The most of a receiver's answer body an inbox record keeps. */
+export const ANSWER_BODY_BYTES = 64 * 1024
+
+/** What the receiver answered a forwarded (or replayed) delivery. */
+export interface InboxAnswer {
+  status: number
+  /** End-to-end headers, names in lower case. */
+  headers: Record<string, string>
+  /** The first ANSWER_BODY_BYTES of the body (cut at a character boundary when it is UTF-8). */
+  body: string
+  body_encoding: BodyEncoding
+  /** The whole body's size; more than was kept when `body_truncated`. */
+  body_bytes: number
+  body_truncated: boolean
+}
+
 export interface InboxRecord {
   id: string
   type: string
@@ -30,6 +46,43 @@ export interface InboxRecord {
   /** The raw body: as is when it is valid UTF-8, else base64, so that replay is byte for byte. */
   body: string
   body_encoding: BodyEncoding
+  /** The receiver's answer (absent without --forward-to, or when it could not be reached: see forward_error). */
+  response?: InboxAnswer
+  /** This record is a `webhooks replay` of the event, not a delivery from the sender. */
+  replayed?: boolean
+}
+
+/**
+ * A delivery's outcome: `failed` when forwarding failed (forward_error: unreachable, timed out) or the receiver
+ * answered other than 2xx; `received` when there was no receiver to forward to; else `ok`.
+ */
+export function outcomeOf(record: Pick<InboxRecord, 'forward_error' | 'forward_status'>): 'failed' | 'ok' | 'received' {
+  if (record.forward_error !== undefined) return 'failed'
+  if (record.forward_status === null) return 'received'
+  return record.forward_status >= 200 && record.forward_status <= 299 ? 'ok' : 'failed'
+}
+
+/** Header pairs as one object, names in lower case, repeats joined with `, `. */
+export function headerObject(pairs: ReadonlyArray<readonly [string, string]>): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (const [name, value] of pairs) {
+    const key = name.toLowerCase()
+    headers[key] = key in headers ? `${headers[key]}, ${value}` : value
+  }
+  return headers
+}
+
+/** A receiver's answer as an inbox keeps it: its first ANSWER_BODY_BYTES, at a character boundary when UTF-8. */
+export function recordAnswer(answer: {status: number; headers: ReadonlyArray<readonly [string, string]>; body: Buffer}): InboxAnswer {
+  const {body} = answer
+  let kept = body.subarray(0, ANSWER_BODY_BYTES)
+  if (kept.length < body.length && isUtf8(body)) {
+    let end = kept.length
+    // Back to the start of the character the cut fell in (continuation bytes are 10xxxxxx).
+    while (end > 0 && (body[end]! & 0xc0) === 0x80) end--
+    kept = body.subarray(0, end)
+  }
+  return {...encodeBody(kept), body_bytes: body.length, body_truncated: kept.length < body.length, headers: headerObject(answer.headers), status: answer.status}
 }
 
 export function encodeBody(raw: Buffer): {body: string; body_encoding: BodyEncoding} {

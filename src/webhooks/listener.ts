@@ -23,13 +23,13 @@ import {
   loadUndici,
   rawHeaderPairs,
 } from './forward.js'
-import {encodeBody, type Inbox, type InboxRecord} from './inbox.js'
+import {encodeBody, headerObject, type Inbox, type InboxAnswer, type InboxRecord, recordAnswer} from './inbox.js'
 
 /** After a 413, the rest of the body is read and discarded (so the client sees the answer) up to this many times the limit. */
 const DISCARD_FACTOR = 16
 
 /** One verified delivery, as `webhooks listen` reports it: its inbox record without headers and body. */
-export type ListenerEvent = Omit<InboxRecord, 'body' | 'body_encoding' | 'headers'>
+export type ListenerEvent = Omit<InboxRecord, 'body' | 'body_encoding' | 'headers' | 'response' | 'replayed'>
 
 export type RejectReason = VerifyFailure | 'method_not_allowed' | 'too_large' | 'not_an_event' | 'not_json' | 'busy'
 
@@ -137,6 +137,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     let answer: Answer
     let forwardStatus: number | null = null
     let forwardError: string | undefined
+    let response: InboxAnswer | undefined
     if (options.forwardTo) {
       try {
         dispatcher ??= new (await loadUndici()).Agent({keepAliveTimeout: 4_000})
@@ -149,6 +150,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
           url: options.forwardTo,
         })
         forwardStatus = result.status
+        response = recordAnswer(result)
         answer = {body: result.body, headers: result.headers, status: result.status}
       } catch (error) {
         if (!(error instanceof ForwardError)) throw error
@@ -172,12 +174,8 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     }
     if (options.inbox) {
       // Recorded before the sender gets its answer, so that an answered delivery is never missing from the inbox.
-      const headers: Record<string, string> = {}
-      for (const [name, value] of endToEndHeaders(rawHeaderPairs(req.rawHeaders))) {
-        const key = name.toLowerCase()
-        headers[key] = key in headers ? `${headers[key]}, ${value}` : value
-      }
-      await options.inbox.append({...record, headers, ...encodeBody(body)}).catch((error: Error) => options.onInboxError?.(error))
+      const headers = headerObject(endToEndHeaders(rawHeaderPairs(req.rawHeaders)))
+      await options.inbox.append({...record, headers, ...encodeBody(body), ...(response ? {response} : {})}).catch((error: Error) => options.onInboxError?.(error))
     }
     options.onEvent?.(record)
     return answer

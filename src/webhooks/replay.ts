@@ -16,6 +16,11 @@ export interface ReplayOptions {
 export interface ReplayResult {
   status: number
   duration_ms: number
+  /** The receiver's end-to-end headers and body (up to DEFAULT_MAX_BODY_BYTES). */
+  headers: Array<[string, string]>
+  body: Buffer
+  /** The headers sent (the recorded ones, with the fresh signature when one was made). */
+  sent: Array<[string, string]>
 }
 
 /** Throws ForwardError when the receiver cannot be reached or does not answer in time. */
@@ -36,5 +41,5 @@ export async function replayEvent(options: ReplayOptions): Promise<ReplayResult>
     timeoutMs: options.timeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS,
     url: options.forwardTo,
   })
-  return {duration_ms: result.duration_ms, status: result.status}
+  return {body: result.body, duration_ms: result.duration_ms, headers: result.headers, sent: headers, status: result.status}
 }

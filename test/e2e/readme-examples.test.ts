@@ -26,7 +26,7 @@ const SKIP: Array<[RegExp, string]> = [
   [/auth logout/, 'would revoke the key the following lines use'],
   [/^commerce customers create +#/, 'prompts for email and name'],
   [/webhooks listen/, 'runs until stopped; registers a public endpoint or a tunnel'],
-  [/webhooks replay evt_123/, 'needs an event in the local inbox of a listen'],
+  [/webhooks (replay|events get) evt_123/, 'needs an event in the local inbox of a listen'],
   [/asks for confirmation/, 'an interactive prompt (the same line with --yes is what scripts run)'],
   [/^commerce webhooks trigger/, 'needs a detached `sandbox start` sandbox (it refuses any other service)'],
 ]

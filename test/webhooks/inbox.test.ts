@@ -2,7 +2,7 @@ import {appendFileSync, readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {WEBHOOK_INBOX_FILE} from '../../src/config/paths.js'
-import {Inbox, decodeBody, defaultInboxPath, encodeBody, type InboxRecord} from '../../src/webhooks/inbox.js'
+import {ANSWER_BODY_BYTES, Inbox, decodeBody, defaultInboxPath, encodeBody, type InboxRecord, outcomeOf, recordAnswer} from '../../src/webhooks/inbox.js'
 import {tempDir} from '../helpers/webhooks.js'
 
 const record = (id: string, body: Buffer | string = `{"id":"${id}"}`): InboxRecord => ({
@@ -137,5 +137,31 @@ describe('webhook inbox shared by two listeners', () => {
     const newest = Array.from({length: 40}, (_, k) => `evt_${299 - k}`)
     expect(kept.slice(0, 40).sort()).toEqual(newest.sort())
     expect(readFileSync(path, 'utf8').split('\n').filter(Boolean).every((line) => JSON.parse(line).id)).toBe(true)
+  })
+})
+
+describe('recordAnswer: what an inbox record keeps of a receiver’s answer', () => {
+  it('keeps a short body whole, the headers in lower case with repeats joined', () => {
+    const kept = recordAnswer({body: Buffer.from('oops'), headers: [['X-A', '1'], ['x-a', '2'], ['Content-Type', 'text/plain']], status: 500})
+    expect(kept).toEqual({body: 'oops', body_bytes: 4, body_encoding: 'utf8', body_truncated: false, headers: {'content-type': 'text/plain', 'x-a': '1, 2'}, status: 500})
+  })
+  it('cuts a long UTF-8 body to 64 KiB at a character boundary, and says so', () => {
+    const body = Buffer.from(`${'a'.repeat(ANSWER_BODY_BYTES - 1)}é and more`)
+    const kept = recordAnswer({body, headers: [], status: 200})
+    expect(kept.body_encoding).toBe('utf8')
+    expect(kept.body).toBe('a'.repeat(ANSWER_BODY_BYTES - 1))
+    expect(kept).toMatchObject({body_bytes: body.length, body_truncated: true})
+  })
+  it('keeps bytes that are not UTF-8 as base64', () => {
+    const body = Buffer.from([0xff, 0xfe, 0x00, 0x41])
+    const kept = recordAnswer({body, headers: [], status: 502})
+    expect(kept).toMatchObject({body: body.toString('base64'), body_encoding: 'base64', body_truncated: false})
+  })
+  it('failed: an error, or an answer other than 2xx; received when nothing was forwarded', () => {
+    expect(outcomeOf({forward_status: 200})).toBe('ok')
+    expect(outcomeOf({forward_status: 302})).toBe('failed')
+    expect(outcomeOf({forward_status: 500})).toBe('failed')
+    expect(outcomeOf({forward_error: 'connection refused', forward_status: null})).toBe('failed')
+    expect(outcomeOf({forward_status: null})).toBe('received')
   })
 })

@@ -1,21 +1,35 @@
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base/command.js'
-import {listInboxEvents} from '../../services/webhooks/inbox.js'
+import {inboxFilterFlags, sinceOf} from '../../base/webhook-flags.js'
+import {splitEvents} from '../../services/webhooks/endpoints.js'
+import {listInboxEvents, type StatusFilter} from '../../services/webhooks/inbox.js'
 
 const COLUMNS = ['received_at', 'id', 'type', 'forward_status', 'duration_ms', 'forward_error'] as const
 
 export default class WebhooksEvents extends BaseCommand<typeof WebhooksEvents> {
   static description = `List the deliveries recorded in the local inbox by \`webhooks listen\`, newest first.
 
-Every verified delivery is recorded (headers and raw body) in webhook-inbox.jsonl in the config directory, keeping the newest 1000 or 16 MiB. --json prints the whole records, bodies included; the table does not.`
-  static examples = ['<%= config.bin %> webhooks events --limit 5', '<%= config.bin %> webhooks events --json | jq -r \'.[0].body\'']
+Every verified delivery is recorded (headers, raw body, and the receiver's answer: status, headers, the first 64 KiB of its body, duration, or the error) in webhook-inbox.jsonl in the config directory, keeping the newest 1000 or 16 MiB; each \`webhooks replay\` is recorded too ("replayed": true). A sender retries, so one event may have several records. --status failed keeps the records whose forwarding failed (unreachable, timed out) or whose receiver answered other than 2xx. --json prints the whole records; the table does not. See one event whole with \`webhooks events get EVENT_ID\`.`
+  static examples = [
+    '<%= config.bin %> webhooks events --limit 5',
+    '<%= config.bin %> webhooks events --status failed --since 10m',
+    '<%= config.bin %> webhooks events --type order.paid --json | jq -r \'.[0].response.body\'',
+  ]
   static flags = {
-    limit: Flags.integer({description: 'Show only the newest N records.', min: 1}),
+    ...inboxFilterFlags,
+    limit: Flags.integer({char: 'L', description: 'Show only the newest N records.', min: 1}),
+    status: Flags.option({char: 's', description: 'Only records with this outcome: failed (not forwarded, or answered other than 2xx), or the receiver\'s status class.', options: ['failed', '2xx', '3xx', '4xx', '5xx'] as const})(),
   }
 
   async run(): Promise<void> {
-    const {records} = await listInboxEvents(process.env, this.flags.limit)
+    const {flags} = this
+    const {records} = await listInboxEvents(process.env, {
+      limit: flags.limit,
+      since: sinceOf(flags.since),
+      status: flags.status as StatusFilter | undefined,
+      types: flags.type ? splitEvents(flags.type) : undefined,
+    })
     await this.output.list(records as unknown as Array<Record<string, unknown>>, {columns: COLUMNS})
   }
 }

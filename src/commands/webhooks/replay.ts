@@ -1,30 +1,76 @@
 import {Args, Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
-import {replay} from '../../services/webhooks/inbox.js'
+import {inboxFilterFlags, secretFlags, sinceOf} from '../../base/webhook-flags.js'
+import {counted} from '../../domain/text.js'
+import {EXIT, UsageError} from '../../errors.js'
+import {sanitize} from '../../io/sanitize.js'
+import {splitEvents} from '../../services/webhooks/endpoints.js'
+import {type BatchItem, replay, replayMany} from '../../services/webhooks/inbox.js'
 import {readSecret} from '../../services/webhooks/signatures.js'
-import {secretFlags} from '../../base/webhook-flags.js'
 
 export default class WebhooksReplay extends ApiCommand<typeof WebhooksReplay> {
-  static args = {id: Args.string({description: 'The event id (evt_...), as `webhooks events` shows it.', required: true})}
-  static description = `Send a recorded delivery again: its raw body byte for byte, with its recorded headers.
+  static args = {id: Args.string({description: 'The event id (evt_...), as `webhooks events` shows it; several may follow.'})}
+  static description = `Send recorded deliveries again: each raw body byte for byte, with its recorded headers.
 
-The delivery is signed afresh (current time) with the secret given (--secret-file, --secret-stdin, COMMERCE_WEBHOOK_SECRET or --secret), else with the secret the profile stores for the endpoint it came to. Only when there is none is the recorded X-Service-Signature sent as it was, with a warning: a receiver with a timestamp tolerance may refuse it once it is old. Exit 4 when the inbox has no such event, 1 when the receiver cannot be reached or answers other than 2xx.`
+One EVENT_ID: that event's latest delivery; --json prints {"id", "type", "forward_to", "status", "duration_ms", "resigned"}. Several ids, or --failed (the events whose latest record failed: not forwarded, or answered other than 2xx; narrowed by --since and --type): each event once, in the order received, one line each as it finishes, then a summary; --json prints {"replayed", "succeeded", "failed", "forward_to", "results": [...]}. Every replay is recorded in the inbox with the receiver's answer, so a replay that succeeds takes its event off the --failed list.
+
+Each delivery is signed afresh (current time) with the secret given (--secret-file, --secret-stdin, COMMERCE_WEBHOOK_SECRET or --secret), else with the secret the profile stores for the endpoint it came to. Only when there is none is the recorded X-Service-Signature sent as it was, with a warning: a receiver with a timestamp tolerance may refuse it once it is old. Exit 4 when the inbox has no such event (nothing is sent), 1 when a receiver cannot be reached or answers other than 2xx.`
   static examples = [
     '<%= config.bin %> webhooks replay evt_3f9a1c --forward-to http://127.0.0.1:3000/hooks',
-    '<%= config.bin %> webhooks replay evt_3f9a1c --forward-to http://127.0.0.1:3000/hooks --secret-file secret.txt',
+    '<%= config.bin %> webhooks replay evt_3f9a1c evt_77b2e0 --forward-to http://127.0.0.1:3000/hooks --secret-file secret.txt',
+    '<%= config.bin %> webhooks replay --failed --since 1h --forward-to http://127.0.0.1:3000/hooks',
   ]
   static flags = {
-    'forward-to': Flags.string({description: 'Receiver URL to send the delivery to.', required: true}),
+    ...inboxFilterFlags,
+    failed: Flags.boolean({description: 'Replay every event whose latest record failed (with --since/--type: of those only).'}),
+    'forward-to': Flags.string({description: 'Receiver URL to send the deliveries to.', required: true}),
     ...secretFlags,
   }
+  static strict = false
 
   async run(): Promise<void> {
-    const {args, flags, io} = this
+    const {flags, io} = this
+    const ids = this.positionals
+    if (flags.failed && ids.length > 0) throw new UsageError('Give event ids or --failed, not both.')
+    if (!flags.failed && ids.length === 0) throw new UsageError('Name the events to replay (EVENT_ID...), or pass --failed.')
+    if (!flags.failed && (flags.since !== undefined || flags.type !== undefined)) throw new UsageError('--since and --type choose among failed events: use them with --failed.')
     const secret = await readSecret({env: process.env, secret: flags.secret, secretFile: flags['secret-file'], secretStdin: flags['secret-stdin']})
     const storedSecrets = secret === undefined ? (await this.ctx.profile())?.webhook_secrets : undefined
-    const result = await replay(process.env, {forwardTo: flags['forward-to'], id: args.id, secret, storedSecrets})
-    if (result.warning) io.warn(result.warning)
-    await this.output.result(result, () => io.out(`Replayed ${result.id} (${result.type}) to ${result.forward_to} -> ${io.chalk.green(String(result.status))} (${result.duration_ms} ms)`))
+    const input = {forwardTo: flags['forward-to'], secret, storedSecrets}
+
+    if (ids.length === 1) {
+      const result = await replay(process.env, {...input, id: ids[0]!})
+      if (result.warning) io.warn(result.warning)
+      await this.output.result(result, () => io.out(`Replayed ${sanitize(result.id, 'cell')} (${sanitize(result.type, 'cell')}) to ${result.forward_to} -> ${io.chalk.green(String(result.status))} (${result.duration_ms} ms)`))
+      return
+    }
+    const warned = new Set<string>()
+    const summary = await replayMany(process.env, {
+      ...input,
+      ...(flags.failed ? {failed: {since: sinceOf(flags.since), types: flags.type ? splitEvents(flags.type) : undefined}} : {ids}),
+      onResult: (item, warning) => {
+        if (warning && !warned.has('secret')) {
+          warned.add('secret')
+          io.warn(warning)
+        }
+        this.output.note(this.itemLine(item))
+      },
+    })
+    await this.output.result(summary, () => {
+      const text = `Replayed ${counted(summary.replayed, 'event')} to ${summary.forward_to}: ${summary.succeeded} succeeded, ${summary.failed} failed.`
+      if (summary.replayed === 0) io.info(flags.failed ? 'No failed events to replay.' : text)
+      else if (summary.failed === 0) this.output.success(text)
+      else io.info(text)
+    })
+    // The summary is the document; a failed replay sets the exit code without a second one.
+    if (summary.failed > 0) this.exit(EXIT.failure)
+  }
+
+  private itemLine(item: BatchItem): string {
+    const {io} = this
+    const what = `${sanitize(item.id, 'cell')} (${sanitize(item.type, 'cell')})`
+    if (item.error !== null) return `${what} -> ${io.chalk.red(`failed: ${sanitize(item.error, 'cell')}`)}`
+    return `${what} -> ${io.chalk[item.ok ? 'green' : 'red'](String(item.status))} (${item.duration_ms} ms)`
   }
 }

@@ -1,19 +1,84 @@
-/** `webhooks events` and `webhooks replay`: the local inbox of verified deliveries that `webhooks listen` keeps. */
+/**
+ * `webhooks events` and `webhooks replay`: the local inbox of verified deliveries that `webhooks listen` keeps,
+ * used as a debugger: what came, what the receiver answered, and sending again what failed.
+ *
+ * A sender retries, and a replay is recorded too, so one event may have several records: "an event failed" is
+ * said of its latest record (inbox.ts `outcomeOf`).
+ */
 import {SIGNATURE_HEADER, verifySignature} from '../../domain/signature.js'
-import {CliError, EXIT} from '../../errors.js'
+import {CliError, EXIT, UsageError} from '../../errors.js'
 import {ForwardError} from '../../webhooks/forward.js'
-import {decodeBody, defaultInboxPath, Inbox, type InboxRecord} from '../../webhooks/inbox.js'
-import {replayEvent} from '../../webhooks/replay.js'
+import {decodeBody, defaultInboxPath, headerObject, Inbox, type InboxRecord, outcomeOf, recordAnswer} from '../../webhooks/inbox.js'
+import {replayEvent, type ReplayResult} from '../../webhooks/replay.js'
 import {checkForwardUrl} from './listen.js'
 
 export function openInbox(env: NodeJS.ProcessEnv): Inbox {
   return new Inbox({path: defaultInboxPath(env)})
 }
 
-/** Newest first. */
-export async function listInboxEvents(env: NodeJS.ProcessEnv, limit?: number): Promise<{records: InboxRecord[]; path: string}> {
+export const STATUS_FILTERS = ['failed', '2xx', '3xx', '4xx', '5xx'] as const
+export type StatusFilter = (typeof STATUS_FILTERS)[number]
+
+export interface EventFilter {
+  /** Event types to keep (any of them). */
+  types?: readonly string[]
+  /** `failed`: forwarding failed or the receiver answered other than 2xx; `2xx`…`5xx`: the receiver's status class. */
+  status?: StatusFilter
+  /** Records received at or after this instant (ms since the epoch). */
+  since?: number
+  limit?: number
+}
+
+const UNITS: Record<string, number> = {d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000, w: 604_800_000}
+
+/**
+ * --since: a duration back from `now` (`90s`, `10m`, `2h`, `1d`, `1w`) or an ISO date-time (or date); exit 2
+ * otherwise, naming the forms.
+ */
+export function parseSince(value: string, now = Date.now()): number {
+  const text = value.trim()
+  const duration = /^(\d+)\s*([smhdw])$/i.exec(text)
+  if (duration) return now - Number(duration[1]) * UNITS[duration[2]!.toLowerCase()]!
+  if (/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/i.test(text)) {
+    const ms = Date.parse(text)
+    if (!Number.isNaN(ms)) return ms
+  }
+  throw new UsageError(`--since: ${JSON.stringify(value)} is neither a duration (30s, 10m, 2h, 1d, 1w) nor an ISO date-time (2026-11-23T10:00:00Z).`)
+}
+
+function matchesStatus(record: InboxRecord, status: StatusFilter): boolean {
+  if (status === 'failed') return outcomeOf(record) === 'failed'
+  return record.forward_status !== null && Math.floor(record.forward_status / 100) === Number(status[0])
+}
+
+function matches(record: InboxRecord, filter: EventFilter): boolean {
+  if (filter.types && filter.types.length > 0 && !filter.types.includes(record.type)) return false
+  if (filter.since !== undefined && !(Date.parse(record.received_at) >= filter.since)) return false
+  if (filter.status && !matchesStatus(record, filter.status)) return false
+  return true
+}
+
+/** The records that pass the filter, newest first. */
+export async function listInboxEvents(env: NodeJS.ProcessEnv, filter: EventFilter = {}): Promise<{records: InboxRecord[]; path: string}> {
   const inbox = openInbox(env)
-  return {path: inbox.path, records: await inbox.listEvents({limit})}
+  const records = (await inbox.listEvents()).filter((r) => matches(r, filter))
+  return {path: inbox.path, records: filter.limit === undefined ? records : records.slice(0, filter.limit)}
+}
+
+function notInInbox(ids: readonly string[], path: string): CliError {
+  const list = ids.join(', ')
+  return new CliError(`No delivery of ${list} in the inbox (${path}).`, {
+    exitCode: EXIT.notFound,
+    hint: 'See the recorded deliveries with `commerce webhooks events`.',
+  })
+}
+
+/** Every record of one event, oldest first (the latest last); exit 4 when the inbox has none. */
+export async function getInboxEvent(env: NodeJS.ProcessEnv, id: string): Promise<{id: string; type: string; records: InboxRecord[]}> {
+  const inbox = openInbox(env)
+  const records = (await inbox.listEvents()).filter((r) => r.id === id).reverse()
+  if (records.length === 0) throw notInInbox([id], inbox.path)
+  return {id, records, type: records.at(-1)!.type}
 }
 
 export interface ReplayOutcome {
@@ -39,35 +104,131 @@ export function storedSecretFor(record: InboxRecord, stored: Readonly<Record<str
   return Object.values(stored).find((secret) => verifySignature(secret, header, body, {toleranceSeconds: Number.MAX_SAFE_INTEGER}).valid)
 }
 
-/**
- * Sends the newest recorded delivery of `id` again. Exit 4 when the inbox has none; exit 1 when the receiver
- * cannot be reached or answers other than 2xx (the error carries its status).
- */
-export async function replay(
-  env: NodeJS.ProcessEnv,
-  input: {id: string; forwardTo: string; secret?: string; storedSecrets?: Readonly<Record<string, string>>},
-): Promise<ReplayOutcome> {
-  checkForwardUrl(input.forwardTo)
-  const inbox = openInbox(env)
-  const record = await inbox.findEvent(input.id)
-  if (!record)
-    throw new CliError(`No delivery of ${input.id} in the inbox (${inbox.path}).`, {
-      exitCode: EXIT.notFound,
-      hint: 'See the recorded deliveries with `commerce webhooks events`.',
-    })
+interface ReplayInput {
+  forwardTo: string
+  secret?: string
+  storedSecrets?: Readonly<Record<string, string>>
+  now?: () => number
+}
+
+/** One replay: sent, then recorded in the inbox with the receiver's answer (or the error), so `events` shows it. */
+async function replayRecord(inbox: Inbox, record: InboxRecord, input: ReplayInput): Promise<{result?: ReplayResult; error?: ForwardError; resigned: boolean; warning?: string}> {
   const secret = input.secret ?? storedSecretFor(record, input.storedSecrets ?? {})
   const warning =
     secret === undefined
       ? `No signing secret stored for the endpoint of ${record.id}: sending its recorded signature, which a receiver may refuse as too old (give one with --secret-file, --secret-stdin or COMMERCE_WEBHOOK_SECRET).`
       : undefined
-  let result
+  const now = input.now ?? Date.now
+  const receivedAt = new Date(now()).toISOString()
+  let result: ReplayResult | undefined
+  let error: ForwardError | undefined
   try {
-    result = await replayEvent({forwardTo: input.forwardTo, record, secret})
-  } catch (error) {
-    if (error instanceof ForwardError) throw new CliError(`Could not replay ${input.id} to ${input.forwardTo}: ${error.message}.`)
-    throw error
+    result = await replayEvent({forwardTo: input.forwardTo, now, record, secret})
+  } catch (caught) {
+    if (!(caught instanceof ForwardError)) throw caught
+    error = caught
   }
-  if (result.status < 200 || result.status > 299)
-    throw new CliError(`The receiver at ${input.forwardTo} answered ${result.status} to ${input.id}.`, {status: result.status})
-  return {duration_ms: result.duration_ms, forward_to: input.forwardTo, id: record.id, resigned: secret !== undefined, status: result.status, type: record.type, ...(warning ? {warning} : {})}
+  const {body, body_encoding, created_at, id, type} = record
+  await inbox
+    .append({
+      body,
+      body_encoding,
+      created_at,
+      duration_ms: result?.duration_ms ?? 0,
+      forward_status: result?.status ?? null,
+      ...(error ? {forward_error: error.message} : {}),
+      headers: result ? headerObject(result.sent) : record.headers,
+      id,
+      received_at: receivedAt,
+      replayed: true,
+      ...(result ? {response: recordAnswer(result)} : {}),
+      type,
+    })
+    .catch(() => {}) // the replay happened; a record that cannot be written does not undo it
+  return {error, resigned: secret !== undefined, result, ...(warning ? {warning} : {})}
+}
+
+/**
+ * Sends the newest recorded delivery of `id` again. Exit 4 when the inbox has none; exit 1 when the receiver
+ * cannot be reached or answers other than 2xx (the error carries its status).
+ */
+export async function replay(env: NodeJS.ProcessEnv, input: ReplayInput & {id: string}): Promise<ReplayOutcome> {
+  checkForwardUrl(input.forwardTo)
+  const inbox = openInbox(env)
+  const record = await inbox.findEvent(input.id)
+  if (!record) throw notInInbox([input.id], inbox.path)
+  const {error, resigned, result, warning} = await replayRecord(inbox, record, input)
+  if (error) throw new CliError(`Could not replay ${input.id} to ${input.forwardTo}: ${error.message}.`)
+  if (result!.status < 200 || result!.status > 299)
+    throw new CliError(`The receiver at ${input.forwardTo} answered ${result!.status} to ${input.id}.`, {status: result!.status})
+  return {duration_ms: result!.duration_ms, forward_to: input.forwardTo, id: record.id, resigned, status: result!.status, type: record.type, ...(warning ? {warning} : {})}
+}
+
+export interface BatchItem {
+  id: string
+  type: string
+  /** The receiver's status, or null when it could not be reached. */
+  status: number | null
+  error: string | null
+  duration_ms: number
+  ok: boolean
+  resigned: boolean
+}
+
+export interface BatchSummary {
+  forward_to: string
+  replayed: number
+  succeeded: number
+  failed: number
+  results: BatchItem[]
+}
+
+/**
+ * `replay ID...` or `replay --failed`: the events chosen, each once (by its latest record), replayed one after the
+ * other in the order they were received, each reported as it finishes. With ids, every id must be in the inbox
+ * (exit 4 naming the missing ones, before anything is sent).
+ */
+export async function replayMany(
+  env: NodeJS.ProcessEnv,
+  input: ReplayInput & {ids?: readonly string[]; failed?: {types?: readonly string[]; since?: number}; onResult?: (item: BatchItem, warning?: string) => void},
+): Promise<BatchSummary> {
+  checkForwardUrl(input.forwardTo)
+  const inbox = openInbox(env)
+  const newestFirst = await inbox.listEvents()
+  // The latest record of each event, and the position of its first record (the replay order: as received).
+  const latest = new Map<string, InboxRecord>()
+  const firstSeen = new Map<string, number>()
+  newestFirst.forEach((record, i) => {
+    if (!latest.has(record.id)) latest.set(record.id, record)
+    firstSeen.set(record.id, newestFirst.length - i) // the oldest record, seen last, wins
+  })
+  let chosen: InboxRecord[]
+  if (input.ids) {
+    const ids = [...new Set(input.ids)]
+    const missing = ids.filter((id) => !latest.has(id))
+    if (missing.length > 0) throw notInInbox(missing, inbox.path)
+    chosen = ids.map((id) => latest.get(id)!)
+  } else {
+    const filter = input.failed ?? {}
+    chosen = [...latest.values()].filter((r) => outcomeOf(r) === 'failed' && matches(r, {since: filter.since, types: filter.types}))
+  }
+  chosen.sort((a, b) => firstSeen.get(a.id)! - firstSeen.get(b.id)!)
+  const results: BatchItem[] = []
+  for (const record of chosen) {
+    const {error, resigned, result, warning} = await replayRecord(inbox, record, input)
+    const status = result?.status ?? null
+    const item: BatchItem = {
+      duration_ms: result?.duration_ms ?? 0,
+      error: error ? error.message : null,
+      id: record.id,
+      ok: status !== null && status >= 200 && status <= 299,
+      resigned,
+      status,
+      type: record.type,
+    }
+    results.push(item)
+    input.onResult?.(item, warning)
+  }
+  const succeeded = results.filter((r) => r.ok).length
+  return {failed: results.length - succeeded, forward_to: input.forwardTo, replayed: results.length, results, succeeded}
 }
