@@ -4,7 +4,8 @@
  *
  * Answers: 405 for another method; 415 for a Content-Type other than JSON and 400 for a missing or malformed
  * signature header, both before reading the body; 413 for a body over the limit; 503 (Retry-After) when the
- * bodies held at once would pass their bound; 400 (not forwarded, not recorded) for a wrong, stale or future
+ * bodies held at once would pass their bound, when the forward queue is full or the listener is stopping (both
+ * before reading the body), or when a queued delivery cannot start forwarding in time; 400 (not forwarded, not recorded) for a wrong, stale or future
  * signature or a body that is not an event; 200 for an event of a type not subscribed to (reported as ignored);
  * else the receiver's own answer, 502 when it cannot be reached, 504 when it does not answer within the
  * forward timeout, or 200 when there is no receiver.
@@ -24,6 +25,46 @@ import {
   rawHeaderPairs,
 } from './forward.js'
 import {encodeBody, headerObject, type Inbox, type InboxAnswer, type InboxRecord, recordAnswer} from './inbox.js'
+
+export const DEFAULT_FORWARD_CONCURRENCY = 8
+export const DEFAULT_FORWARD_QUEUE = 100
+/** Seconds a sender is told to wait (Retry-After) when the listener is full. */
+const RETRY_AFTER_SECONDS = 2
+
+/**
+ * Forward slots: at most `size` holders at once, others wait in arrival order. A waiter gives up at its deadline
+ * (the sender would have given up too): `acquire` then resolves false.
+ */
+class Gate {
+  private active = 0
+  private readonly waiting: Array<(granted: boolean) => void> = []
+  constructor(private readonly size: number) {}
+
+  acquire(deadlineMs: number): Promise<boolean> {
+    if (this.active < this.size) {
+      this.active++
+      return Promise.resolve(true)
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        const i = this.waiting.indexOf(grant)
+        if (i >= 0) this.waiting.splice(i, 1)
+        resolve(false)
+      }, deadlineMs)
+      const grant = (granted: boolean) => {
+        clearTimeout(timer)
+        resolve(granted)
+      }
+      this.waiting.push(grant)
+    })
+  }
+
+  release(): void {
+    const next = this.waiting.shift()
+    if (next) next(true) // the slot passes on; `active` stays
+    else this.active--
+  }
+}
 
 /** After a 413, the rest of the body is read and discarded (so the client sees the answer) up to this many times the limit. */
 const DISCARD_FACTOR = 16
@@ -59,6 +100,13 @@ export interface ListenerOptions {
   maxBodyBytes?: number
   /** Request body bytes held at once across all connections; a delivery that would pass it is answered 503. */
   maxHeldBytes?: number
+  /** Forwards in flight at once (default 8); more deliveries wait in a queue. */
+  forwardConcurrency?: number
+  /**
+   * Deliveries waiting for a forward slot (default DEFAULT_FORWARD_QUEUE); past it (and while stopping) a new
+   * delivery is answered 503 with Retry-After before its body is read, and its sender retries later.
+   */
+  forwardQueue?: number
   /** Where verified deliveries are recorded; none when omitted. */
   inbox?: Inbox
   /** Milliseconds since the epoch; used for the tolerance check and `received_at`. */
@@ -105,6 +153,12 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   let heldBytes = 0
   const now = options.now ?? Date.now
   const events = options.events ? new Set(options.events) : undefined
+  const concurrency = options.forwardConcurrency ?? DEFAULT_FORWARD_CONCURRENCY
+  const gate = new Gate(concurrency)
+  // Deliveries taken in (being read, verified, waiting for a slot or forwarded): beyond this, 503 at once.
+  const maxAdmitted = concurrency + (options.forwardQueue ?? DEFAULT_FORWARD_QUEUE)
+  let admitted = 0
+  const forwardTimeoutMs = options.forwardTimeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS
 
   let dispatcher: Dispatcher | undefined
   let inFlight = 0
@@ -114,6 +168,11 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
   const reject = (req: IncomingMessage, status: number, reason: RejectReason, message: string): Answer => {
     options.onRejected?.({message, path: req.url ?? '/', reason, status})
     return text(status, message)
+  }
+  const busyAnswer = (req: IncomingMessage, message: string): Answer => {
+    const answer = reject(req, 503, 'busy', message)
+    answer.headers.push(['retry-after', String(RETRY_AFTER_SECONDS)], ['connection', 'close'])
+    return answer
   }
 
   async function handle(req: IncomingMessage, body: Buffer): Promise<Answer> {
@@ -139,16 +198,22 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     let forwardError: string | undefined
     let response: InboxAnswer | undefined
     if (options.forwardTo) {
+      // A slot, early enough to leave the receiver half the forward timeout before the sender's deadline (a
+      // forward started later would likely be cut off, the receiver acting on a delivery its sender then sends
+      // again); else 503, and the sender's retry comes back later.
+      const waitStarted = performance.now()
+      if (!(await gate.acquire(forwardTimeoutMs / 2))) return busyAnswer(req, `${concurrency} forwards in progress and the queue did not move in time, retry later`)
+      const budgetMs = Math.max(1, Math.round(forwardTimeoutMs - (performance.now() - waitStarted)))
       try {
-        dispatcher ??= new (await loadUndici()).Agent({keepAliveTimeout: 4_000})
+        dispatcher ??= new (await loadUndici()).Agent({connections: concurrency, keepAliveTimeout: 4_000})
         const result = await forwardDelivery({
           body,
           dispatcher,
           headers: rawHeaderPairs(req.rawHeaders),
           maxResponseBytes: maxBodyBytes,
-          timeoutMs: options.forwardTimeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS,
+          timeoutMs: budgetMs,
           url: options.forwardTo,
-        })
+        }).finally(() => gate.release())
         forwardStatus = result.status
         response = recordAnswer(result)
         answer = {body: result.body, headers: result.headers, status: result.status}
@@ -220,6 +285,14 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
         return
       }
     }
+    // Full (the forward queue) or stopping: 503 before the body is read, so a flood costs no memory.
+    if (closing || admitted >= maxAdmitted) {
+      send(busyAnswer(req, closing ? 'the listener is stopping, retry later' : `${maxAdmitted} deliveries in progress, retry later`))
+      req.resume()
+      return
+    }
+    admitted += 1
+    res.once('close', () => (admitted -= 1))
     const tooLarge = () => {
       res.setHeader('connection', 'close')
       send(reject(req, 413, 'too_large', `body larger than ${maxBodyBytes} bytes`))
@@ -252,9 +325,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     const busy = () => {
       over = true
       release()
-      res.setHeader('connection', 'close')
-      res.setHeader('retry-after', '1')
-      send(reject(req, 503, 'busy', 'too many deliveries in progress, retry shortly'))
+      send(busyAnswer(req, 'too many bytes of deliveries held, retry later'))
       req.removeAllListeners('data')
       req.resume()
     }

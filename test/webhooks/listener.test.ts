@@ -229,6 +229,55 @@ describe('webhook listener', () => {
     }
   }, 30_000)
 
+  it('--forward-concurrency: at most N forwards at once, a bounded queue behind them, 503 with Retry-After at once past it', async () => {
+    const {localUrl} = await listen({forwardConcurrency: 2, forwardQueue: 2})
+    const held = deferred()
+    let inFlight = 0
+    let most = 0
+    receiver.respond = async (_req, res) => {
+      most = Math.max(most, ++inFlight)
+      await held.promise
+      inFlight--
+      res.writeHead(200).end('ok')
+    }
+    const replies = Array.from({length: 4}, (_, i) => send(localUrl, signed(makeEvent({id: `evt_q${i}`}))))
+    // Two forwarded (held by the receiver), two queued: the next ones are refused before their body is read.
+    for (let waited = 0; receiver.received.length < 2 && waited < 5000; waited += 10) await new Promise((r) => setTimeout(r, 10))
+    await new Promise((r) => setTimeout(r, 50))
+    const refused = await Promise.all([send(localUrl, signed(makeEvent({id: 'evt_over1'}))), send(localUrl, signed(makeEvent({id: 'evt_over2'})))])
+    expect(refused.map((r) => r.status)).toEqual([503, 503])
+    expect(refused[0]!.headers['retry-after']).toBe('2')
+    expect(receiver.received).toHaveLength(2)
+    held.resolve()
+    expect((await Promise.all(replies)).map((r) => r.status)).toEqual([200, 200, 200, 200])
+    expect(most).toBe(2)
+    // Each admitted delivery forwarded exactly once; the refused ones not at all (their senders retry).
+    expect(receiver.received.map((r) => JSON.parse(r.body.toString()).id).sort()).toEqual(['evt_q0', 'evt_q1', 'evt_q2', 'evt_q3'])
+    expect(rejections.filter((r) => r.reason === 'busy')).toHaveLength(2)
+    expect(events.map((e) => e.id).sort()).toEqual(['evt_q0', 'evt_q1', 'evt_q2', 'evt_q3'])
+  })
+
+  it('a queued delivery that cannot start within the forward timeout is answered 503, not held forever', async () => {
+    const {localUrl} = await listen({forwardConcurrency: 1, forwardTimeoutMs: 300})
+    const held = deferred()
+    receiver.respond = async (_req, res) => {
+      await held.promise
+      res.writeHead(200).end('late')
+    }
+    try {
+      const first = send(localUrl, signed(makeEvent({id: 'evt_slow'})))
+      for (let waited = 0; receiver.received.length < 1 && waited < 5000; waited += 10) await new Promise((r) => setTimeout(r, 10))
+      const queued = await send(localUrl, signed(makeEvent({id: 'evt_waiting'})))
+      expect(queued.status).toBe(503)
+      expect(queued.headers['retry-after']).toBe('2')
+      expect((await first).status).toBe(504)
+      expect(receiver.received.map((r) => JSON.parse(r.body.toString()).id)).toEqual(['evt_slow'])
+      expect(events.map((e) => e.id)).toEqual(['evt_slow'])
+    } finally {
+      held.resolve()
+    }
+  })
+
   it("passes a receiver's own 4xx and 5xx back as is", async () => {
     const {localUrl} = await listen()
     for (const status of [404, 422, 500, 503]) {

@@ -3,6 +3,7 @@ import {Flags} from '@oclif/core'
 import {ApiCommand} from '../../base/command.js'
 import {jqStreamingRefusal} from '../../base/flags.js'
 import {EVENT_TYPES} from '../../domain/schema.js'
+import {counted} from '../../domain/text.js'
 import {UsageError} from '../../errors.js'
 import {sanitize} from '../../io/sanitize.js'
 import type {ListenerEvent, Rejection} from '../../webhooks/listener.js'
@@ -39,6 +40,11 @@ Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --
   static flags = {
     events: Flags.string({description: `Events to subscribe to, comma-separated: any names the service knows (default: ${EVENT_TYPES.join(', ')}).`}),
     'forward-to': Flags.string({description: 'Receiver URL to forward each verified delivery to.'}),
+    'forward-concurrency': Flags.integer({
+      description: 'Forwards to the receiver in flight at once (default 8). Up to 100 more deliveries wait; past that, and while stopping, a delivery is answered 503 with Retry-After so that its sender retries later.',
+      max: 1000,
+      min: 1,
+    }),
     'forward-timeout': seconds({description: 'Seconds to wait for the --forward-to receiver before answering the sender 504 (default 9, below the 10 s a sender waits).'}),
     'max-events': Flags.integer({description: 'Stop (exit 0) after N verified deliveries.', min: 1}),
     port: Flags.integer({description: 'Local port on 127.0.0.1 (default: a free one).', max: 65_535, min: 0}),
@@ -64,6 +70,7 @@ Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --
     const result = await listen({
       ctx: this.ctx,
       events,
+      forwardConcurrency: flags['forward-concurrency'],
       forwardTimeoutSeconds: flags['forward-timeout'],
       forwardTo: flags['forward-to'],
       maxEvents: flags['max-events'],
@@ -81,7 +88,8 @@ Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --
       timeoutSeconds: flags.timeout,
       tunnel: flags.tunnel,
     })
-    io.info(`Stopped after ${result.events} event${result.events === 1 ? '' : 's'}.`)
+    this.flushBusy()
+    io.info(`Stopped after ${counted(result.events, 'event')}.`)
   }
 
   private printReady(ready: ListenReady): void {
@@ -117,8 +125,25 @@ Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --
     io.out(`${clock(new Date(event.received_at))}  ${sanitize(event.type, 'cell')}  ${sanitize(event.id, 'cell')}${forward}`)
   }
 
+  /** 503s of a flood, counted and said once a second rather than one line each. */
+  private busy = {count: 0, timer: undefined as NodeJS.Timeout | undefined}
+
   private printRejection(rejection: Rejection): void {
     const {io} = this
+    if (rejection.reason === 'busy') {
+      this.busy.count += 1
+      this.busy.timer ??= setTimeout(() => this.flushBusy(), 1000).unref()
+      return
+    }
     io.info(`${clock()}  ${io.chalk.red(`rejected ${rejection.status}`)}  ${sanitize(rejection.path, 'cell')}: ${rejection.message}`)
+  }
+
+  private flushBusy(): void {
+    const {io} = this
+    clearTimeout(this.busy.timer)
+    this.busy.timer = undefined
+    if (this.busy.count === 0) return
+    io.info(`${clock()}  ${io.chalk.yellow(`answered 503 to ${counted(this.busy.count, 'delivery', 'deliveries')}`)}: busy (--forward-concurrency and its queue are full, or stopping); their senders retry later`)
+    this.busy.count = 0
   }
 }

@@ -36,6 +36,8 @@ export interface ListenOptions {
   forwardTo?: string
   /** Seconds to wait for the receiver before answering the sender 504 (default 9, below the sender's 10). */
   forwardTimeoutSeconds?: number
+  /** Forwards in flight at once (default 8); more wait in a bounded queue, then 503. */
+  forwardConcurrency?: number
   port?: number
   publicUrl?: string
   tunnel?: TunnelProvider
@@ -104,6 +106,7 @@ export async function listen(options: ListenOptions): Promise<{end: ListenEnd; e
   try {
     listener = await startListener({
       events,
+      forwardConcurrency: options.forwardConcurrency,
       forwardTo: options.forwardTo,
       ...(options.forwardTimeoutSeconds === undefined ? {} : {forwardTimeoutMs: Math.round(options.forwardTimeoutSeconds * 1000)}),
       inbox: new Inbox({path: defaultInboxPath(ctx.env)}),
