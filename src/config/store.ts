@@ -43,6 +43,8 @@ export interface Profile {
   token_base_url?: string
   /** Webhook signing secrets by endpoint id. */
   webhook_secrets?: Record<string, string>
+  /** The local port of the last `webhooks listen` without --port, taken again when free (same URL, same endpoint). */
+  listen_port?: string
   /** The unit of the service's money amounts (`minor`, `major`), for how a terminal shows them. */
   money_unit?: string
   /** Where the key secret is kept: `keyring` (the OS keyring, `key_secret` then absent here) or `file` (default). */
@@ -70,6 +72,7 @@ export const PROFILE_FIELD_TYPES: Record<string, 'string' | 'strings' | 'map'> =
   expires_at: 'string',
   key_id: 'string',
   key_secret: 'string',
+  listen_port: 'string',
   money_unit: 'string',
   requested_scopes: 'strings',
   scopes: 'strings',

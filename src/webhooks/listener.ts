@@ -24,6 +24,7 @@ import {
   loadUndici,
   rawHeaderPairs,
 } from './forward.js'
+import {PROBE_PATH, type ProbeNonces} from './probe.js'
 import {encodeBody, headerObject, type Inbox, type InboxAnswer, type InboxRecord, recordAnswer} from './inbox.js'
 
 export const DEFAULT_FORWARD_CONCURRENCY = 8
@@ -107,6 +108,8 @@ export interface ListenerOptions {
    * delivery is answered 503 with Retry-After before its body is read, and its sender retries later.
    */
   forwardQueue?: number
+  /** Reachability probes (probe.ts): their reserved path is answered first, never forwarded, recorded or counted. */
+  probes?: ProbeNonces
   /** Where verified deliveries are recorded; none when omitted. */
   inbox?: Inbox
   /** Milliseconds since the epoch; used for the tolerance check and `received_at`. */
@@ -262,6 +265,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       res.end(answer.body)
     }
 
+    if (options.probes && req.url?.includes(PROBE_PATH)) return send(probeAnswer(options.probes, req))
     if (req.method !== 'POST') {
       res.setHeader('allow', 'POST')
       send(reject(req, 405, 'method_not_allowed', `method ${req.method} not allowed: deliveries are POST`))
@@ -387,6 +391,13 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     localUrl: `http://127.0.0.1:${port}`,
     port,
   }
+}
+
+/** A probe of this listener's reachability: its nonce back, once; anything else on the path is 404. */
+function probeAnswer(probes: ProbeNonces, req: IncomingMessage): Answer {
+  req.resume()
+  const nonce = req.method === 'GET' ? probes.take(req.url ?? '') : undefined
+  return nonce === undefined ? text(404, 'unknown probe') : {body: nonce, headers: [['cache-control', 'no-store'], ['content-type', 'text/plain']], status: 200}
 }
 
 /** application/json, or any `+json` type (a charset parameter allowed). */

@@ -40,7 +40,8 @@ describe('webhooks listen against the sandbox', () => {
     const p = listen(session, ['--json', '--forward-to', r.url, '--max-events', '1'])
     const ready = await p.json(0)
     expect(ready).toMatchObject({endpoint_id: expect.stringMatching(/^we_/), ready: true})
-    expect(Object.keys(ready).sort()).toEqual(['endpoint_id', 'local_url', 'public_url', 'ready'])
+    expect(Object.keys(ready).sort()).toEqual(['endpoint_id', 'local_url', 'public_url', 'ready', 'verified_reachable'])
+    expect(ready.verified_reachable).toBe(true)
     expect(ready.local_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     expect(ready.public_url).toBe(`${ready.local_url}/`)
     expect(ready).not.toHaveProperty('signing_secret')
@@ -269,7 +270,8 @@ describe('webhooks listen against the sandbox', () => {
     expect((await second.exited).code).toBe(0)
 
     const publicUrl = 'https://hooks.example.com/commerce'
-    const third = listen(session, ['--json', '--public-url', publicUrl])
+    // hooks.example.com is not this listener: --no-probe, as the probe is not what this test is about.
+    const third = listen(session, ['--json', '--no-probe', '--public-url', publicUrl])
     const c = await third.json(0)
     expect(c).toMatchObject({public_url: publicUrl})
     expect(c.endpoint_id).not.toBe(a.endpoint_id)
@@ -297,10 +299,10 @@ describe('webhooks listen against a service that is not the local sandbox', () =
 
       const r = await receiver()
       const publicUrl = 'https://hooks.example.com/commerce'
-      const p = spawnCli(['webhooks', 'listen', '--json', '--public-url', publicUrl, '--forward-to', r.url, '--max-events', '1', '--print-secret'], env)
+      const p = spawnCli(['webhooks', 'listen', '--json', '--no-probe', '--public-url', publicUrl, '--forward-to', r.url, '--max-events', '1', '--print-secret'], env)
       const ready = await p.json(0)
       expect(ready).toMatchObject({public_url: publicUrl})
-      expect(Object.keys(ready).sort()).toEqual(['endpoint_id', 'local_url', 'public_url', 'ready', 'signing_secret'])
+      expect(Object.keys(ready).sort()).toEqual(['endpoint_id', 'local_url', 'public_url', 'ready', 'signing_secret', 'verified_reachable'])
       expect(ready.local_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
       // A delivery as the service would send it through the user's tunnel.
       const payload = body('evt_remote1')
@@ -310,7 +312,7 @@ describe('webhooks listen against a service that is not the local sandbox', () =
       expect(await p.exited).toEqual({code: 0, signal: null})
       expect(r.received.map((got) => got.body.toString())).toEqual([payload])
 
-      const again = spawnCli(['webhooks', 'listen', '--json', '--public-url', publicUrl], env)
+      const again = spawnCli(['webhooks', 'listen', '--json', '--no-probe', '--public-url', publicUrl], env)
       expect(await again.json(0)).toMatchObject({endpoint_id: ready.endpoint_id, public_url: publicUrl})
       again.child.kill('SIGTERM')
       expect((await again.exited).code).toBe(0)
@@ -341,7 +343,8 @@ describe('webhooks listen with a tunnel (stand-in binaries on PATH)', () => {
     it(`--tunnel ${provider}: registers the tunnel's URL, and stops the tunnel on SIGTERM`, async () => {
       session = await startSession()
       const argsFile = join(session.dir, 'tunnel-args.json')
-      const p = listen(session, ['--json', '--tunnel', provider], {FAKE_TUNNEL_ARGS_FILE: argsFile, PATH: withStandIns})
+      // This stand-in does not route (webhooks-probe.test.ts has the probe through a tunnel).
+      const p = listen(session, ['--json', '--no-probe', '--tunnel', provider], {FAKE_TUNNEL_ARGS_FILE: argsFile, PATH: withStandIns})
       const ready = await p.json(0)
       const tunnel = JSON.parse(readFileSync(argsFile, 'utf8')) as {args: string[]; pid: number}
       // A failing assertion must not leave the stand-in running (killAll ends the CLI with SIGKILL).
@@ -357,9 +360,9 @@ describe('webhooks listen with a tunnel (stand-in binaries on PATH)', () => {
       expect(alive(tunnel.pid)).toBe(false)
     })
 
-    it(`--tunnel ${provider} that dies ends the listener with exit 1 and says why`, async () => {
+    it(`--tunnel ${provider} that dies ends the listener with exit 1 and says why, with --exit-on-unreachable`, async () => {
       session = await startSession()
-      const p = listen(session, ['--tunnel', provider], {FAKE_TUNNEL_DIE_AFTER_MS: '300', PATH: withStandIns})
+      const p = listen(session, ['--tunnel', provider, '--no-probe', '--exit-on-unreachable'], {FAKE_TUNNEL_DIE_AFTER_MS: '300', PATH: withStandIns})
       expect((await p.exited).code).toBe(1)
       expect(p.stderr()).toMatch(new RegExp(`${provider} tunnel stopped.*${provider} exited with code 1`, 's'))
     })

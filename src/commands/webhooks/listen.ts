@@ -9,7 +9,7 @@ import {sanitize} from '../../io/sanitize.js'
 import type {ListenerEvent, Rejection} from '../../webhooks/listener.js'
 import {TUNNEL_PROVIDERS} from '../../webhooks/tunnel/index.js'
 import {splitEvents} from '../../services/webhooks/endpoints.js'
-import {checkForwardUrl, listen, type ListenReady} from '../../services/webhooks/listen.js'
+import {checkForwardUrl, listen, type ListenReady, type ReachabilityChange} from '../../services/webhooks/listen.js'
 
 const seconds = Flags.custom<number>({
   async parse(input) {
@@ -29,11 +29,16 @@ Listens on 127.0.0.1 (any path), verifies X-Service-Signature, prints one line p
 
 It registers its public URL as a webhook endpoint for the chosen events, reusing an endpoint already registered for that URL whose signing secret this profile holds. The service has no operation to delete an endpoint: each new URL (a new tunnel URL, another port) leaves one registered. Fix --port, or keep --public-url, to reuse one. Against the local sandbox, without --public-url or --tunnel, it registers its own loopback URL.
 
-Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --max-events N stops it after N verified deliveries (exit 0); --timeout SECONDS, counted from the ready line, fails it (exit 1) if fewer came (without --max-events: if none came). With --json, each stdout line is one JSON object: first {"ready": true, "local_url", "public_url", "endpoint_id"} (with --print-secret, also "signing_secret"), then one per event.`
+Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --max-events N stops it after N verified deliveries (exit 0); --timeout SECONDS, counted from the ready line, fails it (exit 1) if fewer came (without --max-events: if none came). Before the ready line it proves the public URL leads here: a probe with a one-time nonce through that URL, which only this listener answers. The ready line says "verified_reachable": true, false (with a warning naming the hop that failed) or null (--no-probe); --exit-on-unreachable makes a failed probe exit 1. The probe repeats every --heartbeat seconds; a missed one or a tunnel that dies is reported at once ({"event": "unreachable"} with --json), the tunnel is restarted with backoff and its new URL registered ({"event": "recovered"}), or with --exit-on-unreachable it is exit 1.
+
+Without --port it takes the port of the profile's previous listen when free, so the same URL reuses the same endpoint. At most --forward-concurrency forwards run at once; past a queue of 100, a delivery is answered 503 with Retry-After.
+
+With --json, each stdout line is one JSON object: first {"ready": true, "local_url", "public_url", "endpoint_id", "verified_reachable"} (with --print-secret, also "signing_secret"), then one per event, and the reachability lines above.`
   static examples = [
     '<%= config.bin %> webhooks listen --forward-to http://127.0.0.1:3000/hooks',
     '<%= config.bin %> webhooks listen --tunnel cloudflared --forward-to http://127.0.0.1:3000/hooks',
     '<%= config.bin %> webhooks listen --json --max-events 1 --timeout 60 > events.jsonl &',
+    '<%= config.bin %> webhooks listen --tunnel cloudflared --exit-on-unreachable --heartbeat 10 --forward-to http://127.0.0.1:3000/hooks',
   ]
   static fieldFlags = {events: '--events', url: '--public-url'}
   static interruptible = true
@@ -46,8 +51,17 @@ Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --
       min: 1,
     }),
     'forward-timeout': seconds({description: 'Seconds to wait for the --forward-to receiver before answering the sender 504 (default 9, below the 10 s a sender waits).'}),
+    'exit-on-unreachable': Flags.boolean({description: 'Exit 1 when the probe through the public URL does not come back, a heartbeat is missed, or the tunnel dies (for CI), instead of a warning and a restart.'}),
+    heartbeat: Flags.custom<number>({
+      async parse(input) {
+        const n = Number(input)
+        if (!/^\d+(\.\d+)?$/.test(input.trim()) || !Number.isFinite(n)) throw new Error(`must be a number of seconds, 0 to turn it off (got ${JSON.stringify(input)})`)
+        return n
+      },
+    })({description: 'Seconds between reachability probes once ready (default 30; 0: none). A missed one is reported, and is exit 1 with --exit-on-unreachable.'}),
     'max-events': Flags.integer({description: 'Stop (exit 0) after N verified deliveries.', min: 1}),
     port: Flags.integer({description: 'Local port on 127.0.0.1 (default: a free one).', max: 65_535, min: 0}),
+    probe: Flags.boolean({allowNo: true, default: true, description: 'Prove the public URL reaches this listener before the ready line, and every --heartbeat seconds (--no-probe: never; verified_reachable is then null).'}),
     'print-secret': Flags.boolean({description: 'Show the endpoint\'s signing secret (in the ready line with --json).'}),
     'public-url': Flags.string({description: 'Public HTTPS URL of a tunnel you already run to the local port.', exclusive: ['tunnel']}),
     'skip-verify': Flags.boolean({description: 'Accept deliveries without checking their signature (testing only).'}),
@@ -73,7 +87,11 @@ Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --
       forwardConcurrency: flags['forward-concurrency'],
       forwardTimeoutSeconds: flags['forward-timeout'],
       forwardTo: flags['forward-to'],
+      exitOnUnreachable: flags['exit-on-unreachable'],
+      heartbeatSeconds: flags.heartbeat,
       maxEvents: flags['max-events'],
+      noProbe: !flags.probe,
+      onReachability: (change) => this.printReachability(change),
       onEvent: (event) => this.printEvent(event),
       onIgnored: (event) => io.info(io.chalk.dim(`${clock()}  ${sanitize(event.type, 'cell')}  ${sanitize(event.id, 'cell')}  ignored: not one of the events listened for`)),
       onReady: (ready) => this.printReady(ready),
@@ -98,6 +116,7 @@ Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --
     io.info(
       `Public URL ${ready.public_url}: endpoint ${ready.endpoint_id} ${ready.reused ? 'registered earlier, reused' : 'registered now'}, for ${ready.events.join(', ')}.`,
     )
+    if (ready.verified_reachable) io.info(`Reachable: a probe through ${ready.public_url} came back to this listener.`)
     if (flags['skip-verify']) io.warn('signatures are not verified (--skip-verify).')
     if (ready.signing_secret !== undefined) this.output.note(`Signing secret: ${ready.signing_secret}`)
     const max = flags['max-events']
@@ -105,8 +124,20 @@ Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --
     if (flags.timeout !== undefined) stops.push(`fails after ${flags.timeout} s without ${max === undefined ? 'any' : 'them'}`)
     io.info(`Ready. Stops ${stops.join(', ')}.`)
     // The contract's ready object, exactly (the signing secret only when asked for); the rest is on stderr above.
-    const {endpoint_id, local_url, public_url, signing_secret} = ready
-    this.output.line({endpoint_id, local_url, public_url, ready: true, ...(signing_secret === undefined ? {} : {signing_secret})})
+    const {endpoint_id, local_url, public_url, signing_secret, verified_reachable} = ready
+    this.output.line({endpoint_id, local_url, public_url, ready: true, verified_reachable, ...(signing_secret === undefined ? {} : {signing_secret})})
+  }
+
+  /** `{"event": "unreachable" | "recovered", …}` with --json; a warning or a note otherwise. */
+  private printReachability(change: ReachabilityChange): void {
+    const {io} = this
+    this.output.line(change, () => {
+      if (change.event === 'unreachable') io.warn(`${change.message}${change.reason === 'tunnel_exited' ? ' Restarting it…' : ''} Deliveries meanwhile are retried by their sender.`)
+      else
+        io.info(
+          `${clock()}  ${io.chalk.green('reachable again')} at ${change.public_url}${change.re_registered ? ` (registered anew as endpoint ${change.endpoint_id}: the service cannot change an endpoint's URL)` : ''}${change.verified_reachable ? ', verified by a probe' : ''}.`,
+        )
+    })
   }
 
   private printEvent(event: ListenerEvent): void {
