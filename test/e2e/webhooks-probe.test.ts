@@ -127,6 +127,30 @@ describe('recovery', () => {
     p.child.kill('SIGTERM')
   }, 30_000)
 
+  it('a missed heartbeat is reported at once, and the recovery when the tunnel routes again; with --exit-on-unreachable, exit 1', async () => {
+    session = await startSession()
+    const args = join(session.dir, 'tunnel.json')
+    const env = {COMMERCE_WEBHOOK_PROBE_TIMEOUT: '1', FAKE_TUNNEL_ARGS_FILE: args, FAKE_TUNNEL_ROUTE: 'proxy'}
+    const p = listen(session, ['--tunnel', 'cloudflared', '--heartbeat', '0.3'], env)
+    const ready = await p.json(0)
+    process.kill(tunnelPid(args), 'SIGUSR1') // the edge swallows requests from now on
+    const lost = await p.json(1)
+    expect(lost).toMatchObject({event: 'unreachable', reason: 'probe_failed'})
+    expect(lost.message).toMatch(/heartbeat probe .* did not come back: no answer/)
+    process.kill(tunnelPid(args), 'SIGUSR1') // and routes again
+    expect(await p.json(2)).toMatchObject({endpoint_id: ready.endpoint_id, event: 'recovered', public_url: ready.public_url, re_registered: false})
+    expect(p.running()).toBe(true)
+    p.child.kill('SIGTERM')
+    expect((await p.exited).code).toBe(0)
+
+    const strictArgs = join(session.dir, 'strict.json')
+    const strict = listen(session, ['--tunnel', 'cloudflared', '--heartbeat', '0.3', '--exit-on-unreachable'], {...env, FAKE_TUNNEL_ARGS_FILE: strictArgs})
+    await strict.json(0)
+    process.kill(tunnelPid(strictArgs), 'SIGUSR1')
+    expect((await strict.exited).code).toBe(1)
+    expect(JSON.parse(strict.lines.at(-1)!).error.message).toMatch(/heartbeat probe .* did not come back.*--exit-on-unreachable/)
+  }, 30_000)
+
   it('with --exit-on-unreachable the same kill is exit 1', async () => {
     session = await startSession()
     const args = join(session.dir, 'tunnel.json')
