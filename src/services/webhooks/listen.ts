@@ -140,7 +140,8 @@ export async function listen(options: ListenOptions): Promise<{end: ListenEnd; e
   // the earlier endpoint still verify.
   const secrets: string[] = []
   const probes = new ProbeNonces()
-  const probeTimeoutMs = options.probeTimeoutMs ?? (Number(ctx.env.COMMERCE_WEBHOOK_PROBE_TIMEOUT) * 1000 || undefined)
+  const envTimeout = Number(ctx.env.COMMERCE_WEBHOOK_PROBE_TIMEOUT) * 1000
+  const probeTimeoutMs = options.probeTimeoutMs ?? (envTimeout > 0 ? envTimeout : undefined)
   let ready = false
   let count = 0
   const early: ListenerEvent[] = []
