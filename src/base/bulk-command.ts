@@ -7,10 +7,10 @@ import type {ImportFormat, OnConflict} from '../domain/bulk.js'
 import {EXIT, UsageError} from '../errors.js'
 import {createProgressBar} from '../io/progress.js'
 import {type Output, renderRecord} from '../io/output.js'
+import {counted} from '../domain/text.js'
 import {sanitize} from '../io/sanitize.js'
 import type {IOStreams} from '../io/streams.js'
 import {exportFormat, type ExportResult, type ImportKind, type ImportOutcome, importFormat, type RecordFormat, runExport, runImport, type ValidatedFile} from '../services/bulk.js'
-import {counted as count} from '../domain/text.js'
 
 export interface ExportCommandOptions {
   io: IOStreams
@@ -53,11 +53,9 @@ export async function exportCommand(options: ExportCommandOptions): Promise<Expo
     tokens: options.tokens,
   })
   if (io.json && toFile) options.output.document(result)
-  else if (toFile) io.info(`Exported ${count(result.exported, options.noun)} to ${result.output}.`)
+  else if (toFile) io.info(`Exported ${counted(result.exported, options.noun)} to ${result.output}.`)
   return result
 }
-
-
 
 export interface ImportCommandOptions {
   io: IOStreams
@@ -144,7 +142,7 @@ export async function importCommand(options: ImportCommandOptions): Promise<numb
 function invitationsNote(file: ValidatedFile, verb: string): string | undefined {
   const {sent, unset} = file.invitations
   if (file.kind !== 'customers' || unset === 0) return undefined
-  return `${count(sent, 'customer')} ${verb} an invitation email (${unset} of them leave send_invite unset; --no-send-invite: none).`
+  return `${counted(sent, 'customer')} ${verb} an invitation email (${unset} of them leave send_invite unset; --no-send-invite: none).`
 }
 
 /** Every bad row by its line, as one usage error (exit 2): nothing was sent. */

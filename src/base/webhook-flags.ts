@@ -27,7 +27,6 @@ export async function requireSecret(flags: SecretFlagValues, payloadFile: string
   return secret
 }
 
-
 /** The inbox filters shared by `webhooks events` and `webhooks replay --failed`. */
 export const inboxFilterFlags = {
   since: Flags.string({description: 'Only records received since then: a duration back from now (30s, 10m, 2h, 1d, 1w) or an ISO date-time.'}),

@@ -171,9 +171,9 @@ export async function renderRecordHuman(io: IOStreams, record: Row, fields?: rea
     return
   }
   const {default: Table} = await import('cli-table3')
-  // Sized to the terminal: the field column as wide as its longest name, the value column the rest (borders and
-  // padding take 7 characters); long text wraps there, and nested values are shown one entry a line.
-  // The value column no wider than its longest line, so a short record is a small table.
+  // Sized to the terminal: the field column as wide as its longest name, the value column as wide as its longest
+  // line but no wider than the rest (borders and padding take 7 characters); long text wraps there, and nested
+  // values are shown one entry a line.
   const keyWidth = Math.max(...present.map((k) => sanitize(k).length), 1) + 2
   const widest = Math.max(MIN_WIDTH, (io.stdout.columns || 80) - keyWidth - 5)
   const cells = present.map((k) => nestedCell(k, record, io.values, widest - 2))

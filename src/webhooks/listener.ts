@@ -5,10 +5,11 @@
  * Answers: 405 for another method; 415 for a Content-Type other than JSON and 400 for a missing or malformed
  * signature header, both before reading the body; 413 for a body over the limit; 503 (Retry-After) when the
  * bodies held at once would pass their bound, when the forward queue is full or the listener is stopping (both
- * before reading the body), or when a queued delivery cannot start forwarding in time; 400 (not forwarded, not recorded) for a wrong, stale or future
- * signature or a body that is not an event; 200 for an event of a type not subscribed to (reported as ignored);
+ * before reading the body), or when a queued delivery cannot start forwarding in time; 400 (not forwarded, not
+ * recorded) for a wrong, stale or future signature or a body that is not an event; 200 for an event of a type not subscribed to (reported as ignored);
  * else the receiver's own answer, 502 when it cannot be reached, 504 when it does not answer within the
- * forward timeout, or 200 when there is no receiver.
+ * forward timeout, or 200 when there is no receiver. A GET of the probe path (probe.ts) is answered before all
+ * of this.
  */
 import {createServer, type IncomingMessage} from 'node:http'
 import type {AddressInfo} from 'node:net'
@@ -204,19 +205,18 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       // A slot, early enough to leave the receiver half the forward timeout before the sender's deadline (a
       // forward started later would likely be cut off, the receiver acting on a delivery its sender then sends
       // again); else 503, and the sender's retry comes back later.
-      const waitStarted = performance.now()
       if (!(await gate.acquire(forwardTimeoutMs / 2))) return busyAnswer(req, `${concurrency} forwards in progress and the queue did not move in time, retry later`)
-      const budgetMs = Math.max(1, Math.round(forwardTimeoutMs - (performance.now() - waitStarted)))
+      const budgetMs = Math.max(1, Math.round(forwardTimeoutMs - (performance.now() - started)))
+      const forwardTo = options.forwardTo
       try {
-        dispatcher ??= new (await loadUndici()).Agent({connections: concurrency, keepAliveTimeout: 4_000})
-        const result = await forwardDelivery({
-          body,
-          dispatcher,
-          headers: rawHeaderPairs(req.rawHeaders),
-          maxResponseBytes: maxBodyBytes,
-          timeoutMs: budgetMs,
-          url: options.forwardTo,
-        }).finally(() => gate.release())
+        const result = await (async () => {
+          try {
+            dispatcher ??= new (await loadUndici()).Agent({connections: concurrency, keepAliveTimeout: 4_000})
+            return await forwardDelivery({body, dispatcher, headers: rawHeaderPairs(req.rawHeaders), maxResponseBytes: maxBodyBytes, timeoutMs: budgetMs, url: forwardTo})
+          } finally {
+            gate.release()
+          }
+        })()
         forwardStatus = result.status
         response = recordAnswer(result)
         answer = {body: result.body, headers: result.headers, status: result.status}

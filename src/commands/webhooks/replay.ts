@@ -45,13 +45,14 @@ Each delivery is signed afresh (current time) with the secret given (--secret-fi
       await this.output.result(result, () => io.out(`Replayed ${sanitize(result.id, 'cell')} (${sanitize(result.type, 'cell')}) to ${result.forward_to} -> ${io.chalk.green(String(result.status))} (${result.duration_ms} ms)`))
       return
     }
-    const warned = new Set<string>()
+    let warned = false
     const summary = await replayMany(process.env, {
       ...input,
       ...(flags.failed ? {failed: {since: sinceOf(flags.since), types: flags.type ? splitEvents(flags.type) : undefined}} : {ids}),
       onResult: (item, warning) => {
-        if (warning && !warned.has('secret')) {
-          warned.add('secret')
+        // Said once: it is the same for every event without a stored secret.
+        if (warning && !warned) {
+          warned = true
           io.warn(warning)
         }
         this.output.note(this.itemLine(item))
