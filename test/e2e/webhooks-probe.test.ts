@@ -1,6 +1,6 @@
 /**
  * A listener that proves it is reachable (issue 12, items 1 and 2), and reuses its endpoint (issue 9, item 7):
- * `webhooks listen` as a process against the sandbox, with the stand-in cloudflared on PATH routing for real
+ * `webhooks listen` as a process against the sandbox, with the stand-in tunnels on PATH routing for real
  * (FAKE_TUNNEL_ROUTE=proxy: an HTTPS edge on loopback with the test certificate, trusted through
  * NODE_EXTRA_CA_CERTS) or not at all (blackhole).
  */
@@ -55,11 +55,11 @@ describe('proof of reachability', () => {
     expect(inbox.map((r: {id: string}) => r.id)).toEqual([trigger.json().event_id])
   })
 
-  it('through a routing tunnel: true only after the round trip; a delivery through it is forwarded; --no-probe is null', async () => {
+  it.each(['cloudflared', 'ngrok'])('through a routing %s tunnel: true only after the round trip; a delivery through it is forwarded; --no-probe is null', async (provider) => {
     session = await startSession()
     receiver = await startReceiver()
     const log = join(session.dir, 'edge.log')
-    const p = listen(session, ['--tunnel', 'cloudflared', '--forward-to', receiver.url, '--heartbeat', '0'], {FAKE_TUNNEL_REQUESTS_FILE: log, FAKE_TUNNEL_ROUTE: 'proxy'})
+    const p = listen(session, ['--tunnel', provider, '--forward-to', receiver.url, '--heartbeat', '0'], {FAKE_TUNNEL_REQUESTS_FILE: log, FAKE_TUNNEL_ROUTE: 'proxy'})
     const ready = await p.json(0)
     expect(ready).toMatchObject({verified_reachable: true})
     expect(ready.public_url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/)
@@ -70,7 +70,7 @@ describe('proof of reachability', () => {
     p.child.kill('SIGTERM')
     expect((await p.exited).code).toBe(0)
 
-    const skip = listen(session, ['--tunnel', 'cloudflared', '--no-probe'], {FAKE_TUNNEL_REQUESTS_FILE: join(session.dir, 'edge2.log'), FAKE_TUNNEL_ROUTE: 'proxy'})
+    const skip = listen(session, ['--tunnel', provider, '--no-probe'], {FAKE_TUNNEL_REQUESTS_FILE: join(session.dir, 'edge2.log'), FAKE_TUNNEL_ROUTE: 'proxy'})
     expect(await skip.json(0)).toMatchObject({verified_reachable: null})
     expect(probes(join(session.dir, 'edge2.log'))).toHaveLength(0)
   })
@@ -106,11 +106,11 @@ describe('proof of reachability', () => {
 describe('recovery', () => {
   const tunnelPid = (file: string) => JSON.parse(readFileSync(file, 'utf8')).pid as number
 
-  it('a tunnel killed mid-run is restarted and re-registered, said on the --json channel; a delivery after recovery is forwarded', async () => {
+  it.each(['cloudflared', 'ngrok'])('a %s tunnel killed mid-run is restarted and re-registered, said on the --json channel; a delivery after recovery is forwarded', async (provider) => {
     session = await startSession()
     receiver = await startReceiver()
     const args = join(session.dir, 'tunnel.json')
-    const p = listen(session, ['--tunnel', 'cloudflared', '--forward-to', receiver.url, '--heartbeat', '0'], {FAKE_TUNNEL_ARGS_FILE: args, FAKE_TUNNEL_ROUTE: 'proxy'})
+    const p = listen(session, ['--tunnel', provider, '--forward-to', receiver.url, '--heartbeat', '0'], {FAKE_TUNNEL_ARGS_FILE: args, FAKE_TUNNEL_ROUTE: 'proxy'})
     const ready = await p.json(0)
     process.kill(tunnelPid(args), 'SIGKILL')
     expect(await p.json(1)).toMatchObject({event: 'unreachable', reason: 'tunnel_exited'})
