@@ -108,11 +108,18 @@ export function spawnCli(args: string[], env: Record<string, string | undefined>
   return proc
 }
 
-export async function killAll(): Promise<void> {
+/**
+ * Ends every process spawnCli started that is still running: SIGTERM first, so that a `webhooks listen` stops
+ * the tunnel it runs (SIGKILL would leave it behind), then SIGKILL after a grace period.
+ */
+export async function killAll(graceMs = 3000): Promise<void> {
   await Promise.all(
-    [...spawned].map((p) => {
-      p.child.kill('SIGKILL')
-      return p.exited
+    [...spawned].map(async (p) => {
+      if (!p.running()) return p.exited
+      p.child.kill('SIGTERM')
+      const timer = setTimeout(() => p.child.kill('SIGKILL'), graceMs)
+      await p.exited
+      clearTimeout(timer)
     }),
   )
 }
