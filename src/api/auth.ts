@@ -12,7 +12,7 @@ import {createHash} from 'node:crypto'
 
 import type {IssuedToken} from '../domain/schema.js'
 import {ApiError, AuthError, CliError, UsageError} from '../errors.js'
-import {KeyringError, type Storage, keyringAccount, keyringGet} from '../config/keyring.js'
+import {KEYRING_FIX_HINT, KeyringError, type Storage, keyringAccount, keyringGet} from '../config/keyring.js'
 import type {CachedToken, ConfigData, ConfigStore} from '../config/store.js'
 import type {ApiClient, TokenSource} from './client.js'
 import {checkHeaderValue} from './url.js'
@@ -216,7 +216,7 @@ export async function keyringSecret(profileName: string, keyId: string, hint = L
     secret = await keyringGet(keyringAccount(profileName, keyId))
   } catch (error) {
     if (!(error instanceof KeyringError)) throw error
-    throw new AuthError(`The key secret of profile "${profileName}" is kept in the OS keyring, but ${error.message}.`, {hint})
+    throw new AuthError(`The key secret of profile "${profileName}" is kept in the OS keyring, but ${error.message}.`, {hint: KEYRING_FIX_HINT})
   }
   if (secret === undefined) throw new AuthError(`The key secret of profile "${profileName}" is not in the OS keyring (it was removed there).`, {hint})
   return secret

@@ -6,6 +6,7 @@ import {ApiClient, type ClientOptions} from '../api/client.js'
 import {type ResolvedCredentials, loginHint, resolveCredentials} from '../api/auth.js'
 import {checkBaseUrl, noBaseUrlHint} from '../api/url.js'
 import {type ApiVersion, DEFAULT_API_VERSION} from '../domain/schema.js'
+import {secondsFromEnv} from '../domain/env.js'
 import {UsageError} from '../errors.js'
 import {type ConfigData, ConfigStore, type Profile, selectProfileName} from '../config/store.js'
 import {configDir} from '../config/paths.js'
@@ -138,11 +139,7 @@ export class Context {
 
 /** COMMERCE_HTTP_TIMEOUT: seconds for one whole exchange, body included (default 30). */
 function readTimeout(env: NodeJS.ProcessEnv): number | undefined {
-  const raw = env.COMMERCE_HTTP_TIMEOUT
-  if (!raw) return undefined
-  const seconds = Number(raw)
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`COMMERCE_HTTP_TIMEOUT must be a positive number of seconds (got ${JSON.stringify(raw)}).`)
-  return seconds * 1000
+  return secondsFromEnv(env, 'COMMERCE_HTTP_TIMEOUT')
 }
 
 /** COMMERCE_HTTP_MAX_BYTES: the bound on a response body, in bytes or with a unit (`64MiB`, `512KiB`, `1GiB`). */
