@@ -24,5 +24,12 @@ export const UNDICI_MAKE_DISPATCHER = {
   sha256: '1dc8ed6aa6ee3c8f3c44c58c62189118c74e1a706ec7414b6b7b1c7852b49350',
 }
 
-/** The packages whose internals the build touches: pinned to exact versions in package.json. */
-export const PINNED = ['@oclif/core', 'undici']
+/**
+ * jq-web keeps jq's output in a private buffer until jq ends; the --jq worker streams it by loading jq.js with one
+ * line changed. The line is JQ_OUTPUT_HOOK in src/io/jq.ts (the shipped code needs it at run time, and this file
+ * does not ship); test/build/bundle.test.ts checks it against the installed jq-web.
+ */
+export const JQ_OUTPUT_HOOK_IN = 'src/io/jq.ts'
+
+/** The packages whose internals the build or the CLI touches: pinned to exact versions in package.json. */
+export const PINNED = ['@oclif/core', 'undici', 'jq-web']

@@ -52,7 +52,7 @@ export async function exportCommand(options: ExportCommandOptions): Promise<Expo
     stdout: io.stdout,
     tokens: options.tokens,
   })
-  if (io.json && toFile) options.output.document(result)
+  if (io.json && toFile) await options.output.document(result)
   else if (toFile) io.info(`Exported ${counted(result.exported, options.noun)} to ${result.output}.`)
   return result
 }

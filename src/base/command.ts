@@ -46,6 +46,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** The one path a result takes to stdout: `this.output.result(value, () => render...)`, `list`, `record`. */
   protected output!: Output
   private readonly interruption = new AbortController()
+  /** The --jq worker, ended when the command ends. */
+  private jq?: import('../io/jq.js').JqFilter
 
   /** Aborted on the first Ctrl-C (or SIGTERM) when the command is `interruptible`; never otherwise. */
   protected get interrupted(): AbortSignal {
@@ -94,9 +96,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const refusal = this.jqRefusal()
     if (refusal) throw new UsageError(`--jq cannot be used here: ${refusal}`)
     const {compileJq} = await import('../io/jq.js')
-    const jq = await compileJq(flags.jq, {pretty: io.isStdoutTTY})
-    this.output.setFilter((document) => {
-      io.outJq(jq, JSON.stringify(io.projected(document)))
+    const jq = await compileJq(flags.jq, {env: process.env, pretty: io.isStdoutTTY})
+    this.jq = jq
+    this.output.setFilter(async (document) => {
+      await io.outJq(jq, JSON.stringify(io.projected(document)))
       return undefined
     })
   }
@@ -107,6 +110,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * Any other command exits 130 on Ctrl-C, rather than dying by the signal (which a parent process sees as no
    * exit code); exit handlers (the config lock's release) still run.
    */
+  protected async finally(error: Error | undefined): Promise<void> {
+    await this.jq?.close()
+    return super.finally(error)
+  }
+
   private handleInterrupts(): void {
     if ((this.ctor as typeof BaseCommand).interruptible) {
       const onSignal = () => {

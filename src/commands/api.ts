@@ -89,7 +89,7 @@ repeated after a 5xx or a network error.`
   private async printBody(body: unknown): Promise<void> {
     if (body === undefined) return
     if (typeof body === 'string') await this.output.result(body, () => this.io.out(this.io.isStdoutTTY ? sanitize(body, 'terminal') : body))
-    else this.output.document(body)
+    else await this.output.document(body)
   }
 }
 

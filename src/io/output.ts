@@ -38,7 +38,10 @@ export interface ErrorRendering extends ErrorBody {
   stack?: string
 }
 
-/** Applied to every JSON document before it is written (--fields, --jq). Returning undefined prints nothing. */
+/**
+ * Applied to every JSON document before it is written (--fields, --jq). Returning undefined prints nothing; a
+ * filter that prints on its own (--jq) returns a promise of undefined.
+ */
 export type JsonFilter = (document: unknown) => unknown
 
 export class Output {
@@ -72,7 +75,7 @@ export class Output {
     if (this.filter) {
       const all: Row[] = []
       for await (const record of records) all.push(record)
-      this.document(all)
+      await this.document(all)
       return all.length
     }
     let count = 0
@@ -109,8 +112,8 @@ export class Output {
   }
 
   /** Writes one JSON document to stdout (after the filter): indented on a terminal, one line on a pipe. */
-  document(value: unknown): void {
-    const filtered = this.filter ? this.filter(value) : value
+  async document(value: unknown): Promise<void> {
+    const filtered = this.filter ? await this.filter(value) : value
     if (filtered === undefined) return
     this.io.out(JSON.stringify(filtered, null, this.io.isStdoutTTY ? 2 : undefined))
   }

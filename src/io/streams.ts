@@ -116,12 +116,12 @@ export class IOStreams {
     return isRecord(value) ? project(value as Record<string, unknown>, this.fields) : value
   }
 
-  /** The --jq results for one JSON document (its text), as jq prints them; raw strings made safe on a terminal. */
-  outJq(jq: JqFilter, json: string): void {
-    const text = jq(json)
-    if (text === '') return
-    this.clearStatus()
-    this.stdout.write(this.isStdoutTTY ? sanitize(text, 'terminal') : text)
+  /** The --jq results for one JSON document (its text), written as jq prints them; raw strings made safe on a terminal. */
+  async outJq(jq: JqFilter, json: string): Promise<void> {
+    await jq.run(json, (text) => {
+      this.clearStatus()
+      this.stdout.write(this.isStdoutTTY ? sanitize(text, 'terminal') : text)
+    })
   }
 
   /** Status and information for people: stderr. */

@@ -8,7 +8,8 @@ import {createRequire} from 'node:module'
 import {dirname, join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import {HELP_RENDER, PINNED, UNDICI_MAKE_DISPATCHER} from '../../scripts/patches.mjs'
+import {HELP_RENDER, JQ_OUTPUT_HOOK_IN, PINNED, UNDICI_MAKE_DISPATCHER} from '../../scripts/patches.mjs'
+import {JQ_OUTPUT_HOOK} from '../../src/io/jq.js'
 import {ROOT} from '../helpers/cli.js'
 
 const require = createRequire(join(ROOT, 'package.json'))
@@ -35,6 +36,11 @@ describe('packages whose internals the build touches', () => {
   it('@oclif/core still has the line the fast help render patches', () => {
     const source = readFileSync(join(dirname(require.resolve(`${HELP_RENDER.package}/package.json`)), HELP_RENDER.module), 'utf8')
     expect(source.includes(HELP_RENDER.original), `${HELP_RENDER.module} changed: review the fast-help-render patch (scripts/patches.mjs)`).toBe(true)
+  })
+
+  it('jq-web still has the output line the --jq worker hooks', () => {
+    const source = readFileSync(require.resolve(JQ_OUTPUT_HOOK.module), 'utf8')
+    expect(source.split(JQ_OUTPUT_HOOK.original).length - 1, `${JQ_OUTPUT_HOOK.module} changed: review JQ_OUTPUT_HOOK (${JQ_OUTPUT_HOOK_IN})`).toBe(1)
   })
 
   it("undici's makeDispatcher is the one scripts/undici-lite.cjs copies", () => {

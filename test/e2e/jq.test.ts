@@ -3,6 +3,7 @@
  * every page, prints like `jq -r`, a compile error is exit 2 before any request, a runtime error exit 1 with
  * jq's message, errors are the --json error document; --fields in TSV, JSON and the terminal's table.
  */
+import {spawn} from 'node:child_process'
 import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -94,6 +95,60 @@ describe('--jq', () => {
     // Not refused where the output is one document: a single request.
     const single = await cli(['api', 'v2/customers', '--jq', '.data | length'])
     expect(single.stdout).toBe('20\n')
+  })
+})
+
+describe('--jq under bounds', () => {
+  const bin = join(import.meta.dirname, '..', '..', 'bin', 'run.js')
+  /** The CLI in a bash pipeline, as a user types it ($CLI); killed by the test after 20 s. */
+  const shell = (line: string, extra: Record<string, string> = {}) =>
+    new Promise<{code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; elapsed: number}>((resolve) => {
+      const started = Date.now()
+      const child = spawn('bash', ['-c', line], {env: {...process.env, ...env(), ...extra, CLI: `${process.execPath} ${bin}`}, stdio: ['ignore', 'pipe', 'pipe']})
+      let stdout = ''
+      let stderr = ''
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
+      child.on('close', (code, signal) => {
+        clearTimeout(timer)
+        resolve({code, elapsed: Date.now() - started, signal, stderr, stdout})
+      })
+    })
+
+  it("streams results: `--jq 'repeat(1)' | head -1` ends as soon as head does", async () => {
+    const r = await shell(`$CLI products list --per-page 1 --jq 'repeat(1)' | head -1; echo "status \${PIPESTATUS[0]}"`)
+    expect(r.signal, 'killed by the test: it hung').toBeNull()
+    expect(r.stdout).toBe('1\nstatus 0\n')
+    expect(r.elapsed).toBeLessThan(10_000)
+  })
+
+  it('a filter that runs away is stopped at COMMERCE_JQ_TIMEOUT: exit 1, a clear message, nothing of the runtime', async () => {
+    const r = await shell(`$CLI products list --per-page 1 --jq '[range(1e9)] | length'`, {COMMERCE_JQ_TIMEOUT: '1'})
+    expect(r.code, r.stderr).toBe(1)
+    expect(JSON.parse(r.stdout)).toEqual({error: {message: '--jq: the filter took longer than 1 s and was stopped.', status: null}})
+    expect(r.stderr).toMatch(/COMMERCE_JQ_TIMEOUT sets the limit/)
+    expect(r.stderr + r.stdout).not.toMatch(/Aborted|RuntimeError|\bat /)
+    expect(r.elapsed).toBeLessThan(10_000)
+  })
+
+  it('Ctrl-C stops a running filter at once: exit 130', async () => {
+    const child = spawn(process.execPath, [bin, 'products', 'list', '--per-page', '1', '--jq', 'until(false; .)'], {
+      env: {...process.env, ...env()},
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let err = ''
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d))
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
+    // The filter is running once the request is answered; give the start-up time, then interrupt.
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    const sent = Date.now()
+    child.kill('SIGINT')
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+    const code = await exited
+    clearTimeout(timer)
+    expect(code, err).toBe(130)
+    expect(Date.now() - sent).toBeLessThan(2000)
   })
 })
 
