@@ -100,6 +100,56 @@ export class NoCredentials implements TokenSource {
   }
 }
 
+/**
+ * A profile's credentials asked for at an origin the profile was not logged in at (`--base-url` or
+ * COMMERCE_BASE_URL naming another server): nothing is sent, exit 3 naming both origins. `gh` keeps its tokens
+ * per host for the same reason: one pasted command or a CI variable set by someone else must not hand the key pair
+ * to another server.
+ */
+export class ForeignOrigin extends NoCredentials {
+  constructor(
+    private readonly message: string,
+    private readonly advice: string,
+  ) {
+    super(advice)
+  }
+
+  async getToken(): Promise<string> {
+    throw new AuthError(this.message, {hint: this.advice})
+  }
+
+  /** Never a cached token: it belongs to the profile's own origin. */
+  async cached(): Promise<undefined> {
+    return undefined
+  }
+}
+
+/** The origin (scheme, host, port) of a URL, or undefined when it does not parse. */
+export function originOf(url: string): string | undefined {
+  try {
+    return new URL(url).origin
+  } catch {
+    return undefined
+  }
+}
+
+/** Where the base URL in effect came from, when it overrides the profile's own. */
+export interface BaseUrlOverride {
+  url: string
+  /** `--base-url` or `COMMERCE_BASE_URL`. */
+  from: string
+}
+
+function foreignOrigin(profileName: string, profileUrl: string, override: BaseUrlOverride): ForeignOrigin | undefined {
+  const own = originOf(profileUrl)
+  const asked = originOf(override.url)
+  if (!own || !asked || own === asked) return undefined
+  return new ForeignOrigin(
+    `Profile "${profileName}" was logged in at ${own}; its key pair and token are not sent to ${asked} (${override.from}). Nothing was sent.`,
+    `To use ${asked}: log a profile in there (\`commerce auth login --base-url ${override.url} --profile NAME\`), choose a profile logged in there with --profile, or give this call its own credentials in COMMERCE_KEY_ID and COMMERCE_KEY_SECRET (or COMMERCE_ACCESS_TOKEN).`,
+  )
+}
+
 /** Where a key pair's token is cached inside the config data. */
 export interface TokenSlot {
   get(data: ConfigData, baseUrl: string): CachedToken | undefined
@@ -228,7 +278,7 @@ export function resolveCredentials(
   data: ConfigData,
   profileName: string,
   store: ConfigStore,
-  options: {loginHint?: string} = {},
+  options: {loginHint?: string; baseUrlOverride?: BaseUrlOverride} = {},
 ): ResolvedCredentials {
   if (env.COMMERCE_ACCESS_TOKEN) checkHeaderValue('COMMERCE_ACCESS_TOKEN', env.COMMERCE_ACCESS_TOKEN)
   if (env.COMMERCE_ACCESS_TOKEN) return {source: 'COMMERCE_ACCESS_TOKEN', tokens: new StaticToken(env.COMMERCE_ACCESS_TOKEN)}
@@ -241,6 +291,9 @@ export function resolveCredentials(
     return {keyId: envId, source: 'COMMERCE_KEY_ID', tokens: new KeyPairTokens(pair, store, envTokenSlot(pair))}
   }
   const profile = data.profiles?.[profileName]
+  // A profile's stored credentials go only to the origin of its own base_url.
+  const foreign = profile?.key_id && profile.base_url && options.baseUrlOverride ? foreignOrigin(profileName, profile.base_url, options.baseUrlOverride) : undefined
+  if (foreign) return {keyId: profile!.key_id, source: 'profile', storage: profile!.storage === 'keyring' ? 'keyring' : 'file', tokens: foreign}
   if (profile?.key_id && profile.key_secret) {
     const pair = {keyId: profile.key_id, keySecret: profile.key_secret, scopes: profile.requested_scopes}
     return {keyId: profile.key_id, source: 'profile', storage: 'file', tokens: new KeyPairTokens(pair, store, profileTokenSlot(profileName))}

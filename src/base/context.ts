@@ -3,7 +3,7 @@
  * the credentials and the API client. Precedence rules of the contract live here and nowhere else.
  */
 import {ApiClient, type ClientOptions} from '../api/client.js'
-import {type ResolvedCredentials, loginHint, resolveCredentials} from '../api/auth.js'
+import {type BaseUrlOverride, type ResolvedCredentials, loginHint, resolveCredentials} from '../api/auth.js'
 import {checkBaseUrl, noBaseUrlHint} from '../api/url.js'
 import {type ApiVersion, DEFAULT_API_VERSION} from '../domain/schema.js'
 import {secondsFromEnv} from '../domain/env.js'
@@ -96,8 +96,19 @@ export class Context {
   }
 
   async credentials(): Promise<ResolvedCredentials> {
-    this.creds ??= resolveCredentials(this.env, await this.data(), await this.profileName(), this.store, {loginHint: loginHint(this.userFlags())})
+    this.creds ??= resolveCredentials(this.env, await this.data(), await this.profileName(), this.store, {
+      baseUrlOverride: this.baseUrlOverride(),
+      loginHint: loginHint(this.userFlags()),
+    })
     return this.creds
+  }
+
+  /** `--base-url` or COMMERCE_BASE_URL, which take precedence over the profile's base_url, and which of them. */
+  private baseUrlOverride(): BaseUrlOverride | undefined {
+    const flag = this.options.flags['base-url']
+    if (flag) return {from: '--base-url', url: flag}
+    if (this.env.COMMERCE_BASE_URL) return {from: 'COMMERCE_BASE_URL', url: this.env.COMMERCE_BASE_URL}
+    return undefined
   }
 
   /** The API client for the resolved base URL (or `baseUrl`), with the credentials in effect. */

@@ -35,6 +35,8 @@ export interface LoginOutcome {
   result: LoginResult
   /** Set when the keyring was asked for but failed: the secret went to the file instead. */
   warning?: string
+  /** The base URL the profile was logged in at before, when this login moved it elsewhere. */
+  movedFrom?: string
 }
 
 /**
@@ -80,7 +82,8 @@ export async function login(ctx: AuthContext, input: {baseUrl: string; pair: Key
     p.scopes = issued.scopes
     p.token_base_url = client.baseUrl
   })
-  return {result: {base_url: client.baseUrl, expires_at: expiresAt, key_id: input.pair.keyId, profile: profileName, scopes: issued.scopes, storage}, warning}
+  const movedFrom = before?.base_url && before.base_url !== client.baseUrl ? before.base_url : undefined
+  return {movedFrom, result: {base_url: client.baseUrl, expires_at: expiresAt, key_id: input.pair.keyId, profile: profileName, scopes: issued.scopes, storage}, warning}
 }
 
 export const KEYRING_HINT = 'Tip: this machine has an OS keyring. `commerce auth login --storage keyring` (or `commerce config set storage keyring`) keeps the key secret there instead of config.json. This tip is shown once.'

@@ -67,9 +67,10 @@ On a terminal, prompts for what is missing (the secret masked). Without one, pas
       if (!keySecret) throw new UsageError('The key secret is empty.')
     }
 
-    const {result, warning} = await login(this.ctx, {apiVersion: flags['api-version'], baseUrl, moneyUnit, pair: {keyId, keySecret, scopes}, storage: flags.storage as Storage | undefined})
+    const {movedFrom, result, warning} = await login(this.ctx, {apiVersion: flags['api-version'], baseUrl, moneyUnit, pair: {keyId, keySecret, scopes}, storage: flags.storage as Storage | undefined})
     if (warning) this.io.warn(warning)
     this.output.success(`Logged in to ${result.base_url} as ${result.key_id} (profile "${result.profile}").`)
+    if (movedFrom) this.output.note(`Profile "${result.profile}" was logged in at ${movedFrom} before: its credentials now go to ${result.base_url} only.`)
     this.output.note(result.storage === 'keyring' ? 'The key secret is in the OS keyring (service "commerce-cli"); config.json keeps only the key id.' : `The key secret is in ${this.ctx.store.path} (mode 0600).`)
     const storageFlag = flags.storage as Storage | undefined
     const tip = await keyringHint(this.ctx, {interactive: this.io.canPrompt(), json: this.output.json, storage: result.storage, storageFlag})
