@@ -222,9 +222,12 @@ export class ApiClient {
     }
   }
 
-  /** Closes pooled connections so the process can exit at once. */
+  /**
+   * Closes pooled connections so the process can exit at once; a connection still being set up (a proxy that
+   * took CONNECT and never answered) is destroyed, not waited for.
+   */
   async close(): Promise<void> {
-    await this.dispatcher?.close()
+    await this.dispatcher?.destroy()
   }
 
   private async tokenFor(auth: 'optional' | true): Promise<string | undefined> {
@@ -274,8 +277,10 @@ export class ApiClient {
     const timeoutMs = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS
     const controller = new AbortController()
     const timer = setTimeout(() => controller.abort(new DeadlineExceeded(timeoutMs)), timeoutMs)
+    // undici applies the signal only once a connection is up: a CONNECT that a proxy never answers would outlive it.
+    const deadline = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), {once: true}))
     try {
-      const res = await request(url, {body, dispatcher, headers, method: req.method, signal: controller.signal})
+      const res = await Promise.race([request(url, {body, dispatcher, headers, method: req.method, signal: controller.signal}), deadline])
       const resHeaders: Record<string, string> = {}
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) resHeaders[k] = Array.isArray(v) ? v.join(', ') : v
       if (debug) {

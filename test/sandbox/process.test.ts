@@ -112,4 +112,26 @@ describe('sandbox process', () => {
     expect(existsSync(sandboxStatePath(env))).toBe(false)
     expect(existsSync(join(dir, 'd.json'))).toBe(true)
   })
+
+  it('a start that never becomes ready ends at its deadline, and the child is killed even if it ignores SIGTERM', async () => {
+    const pidFile = join(dir, 'child.pid')
+    const script = `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)`
+    const started = Date.now()
+    await expect(startDetached({args: ['-e', script], env, nodeOptions: [], timeoutMs: 1000})).rejects.toThrow(/did not start within 1 s/)
+    const pid = Number(readFileSync(pidFile, 'utf8'))
+    await expect.poll(() => alive(pid), {interval: 50, timeout: 5000}).toBe(false)
+    expect(Date.now() - started).toBeLessThan(8000)
+  })
+
+  it('stop ends a sandbox that ignores SIGTERM with SIGKILL at its deadline, and forgets it', async () => {
+    const child = spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000); console.log('ready')"], {stdio: ['ignore', 'pipe', 'ignore']})
+    await new Promise((resolve) => child.stdout.once('data', resolve))
+    writeFileSync(sandboxStatePath(env), JSON.stringify({base_url: 'http://127.0.0.1:1', keys: [], pid: child.pid}))
+    const exited = new Promise((resolve) => child.on('exit', (_code, signal) => resolve(signal)))
+    const started = Date.now()
+    expect((await stopSandbox(env, 500))?.pid).toBe(child.pid)
+    expect(await exited).toBe('SIGKILL')
+    expect(Date.now() - started).toBeLessThan(5000)
+    expect(existsSync(sandboxStatePath(env))).toBe(false)
+  })
 })

@@ -163,7 +163,8 @@ export async function startDetached(options: DetachOptions): Promise<SandboxStat
     if (exited !== undefined) break
     await new Promise((r) => setTimeout(r, 50))
   }
-  if (exited === undefined) child.kill('SIGTERM')
+  // A child that never got ready may be stuck where its SIGTERM handler cannot run: SIGKILL after a grace.
+  if (exited === undefined && child.pid !== undefined) await terminate(child.pid, 2000)
   const why = readTail(logPath)
   throw new Error(`The sandbox did not start${exited === undefined ? ` within ${timeoutMs / 1000} s` : ''}${why ? `: ${why}` : '.'}`)
 }
@@ -184,17 +185,22 @@ function readTail(path: string): string {
 export async function stopSandbox(env: NodeJS.ProcessEnv = process.env, timeoutMs = 10_000): Promise<SandboxState | undefined> {
   const state = readSandboxState(env)
   if (!state) return undefined
-  signal(state.pid, 'SIGTERM')
-  const deadline = Date.now() + timeoutMs
-  while (isProcessAlive(state.pid)) {
+  await terminate(state.pid, timeoutMs)
+  removeSandboxState(env, state.pid)
+  return state
+}
+
+/** SIGTERM, then SIGKILL when the process is still alive after `graceMs`. */
+async function terminate(pid: number, graceMs: number): Promise<void> {
+  signal(pid, 'SIGTERM')
+  const deadline = Date.now() + graceMs
+  while (isProcessAlive(pid)) {
     if (Date.now() >= deadline) {
-      signal(state.pid, 'SIGKILL')
-      break
+      signal(pid, 'SIGKILL')
+      return
     }
     await new Promise((r) => setTimeout(r, 50))
   }
-  removeSandboxState(env, state.pid)
-  return state
 }
 
 function signal(pid: number, name: NodeJS.Signals): void {
