@@ -1,10 +1,11 @@
 /**
- * Issue 14: what keeping the key secret in the OS keyring costs. For `storage file` and `storage keyring`, the
- * median wall time of fresh `commerce products list --json` processes against a sandbox on 127.0.0.1:
+ * What keeping the key secret in the OS keyring costs. For `storage file` and `storage keyring`, the median wall
+ * time of fresh `commerce customers list --json` processes (an operation that needs a token; products are public)
+ * against a sandbox on 127.0.0.1:
  *   - cached: the profile's token is valid (the usual start-up; the token stays in config.json either way, so the
  *     keyring is not touched: the binding is not even loaded);
  *   - renewal: the token is expired before each run (expires_at set in the past), so the process reads the key
- *     secret (from config.json, or from the keyring) and issues a token.
+ *     secret (from config.json, or from the keyring through its helper process) and issues a token.
  * The keyring is a real Secret Service: gnome-keyring in a private D-Bus session (test/helpers/keyring.ts); where
  * it cannot be started, the keyring cases are skipped with the reason. A benchmark reports, it does not assert.
  *
@@ -51,7 +52,7 @@ export async function run(options: {runs?: number; out?: NodeJS.WritableStream} 
     const dirs = storages.map(() => mkdtempSync(join(tmpdir(), 'commerce-bench-keyring-')))
     try {
       const envs = dirs.map((dir): NodeJS.ProcessEnv => ({COMMERCE_CONFIG_DIR: dir, HOME: dir, LANG: 'C.UTF-8', PATH: process.env.PATH ?? '', ...keyring.env}))
-      const list = ['products', 'list', '--json']
+      const list = ['customers', 'list', '--json']
       const times = storages.map(() => ({cached: [] as number[], renewal: [] as number[]}))
       for (const [i, storage] of storages.entries()) {
         await cli(['auth', 'login', '--base-url', sandbox.baseUrl, '--key-id', key.key_id, '--key-secret-stdin', '--storage', storage, '--json'], envs[i]!, key.key_secret)
@@ -75,7 +76,7 @@ export async function run(options: {runs?: number; out?: NodeJS.WritableStream} 
     } finally {
       for (const dir of dirs) rmSync(dir, {force: true, recursive: true})
     }
-    out.write(`median of ${runs} fresh \`commerce products list --json\` processes\n`)
+    out.write(`median of ${runs} fresh \`commerce customers list --json\` processes\n`)
     for (const [name, ms] of Object.entries(medians)) out.write(`  ${name.padEnd(18)} ${ms.toFixed(0).padStart(6)} ms\n`)
     if (medians['keyring renewal'] !== undefined)
       out.write(`  keyring - file: cached ${(medians['keyring cached']! - medians['file cached']!).toFixed(0)} ms, renewal ${(medians['keyring renewal']! - medians['file renewal']!).toFixed(0)} ms\n`)

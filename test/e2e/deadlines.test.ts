@@ -1,11 +1,13 @@
 /**
  * Every wait on something outside the CLI has a deadline that holds (docs/deadlines.md), proven here against
  * counterparts that accept a connection and then never answer: an API server, the token endpoint, and an HTTPS
- * proxy that takes CONNECT; and a prompt whose terminal goes away. (The keyring, --jq, the locks, tunnels, the
+ * proxy that takes CONNECT; a prompt whose terminal goes away; a config lock whose live holder never lets go; a
+ * sandbox that runs and never answers `sandbox status`. (The keyring, --jq, the lock mechanism, tunnels, the
  * listener's probe and forwards, and the sandbox's start and stop have theirs beside the code they test; the
  * table in docs/deadlines.md names each test.)
  */
-import {execFileSync} from 'node:child_process'
+import {execFileSync, spawn} from 'node:child_process'
+import {writeFileSync} from 'node:fs'
 import {type Server, type Socket, createServer} from 'node:net'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
@@ -98,5 +100,47 @@ describe('a prompt whose terminal goes away', () => {
     expect(pids().length).toBeGreaterThan(0)
     await term.kill()
     await expect.poll(pids, {interval: 50, timeout: 3000}).toEqual([])
+  })
+})
+
+describe('a lock whose holder is alive and never lets go', () => {
+  it('the config lock: a change gives up after its 10 s wait with exit 1, naming the lock and the way out', async () => {
+    const dir = tempConfigDir()
+    const lockPath = `${dir.dir}/config.json.lock`
+    // A live holder: it keeps the lock's mtime fresh, as a real holder does, so it is never taken for stale.
+    const holder = spawn(process.execPath, ['-e', `const fs = require('fs'); fs.mkdirSync(${JSON.stringify(lockPath)}, {recursive: true}); setInterval(() => { const t = new Date(); fs.utimesSync(${JSON.stringify(lockPath)}, t, t) }, 500); console.log('held')`], {stdio: ['ignore', 'pipe', 'ignore']})
+    try {
+      await new Promise((resolve) => holder.stdout.once('data', resolve))
+      const started = Date.now()
+      const r = await run(['config', 'set', 'money_unit', 'major'], {env: {COMMERCE_CONFIG_DIR: dir.dir}, timeoutMs: 30_000})
+      const elapsed = Date.now() - started
+      expect(r.signal, 'killed by the test: it hung').toBeNull()
+      expect(r.code, r.stderr).toBe(1)
+      expect(r.stderr).toContain(`locked by another commerce process (${lockPath})`)
+      expect(r.stderr).toContain(`remove ${lockPath}`)
+      expect(elapsed).toBeGreaterThanOrEqual(9000)
+      expect(elapsed).toBeLessThan(20_000)
+    } finally {
+      holder.kill('SIGKILL')
+      dir.cleanup()
+    }
+  }, 40_000)
+})
+
+describe('a sandbox that is running and never answers', () => {
+  it('sandbox status reports it within its 5 s control deadline, without counts', async () => {
+    const dir = tempConfigDir()
+    // The test runner itself stands in for the sandbox's process: alive, at a base URL that never answers.
+    writeFileSync(`${dir.dir}/sandbox.json`, JSON.stringify({base_url: silent.url, keys: [], pid: process.pid}))
+    try {
+      const started = Date.now()
+      const r = await run(['sandbox', 'status', '--json'], {env: {COMMERCE_CONFIG_DIR: dir.dir}})
+      expect(r.signal, 'killed by the test: it hung').toBeNull()
+      expect(r.code, r.stderr).toBe(0)
+      expect(JSON.parse(r.stdout)).toMatchObject({base_url: silent.url, pid: process.pid})
+      expect(Date.now() - started).toBeLessThan(12_000)
+    } finally {
+      dir.cleanup()
+    }
   })
 })
