@@ -11,8 +11,7 @@ const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 // The commands of src/, whatever package.json and oclif.manifest.json say about the built ones.
 pjson.oclif.commands = './src/commands'
 // And the hooks of src/, so that they share node_modules' @oclif/core (its ExitError class) with the commands.
-for (const [event, path] of Object.entries(pjson.oclif.hooks ?? {}))
-  pjson.oclif.hooks[event] = path.replace(/^\.\/dist\/bundle\//, './src/')
+for (const [event, path] of Object.entries(pjson.oclif.hooks ?? {})) pjson.oclif.hooks[event] = path.replace(/^\.\/dist\/bundle\//, './src/')
 // tsx compiles the .ts files; oclif need not map paths to sources itself.
 settings.enableAutoTranspile = false
 

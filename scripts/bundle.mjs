@@ -73,8 +73,7 @@ const fastHelpRender = {
   setup(build) {
     build.onLoad({filter: HELP_RENDER.file}, (args) => {
       const source = readFileSync(args.path, 'utf8')
-      if (!source.includes(HELP_RENDER.original))
-        throw new Error(`${args.path} changed: review the fast-help-render patch (scripts/patches.mjs)`)
+      if (!source.includes(HELP_RENDER.original)) throw new Error(`${args.path} changed: review the fast-help-render patch (scripts/patches.mjs)`)
       return {contents: source.replace(HELP_RENDER.original, HELP_RENDER.patched), loader: 'js'}
     })
   },
@@ -196,7 +195,12 @@ try {
   const modules = {...entries(join(root, 'src', 'commands')), ...entries(join(root, 'src', 'hooks'))}
   const [core, app] = await Promise.all([
     // Reached only by oclif's development-mode TypeScript support (bin/dev.js), never by the shipped CLI.
-    build({...common, entryPoints: {core: require.resolve('@oclif/core')}, external: ['typescript', 'ts-node', 'tsx'], plugins: [fastHelpRender, viaImporter]}),
+    build({
+      ...common,
+      entryPoints: {core: require.resolve('@oclif/core')},
+      external: ['typescript', 'ts-node', 'tsx'],
+      plugins: [fastHelpRender, viaImporter],
+    }),
     build({...common, entryPoints: {app: 'app:entry'}, plugins: [appPlugin(modules)]}),
   ])
   const entryPoints = Object.fromEntries([...vendors].sort().map((name) => [`vendor/${name}`, `vendor:${name}`]))

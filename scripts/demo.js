@@ -24,7 +24,11 @@ const bold = (s) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\u001B[1m$
 /** Prints the command, runs it with inherited stdio, returns its stdout when `capture` is set. */
 function commerce(args, {capture = false, input, allowFail = false} = {}) {
   console.log(`\n${bold('$ commerce ' + args.map((a) => (/[\s"'|]/.test(a) ? `'${a}'` : a)).join(' '))}`)
-  const res = spawnSync(process.execPath, [bin, ...args], {env, input, stdio: [input === undefined ? 'inherit' : 'pipe', capture ? 'pipe' : 'inherit', 'inherit']})
+  const res = spawnSync(process.execPath, [bin, ...args], {
+    env,
+    input,
+    stdio: [input === undefined ? 'inherit' : 'pipe', capture ? 'pipe' : 'inherit', 'inherit'],
+  })
   if (capture && res.stdout) process.stdout.write(res.stdout)
   if (res.status !== 0 && !allowFail) throw new Error(`commerce ${args.join(' ')} exited ${res.status}`)
   return capture ? res.stdout.toString() : ''
@@ -39,11 +43,34 @@ try {
   commerce(['auth', 'status'])
   commerce(['products', 'list', '--per-page', '5'])
   commerce(['products', 'search', 'mug', '--currency', 'EUR'])
-  const customer = JSON.parse(commerce(['customers', 'create', '--email', `ada.${Date.now()}@example.com`, '--name', 'Ada Lovelace', '--plan', 'pro', '--json'], {capture: true}))
+  const customer = JSON.parse(
+    commerce(['customers', 'create', '--email', `ada.${Date.now()}@example.com`, '--name', 'Ada Lovelace', '--plan', 'pro', '--json'], {
+      capture: true,
+    }),
+  )
   commerce(['customers', 'list', '--per-page', '5'])
   commerce(['customers', 'update', String(customer.id), '--status', 'active'])
-  const order = JSON.parse(commerce(['orders', 'create', '--customer', String(customer.id), '--currency', 'USD', '--item', '1:2', '--item', '3', '--json'], {capture: true}))
-  commerce(['orders', 'create', '--customer', String(customer.id), '--currency', 'USD', '--item', '1:2', '--item', '3', '--idempotency-key', order.idempotency_key, '--json'], {capture: true})
+  const order = JSON.parse(
+    commerce(['orders', 'create', '--customer', String(customer.id), '--currency', 'USD', '--item', '1:2', '--item', '3', '--json'], {capture: true}),
+  )
+  commerce(
+    [
+      'orders',
+      'create',
+      '--customer',
+      String(customer.id),
+      '--currency',
+      'USD',
+      '--item',
+      '1:2',
+      '--item',
+      '3',
+      '--idempotency-key',
+      order.idempotency_key,
+      '--json',
+    ],
+    {capture: true},
+  )
   console.log('(the same Idempotency-Key replayed the original order instead of creating a second one)')
   commerce(['orders', 'get', String(order.id)])
 
@@ -52,7 +79,10 @@ try {
   await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve))
   const forwardTo = `http://127.0.0.1:${receiver.address().port}/hooks`
   console.log(`\n${bold(`$ commerce webhooks listen --forward-to ${forwardTo} --max-events 1 --timeout 30 &`)}`)
-  const listener = spawn(process.execPath, [bin, 'webhooks', 'listen', '--forward-to', forwardTo, '--max-events', '1', '--timeout', '30'], {env, stdio: ['ignore', 'inherit', 'pipe']})
+  const listener = spawn(process.execPath, [bin, 'webhooks', 'listen', '--forward-to', forwardTo, '--max-events', '1', '--timeout', '30'], {
+    env,
+    stdio: ['ignore', 'inherit', 'pipe'],
+  })
   background.push(listener)
   const closed = new Promise((resolve) => listener.on('close', resolve))
   await new Promise((resolve, reject) => {

@@ -13,7 +13,7 @@ const END = '<!-- decisionsstop -->'
 
 export function decisionsTable(): string {
   const rows = DECISIONS.map((d) => `| ${d.gap} | ${d.decision.replaceAll('|', '\\|')} |`)
-  return ['| gap in the spec | the sandbox\'s decision |', '| --- | --- |', ...rows].join('\n')
+  return ["| gap in the spec | the sandbox's decision |", '| --- | --- |', ...rows].join('\n')
 }
 
 export function withDecisions(readme: string): string {

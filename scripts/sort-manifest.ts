@@ -16,7 +16,11 @@ import {pathToFileURL} from 'node:url'
 /** The manifest's text with its commands sorted by id. */
 export function sortManifest(text: string): string {
   const manifest = JSON.parse(text) as {commands?: Record<string, unknown>}
-  const commands = Object.fromEntries(Object.keys(manifest.commands ?? {}).sort().map((id) => [id, manifest.commands![id]]))
+  const commands = Object.fromEntries(
+    Object.keys(manifest.commands ?? {})
+      .sort()
+      .map((id) => [id, manifest.commands![id]]),
+  )
   return JSON.stringify({...manifest, commands}, null, 2)
 }
 

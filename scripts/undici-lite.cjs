@@ -55,12 +55,16 @@ function makeDispatcher(fn) {
     if (agent) {
       throw new errors.InvalidArgumentError('unsupported opts.agent. Did you mean opts.client?')
     }
-    return fn.call(dispatcher, {
-      ...opts,
-      origin: url.origin,
-      path: url.search ? `${url.pathname}${url.search}` : url.pathname,
-      method: opts.method || (opts.body ? 'PUT' : 'GET'),
-    }, handler)
+    return fn.call(
+      dispatcher,
+      {
+        ...opts,
+        origin: url.origin,
+        path: url.search ? `${url.pathname}${url.search}` : url.pathname,
+        method: opts.method || (opts.body ? 'PUT' : 'GET'),
+      },
+      handler,
+    )
   }
 }
 

@@ -22,10 +22,7 @@ export class CliError extends Error {
   /** A line telling the user what to do next. */
   readonly hint?: string
 
-  constructor(
-    message: string,
-    options: {exitCode?: number; status?: number | null; fieldErrors?: FieldErrors; hint?: string; cause?: unknown} = {},
-  ) {
+  constructor(message: string, options: {exitCode?: number; status?: number | null; fieldErrors?: FieldErrors; hint?: string; cause?: unknown} = {}) {
     super(message, {cause: options.cause})
     this.name = new.target.name
     this.exitCode = options.exitCode ?? EXIT.failure
@@ -77,11 +74,7 @@ export class ApiError extends CliError {
   /** The response body as received (parsed JSON, text, or undefined), for `commerce api`. */
   readonly body: unknown
 
-  constructor(
-    status: number,
-    message: string,
-    options: {fieldErrors?: FieldErrors; hint?: string; body?: unknown; exitCode?: number} = {},
-  ) {
+  constructor(status: number, message: string, options: {fieldErrors?: FieldErrors; hint?: string; body?: unknown; exitCode?: number} = {}) {
     super(message, {
       exitCode: options.exitCode ?? exitCodeForStatus(status),
       fieldErrors: options.fieldErrors,

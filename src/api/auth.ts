@@ -292,7 +292,8 @@ export function resolveCredentials(
   }
   const profile = data.profiles?.[profileName]
   // A profile's stored credentials go only to the origin of its own base_url.
-  const foreign = profile?.key_id && profile.base_url && options.baseUrlOverride ? foreignOrigin(profileName, profile.base_url, options.baseUrlOverride) : undefined
+  const foreign =
+    profile?.key_id && profile.base_url && options.baseUrlOverride ? foreignOrigin(profileName, profile.base_url, options.baseUrlOverride) : undefined
   if (foreign) return {keyId: profile!.key_id, source: 'profile', storage: profile!.storage === 'keyring' ? 'keyring' : 'file', tokens: foreign}
   if (profile?.key_id && profile.key_secret) {
     const pair = {keyId: profile.key_id, keySecret: profile.key_secret, scopes: profile.requested_scopes}

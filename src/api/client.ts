@@ -278,7 +278,9 @@ export class ApiClient {
     const controller = new AbortController()
     const timer = setTimeout(() => controller.abort(new DeadlineExceeded(timeoutMs)), timeoutMs)
     // undici applies the signal only once a connection is up: a CONNECT that a proxy never answers would outlive it.
-    const deadline = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason), {once: true}))
+    const deadline = new Promise<never>((_, reject) =>
+      controller.signal.addEventListener('abort', () => reject(controller.signal.reason), {once: true}),
+    )
     try {
       const res = await Promise.race([request(url, {body, dispatcher, headers, method: req.method, signal: controller.signal}), deadline])
       const resHeaders: Record<string, string> = {}
@@ -293,7 +295,8 @@ export class ApiClient {
     } catch (error) {
       if (controller.signal.aborted) throw controller.signal.reason
       // undici refused to build the request (a bad header, URL or body): nothing left this process.
-      if (errorCode(error) === 'UND_ERR_INVALID_ARG') throw new UsageError(`The request could not be sent: ${(error as Error).message}. Nothing was sent.`)
+      if (errorCode(error) === 'UND_ERR_INVALID_ARG')
+        throw new UsageError(`The request could not be sent: ${(error as Error).message}. Nothing was sent.`)
       throw error
     } finally {
       clearTimeout(timer)
@@ -333,7 +336,10 @@ export class ApiClient {
     const attempt = classifyFailure(error)
     const checkNetwork = 'Check the base URL and your network, then try again.'
     if (attempt && !mayHaveBeenSent(attempt))
-      return new NetworkError(`Could not connect to ${where} (${what}; nothing was sent).`, {cause: error, hint: this.loopback() ? SANDBOX_HINT : checkNetwork})
+      return new NetworkError(`Could not connect to ${where} (${what}; nothing was sent).`, {
+        cause: error,
+        hint: this.loopback() ? SANDBOX_HINT : checkNetwork,
+      })
     if (req.purpose) return new NetworkError(`${capitalize(req.purpose)} to ${where} failed: ${what}.`, {cause: error, hint: checkNetwork})
     if (idempotent) return new NetworkError(`Could not reach the service at ${where}: ${what}.`, {cause: error, hint: checkNetwork})
     return new NetworkError(`The ${req.method} request to ${where} failed: ${what}. Its outcome is unknown, so it was not retried.`, {
@@ -345,10 +351,19 @@ export class ApiClient {
   private httpError(status: number, body: unknown, req: ApiRequest): ApiError {
     const error = errorFromResponse(status, body)
     if (status === 401 && this.options.loginHint)
-      return new ApiError(status, error.message, {body, fieldErrors: error.fieldErrors, hint: `The token was rejected (expired, revoked or invalid). ${this.options.loginHint}`})
-    if (req.purpose && status >= 500) return new ApiError(status, `${capitalize(req.purpose)} failed: ${error.message} (HTTP ${status}).`, {body, fieldErrors: error.fieldErrors})
+      return new ApiError(status, error.message, {
+        body,
+        fieldErrors: error.fieldErrors,
+        hint: `The token was rejected (expired, revoked or invalid). ${this.options.loginHint}`,
+      })
+    if (req.purpose && status >= 500)
+      return new ApiError(status, `${capitalize(req.purpose)} failed: ${error.message} (HTTP ${status}).`, {body, fieldErrors: error.fieldErrors})
     if (status >= 500 && !(req.idempotent ?? (req.method === 'GET' || req.method === 'DELETE')))
-      return new ApiError(status, `${error.message} (HTTP ${status}). The outcome of this ${req.method} is unknown, so it was not retried.`, {body, fieldErrors: error.fieldErrors, hint: 'Check whether it took effect before running it again.'})
+      return new ApiError(status, `${error.message} (HTTP ${status}). The outcome of this ${req.method} is unknown, so it was not retried.`, {
+        body,
+        fieldErrors: error.fieldErrors,
+        hint: 'Check whether it took effect before running it again.',
+      })
     return error
   }
 
@@ -366,7 +381,10 @@ export class ApiClient {
     if (!deprecation && !sunset) return
     if (isV1) return this.warnV1(v1FromProfile)
     const when = sunset ? ` and will be removed on ${sunset}` : ''
-    this.options.warnOnce?.('deprecation', `The service marks this operation as deprecated${when}.${this.options.v2Hint ? ` See \`${this.options.v2Hint}\`.` : ''}`)
+    this.options.warnOnce?.(
+      'deprecation',
+      `The service marks this operation as deprecated${when}.${this.options.v2Hint ? ` See \`${this.options.v2Hint}\`.` : ''}`,
+    )
   }
 }
 

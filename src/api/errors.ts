@@ -57,13 +57,7 @@ function fieldErrorsOf(body: Record<string, unknown>): FieldErrors | undefined {
 export function messageOf(body: unknown): string | undefined {
   if (isObject(body)) {
     const error = body.error
-    return firstString(
-      body.message,
-      isObject(error) ? error.message : error,
-      body.detail,
-      body.title,
-      body.error_description,
-    )
+    return firstString(body.message, isObject(error) ? error.message : error, body.detail, body.title, body.error_description)
   }
   if (typeof body === 'string') {
     const title = /<title[^>]*>([^<]{1,200})<\/title>/i.exec(body)?.[1]
@@ -100,10 +94,9 @@ export function errorFromResponse(status: number, body: unknown): ApiError {
 
 /** An unexpected 3xx: redirects are not followed (a bearer token must not travel to another host). */
 export function redirectError(status: number, location: string | undefined): CliError {
-  return new CliError(
-    `Unexpected redirect (HTTP ${status}${location ? ` to ${location}` : ''}); redirects are not followed. Check the base URL.`,
-    {status},
-  )
+  return new CliError(`Unexpected redirect (HTTP ${status}${location ? ` to ${location}` : ''}); redirects are not followed. Check the base URL.`, {
+    status,
+  })
 }
 
 /** A 2xx body that is a JSON object (a resource). */

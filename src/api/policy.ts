@@ -92,10 +92,7 @@ export function decide(attempt: Attempt, state: RetryState, input: PolicyInput):
       return {action: 'give-up', exhausted, retryAfterGiven: retryAfter !== undefined, waitMs, waitedMs: state.waitedMs}
     return {action: 'wait', of: MAX_429_RETRIES, retry: state.rateRetries + 1, waitMs}
   }
-  const transient =
-    attempt.kind === 'answer'
-      ? attempt.status >= 500
-      : attempt.cause === 'other' || (attempt.cause === 'refused' && !input.loopback)
+  const transient = attempt.kind === 'answer' ? attempt.status >= 500 : attempt.cause === 'other' || (attempt.cause === 'refused' && !input.loopback)
   if (transient && input.idempotent && state.transientRetries < MAX_TRANSIENT_RETRIES)
     return {action: 'backoff', of: MAX_TRANSIENT_RETRIES, retry: state.transientRetries + 1, waitMs: backoffMs(state.transientRetries, input.random)}
   return {action: 'settle'}

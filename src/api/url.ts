@@ -30,7 +30,9 @@ export function checkBaseUrl(url: string, options: BaseUrlOptions & {hintFlags?:
   const result = checkBaseUrlText(url, options)
   if ('url' in result) return result.url
   const {hintFlags = ''} = options
-  throw new UsageError(result.problem.message, {hint: result.problem.kind === 'insecure' ? insecureHttpHint(hintFlags.replace(/ --api-version \S+/, '')) : noBaseUrlHint(hintFlags)})
+  throw new UsageError(result.problem.message, {
+    hint: result.problem.kind === 'insecure' ? insecureHttpHint(hintFlags.replace(/ --api-version \S+/, '')) : noBaseUrlHint(hintFlags),
+  })
 }
 
 /** Exit 2 for a request path with a `.` or `..` segment. */

@@ -13,7 +13,18 @@
  * the retry budget.
  */
 import {RateLimitError} from '../errors.js'
-import {type Attempt, type Decision, type RetryState, DEFAULT_429_WAIT_MS, MAX_429_RETRIES, advance, decide, initialState, parseRetryAfter, shouldRenew} from './policy.js'
+import {
+  type Attempt,
+  type Decision,
+  type RetryState,
+  DEFAULT_429_WAIT_MS,
+  MAX_429_RETRIES,
+  advance,
+  decide,
+  initialState,
+  parseRetryAfter,
+  shouldRenew,
+} from './policy.js'
 
 export interface RawResponse {
   status: number

@@ -10,7 +10,17 @@ import {type Output, renderRecord} from '../io/output.js'
 import {counted} from '../domain/text.js'
 import {sanitize} from '../io/sanitize.js'
 import type {IOStreams} from '../io/streams.js'
-import {exportFormat, type ExportResult, type ImportKind, type ImportOutcome, importFormat, type RecordFormat, runExport, runImport, type ValidatedFile} from '../services/bulk.js'
+import {
+  exportFormat,
+  type ExportResult,
+  type ImportKind,
+  type ImportOutcome,
+  importFormat,
+  type RecordFormat,
+  runExport,
+  runImport,
+  type ValidatedFile,
+} from '../services/bulk.js'
 
 export interface ExportCommandOptions {
   io: IOStreams
@@ -35,7 +45,8 @@ export interface ExportCommandOptions {
 export async function exportCommand(options: ExportCommandOptions): Promise<ExportResult> {
   const {flags, io} = options
   const format = exportFormat(flags.format, {json: io.json, output: flags.output})
-  if (flags['escape-formulas'] && format !== 'csv') throw new UsageError(`--escape-formulas applies to CSV only; add --format csv (the format is ${format}).`)
+  if (flags['escape-formulas'] && format !== 'csv')
+    throw new UsageError(`--escape-formulas applies to CSV only; add --format csv (the format is ${format}).`)
   const toFile = flags.output !== undefined && flags.output !== '-'
   const progress = toFile || !io.isStdoutTTY ? await createProgressBar(io, `Exporting ${options.noun}s`) : undefined
   const result = await runExport({
@@ -127,7 +138,10 @@ export async function importCommand(options: ImportCommandOptions): Promise<numb
     return EXIT.ok
   }
   for (const line of failures) io.info(`${io.chalk.red('failed')} ${line}`)
-  if (failedNow > failures.length) io.info(`… and ${failedNow - failures.length} more${flags['errors-file'] ? ` (all in ${flags['errors-file']})` : ' (--errors-file FILE lists them all)'}.`)
+  if (failedNow > failures.length)
+    io.info(
+      `… and ${failedNow - failures.length} more${flags['errors-file'] ? ` (all in ${flags['errors-file']})` : ' (--errors-file FILE lists them all)'}.`,
+    )
   if (outcome.status === 'interrupted') io.info(`Interrupted. Run the same command again to resume (journal: ${outcome.journal}).`)
   else if (outcome.sent === 0 && outcome.file.valid > 0) io.info('Nothing to send: every row was done by an earlier run of this import.')
   await renderRecord(io, {...outcome.summary})
@@ -149,7 +163,8 @@ function invitationsNote(file: ValidatedFile, verb: string): string | undefined 
 function invalidFile(file: ValidatedFile, name: string): UsageError {
   const errors: Record<string, string[]> = {}
   for (const e of file.invalid) (errors[`line ${e.line}`] ??= []).push(e.reason)
-  if (file.fatal) return new UsageError(`Cannot import ${name}: nothing was sent.`, {fieldErrors: errors, hint: 'Fix the file and run the command again.'})
+  if (file.fatal)
+    return new UsageError(`Cannot import ${name}: nothing was sent.`, {fieldErrors: errors, hint: 'Fix the file and run the command again.'})
   const n = file.invalidCount
   return new UsageError(`${n} invalid row${n === 1 ? '' : 's'} in ${name}; nothing was sent.`, {
     fieldErrors: errors,

@@ -62,12 +62,19 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.handleInterrupts()
     const allFlags = {...(this.ctor as typeof BaseCommand).baseFlags, ...this.ctor.flags}
     const argv = normalizeEnumValues(this.argv, allFlags as never)
-    const {args, argv: positionals, flags} = await this.parse({
-      args: this.ctor.args,
-      baseFlags: (this.ctor as typeof BaseCommand).baseFlags,
-      flags: this.ctor.flags,
-      strict: this.ctor.strict,
-    }, argv).catch((error: unknown) => {
+    const {
+      args,
+      argv: positionals,
+      flags,
+    } = await this.parse(
+      {
+        args: this.ctor.args,
+        baseFlags: (this.ctor as typeof BaseCommand).baseFlags,
+        flags: this.ctor.flags,
+        strict: this.ctor.strict,
+      },
+      argv,
+    ).catch((error: unknown) => {
       throw this.usageFromParse(error)
     })
     this.flags = flags as FlagsOf<T>
@@ -142,7 +149,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       const guesses = (Array.isArray(unknown) ? (unknown as string[]) : []).map((f) => [f, closest(f.replace(/=.*$/, ''), names)] as const)
       const meant = guesses.filter(([, g]) => g)
       const text = meant.length === 1 ? `Did you mean ${meant[0]![1]}?` : meant.map(([f, g]) => `${f}: did you mean ${g}?`).join(' ')
-      if (meant.length > 0) return new UsageError(`${error.message.replace(/\n\s*See more help with --help\s*$/, '').trim()}. ${text}`, {hint: `See \`${this.commandLine()} --help\`.`})
+      if (meant.length > 0)
+        return new UsageError(`${error.message.replace(/\n\s*See more help with --help\s*$/, '').trim()}. ${text}`, {
+          hint: `See \`${this.commandLine()} --help\`.`,
+        })
     }
     const message = error.message
       .replace(/\n\s*See more help with --help\s*$/, '')
@@ -183,7 +193,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       const message = error.message.replace(/\n\s*See more help with --help$/, '').trim()
       return {exitCode, hint: exitCode === EXIT.usage ? `See \`${this.commandLine()} --help\`.` : undefined, message, status: null}
     }
-    return {exitCode: EXIT.failure, hint: this.argv.includes('--debug') ? undefined : 'Run again with --debug for details.', message: error.message || String(error), status: null}
+    return {
+      exitCode: EXIT.failure,
+      hint: this.argv.includes('--debug') ? undefined : 'Run again with --debug for details.',
+      message: error.message || String(error),
+      status: null,
+    }
   }
 }
 
@@ -202,7 +217,10 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
     // Pipes and --json show raw values, so they never read it; a config file that cannot be read is reported
     // by the command's own read, with its exit code.
     if (this.io.tableOutput && !this.io.json) {
-      const unit = await this.ctx.store.read().then((data) => data.profiles?.[selectProfileName(data, (this.flags as ContextFlags).profile, process.env)]?.money_unit, () => undefined)
+      const unit = await this.ctx.store.read().then(
+        (data) => data.profiles?.[selectProfileName(data, (this.flags as ContextFlags).profile, process.env)]?.money_unit,
+        () => undefined,
+      )
       if (unit && (MONEY_UNITS as readonly string[]).includes(unit)) this.io.values.moneyUnit = unit as MoneyUnit
     }
   }

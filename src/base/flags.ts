@@ -63,7 +63,11 @@ export function fieldsFlag(resource: ResourceName) {
 }
 
 export const profileFlag = {
-  profile: Flags.string({char: 'p', description: 'Profile to use (default: COMMERCE_PROFILE, then the chosen profile, then "default").', helpGroup: GLOBAL}),
+  profile: Flags.string({
+    char: 'p',
+    description: 'Profile to use (default: COMMERCE_PROFILE, then the chosen profile, then "default").',
+    helpGroup: GLOBAL,
+  }),
 }
 
 /** Why --jq is refused where output streams (export, api --paginate, JSON lines): what to do instead. */
@@ -91,7 +95,7 @@ export const apiFlags = {
 /** Only on operations that also exist in v1. */
 export const apiVersionFlag = {
   'api-version': Flags.option({
-    description: 'API version (default: the profile\'s, else v2). v1 is deprecated.',
+    description: "API version (default: the profile's, else v2). v1 is deprecated.",
     helpGroup: GLOBAL,
     options: API_VERSIONS,
   })(),

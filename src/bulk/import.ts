@@ -45,7 +45,11 @@ export async function importFile<R extends ImportRow>(options: ImportFileOptions
   if (file.fatal || (file.invalidCount > 0 && !options.skipInvalid)) return {file, status: 'invalid'}
   if (options.dryRun) return {file, status: 'dry-run'}
 
-  const journal = await Journal.open(options.journalDir, {baseUrl: options.baseUrl, file: file.file, kind: file.kind, sha256: file.sha256}, {now: options.now})
+  const journal = await Journal.open(
+    options.journalDir,
+    {baseUrl: options.baseUrl, file: file.file, kind: file.kind, sha256: file.sha256},
+    {now: options.now},
+  )
   try {
     options.onStart?.(file, journal)
     const pendingWrites: Array<Promise<void> | void> = []

@@ -53,7 +53,11 @@ export interface PacedClient {
  * A client like `base` whose requests all go through one Pacer, with waits that Ctrl-C ends. The token is
  * obtained through `base` first, so that the token request neither waits for nor counts against the pacer.
  */
-export function pacedClient(base: ApiClient, tokens: TokenSource, options: {expectedLimit?: number; signal?: AbortSignal; quietWaits?: boolean} = {}): PacedClient {
+export function pacedClient(
+  base: ApiClient,
+  tokens: TokenSource,
+  options: {expectedLimit?: number; signal?: AbortSignal; quietWaits?: boolean} = {},
+): PacedClient {
   const sleep = interruptibleSleep(options.signal)
   const clock: Clock = {now: Date.now, sleep}
   const pacer = new Pacer({clock, expectedLimit: options.expectedLimit})

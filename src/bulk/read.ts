@@ -97,7 +97,14 @@ async function* readCsv(file: string, options: ReadOptions): AsyncGenerator<Read
   const raw = createReadStream(file)
   // With skip_records_with_error the parser reports a bad record and goes on, without destroying the stream
   // (which would drop the good records buffered before it); the reports are replayed here in file order.
-  const parser = parse({bom: true, info: true, record_delimiter: '\n', relax_column_count: true, skip_empty_lines: true, skip_records_with_error: true})
+  const parser = parse({
+    bom: true,
+    info: true,
+    record_delimiter: '\n',
+    relax_column_count: true,
+    skip_empty_lines: true,
+    skip_records_with_error: true,
+  })
   const skips: Skip[] = []
   parser.on('skip', (error: Skip) => skips.push(error))
   const bytes = options.onBytes ? raw.pipe(tap(options.onBytes)) : raw
@@ -122,7 +129,9 @@ async function* readCsv(file: string, options: ReadOptions): AsyncGenerator<Read
         yield fatalTooLong(guard.fatal, guard.max)
         return
       }
-      const error = fatal ? `CSV syntax error in the record starting here: ${skip.message}; nothing after it was read` : `CSV syntax error: ${skip.message}`
+      const error = fatal
+        ? `CSV syntax error in the record starting here: ${skip.message}; nothing after it was read`
+        : `CSV syntax error: ${skip.message}`
       yield {error, line, ...(fatal ? {fatal} : {})}
       lastEnd = Math.max(line, skip.lines)
       lastEmpty = skip.empty_lines
@@ -186,7 +195,11 @@ async function* readCsv(file: string, options: ReadOptions): AsyncGenerator<Read
 }
 
 function fatalTooLong(line: number, max: number): ReadError {
-  return {error: `a quoted value spanning lines grows past ${formatBytes(max)} here, the most one row may hold; nothing after it was read`, fatal: true, line}
+  return {
+    error: `a quoted value spanning lines grows past ${formatBytes(max)} here, the most one row may hold; nothing after it was read`,
+    fatal: true,
+    line,
+  }
 }
 
 function checkColumns(columns: string[]): string | undefined {

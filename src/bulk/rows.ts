@@ -34,8 +34,7 @@ export interface OrderCreateBody {
 
 /** A valid row, ready to send. Orders carry their Idempotency-Key. */
 export type ImportRow =
-  | {kind: 'customers'; line: number; body: CustomerCreateBody}
-  | {kind: 'orders'; line: number; body: OrderCreateBody; idempotencyKey: string}
+  {kind: 'customers'; line: number; body: CustomerCreateBody} | {kind: 'orders'; line: number; body: OrderCreateBody; idempotencyKey: string}
 
 export interface RowError {
   line: number
@@ -178,7 +177,8 @@ export function orderFromCsv(record: Record<string, unknown>): Mapped<OrderCreat
       if (!errors.items) body.items = items
     } else if (name === 'idempotency_key' && value !== '') idempotencyKey = value
   }
-  if (idempotencyKey !== undefined && !isUuid(idempotencyKey)) (errors.idempotency_key ??= []).push(`must be a UUID (got ${JSON.stringify(idempotencyKey)})`)
+  if (idempotencyKey !== undefined && !isUuid(idempotencyKey))
+    (errors.idempotency_key ??= []).push(`must be a UUID (got ${JSON.stringify(idempotencyKey)})`)
   // An unreadable items cell was reported above; the validator would only add "must have at least 1 line item".
   const domain = validateOrderCreate(body)
   return {body: body as unknown as OrderCreateBody, errors: mergeErrors(errors, errors.items ? withoutItems(domain) : domain), idempotencyKey}
@@ -189,7 +189,8 @@ export function orderFromJson(record: Record<string, unknown>): Mapped<OrderCrea
   unknownFields('orders', record, errors)
   const body = {customer_id: record.customer_id, currency: record.currency, items: record.items}
   const key = record.idempotency_key
-  if (key !== undefined && (typeof key !== 'string' || !isUuid(key))) (errors.idempotency_key ??= []).push(`must be a UUID (got ${JSON.stringify(key)})`)
+  if (key !== undefined && (typeof key !== 'string' || !isUuid(key)))
+    (errors.idempotency_key ??= []).push(`must be a UUID (got ${JSON.stringify(key)})`)
   return {
     body: body as unknown as OrderCreateBody,
     errors: mergeErrors(errors, validateOrderCreate(body)),

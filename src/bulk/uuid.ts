@@ -25,7 +25,6 @@ export function uuidv5(name: string, namespace: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
 
-
 /**
  * The Idempotency-Key of an imported order: from the file's SHA-256, the row's line number (two identical
  * rows on different lines are two orders) and the row's body.

@@ -55,7 +55,11 @@ export async function validateFile(options: ValidateFileOptions): Promise<Valida
   let valid = 0
   let invalidCount = 0
   let fatal: RowError | undefined
-  const reader = readRows(file, {checkHeader: (columns) => checkHeader(options.kind, columns), format: options.format, onBytes: (chunk) => hash.update(chunk)})
+  const reader = readRows(file, {
+    checkHeader: (columns) => checkHeader(options.kind, columns),
+    format: options.format,
+    onBytes: (chunk) => hash.update(chunk),
+  })
   for await (const read of reader) {
     let error: RowError | undefined
     if ('error' in read) error = rowError(read.line, {row: [read.error]}, read.fatal)

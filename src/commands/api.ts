@@ -11,7 +11,8 @@ import {API_METHODS, paginate, prepareRequest} from '../services/api.js'
 export default class Api extends ApiCommand<typeof Api> {
   static args = {
     path: Args.string({
-      description: 'Path relative to the base URL: /api/v2/customers, v2/customers, or customers (the API version in effect). May carry a query string.',
+      description:
+        'Path relative to the base URL: /api/v2/customers, v2/customers, or customers (the API version in effect). May carry a query string.',
       required: true,
     }),
   }

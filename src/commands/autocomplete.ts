@@ -48,15 +48,24 @@ one of a fixed set (--currency, --status, --include...). The completion cache is
         await config.runCommand('autocomplete:create')
       },
       refresh: this.flags['refresh-cache'],
-      sources: [config.version, ...config.getPluginsList().map((p) => `${p.name}@${p.version}`).sort(), manifest, JSON.stringify(commands)],
+      sources: [
+        config.version,
+        ...config
+          .getPluginsList()
+          .map((p) => `${p.name}@${p.version}`)
+          .sort(),
+        manifest,
+        JSON.stringify(commands),
+      ],
       topicSeparator: config.topicSeparator,
     })
     if (this.flags['refresh-cache']) return
     const rc = shell === 'zsh' ? '~/.zshrc' : shell === 'bash' ? '~/.bashrc' : '$PROFILE'
     const script = `${config.bin} autocomplete script ${shell}`
-    const setup = shell === 'powershell'
-      ? `Add-Content -Path $PROFILE -Value (Invoke-Expression -Command "${script}"); .$PROFILE`
-      : `printf "$(${script})" >> ${rc}; source ${rc}`
+    const setup =
+      shell === 'powershell'
+        ? `Add-Content -Path $PROFILE -Value (Invoke-Expression -Command "${script}"); .$PROFILE`
+        : `printf "$(${script})" >> ${rc}; source ${rc}`
     this.log(`Set up ${config.bin} completion for ${shell}:
 
   1) Run this in your terminal:

@@ -82,18 +82,21 @@ export async function acquireLock(lockPath: string, options: LockOptions = {}): 
   held.add(entry)
   let mtime = statSync(lockPath).mtimeMs
   let compromised = false
-  const timer = setInterval(() => {
-    try {
-      if (statSync(lockPath).mtimeMs !== mtime) throw new Error('taken over')
-      const t = new Date()
-      utimesSync(lockPath, t, t)
-      mtime = statSync(lockPath).mtimeMs
-    } catch {
-      compromised = true
-      held.delete(entry) // no longer ours: never removed at exit
-      clearInterval(timer)
-    }
-  }, Math.max(100, Math.floor(staleMs / 3)))
+  const timer = setInterval(
+    () => {
+      try {
+        if (statSync(lockPath).mtimeMs !== mtime) throw new Error('taken over')
+        const t = new Date()
+        utimesSync(lockPath, t, t)
+        mtime = statSync(lockPath).mtimeMs
+      } catch {
+        compromised = true
+        held.delete(entry) // no longer ours: never removed at exit
+        clearInterval(timer)
+      }
+    },
+    Math.max(100, Math.floor(staleMs / 3)),
+  )
   timer.unref()
   return {
     get compromised() {

@@ -81,7 +81,12 @@ export const PROFILE_FIELD_TYPES: Record<string, 'string' | 'strings' | 'map'> =
   webhook_secrets: 'map',
 }
 
-const TOKEN_FIELD_TYPES: Record<keyof CachedToken, 'string' | 'strings'> = {access_token: 'string', base_url: 'string', expires_at: 'string', scopes: 'strings'}
+const TOKEN_FIELD_TYPES: Record<keyof CachedToken, 'string' | 'strings'> = {
+  access_token: 'string',
+  base_url: 'string',
+  expires_at: 'string',
+  scopes: 'strings',
+}
 
 export const DEFAULT_PROFILE = 'default'
 /** The config lock is held for a read, a change in memory and a write: milliseconds. */
@@ -164,7 +169,9 @@ export class ConfigStore {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {}
       if (!isUnusableDir(error)) throw error
-      this.warn(`cannot read ${this.path} (${(error as NodeJS.ErrnoException).code}); using no saved settings and keeping changes in memory for this command only.`)
+      this.warn(
+        `cannot read ${this.path} (${(error as NodeJS.ErrnoException).code}); using no saved settings and keeping changes in memory for this command only.`,
+      )
       this.memory = {}
       return {}
     }
@@ -204,7 +211,8 @@ export class ConfigStore {
       const before = JSON.stringify(data)
       const result = await mutate(data)
       if (JSON.stringify(data) !== before) {
-        if (lock.compromised) throw new CliError(`Another commerce process took over the lock on ${this.path}; nothing was written. Run the command again.`)
+        if (lock.compromised)
+          throw new CliError(`Another commerce process took over the lock on ${this.path}; nothing was written. Run the command again.`)
         try {
           await writeFileAtomic(this.path, JSON.stringify(data, undefined, '\t'), {mode: 0o600})
         } catch (error) {

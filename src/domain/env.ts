@@ -9,7 +9,6 @@ export function secondsFromEnv(env: NodeJS.ProcessEnv, name: string): number | u
   const raw = env[name]
   if (raw === undefined || raw.trim() === '') return undefined
   const seconds = Number(raw)
-  if (!Number.isFinite(seconds) || seconds <= 0)
-    throw new UsageError(`${name} must be a positive number of seconds (got ${JSON.stringify(raw)}).`)
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`${name} must be a positive number of seconds (got ${JSON.stringify(raw)}).`)
   return seconds * 1000
 }

@@ -50,11 +50,16 @@ export type VerifyFailure = 'missing' | 'malformed' | 'mismatch' | 'too_old' | '
 /** A short, human reason for a failed verification (never includes the secret or the expected signature). */
 export function describeVerifyFailure(reason: VerifyFailure): string {
   switch (reason) {
-    case 'missing': return 'missing X-Service-Signature header'
-    case 'malformed': return 'malformed X-Service-Signature header (expected t=<unix seconds>,v1=<hex>)'
-    case 'mismatch': return 'signature does not match the payload'
-    case 'too_old': return 'signature timestamp is older than the tolerance'
-    case 'too_new': return 'signature timestamp is in the future beyond the tolerance'
+    case 'missing':
+      return 'missing X-Service-Signature header'
+    case 'malformed':
+      return 'malformed X-Service-Signature header (expected t=<unix seconds>,v1=<hex>)'
+    case 'mismatch':
+      return 'signature does not match the payload'
+    case 'too_old':
+      return 'signature timestamp is older than the tolerance'
+    case 'too_new':
+      return 'signature timestamp is in the future beyond the tolerance'
   }
 }
 

@@ -53,7 +53,8 @@ export function checkBaseUrlText(url: string, options: BaseUrlOptions = {}): {ur
   if (parsed.username !== '' || parsed.password !== '' || /^[a-z]+:\/\/[^/?#]*@/i.test(url))
     return invalid(`The base URL must not carry a user name or password (got ${shown}): the CLI authenticates with your key pair or token.`)
   // `new URL` drops an empty query or fragment (`https://host/?`), so the text itself is checked.
-  if (url.includes('?') || url.includes('#')) return invalid(`The base URL must not have a query (?) or fragment (#) (got ${shown}): the API path is appended to it.`)
+  if (url.includes('?') || url.includes('#'))
+    return invalid(`The base URL must not have a query (?) or fragment (#) (got ${shown}): the API path is appended to it.`)
   if (parsed.protocol === 'http:' && !isLoopbackHost(parsed.hostname) && !options.allowInsecureHttp)
     return {
       problem: {

@@ -5,14 +5,7 @@
  * name (`{email: ['...']}`), which is the shape of the service's 422 body: the sandbox sends it as is, and the
  * CLI maps each field to the flag that sets it and refuses the input before any request (exit 2).
  */
-import {
-  CURRENCIES,
-  CUSTOMER_INCLUDES,
-  CUSTOMER_STATUSES,
-  EVENT_TYPES,
-  LIMITS,
-  SCOPES,
-} from './schema.js'
+import {CURRENCIES, CUSTOMER_INCLUDES, CUSTOMER_STATUSES, EVENT_TYPES, LIMITS, SCOPES} from './schema.js'
 import {isObject} from './json.js'
 
 export type FieldErrors = Record<string, string[]>
@@ -38,15 +31,13 @@ export function checkEmail(value: unknown): string | undefined {
 
 export function checkName(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.trim().length === 0) return 'is required'
-  if (value.length > LIMITS.customerNameMaxLength)
-    return `must be at most ${LIMITS.customerNameMaxLength} characters (got ${value.length})`
+  if (value.length > LIMITS.customerNameMaxLength) return `must be at most ${LIMITS.customerNameMaxLength} characters (got ${value.length})`
   return undefined
 }
 
 export function checkSearch(value: unknown): string | undefined {
   if (typeof value !== 'string') return 'must be a string'
-  if (value.length > LIMITS.searchMaxLength)
-    return `must be at most ${LIMITS.searchMaxLength} characters (got ${value.length})`
+  if (value.length > LIMITS.searchMaxLength) return `must be at most ${LIMITS.searchMaxLength} characters (got ${value.length})`
   return undefined
 }
 
@@ -188,10 +179,7 @@ export interface ListQuery {
   customer_id?: unknown
 }
 
-export function validateListQuery(
-  query: ListQuery,
-  statuses?: readonly string[],
-): FieldErrors {
+export function validateListQuery(query: ListQuery, statuses?: readonly string[]): FieldErrors {
   const errors: FieldErrors = {}
   if (query.per_page !== undefined) add(errors, 'per_page', checkPerPage(query.per_page))
   if (query.page !== undefined) add(errors, 'page', checkPage(query.page))

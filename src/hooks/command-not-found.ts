@@ -24,7 +24,10 @@ const hook: Hook<'command_not_found'> = async function (options) {
 
   if (suggestion && io.canPrompt() && !io.json) {
     const {confirm} = await import('@inquirer/prompts')
-    const yes = await confirm({default: true, message: `"${typed}" is not a ${config.bin} command. Did you mean \`${config.bin} ${toConfiguredId(suggestion, config)}\`?`}, {output: io.stderr}).catch(() => false)
+    const yes = await confirm(
+      {default: true, message: `"${typed}" is not a ${config.bin} command. Did you mean \`${config.bin} ${toConfiguredId(suggestion, config)}\`?`},
+      {output: io.stderr},
+    ).catch(() => false)
     if (yes) return config.runCommand(suggestion, argv)
   }
   const message = `"${typed}" is not a ${config.bin} command.${suggestion ? ` Did you mean \`${config.bin} ${toConfiguredId(suggestion, config)}\`?` : ''}`

@@ -167,7 +167,11 @@ class JqWorker implements JqFilter {
     try {
       return await new Promise<Message>((resolve, reject) => {
         const timer = setTimeout(() => {
-          this.fail(new CliError(`--jq: ${what} took longer than ${this.timeoutMs / 1000} s and was stopped.`, {hint: 'COMMERCE_JQ_TIMEOUT sets the limit in seconds.'}))
+          this.fail(
+            new CliError(`--jq: ${what} took longer than ${this.timeoutMs / 1000} s and was stopped.`, {
+              hint: 'COMMERCE_JQ_TIMEOUT sets the limit in seconds.',
+            }),
+          )
           void this.worker.terminate()
         }, this.timeoutMs)
         this.pending = {

@@ -79,12 +79,16 @@ export class Output {
       return all.length
     }
     let count = 0
-    await writeJsonArray(this.io, (async function* () {
-      for await (const record of records) {
-        count++
-        yield JSON.stringify(record)
-      }
-    })(), '\n')
+    await writeJsonArray(
+      this.io,
+      (async function* () {
+        for await (const record of records) {
+          count++
+          yield JSON.stringify(record)
+        }
+      })(),
+      '\n',
+    )
     return count
   }
 

@@ -142,7 +142,11 @@ export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row>
   }
   if (count > 0) {
     const available = io.stdout.columns || 80
-    const widths = fitWidths(natural, available, columns.map((c) => Math.min(natural[columns.indexOf(c)]!, Math.max(MIN_WIDTH, c.length))))
+    const widths = fitWidths(
+      natural,
+      available,
+      columns.map((c) => Math.min(natural[columns.indexOf(c)]!, Math.max(MIN_WIDTH, c.length))),
+    )
     const last = columns.length - 1
     const line = (cells: string[], style: (column: string, text: string) => string) =>
       cells
@@ -152,7 +156,12 @@ export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row>
         })
         .join(' '.repeat(GAP))
         .trimEnd()
-    const lines = [line(columns.map((c) => c.toUpperCase()), (_, text) => (io.color ? io.chalk.bold(text) : text))]
+    const lines = [
+      line(
+        columns.map((c) => c.toUpperCase()),
+        (_, text) => (io.color ? io.chalk.bold(text) : text),
+      ),
+    ]
     for (const row of rows) lines.push(line(row, (c, text) => styleCell(io, c, text)))
     io.out(lines.join('\n'))
   }

@@ -83,7 +83,16 @@ function dateFormat(kind: 'date' | 'time', timeZone: string | undefined): Intl.D
     format =
       kind === 'date'
         ? new Intl.DateTimeFormat('en', {day: 'numeric', month: 'short', timeZone, year: 'numeric'})
-        : new Intl.DateTimeFormat('en-GB', {day: '2-digit', hour: '2-digit', hour12: false, minute: '2-digit', month: '2-digit', timeZone, timeZoneName: 'short', year: 'numeric'})
+        : new Intl.DateTimeFormat('en-GB', {
+            day: '2-digit',
+            hour: '2-digit',
+            hour12: false,
+            minute: '2-digit',
+            month: '2-digit',
+            timeZone,
+            timeZoneName: 'short',
+            year: 'numeric',
+          })
     dateFormats.set(key, format)
   }
   return format
@@ -135,7 +144,13 @@ function timestamp(value: unknown): number | undefined {
  * `record` is the object the value belongs to (its `currency` goes with its amounts); `view` is a table row
  * (`list`: short forms) or a single resource (`record`: the full local time as well).
  */
-export function humanValue(column: string, value: unknown, record: Record<string, unknown>, options: ValueOptions, view: 'list' | 'record'): string | undefined {
+export function humanValue(
+  column: string,
+  value: unknown,
+  record: Record<string, unknown>,
+  options: ValueOptions,
+  view: 'list' | 'record',
+): string | undefined {
   if (typeof value === 'number' && isMoneyField(column)) return formatMoney(value, record.currency, options.moneyUnit)
   if (isTimeField(column)) {
     const ms = timestamp(value)
@@ -143,6 +158,7 @@ export function humanValue(column: string, value: unknown, record: Record<string
     const ago = relativeTime(ms, options.now ?? Date.now(), options.timeZone)
     return view === 'list' ? ago : `${localTime(ms, options.timeZone)} (${ago})`
   }
-  if (Array.isArray(value) && value.every((v) => v === null || typeof v !== 'object')) return value.length > 0 ? value.map(String).join(', ') : view === 'list' ? '' : 'none'
+  if (Array.isArray(value) && value.every((v) => v === null || typeof v !== 'object'))
+    return value.length > 0 ? value.map(String).join(', ') : view === 'list' ? '' : 'none'
   return undefined
 }

@@ -20,7 +20,17 @@ import {
   validateTokenRequest,
   validateWebhookCreate,
 } from '../domain/validate.js'
-import {checkSandboxEvents, createCustomer, createWebhook, deleteCustomer, type Core, type OrderInput, placeOrder, refundOrder, updateCustomer} from './core.js'
+import {
+  checkSandboxEvents,
+  createCustomer,
+  createWebhook,
+  deleteCustomer,
+  type Core,
+  type OrderInput,
+  placeOrder,
+  refundOrder,
+  updateCustomer,
+} from './core.js'
 import {DEFAULT_PER_PAGE, DELETE_CUSTOMER_STATUS, OPERATION_SCOPES} from './decisions.js'
 import {HttpError, type Reply, type Request, type Router, validationError} from './http.js'
 import type {RateLimiter} from './rate-limit.js'
@@ -135,7 +145,10 @@ function operationHandlers(core: Core): Record<OperationId, OpHandler> {
     const currency = optional(query, 'currency')
     const {page, perPage} = paging(query, {currency, q})
     // Every word, in any order, as a substring of the name or the description: "tea pot" finds "Teapot 1 l".
-    const words = (q ?? '').toLowerCase().split(/\s+/).filter((w) => w !== '')
+    const words = (q ?? '')
+      .toLowerCase()
+      .split(/\s+/)
+      .filter((w) => w !== '')
     const matches = CATALOGUE.filter((p) => {
       const text = `${p.name}\n${p.description}`.toLowerCase()
       return words.every((w) => text.includes(w))
@@ -235,8 +248,7 @@ function operationHandlers(core: Core): Record<OperationId, OpHandler> {
         idemKey = `${token!.keyId} ${header.trim().toLowerCase()}`
         fingerprint = canonicalJson(body)
         const seen = store.idempotent(idemKey)
-        if (seen && seen.fingerprint !== fingerprint)
-          throw validationError({'Idempotency-Key': ['was already used with a different request body']})
+        if (seen && seen.fingerprint !== fingerprint) throw validationError({'Idempotency-Key': ['was already used with a different request body']})
         if (seen) return {headers: {'idempotent-replayed': 'true'}, raw: seen.body, status: 201}
       }
       const headers = limited(core.limits.orders, token!.keyId, 'order creations')
@@ -260,8 +272,7 @@ function operationHandlers(core: Core): Record<OperationId, OpHandler> {
     },
 
     listProducts: ({request, version}) => {
-      const headers =
-        version === 'v1' ? limited(core.limits.v1Products, request.req.socket.remoteAddress ?? '?', 'product list requests') : {}
+      const headers = version === 'v1' ? limited(core.limits.v1Products, request.req.socket.remoteAddress ?? '?', 'product list requests') : {}
       return {...productsPage(request.query, optional(request.query, 'q')), headers}
     },
 

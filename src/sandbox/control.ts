@@ -54,14 +54,23 @@ export const CONTROL_ROUTES = [
   },
   {description: 'The fault rules in force.', method: 'GET', path: `${CONTROL_PREFIX}/faults`},
   {description: 'Remove every fault rule.', method: 'DELETE', path: `${CONTROL_PREFIX}/faults`},
-  {description: 'The latest 100 customers and orders (newest first) and every webhook endpoint, for the inspector page.', method: 'GET', path: `${CONTROL_PREFIX}/data`},
+  {
+    description: 'The latest 100 customers and orders (newest first) and every webhook endpoint, for the inspector page.',
+    method: 'GET',
+    path: `${CONTROL_PREFIX}/data`,
+  },
   {description: 'The inspector page (HTML; loopback clients only).', method: 'GET', path: `${CONTROL_PREFIX}/ui`},
   {
-    description: 'Apply a scenario: {"customers"|"orders"|"refunds"|"webhooks": {NAME: create body}}, ${NAME.id} references; answers {ids: {NAME: id}}. Checked whole first: 422 naming kind.NAME.field, nothing created.',
+    description:
+      'Apply a scenario: {"customers"|"orders"|"refunds"|"webhooks": {NAME: create body}}, ${NAME.id} references; answers {ids: {NAME: id}}. Checked whole first: 422 naming kind.NAME.field, nothing created.',
     method: 'POST',
     path: `${CONTROL_PREFIX}/seed`,
   },
-  {description: 'Empty the data (customers, orders, refunds, webhooks, idempotency keys); the catalogue and key pairs stay.', method: 'POST', path: `${CONTROL_PREFIX}/reset`},
+  {
+    description: 'Empty the data (customers, orders, refunds, webhooks, idempotency keys); the catalogue and key pairs stay.',
+    method: 'POST',
+    path: `${CONTROL_PREFIX}/reset`,
+  },
   {description: 'Save the whole state under a name: {"name"}.', method: 'POST', path: `${CONTROL_PREFIX}/snapshots`},
   {description: 'The saved snapshots.', method: 'GET', path: `${CONTROL_PREFIX}/snapshots`},
   {description: 'Bring back a saved state (the key pairs stay).', method: 'POST', path: `${CONTROL_PREFIX}/snapshots/{name}/restore`},
@@ -128,7 +137,11 @@ export function controlRoutes(router: Router, core: Core, shelf: SnapshotShelf, 
     .add('GET', `${CONTROL_PREFIX}/ui`, ({req}) => {
       if (!isLoopback(req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? ''))
         throw new HttpError(403, 'The inspector page is served to this machine only (loopback clients)')
-      return {headers: {'cache-control': 'no-store', 'content-type': 'text/html; charset=utf-8', 'x-frame-options': 'DENY'}, raw: UI_HTML, status: 200}
+      return {
+        headers: {'cache-control': 'no-store', 'content-type': 'text/html; charset=utf-8', 'x-frame-options': 'DENY'},
+        raw: UI_HTML,
+        status: 200,
+      }
     })
     .add('GET', `${CONTROL_PREFIX}/faults`, () => ({body: {data: core.faults.list()}, status: 200}))
     .add('POST', `${CONTROL_PREFIX}/faults`, async ({body}) => {
@@ -162,7 +175,10 @@ function triggerEvent(
   const type = input.type as SandboxEvent
   const orderEvent = type.startsWith('order.')
   const errors: Record<string, string[]> = {}
-  for (const [field, value] of [['order_id', input.order_id], ['customer_id', input.customer_id]] as const) {
+  for (const [field, value] of [
+    ['order_id', input.order_id],
+    ['customer_id', input.customer_id],
+  ] as const) {
     const bad = value === undefined ? undefined : checkPositiveInt(value)
     if (bad) errors[field] = [bad]
   }
@@ -192,7 +208,11 @@ function triggerEvent(
     let order = named
     if (!order) {
       const trigger = triggerCustomer(core)
-      const placed = placeOrder(core, {currency: CATALOGUE[0]!.currency, customer_id: trigger.id, items: [{product_id: CATALOGUE[0]!.id}]}, type === 'order.created' ? overrides : undefined)
+      const placed = placeOrder(
+        core,
+        {currency: CATALOGUE[0]!.currency, customer_id: trigger.id, items: [{product_id: CATALOGUE[0]!.id}]},
+        type === 'order.created' ? overrides : undefined,
+      )
       order = placed.order
       created = {...(trigger.created ? {customer: trigger.id} : {}), order: order.id}
       if (type === 'order.created') return answer(placed.emitted, order, {created, customer: customerView(core.store.customer(trigger.id)!)})
@@ -215,7 +235,16 @@ function triggerEvent(
     answer(emitted, undefined, {customer: customerView(record), created: created === undefined ? {} : {customer: created}})
   if (type === 'customer.created') {
     if (named) return withCustomer(emit(core, type, customerView(named), overrides), named)
-    const {customer, emitted} = createCustomer(core, {email: `sandbox-trigger-${randomId('', 4)}@example.com`, name: 'Sandbox Trigger', send_invite: false, metadata: {created_by: 'sandbox trigger'}}, overrides)
+    const {customer, emitted} = createCustomer(
+      core,
+      {
+        email: `sandbox-trigger-${randomId('', 4)}@example.com`,
+        name: 'Sandbox Trigger',
+        send_invite: false,
+        metadata: {created_by: 'sandbox trigger'},
+      },
+      overrides,
+    )
     return withCustomer(emitted, customer, customer.id)
   }
   if (type === 'customer.updated') {
@@ -238,6 +267,11 @@ function triggerCustomer(core: Core): {id: number; created: boolean} {
     if (record.status === 'archived') updateCustomer(core, record, {status: 'active'})
     return {created: false, id: record.id}
   }
-  const {customer} = createCustomer(core, {email: TRIGGER_EMAIL, metadata: {created_by: 'sandbox control path'}, name: 'Sandbox Trigger', send_invite: false})
+  const {customer} = createCustomer(core, {
+    email: TRIGGER_EMAIL,
+    metadata: {created_by: 'sandbox control path'},
+    name: 'Sandbox Trigger',
+    send_invite: false,
+  })
   return {created: true, id: customer.id}
 }

@@ -78,9 +78,12 @@ export function checkOverrides(type: SandboxEvent, overrides: Overrides): string
     const parts = path.split('.')
     const known =
       parts[0] === 'data' &&
-      ((parts.length === 2 && fields.includes(parts[1]!)) || (parts.length === 3 && parts[1] === 'metadata' && fields.includes('metadata') && parts[2] !== ''))
+      ((parts.length === 2 && fields.includes(parts[1]!)) ||
+        (parts.length === 3 && parts[1] === 'metadata' && fields.includes('metadata') && parts[2] !== ''))
     if (!known)
-      problems.push(`${path}: the ${type} payload has no such field (known: ${fields.map((f) => `data.${f}`).join(', ')}, data.metadata.KEY for customers)`)
+      problems.push(
+        `${path}: the ${type} payload has no such field (known: ${fields.map((f) => `data.${f}`).join(', ')}, data.metadata.KEY for customers)`,
+      )
   }
   return problems
 }

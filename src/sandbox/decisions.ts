@@ -89,7 +89,6 @@ export const REQUEST_LOG_FILE_BYTES = 10 * 1024 * 1024
 /** An order line without `quantity` counts as one unit. */
 export const DEFAULT_QUANTITY = 1
 
-
 export interface Decision {
   gap: string
   decision: string
@@ -107,7 +106,10 @@ export const DECISIONS: readonly Decision[] = [
     decision:
       'Body: any of `email`, `name`, `status`, `metadata` (at least one). `metadata` is merged key by key into the stored one. 200 with the customer; 422 `{message, errors}` on invalid or taken email (case-insensitive), bad name or status; 404 unknown id.',
   },
-  {gap: 'DELETE /customers/{id}', decision: '204, no body; 404 unknown id. The customer\'s orders remain (with their `customer_id`); the email becomes free.'},
+  {
+    gap: 'DELETE /customers/{id}',
+    decision: "204, no body; 404 unknown id. The customer's orders remain (with their `customer_id`); the email becomes free.",
+  },
   {
     gap: 'Order transitions',
     decision:
@@ -116,14 +118,17 @@ export const DECISIONS: readonly Decision[] = [
   {
     gap: 'Order totals and items',
     decision:
-      '`unit_price` is the product\'s price converted to the order currency; `quantity` defaults to 1; `total` = sum of `unit_price * quantity`. An item without `product_id`, or with an unknown one, is 422 on `items.N.product_id`; an unknown or archived customer is 422 on `customer_id`. Stock is not enforced.',
+      "`unit_price` is the product's price converted to the order currency; `quantity` defaults to 1; `total` = sum of `unit_price * quantity`. An item without `product_id`, or with an unknown one, is 422 on `items.N.product_id`; an unknown or archived customer is 422 on `customer_id`. Stock is not enforced.",
   },
   {
     gap: 'Order shapes',
     decision:
       'Create and GET return `id, customer_id, status, total, currency, items, placed_at, amount_refunded, refunds`. Lists return `id, customer_id, status, total, currency, placed_at`.',
   },
-  {gap: 'GET /orders/{id}, GET /products/{id}', decision: '200 with the resource; 404 `{message}` for an unknown or non-integer id. Products take `currency` as the list does.'},
+  {
+    gap: 'GET /orders/{id}, GET /products/{id}',
+    decision: '200 with the resource; 404 `{message}` for an unknown or non-integer id. Products take `currency` as the list does.',
+  },
   {
     gap: 'Refunds',
     decision:
@@ -134,14 +139,25 @@ export const DECISIONS: readonly Decision[] = [
     decision:
       'Missing or not a UUID: 400 `{message}`. Same key (per key pair) and same body: 201 with the original order as first returned, plus `Idempotent-Replayed: true`; replays are not rate limited. Same key, different body: 422 on `Idempotency-Key`. Only successful creations are remembered (kept with the data). v1 with the header: 400 `{message}`.',
   },
-  {gap: 'include', decision: '`orders`: array of the customer\'s orders (list shape, newest first). `addresses`: array of `{id, line1, city, postal_code, country}` (demo customers have one; others `[]`). Any other value: 422 on `include`.'},
+  {
+    gap: 'include',
+    decision:
+      "`orders`: array of the customer's orders (list shape, newest first). `addresses`: array of `{id, line1, city, postal_code, country}` (demo customers have one; others `[]`). Any other value: 422 on `include`.",
+  },
   {
     gap: 'Currency conversion',
     decision:
       'Fixed rates per 1 USD: EUR 0.92, GBP 0.79. price_to = round-half-up(price * rate_to / rate_from). Without `currency`, each product shows its own price and currency.',
   },
-  {gap: 'GET /api/v1/products/search', decision: 'Query `q` (required, at most 120 characters), `currency`, `page`, `per_page`; same page envelope as the list.'},
-  {gap: 'Product search fields', decision: 'Products carry a `description`; `q` is split into words, and a product matches when every word, in any order, is a case-insensitive substring of its name or description (`tea pot` finds "Teapot 1 l").'},
+  {
+    gap: 'GET /api/v1/products/search',
+    decision: 'Query `q` (required, at most 120 characters), `currency`, `page`, `per_page`; same page envelope as the list.',
+  },
+  {
+    gap: 'Product search fields',
+    decision:
+      'Products carry a `description`; `q` is split into words, and a product matches when every word, in any order, is a case-insensitive substring of its name or description (`tea pot` finds "Teapot 1 l").',
+  },
   {
     gap: 'Webhook list fields',
     decision:
@@ -162,7 +178,10 @@ export const DECISIONS: readonly Decision[] = [
     decision:
       '`{message}` for 400, 401, 403, 404, 405 (with `Allow`), 409, 413, 415, 429 and 500; 422 `{message, errors}` (token endpoints: `{message}`). 401 carries `WWW-Authenticate: Bearer`. Bodies: invalid JSON or nesting deeper than 32 levels 400, not `application/json` (or `+json`) 415, over 1 MiB 413.',
   },
-  {gap: 'per_page default and range', decision: 'Default 20. Outside 1-100 or not an integer: 422 on `per_page` (likewise `page` < 1). A page past the end has empty `data`.'},
+  {
+    gap: 'per_page default and range',
+    decision: 'Default 20. Outside 1-100 or not an integer: 422 on `per_page` (likewise `page` < 1). A page past the end has empty `data`.',
+  },
   {gap: 'List order', decision: 'Newest first = reverse creation order (id descending).'},
   {gap: 'Search cost', decision: '`q` filters scan the collection; unfiltered and status/customer-filtered lists read prebuilt indexes.'},
   {
@@ -204,6 +223,6 @@ export const DECISIONS: readonly Decision[] = [
   {
     gap: 'Control path access (sandbox only)',
     decision:
-      '`/_sandbox/...` has no authentication, so it answers only requests whose `Host` names the bound address and port (bound to loopback: also `localhost`, `127.0.0.1`, `[::1]`), with no `Origin` or the sandbox\'s own (403), and writes with a JSON `Content-Type` (415): a web page cannot reach it. `sandbox start --host` beyond loopback warns on stderr.',
+      "`/_sandbox/...` has no authentication, so it answers only requests whose `Host` names the bound address and port (bound to loopback: also `localhost`, `127.0.0.1`, `[::1]`), with no `Origin` or the sandbox's own (403), and writes with a JSON `Content-Type` (415): a web page cannot reach it. `sandbox start --host` beyond loopback warns on stderr.",
   },
 ]

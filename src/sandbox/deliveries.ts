@@ -141,7 +141,11 @@ export class Deliveries {
     request.end(job.body)
   }
 
-  private record(job: Job, result: Pick<DeliveryAttempt, 'duration_ms' | 'error' | 'outcome' | 'status'> & {next_attempt_in_ms?: number | null}, at: number): void {
+  private record(
+    job: Job,
+    result: Pick<DeliveryAttempt, 'duration_ms' | 'error' | 'outcome' | 'status'> & {next_attempt_in_ms?: number | null},
+    at: number,
+  ): void {
     this.log.push({
       event_id: job.event.id,
       event_type: job.event.type,

@@ -10,7 +10,6 @@ import type {FaultRule} from '../domain/sandbox-control.js'
 
 export type {FaultRule}
 
-
 export interface FaultInput {
   path?: unknown
   method?: unknown
@@ -38,7 +37,10 @@ export function validateFault(input: FaultInput): FieldErrors {
     if (bad) add('retry_after', bad)
     else if (input.status === undefined) add('retry_after', 'needs a status (e.g. 429 or 503)')
   }
-  if (input.delay_ms !== undefined && (!Number.isInteger(input.delay_ms) || (input.delay_ms as number) < 0 || (input.delay_ms as number) > MAX_FAULT_DELAY_MS))
+  if (
+    input.delay_ms !== undefined &&
+    (!Number.isInteger(input.delay_ms) || (input.delay_ms as number) < 0 || (input.delay_ms as number) > MAX_FAULT_DELAY_MS)
+  )
     add('delay_ms', `must be an integer from 0 to ${MAX_FAULT_DELAY_MS}`)
   if (input.drop !== undefined && typeof input.drop !== 'boolean') add('drop', 'must be true or false')
   if (input.drop === true && input.status !== undefined) add('drop', 'and status exclude each other (a dropped connection has no status)')
@@ -47,7 +49,8 @@ export function validateFault(input: FaultInput): FieldErrors {
     const bad = checkPositiveInt(input.count)
     if (bad) add('count', bad)
   }
-  if (input.rate !== undefined && (typeof input.rate !== 'number' || !(input.rate > 0 && input.rate <= 1))) add('rate', 'must be a number above 0 and at most 1')
+  if (input.rate !== undefined && (typeof input.rate !== 'number' || !(input.rate > 0 && input.rate <= 1)))
+    add('rate', 'must be a number above 0 and at most 1')
   if (input.count !== undefined && input.rate !== undefined) add('rate', 'and count exclude each other')
   if (input.random_seed !== undefined && (!Number.isSafeInteger(input.random_seed) || (input.random_seed as number) < 0))
     add('random_seed', 'must be a non-negative integer')
@@ -67,7 +70,12 @@ function generator(seed: number): () => number {
 }
 
 function globRegex(glob: string): RegExp {
-  return new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`)
+  return new RegExp(
+    `^${glob
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  )
 }
 
 export class Faults {
@@ -119,6 +127,10 @@ export class Faults {
 }
 
 export function describeFault(rule: FaultRule): string {
-  const what = [rule.delay_ms === null ? '' : `delay ${rule.delay_ms} ms`, rule.drop ? 'drop' : '', rule.status === null ? '' : `status ${rule.status}`]
+  const what = [
+    rule.delay_ms === null ? '' : `delay ${rule.delay_ms} ms`,
+    rule.drop ? 'drop' : '',
+    rule.status === null ? '' : `status ${rule.status}`,
+  ]
   return `#${rule.id} ${what.filter((w) => w !== '').join(', ')}`
 }

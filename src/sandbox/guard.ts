@@ -28,8 +28,7 @@ function hostName(address: string): string {
 export function allowedHosts(address: string, port: number): Set<string> {
   const names = new Set<string>([address])
   if (isLoopback(address) || WILDCARD.has(address)) for (const n of LOOPBACK) names.add(n)
-  if (WILDCARD.has(address))
-    for (const list of Object.values(networkInterfaces())) for (const i of list ?? []) names.add(i.address)
+  if (WILDCARD.has(address)) for (const list of Object.values(networkInterfaces())) for (const i of list ?? []) names.add(i.address)
   names.delete('0.0.0.0')
   names.delete('::')
   return new Set([...names].map((n) => `${hostName(n)}:${port}`.toLowerCase()))
@@ -52,6 +51,9 @@ export function checkControlRequest(req: IncomingMessage, hosts: Set<string>): v
   if (method !== 'GET' && method !== 'HEAD') {
     const type = req.headers['content-type']
     if (!type || !JSON_TYPE.test(type))
-      throw new HttpError(415, `A write to the sandbox control path must have Content-Type: application/json (got ${type ? JSON.stringify(type) : 'none'})`)
+      throw new HttpError(
+        415,
+        `A write to the sandbox control path must have Content-Type: application/json (got ${type ? JSON.stringify(type) : 'none'})`,
+      )
   }
 }

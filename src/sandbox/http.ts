@@ -141,7 +141,6 @@ export function readJsonBody(req: IncomingMessage, limit: number, maxDepth: numb
   })
 }
 
-
 function tooLarge(limit: number): HttpError {
   return new HttpError(413, `Request body is larger than ${limit} bytes`, undefined, {connection: 'close'})
 }

@@ -15,7 +15,6 @@ export const MASK = '********'
 const SECRET_FIELDS = new Set(['key_secret', 'access_token', 'signing_secret', 'secret', 'password', 'authorization'])
 const SECRET_VALUE = /^(?:sbx_secret_|sbx_at_|whsec_)/
 
-
 /** A copy of `value` with every secret replaced by MASK. */
 export function maskSecrets(value: unknown, depth = 0): unknown {
   if (depth > 64) return MASK

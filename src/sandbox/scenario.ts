@@ -27,7 +27,11 @@ export type ScenarioIds = Record<string, number | string>
 export function applyScenario(core: Core, scenario: unknown): ScenarioIds {
   const entries = entriesOf(scenario)
   // The dry run: a copy of the store, no deliveries. Its errors are the file's errors.
-  const scratch: Core = {...core, deliveries: {send: () => {}} as unknown as Core['deliveries'], store: new Store(structuredClone(core.store.snapshot()))}
+  const scratch: Core = {
+    ...core,
+    deliveries: {send: () => {}} as unknown as Core['deliveries'],
+    store: new Store(structuredClone(core.store.snapshot())),
+  }
   run(scratch, entries)
   return run(core, entries)
 }

@@ -108,7 +108,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if (!snapshot && options.seedDemoData) seedDemoData(store, now())
 
   const dataFile = options.dataFile
-    ? new DataFile(options.dataFile, () => store.snapshot(), (e) => log(`could not write ${options.dataFile}: ${e.message}`), options.journalCompactBytes)
+    ? new DataFile(
+        options.dataFile,
+        () => store.snapshot(),
+        (e) => log(`could not write ${options.dataFile}: ${e.message}`),
+        options.journalCompactBytes,
+      )
     : undefined
   if (dataFile) {
     await dataFile.open(snapshot?.seq ?? 0)
@@ -179,7 +184,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           throw new HttpError(0, 'dropped')
         }
         if (fault.status !== null)
-          throw new HttpError(fault.status, `Injected fault ${describeFault(fault)} (sandbox fault add)`, undefined, fault.retry_after === null ? {} : {'retry-after': String(fault.retry_after)})
+          throw new HttpError(
+            fault.status,
+            `Injected fault ${describeFault(fault)} (sandbox fault add)`,
+            undefined,
+            fault.retry_after === null ? {} : {'retry-after': String(fault.retry_after)},
+          )
       }
       const {handler, params} = router.resolve(method, path)
       reply = await handler({

@@ -16,7 +16,6 @@ export type {SnapshotInfo}
 
 const NAME = /^[A-Za-z0-9][\w.-]{0,63}$/
 
-
 export function checkSnapshotName(name: unknown): string {
   if (typeof name !== 'string' || !NAME.test(name) || name.endsWith('.json'))
     throw validationError({name: ['must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit']})
@@ -29,7 +28,13 @@ export class SnapshotShelf {
   constructor(private readonly dir: string | undefined) {}
 
   async save(name: string, snapshot: Snapshot, now: number): Promise<SnapshotInfo> {
-    const info: SnapshotInfo = {customers: snapshot.customers.length, name, orders: snapshot.orders.length, saved_at: new Date(now).toISOString(), webhooks: snapshot.webhooks.length}
+    const info: SnapshotInfo = {
+      customers: snapshot.customers.length,
+      name,
+      orders: snapshot.orders.length,
+      saved_at: new Date(now).toISOString(),
+      webhooks: snapshot.webhooks.length,
+    }
     const json = JSON.stringify({...snapshot, saved_at: info.saved_at})
     if (!this.dir) this.memory.set(name, {info, json})
     else {

@@ -230,8 +230,12 @@ export class Store {
     const index = opts.status ? this.customersByStatus[opts.status] : this.customerIds
     if (opts.q === undefined || opts.q === '') return this.pageOf(index, opts.page, opts.perPage, this.customers)
     const needle = opts.q.toLowerCase()
-    return scanPage(index, this.customers, opts.page, opts.perPage, (c) =>
-      c.name.toLowerCase().includes(needle) || c.email.toLowerCase().includes(needle),
+    return scanPage(
+      index,
+      this.customers,
+      opts.page,
+      opts.perPage,
+      (c) => c.name.toLowerCase().includes(needle) || c.email.toLowerCase().includes(needle),
     )
   }
 
@@ -257,7 +261,14 @@ export class Store {
   }
 
   addRefund(order: OrderRecord, fields: Omit<RefundRecord, 'id' | 'order_id' | 'currency'>): RefundRecord {
-    const refund: RefundRecord = {id: this.next.refund++, order_id: order.id, amount: fields.amount, currency: order.currency, reason: fields.reason, created_at: fields.created_at}
+    const refund: RefundRecord = {
+      id: this.next.refund++,
+      order_id: order.id,
+      amount: fields.amount,
+      currency: order.currency,
+      reason: fields.reason,
+      created_at: fields.created_at,
+    }
     order.refunds.push(refund)
     order.amount_refunded += refund.amount
     if (order.amount_refunded >= order.total) this.setOrderStatus(order, 'refunded')

@@ -14,11 +14,7 @@ export interface TokenRecord {
   revoked: boolean
 }
 
-export type TokenLookup =
-  | {state: 'valid'; token: TokenRecord}
-  | {state: 'revoked'; token: TokenRecord}
-  | {state: 'expired'}
-  | {state: 'unknown'}
+export type TokenLookup = {state: 'valid'; token: TokenRecord} | {state: 'revoked'; token: TokenRecord} | {state: 'expired'} | {state: 'unknown'}
 
 export class Tokens {
   private readonly tokens = new Map<string, TokenRecord>()

@@ -45,7 +45,9 @@ interface Field {
 export function normalizePath(path: string): string {
   const trimmed = path.trim()
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed))
-    throw new UsageError(`PATH is relative to the base URL (got ${JSON.stringify(path)}); e.g. \`commerce api v2/customers\`, and --base-url for the host.`)
+    throw new UsageError(
+      `PATH is relative to the base URL (got ${JSON.stringify(path)}); e.g. \`commerce api v2/customers\`, and --base-url for the host.`,
+    )
   const bare = trimmed.replace(/^\/+/, '')
   if (bare === '' || bare.startsWith('?')) throw new UsageError('PATH is empty; e.g. `commerce api customers` or `commerce api /api/v2/products`.')
   if (bare.startsWith('api/')) return `/${bare}`
@@ -78,7 +80,8 @@ async function parseFields(input: RawRequestInput, read: ReadSource): Promise<Fi
     if (text.startsWith('@')) {
       const file = text.slice(1)
       if (file === '') throw new UsageError(`--field ${key}: @ must be followed by a file name (or - for standard input).`)
-      if (file === '-' && input.input?.source === '-') throw new UsageError('Standard input cannot be read twice: --input - and --field KEY=@- together.')
+      if (file === '-' && input.input?.source === '-')
+        throw new UsageError('Standard input cannot be read twice: --input - and --field KEY=@- together.')
       let content: string
       try {
         content = await read(file)

@@ -44,7 +44,10 @@ export interface LoginOutcome {
  * `storage` keyring (the flag, else the profile's `storage` setting), the key secret goes to the OS keyring and the
  * file keeps only the key id; a keyring that fails or does not answer within 3 s means the file, with a warning.
  */
-export async function login(ctx: AuthContext, input: {baseUrl: string; pair: KeyPair; apiVersion?: ApiVersion; storage?: Storage; moneyUnit?: string}): Promise<LoginOutcome> {
+export async function login(
+  ctx: AuthContext,
+  input: {baseUrl: string; pair: KeyPair; apiVersion?: ApiVersion; storage?: Storage; moneyUnit?: string},
+): Promise<LoginOutcome> {
   const client = await ctx.client({baseUrl: input.baseUrl, tokens: undefined})
   const issued = await issueToken(client, input.pair)
   const profileName = await ctx.profileName()
@@ -83,17 +86,28 @@ export async function login(ctx: AuthContext, input: {baseUrl: string; pair: Key
     p.token_base_url = client.baseUrl
   })
   const movedFrom = before?.base_url && before.base_url !== client.baseUrl ? before.base_url : undefined
-  return {movedFrom, result: {base_url: client.baseUrl, expires_at: expiresAt, key_id: input.pair.keyId, profile: profileName, scopes: issued.scopes, storage}, warning}
+  return {
+    movedFrom,
+    result: {base_url: client.baseUrl, expires_at: expiresAt, key_id: input.pair.keyId, profile: profileName, scopes: issued.scopes, storage},
+    warning,
+  }
 }
 
-export const KEYRING_HINT = 'Tip: this machine has an OS keyring. `commerce auth login --storage keyring` (or `commerce config set storage keyring`) keeps the key secret there instead of config.json. This tip is shown once.'
+export const KEYRING_HINT =
+  'Tip: this machine has an OS keyring. `commerce auth login --storage keyring` (or `commerce config set storage keyring`) keeps the key secret there instead of config.json. This tip is shown once.'
 
 /**
  * Whether `auth login` may mention `--storage keyring` (before probing for a keyring): the secret went to the file
  * by default (no --storage given), a person is at a terminal (stdin and stderr TTYs, CI unset: `interactive`),
  * no --json, and the tip was never shown.
  */
-export function keyringHintWanted(input: {storageFlag: Storage | undefined; storage: Storage; interactive: boolean; json: boolean; shown: boolean}): boolean {
+export function keyringHintWanted(input: {
+  storageFlag: Storage | undefined
+  storage: Storage
+  interactive: boolean
+  json: boolean
+  shown: boolean
+}): boolean {
   return input.storageFlag === undefined && input.storage === 'file' && input.interactive && !input.json && !input.shown
 }
 
@@ -141,16 +155,27 @@ export async function status(ctx: AuthContext): Promise<AuthStatus> {
     // Without a base URL, only a key pair cannot be checked; a given token is reported as is (no request).
     if (creds.source !== 'none' && creds.source !== 'COMMERCE_ACCESS_TOKEN') throw error
   }
-  const base: AuthStatus = {base_url: baseUrl, expires_at: null, key_id: creds.keyId ?? null, logged_in: false, profile, scopes: null, source: creds.source, storage: creds.storage ?? null}
+  const base: AuthStatus = {
+    base_url: baseUrl,
+    expires_at: null,
+    key_id: creds.keyId ?? null,
+    logged_in: false,
+    profile,
+    scopes: null,
+    source: creds.source,
+    storage: creds.storage ?? null,
+  }
   if (creds.source === 'none') return {...base, reason: `Not logged in. ${loginHint(ctx.userFlags())}`}
   if (creds.source === 'COMMERCE_ACCESS_TOKEN') return {...base, logged_in: true}
   const tokens = creds.tokens as KeyPairTokens
   const client = await ctx.client()
   try {
-    const cached = (await tokens.cached(client.baseUrl)) ?? (await (async () => {
-      await tokens.getToken(client)
-      return tokens.cached(client.baseUrl)
-    })())
+    const cached =
+      (await tokens.cached(client.baseUrl)) ??
+      (await (async () => {
+        await tokens.getToken(client)
+        return tokens.cached(client.baseUrl)
+      })())
     return {...base, expires_at: cached?.expires_at ?? null, logged_in: true, scopes: cached?.scopes ?? null}
   } catch (error) {
     if (error instanceof AuthError) return {...base, reason: error.message}
@@ -215,12 +240,12 @@ export async function logout(ctx: AuthContext): Promise<LogoutOutcome> {
   }
   await ctx.store.update((data) => {
     const p = data.profiles?.[profileName]
-    if (p) for (const k of ['key_id', 'key_secret', 'requested_scopes', 'access_token', 'expires_at', 'scopes', 'token_base_url'] as const) delete p[k]
+    if (p)
+      for (const k of ['key_id', 'key_secret', 'requested_scopes', 'access_token', 'expires_at', 'scopes', 'token_base_url'] as const) delete p[k]
     if (creds.source === 'COMMERCE_KEY_ID' && data.token_cache && ctx.env.COMMERCE_KEY_ID) {
       for (const k of Object.keys(data.token_cache)) if (k.split(' ')[1] === ctx.env.COMMERCE_KEY_ID) delete data.token_cache[k]
     }
   })
-  if (revokeError)
-    throw new CliError(`Logged out locally, but revoking the token failed: ${revokeError}. The token stays valid until it expires.`)
+  if (revokeError) throw new CliError(`Logged out locally, but revoking the token failed: ${revokeError}. The token stays valid until it expires.`)
   return {result: {profile: profileName, revoked: Boolean(token)}, warning}
 }

@@ -34,7 +34,9 @@ export function exportFormat(format: RecordFormat | undefined, options: {json: b
   const toStdout = options.output === undefined || options.output === '-'
   if (options.json && toStdout) {
     if (format !== undefined && format !== 'json')
-      throw new UsageError(`--json without --output prints the records as one JSON array; drop --format ${format}, or add --output FILE (then --json prints a summary).`)
+      throw new UsageError(
+        `--json without --output prints the records as one JSON array; drop --format ${format}, or add --output FILE (then --json prints a summary).`,
+      )
     return 'json'
   }
   return format ?? 'jsonl'
@@ -156,8 +158,7 @@ export async function runImport(options: ImportRunOptions): Promise<ImportOutcom
           options.onStart?.(file)
           for (const e of file.invalid) options.onSkipped?.(e)
           tracker.setTotal(file.valid)
-          if (connection?.progress && paced)
-            ticker = startTicker(tracker, connection.progress, paced.pacer)
+          if (connection?.progress && paced) ticker = startTicker(tracker, connection.progress, paced.pacer)
         },
         send,
         sendInvite: options.sendInvite,
@@ -196,7 +197,11 @@ function summaryOf(counts: Counts, invalid: number, alreadyDone: number): Import
 }
 
 /** How one row is sent, by kind; without a connection (dry run) nothing can be. */
-function rowSender(kind: ImportKind, paced: PacedClient | undefined, onConflict: OnConflict = 'fail'): (row: ImportRow, context: SendContext) => Promise<RowOutcome> {
+function rowSender(
+  kind: ImportKind,
+  paced: PacedClient | undefined,
+  onConflict: OnConflict = 'fail',
+): (row: ImportRow, context: SendContext) => Promise<RowOutcome> {
   if (!paced) return () => Promise.reject(new Error('no connection to the service (dry run)'))
   if (kind === 'customers') {
     const send = customerSender({api: customerApi(paced, paced.client.apiVersion), onConflict})
@@ -209,7 +214,8 @@ function rowSender(kind: ImportKind, paced: PacedClient | undefined, onConflict:
 /** The engine's own errors, in the contract's terms. */
 function asUsage(error: unknown): unknown {
   if (error instanceof CliError || !(error instanceof Error)) return error
-  if (error.name === 'JournalBusyError' || error.name === 'JournalLinkError' || error.name === 'FileChangedError') return new CliError(error.message, {cause: error})
+  if (error.name === 'JournalBusyError' || error.name === 'JournalLinkError' || error.name === 'FileChangedError')
+    return new CliError(error.message, {cause: error})
   const code = (error as NodeJS.ErrnoException).code
   if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR')
     return new UsageError(`Cannot read ${(error as NodeJS.ErrnoException).path ?? 'the file'}: ${code}.`)
@@ -222,7 +228,13 @@ function withResumeHint(error: unknown, summary: Counts, journal: string): unkno
   const done = `${summary.created} created, ${summary.updated} updated, ${summary.skipped} skipped, ${summary.failed} failed so far`
   const hint = `${done}. Run the same command again to resume (journal: ${journal}).`
   if (error instanceof CliError)
-    return new CliError(error.message, {cause: error, exitCode: error.exitCode, fieldErrors: error.fieldErrors, hint: error.hint ? `${error.hint}\n${hint}` : hint, status: error.status})
+    return new CliError(error.message, {
+      cause: error,
+      exitCode: error.exitCode,
+      fieldErrors: error.fieldErrors,
+      hint: error.hint ? `${error.hint}\n${hint}` : hint,
+      status: error.status,
+    })
   return new CliError(error.message, {cause: error, hint})
 }
 

@@ -87,7 +87,8 @@ export function checkValue(key: ConfigKey, value: string): string {
       // The unit of the service's amounts, for how a terminal shows them (src/io/values.ts); never sent.
       const v = value.trim().toLowerCase()
       const problem = checkOneOf(v, MONEY_UNITS)
-      if (problem) throw new UsageError(`money_unit ${problem}: minor when amounts count cents and pence (13112 is €131.12), major when they count whole units.`)
+      if (problem)
+        throw new UsageError(`money_unit ${problem}: minor when amounts count cents and pence (13112 is €131.12), major when they count whole units.`)
       return v
     }
 
@@ -306,7 +307,10 @@ function dropToken(p: Profile): void {
 
 function unknownProfile(name: string, data: ConfigData): UsageError {
   const names = Object.keys(data.profiles ?? {}).sort()
-  return new UsageError(`No profile named ${JSON.stringify(name)}. ${names.length > 0 ? `Profiles: ${names.join(', ')}.` : 'There are no profiles yet.'}`, {
-    hint: `Create it with \`commerce auth login --profile ${name}\` or \`commerce config set base_url URL --profile ${name}\`.`,
-  })
+  return new UsageError(
+    `No profile named ${JSON.stringify(name)}. ${names.length > 0 ? `Profiles: ${names.join(', ')}.` : 'There are no profiles yet.'}`,
+    {
+      hint: `Create it with \`commerce auth login --profile ${name}\` or \`commerce config set base_url URL --profile ${name}\`.`,
+    },
+  )
 }

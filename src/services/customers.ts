@@ -52,7 +52,9 @@ export interface CustomerInput {
 export function customerBody(input: CustomerInput): Record<string, unknown> {
   const body: Record<string, unknown> = {}
   for (const k of ['email', 'name', 'send_invite', 'status'] as const) if (input[k] !== undefined) body[k] = input[k]
-  const metadata: Record<string, unknown> = Array.isArray(input.metadata) ? Object.fromEntries(input.metadata.map((e) => [e.key, e.value])) : {...input.metadata}
+  const metadata: Record<string, unknown> = Array.isArray(input.metadata)
+    ? Object.fromEntries(input.metadata.map((e) => [e.key, e.value]))
+    : {...input.metadata}
   if (input.plan !== undefined) metadata.plan = input.plan
   if (Object.keys(metadata).length > 0) body.metadata = metadata
   return body
@@ -62,7 +64,11 @@ export async function createCustomer(client: ApiClient, input: CustomerInput, ve
   const body = customerBody(input)
   assertValid('customer', validateCustomerCreate(body))
   const res = await client.request({auth: true, body, method: 'POST', path: '/customers', version})
-  return resourceOf<Customer>(res, 'the new customer', 'The customer may have been created: check with `commerce customers list` before running this again.')
+  return resourceOf<Customer>(
+    res,
+    'the new customer',
+    'The customer may have been created: check with `commerce customers list` before running this again.',
+  )
 }
 
 /** v2 only: operations that exist only in v2 always use it, whatever the profile's version. */

@@ -28,7 +28,13 @@ export function listOrdersRequest(options: {status?: string; customerId?: number
     if (p) errors.customer_id = [p]
   }
   assertValid('list filter', errors)
-  return {auth: true, method: 'GET', path: '/orders', query: {customer_id: options.customerId, status: options.status}, version: options.version} as const
+  return {
+    auth: true,
+    method: 'GET',
+    path: '/orders',
+    query: {customer_id: options.customerId, status: options.status},
+    version: options.version,
+  } as const
 }
 
 export function listOrders(client: ApiClient, options: ListOrdersOptions): Listing<Order> {
@@ -100,17 +106,32 @@ export async function createOrder(
 ): Promise<CreateOrderResult> {
   const body = {currency: input.currency, customer_id: input.customer_id, items: input.items}
   const errors = validateOrderCreate(body)
-  if (options.idempotencyKey !== undefined && !isUuid(options.idempotencyKey)) (errors.idempotency_key ??= []).push(`must be a UUID (got ${JSON.stringify(options.idempotencyKey)})`)
+  if (options.idempotencyKey !== undefined && !isUuid(options.idempotencyKey))
+    (errors.idempotency_key ??= []).push(`must be a UUID (got ${JSON.stringify(options.idempotencyKey)})`)
   assertValid('order', errors)
   if (options.version === 'v1') {
     if (options.idempotencyKey !== undefined) requireV2('v1', '--idempotency-key')
     const res = await client.request({auth: true, body, idempotent: false, method: 'POST', path: '/orders', version: 'v1'})
-    return {order: resourceOf<Order>(res, 'the new order', 'The order may have been created: check with `commerce orders list` before running this again.')}
+    return {
+      order: resourceOf<Order>(res, 'the new order', 'The order may have been created: check with `commerce orders list` before running this again.'),
+    }
   }
   const key = options.idempotencyKey ?? randomUUID()
   options.onKey?.(key)
-  const res = await client.request({auth: true, body, headers: {'Idempotency-Key': key}, idempotent: true, method: 'POST', path: '/orders', version: 'v2'})
-  const order = resourceOf<Order>(res, 'the new order', `The order may have been created: rerun with --idempotency-key ${key} to get it without creating a second one.`)
+  const res = await client.request({
+    auth: true,
+    body,
+    headers: {'Idempotency-Key': key},
+    idempotent: true,
+    method: 'POST',
+    path: '/orders',
+    version: 'v2',
+  })
+  const order = resourceOf<Order>(
+    res,
+    'the new order',
+    `The order may have been created: rerun with --idempotency-key ${key} to get it without creating a second one.`,
+  )
   return {idempotencyKey: key, order}
 }
 
@@ -124,5 +145,10 @@ export async function refundOrder(client: ApiClient, id: number, input: {amount?
   if (isResource(res.body)) return res.body
   // The service documents no refund record: an empty success means done, with nothing more to show.
   if (res.body === undefined) return {}
-  throw unexpectedResponse(res.status, res.body, 'the refund record', `The refund may have been made: check with \`commerce orders get ${id}\` before running it again.`)
+  throw unexpectedResponse(
+    res.status,
+    res.body,
+    'the refund record',
+    `The refund may have been made: check with \`commerce orders get ${id}\` before running it again.`,
+  )
 }

@@ -22,11 +22,18 @@ export function listProducts(client: ApiClient, options: ListProductsOptions): L
 /** v2 lists with `q`; v1 has its own search operation. */
 export function searchProducts(client: ApiClient, text: string, options: ListProductsOptions): Listing<Product> {
   if (options.version === 'v1')
-    return listing<Product>(client, {auth: false, method: 'GET', path: '/products/search', query: {currency: options.currency, q: text}, version: 'v1'}, options)
+    return listing<Product>(
+      client,
+      {auth: false, method: 'GET', path: '/products/search', query: {currency: options.currency, q: text}, version: 'v1'},
+      options,
+    )
   return listProducts(client, {...options, search: text})
 }
 
 /** v2 only. */
 export async function getProduct(client: ApiClient, id: number, options: {currency?: Currency}): Promise<Product> {
-  return resourceOf<Product>(await client.request({auth: false, method: 'GET', path: `/products/${id}`, query: {currency: options.currency}, version: 'v2'}), 'a product')
+  return resourceOf<Product>(
+    await client.request({auth: false, method: 'GET', path: `/products/${id}`, query: {currency: options.currency}, version: 'v2'}),
+    'a product',
+  )
 }

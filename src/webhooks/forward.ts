@@ -33,9 +33,7 @@ export function endToEndHeaders(pairs: ReadonlyArray<readonly [string, string]>)
   for (const [name, value] of pairs) {
     if (name.toLowerCase() === 'connection') for (const token of value.split(',')) named.add(token.trim().toLowerCase())
   }
-  return pairs
-    .filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase()) && !named.has(name.toLowerCase()))
-    .map(([name, value]) => [name, value])
+  return pairs.filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase()) && !named.has(name.toLowerCase())).map(([name, value]) => [name, value])
 }
 
 /** Node's `rawHeaders` (flat name, value, name, value…) as pairs, keeping order, case and repeats. */
@@ -130,12 +128,16 @@ export async function forwardDelivery(options: ForwardOptions): Promise<ForwardR
 function describeNetworkError(error: unknown, signal: AbortSignal, timeoutMs: number): string {
   if (signal.aborted) return `receiver did not answer within ${timeoutMs} ms`
   const err = error as {code?: string; cause?: {code?: string}; message?: string}
-  const code = err.code && err.code.startsWith('UND_ERR') ? err.cause?.code ?? err.code : err.code ?? err.cause?.code
+  const code = err.code && err.code.startsWith('UND_ERR') ? (err.cause?.code ?? err.code) : (err.code ?? err.cause?.code)
   switch (code) {
-    case 'ECONNREFUSED': return 'connection refused'
+    case 'ECONNREFUSED':
+      return 'connection refused'
     case 'ECONNRESET':
-    case 'UND_ERR_SOCKET': return 'connection closed by the receiver'
-    case 'ENOTFOUND': return 'host not found'
-    default: return err.message || String(error)
+    case 'UND_ERR_SOCKET':
+      return 'connection closed by the receiver'
+    case 'ENOTFOUND':
+      return 'host not found'
+    default:
+      return err.message || String(error)
   }
 }

@@ -82,7 +82,13 @@ export function recordAnswer(answer: {status: number; headers: ReadonlyArray<rea
     while (end > 0 && (body[end]! & 0xc0) === 0x80) end--
     kept = body.subarray(0, end)
   }
-  return {...encodeBody(kept), body_bytes: body.length, body_truncated: kept.length < body.length, headers: headerObject(answer.headers), status: answer.status}
+  return {
+    ...encodeBody(kept),
+    body_bytes: body.length,
+    body_truncated: kept.length < body.length,
+    headers: headerObject(answer.headers),
+    status: answer.status,
+  }
 }
 
 export function encodeBody(raw: Buffer): {body: string; body_encoding: BodyEncoding} {
@@ -130,7 +136,9 @@ export class Inbox {
 
   /** Newest first. */
   async listEvents(options: {limit?: number} = {}): Promise<InboxRecord[]> {
-    const records = parseLines(await readText(this.path)).map((line) => line.record).reverse()
+    const records = parseLines(await readText(this.path))
+      .map((line) => line.record)
+      .reverse()
     return options.limit === undefined ? records : records.slice(0, options.limit)
   }
 
@@ -170,7 +178,10 @@ export class Inbox {
 
   private async writeLocked(lines: string[]): Promise<void> {
     let text = lines.join('')
-    const size = await fs.stat(this.path).then((st) => st.size, () => 0)
+    const size = await fs.stat(this.path).then(
+      (st) => st.size,
+      () => 0,
+    )
     if (!this.counts || this.counts.bytes !== size) {
       const existing = await readText(this.path)
       this.counts = {bytes: Buffer.byteLength(existing), records: parseLines(existing).length}
@@ -196,7 +207,13 @@ export class Inbox {
       kept.push(lines[i].text)
       bytes += size
     }
-    await writeFileAtomic(this.path, kept.reverse().map((line) => `${line}\n`).join(''))
+    await writeFileAtomic(
+      this.path,
+      kept
+        .reverse()
+        .map((line) => `${line}\n`)
+        .join(''),
+    )
     this.counts = {bytes, records: kept.length}
   }
 }

@@ -63,7 +63,8 @@ class Gate {
 
   release(): void {
     const next = this.waiting.shift()
-    if (next) next(true) // the slot passes on; `active` stays
+    if (next)
+      next(true) // the slot passes on; `active` stays
     else this.active--
   }
 }
@@ -205,14 +206,22 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
       // A slot, early enough to leave the receiver half the forward timeout before the sender's deadline (a
       // forward started later would likely be cut off, the receiver acting on a delivery its sender then sends
       // again); else 503, and the sender's retry comes back later.
-      if (!(await gate.acquire(forwardTimeoutMs / 2))) return busyAnswer(req, `${concurrency} forwards in progress and the queue did not move in time, retry later`)
+      if (!(await gate.acquire(forwardTimeoutMs / 2)))
+        return busyAnswer(req, `${concurrency} forwards in progress and the queue did not move in time, retry later`)
       const budgetMs = Math.max(1, Math.round(forwardTimeoutMs - (performance.now() - started)))
       const forwardTo = options.forwardTo
       try {
         const result = await (async () => {
           try {
             dispatcher ??= new (await loadUndici()).Agent({connections: concurrency, keepAliveTimeout: 4_000})
-            return await forwardDelivery({body, dispatcher, headers: rawHeaderPairs(req.rawHeaders), maxResponseBytes: maxBodyBytes, timeoutMs: budgetMs, url: forwardTo})
+            return await forwardDelivery({
+              body,
+              dispatcher,
+              headers: rawHeaderPairs(req.rawHeaders),
+              maxResponseBytes: maxBodyBytes,
+              timeoutMs: budgetMs,
+              url: forwardTo,
+            })
           } finally {
             gate.release()
           }
@@ -243,7 +252,9 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
     if (options.inbox) {
       // Recorded before the sender gets its answer, so that an answered delivery is never missing from the inbox.
       const headers = headerObject(endToEndHeaders(rawHeaderPairs(req.rawHeaders)))
-      await options.inbox.append({...record, headers, ...encodeBody(body), ...(response ? {response} : {})}).catch((error: Error) => options.onInboxError?.(error))
+      await options.inbox
+        .append({...record, headers, ...encodeBody(body), ...(response ? {response} : {})})
+        .catch((error: Error) => options.onInboxError?.(error))
     }
     options.onEvent?.(record)
     return answer
@@ -397,7 +408,16 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
 function probeAnswer(probes: ProbeNonces, req: IncomingMessage): Answer {
   req.resume()
   const nonce = req.method === 'GET' ? probes.take(req.url ?? '') : undefined
-  return nonce === undefined ? text(404, 'unknown probe') : {body: nonce, headers: [['cache-control', 'no-store'], ['content-type', 'text/plain']], status: 200}
+  return nonce === undefined
+    ? text(404, 'unknown probe')
+    : {
+        body: nonce,
+        headers: [
+          ['cache-control', 'no-store'],
+          ['content-type', 'text/plain'],
+        ],
+        status: 200,
+      }
 }
 
 /** application/json, or any `+json` type (a charset parameter allowed). */

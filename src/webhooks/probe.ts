@@ -53,7 +53,8 @@ function probeUrl(publicUrl: string, nonce: string): string {
   return url.href
 }
 
-const TLS_CODES = /^(CERT_|ERR_TLS_|ERR_SSL_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT)/
+const TLS_CODES =
+  /^(CERT_|ERR_TLS_|ERR_SSL_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT)/
 
 /** Sends one probe through `publicUrl` and says whether it came back to this listener. */
 export async function probe(publicUrl: string, nonces: ProbeNonces, options: {timeoutMs?: number} = {}): Promise<ProbeResult> {
@@ -72,12 +73,22 @@ export async function probe(publicUrl: string, nonces: ProbeNonces, options: {ti
     }
     if (response.statusCode === 200 && body.trim() === nonce) return {duration_ms: Math.round(performance.now() - started), ok: true}
     const said = body.trim().split('\n', 1)[0]!.slice(0, 120)
-    return {hop: 'other_answer', message: `${host} answered HTTP ${response.statusCode}${said ? ` (${JSON.stringify(said)})` : ''}, not this listener: the URL does not lead here`, ok: false}
+    return {
+      hop: 'other_answer',
+      message: `${host} answered HTTP ${response.statusCode}${said ? ` (${JSON.stringify(said)})` : ''}, not this listener: the URL does not lead here`,
+      ok: false,
+    }
   } catch (error) {
-    if (signal.aborted) return {hop: 'timeout', message: `no answer through ${host} within ${timeoutMs / 1000} s: the tunnel does not route to this listener`, ok: false}
+    if (signal.aborted)
+      return {
+        hop: 'timeout',
+        message: `no answer through ${host} within ${timeoutMs / 1000} s: the tunnel does not route to this listener`,
+        ok: false,
+      }
     const err = error as {code?: string; cause?: {code?: string; message?: string}; message?: string}
     const code = err.cause?.code ?? err.code ?? ''
-    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return {hop: 'dns', message: `the name ${new URL(publicUrl).hostname} does not resolve`, ok: false}
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME')
+      return {hop: 'dns', message: `the name ${new URL(publicUrl).hostname} does not resolve`, ok: false}
     if (code === 'ECONNREFUSED') return {hop: 'refused', message: `${host} refused the connection`, ok: false}
     if (code === 'UND_ERR_CONNECT_TIMEOUT') return {hop: 'timeout', message: `no connection to ${host} within ${timeoutMs / 1000} s`, ok: false}
     if (TLS_CODES.test(code)) return {hop: 'tls', message: `TLS with ${host} failed (${code})`, ok: false}

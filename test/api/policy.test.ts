@@ -61,7 +61,12 @@ describe('row "429 Too Many Requests": wait Retry-After and retry, every method,
   })
 
   it('gives up at once when the next wait would pass --max-wait, counting the waits so far', () => {
-    expect(decide(answer(429, '5'), initialState(), {...GET, maxWaitMs: 0})).toMatchObject({action: 'give-up', exhausted: false, retryAfterGiven: true, waitMs: 5000})
+    expect(decide(answer(429, '5'), initialState(), {...GET, maxWaitMs: 0})).toMatchObject({
+      action: 'give-up',
+      exhausted: false,
+      retryAfterGiven: true,
+      waitMs: 5000,
+    })
     expect(decide(answer(429), initialState(), {...GET, maxWaitMs: 500})).toMatchObject({action: 'give-up', retryAfterGiven: false})
     const decisions = play([answer(429, '60'), answer(429, '61')], GET)
     expect(decisions.map((d) => d.action)).toEqual(['wait', 'give-up'])
@@ -106,7 +111,8 @@ describe('row "network error or 5xx": backoff 0.5 s doubling with jitter, at mos
 
 describe('row "network error or 5xx on any other POST or PATCH": never retried', () => {
   it('settles at once: the outcome is unknown', () => {
-    for (const failure of [answer(500), answer(502), noAnswer('other'), noAnswer('refused')]) expect(decide(failure, initialState(), POST)).toEqual({action: 'settle'})
+    for (const failure of [answer(500), answer(502), noAnswer('other'), noAnswer('refused')])
+      expect(decide(failure, initialState(), POST)).toEqual({action: 'settle'})
   })
 
   it('but a refused connection is known not to have been sent', () => {
@@ -215,7 +221,11 @@ describe('the wrappers carry the policy out', () => {
     expect((error as RateLimitError).message).toBe('Rate limited (HTTP 429): still rate limited after 3 retries.')
     expect((error as RateLimitError).hint).toBe('Try again after 2026-01-01T00:00:08.000Z (in 2 s).')
     expect(slept).toEqual([2000, 2000, 2000])
-    expect(shown).toEqual(['Rate limited; retrying in 2 s (retry 1 of 3)', 'Rate limited; retrying in 2 s (retry 2 of 3)', 'Rate limited; retrying in 2 s (retry 3 of 3)'])
+    expect(shown).toEqual([
+      'Rate limited; retrying in 2 s (retry 1 of 3)',
+      'Rate limited; retrying in 2 s (retry 2 of 3)',
+      'Rate limited; retrying in 2 s (retry 3 of 3)',
+    ])
     expect(ended).toBe(3)
   })
 
@@ -235,7 +245,11 @@ describe('the wrappers carry the policy out', () => {
       async sleep() {},
     })
     await retrying(options)(scripted([res(429, {'retry-after': '3'}), res(200)]).handler)(newCall())
-    expect(seen).toEqual(['Rate limited; retrying in 3 s (retry 1 of 3)', 'Rate limited; retrying in 2 s (retry 1 of 3)', 'Rate limited; retrying in 0 s (retry 1 of 3)'])
+    expect(seen).toEqual([
+      'Rate limited; retrying in 3 s (retry 1 of 3)',
+      'Rate limited; retrying in 2 s (retry 1 of 3)',
+      'Rate limited; retrying in 0 s (retry 1 of 3)',
+    ])
   })
 
   it('renewing: one new token after a 401, the request repeated once with it; a second 401 is final', async () => {
@@ -270,7 +284,10 @@ describe('the wrappers carry the policy out', () => {
     }
     const {options} = retryOptions()
     const {handler} = scripted([res(429, {'retry-after': '3'}), new Error('reset'), res(404)])
-    const policy = compose(retrying(options), gated(gate, () => NOW))
+    const policy = compose(
+      retrying(options),
+      gated(gate, () => NOW),
+    )
     expect((await policy(handler)(newCall())).status).toBe(404)
     expect(events).toEqual(['acquire', 'limited 3000', 'acquire', 'error', 'acquire', 'success'])
   })

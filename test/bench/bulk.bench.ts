@@ -114,8 +114,20 @@ export async function run(options: BulkBenchOptions = {}): Promise<{figures: Fig
       report('export records/s, CLI', cliRate, 'rec/s', '(curl or jq missing: no comparison)', undefined)
     }
     if (bigRun.rssMb !== undefined && smallRun.rssMb !== undefined) {
-      report(`export peak RSS, ${rssSmall.toLocaleString('en')} customers`, smallRun.rssMb, 'MB', `< ${RSS_LIMIT_MB} MB`, smallRun.rssMb < RSS_LIMIT_MB)
-      report(`export peak RSS, ${exportRecords.toLocaleString('en')} customers`, bigRun.rssMb, 'MB', `< ${RSS_LIMIT_MB} MB`, bigRun.rssMb < RSS_LIMIT_MB)
+      report(
+        `export peak RSS, ${rssSmall.toLocaleString('en')} customers`,
+        smallRun.rssMb,
+        'MB',
+        `< ${RSS_LIMIT_MB} MB`,
+        smallRun.rssMb < RSS_LIMIT_MB,
+      )
+      report(
+        `export peak RSS, ${exportRecords.toLocaleString('en')} customers`,
+        bigRun.rssMb,
+        'MB',
+        `< ${RSS_LIMIT_MB} MB`,
+        bigRun.rssMb < RSS_LIMIT_MB,
+      )
       const growth = bigRun.rssMb / smallRun.rssMb - 1
       report('export peak RSS growth, big vs small', growth * 100, '%', 'within 20%', Math.abs(growth) <= 0.2)
     }
@@ -124,7 +136,13 @@ export async function run(options: BulkBenchOptions = {}): Promise<{figures: Fig
     // ---------------------------------------------------------------------------------------- import
     const target = await sandbox()
     const csv = join(dir, 'import.csv')
-    writeFileSync(csv, ['email,name,plan', ...Array.from({length: importRows}, (_, i) => `import${i + 1}@example.com,Imported ${i + 1},${i % 2 ? 'pro' : 'free'}`)].join('\n') + '\n')
+    writeFileSync(
+      csv,
+      [
+        'email,name,plan',
+        ...Array.from({length: importRows}, (_, i) => `import${i + 1}@example.com,Imported ${i + 1},${i % 2 ? 'pro' : 'free'}`),
+      ].join('\n') + '\n',
+    )
     const imported = await timeCli(['customers', 'import', csv, '--json'], cliEnv(dir, target), false)
     check(imported, 'customers import')
     const importRate = (importRows / imported.ms) * 1000
@@ -142,7 +160,13 @@ export async function run(options: BulkBenchOptions = {}): Promise<{figures: Fig
       report('import: CLI / curl loop', importRate / curlRate, 'x', '>= 3x', importRate / curlRate >= 3)
     } else report('import rows/s, CLI', importRate, 'rows/s', '(curl missing: no comparison)', undefined)
     const customersNow = target.counts().customers
-    report('customers in the sandbox after the import', customersNow, '', `= ${importRows + (hasCurl ? curlImportRows : 0)}`, customersNow === importRows + (hasCurl ? curlImportRows : 0))
+    report(
+      'customers in the sandbox after the import',
+      customersNow,
+      '',
+      `= ${importRows + (hasCurl ? curlImportRows : 0)}`,
+      customersNow === importRows + (hasCurl ? curlImportRows : 0),
+    )
     await target.close()
 
     // A hostile import file (issue 15): one line of 256 MB, read under the record bound without holding it.
@@ -153,7 +177,11 @@ export async function run(options: BulkBenchOptions = {}): Promise<{figures: Fig
     for (let i = 0; i < 256; i++) writeSync(fd, mib)
     writeSync(fd, '"}\n')
     closeSync(fd)
-    const dry = await timeCli(['customers', 'import', hostile, '--dry-run', '--skip-invalid'], {...cliEnv(dir, target), COMMERCE_BASE_URL: 'http://127.0.0.1:9'}, hasTime)
+    const dry = await timeCli(
+      ['customers', 'import', hostile, '--dry-run', '--skip-invalid'],
+      {...cliEnv(dir, target), COMMERCE_BASE_URL: 'http://127.0.0.1:9'},
+      hasTime,
+    )
     check(dry, 'customers import --dry-run (256 MB line)')
     rmSync(hostile, {force: true})
     if (dry.rssMb !== undefined)
@@ -164,14 +192,23 @@ export async function run(options: BulkBenchOptions = {}): Promise<{figures: Fig
     const orders = await sandbox({orderLimit: limit})
     const buyer = await createCustomer(orders)
     const ordersCsv = join(dir, 'orders.csv')
-    writeFileSync(ordersCsv, ['customer_id,currency,items', ...Array.from({length: orderRows}, (_, i) => `${buyer},USD,${(i % 5) + 1}:1`)].join('\n') + '\n')
+    writeFileSync(
+      ordersCsv,
+      ['customer_id,currency,items', ...Array.from({length: orderRows}, (_, i) => `${buyer},USD,${(i % 5) + 1}:1`)].join('\n') + '\n',
+    )
     const paced = await timeCli(['orders', 'import', ordersCsv, '--json', '--debug'], cliEnv(dir, orders), false)
     check(paced, 'orders import')
     const windows = Math.ceil(orderRows / limit.limit)
     const floorMs = (windows - 1) * limit.windowSeconds * 1000
     const seen429 = paced.stderr.split('\n').filter((l) => l.startsWith('< 429')).length
     out.write(`  orders import: ${orderRows} rows, limit ${limit.limit} per ${limit.windowSeconds} s (CLI start-up included)\n`)
-    report('orders import total time', paced.ms / 1000, 's', `<= ${((floorMs * 1.15) / 1000).toFixed(1)} s (floor ${floorMs / 1000} s + 15%)`, paced.ms <= floorMs * 1.15)
+    report(
+      'orders import total time',
+      paced.ms / 1000,
+      's',
+      `<= ${((floorMs * 1.15) / 1000).toFixed(1)} s (floor ${floorMs / 1000} s + 15%)`,
+      paced.ms <= floorMs * 1.15,
+    )
     report('orders import 429s seen', seen429, '', `<= ${windows} (one per window)`, seen429 <= windows)
     report('orders created', orders.counts().orders, '', `= ${orderRows}`, orders.counts().orders === orderRows)
     return {figures}
@@ -194,13 +231,20 @@ function cliEnv(dir: string, sb: Sandbox): NodeJS.ProcessEnv {
     env[k] = v
   }
   const configDir = mkdtempSync(join(dir, 'config-'))
-  return {...env, COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_CONFIG_DIR: configDir, COMMERCE_KEY_ID: sb.keys[0]!.key_id, COMMERCE_KEY_SECRET: sb.keys[0]!.key_secret}
+  return {
+    ...env,
+    COMMERCE_BASE_URL: sb.baseUrl,
+    COMMERCE_CONFIG_DIR: configDir,
+    COMMERCE_KEY_ID: sb.keys[0]!.key_id,
+    COMMERCE_KEY_SECRET: sb.keys[0]!.key_secret,
+  }
 }
 
 /** Runs the CLI to its exit (asynchronously: the sandboxes answer on this event loop), with its peak RSS. */
 function timeCli(args: string[], env: NodeJS.ProcessEnv, measureRss: boolean): Promise<Timed> {
   const rssFile = join(env.COMMERCE_CONFIG_DIR!, 'rss')
-  const [command, argv] = measureRss && existsSync(TIME) ? [TIME, ['-f', '%M', '-o', rssFile, process.execPath, BIN, ...args]] : [process.execPath, [BIN, ...args]]
+  const [command, argv] =
+    measureRss && existsSync(TIME) ? [TIME, ['-f', '%M', '-o', rssFile, process.execPath, BIN, ...args]] : [process.execPath, [BIN, ...args]]
   return timeProcess(command, argv, env, measureRss && !existsSync(TIME)).then((t) => {
     if (measureRss && existsSync(TIME)) t.rssMb = Number(readFileSync(rssFile, 'utf8').trim().split('\n').at(-1)) / 1024
     return t
@@ -251,7 +295,11 @@ function lineCount(file: string): number {
 
 async function tokenFor(sb: Sandbox): Promise<string> {
   const {key_id, key_secret} = sb.keys[0]!
-  const res = await fetch(`${sb.baseUrl}/api/v2/auth/tokens`, {body: JSON.stringify({key_id, key_secret}), headers: {'content-type': 'application/json'}, method: 'POST'})
+  const res = await fetch(`${sb.baseUrl}/api/v2/auth/tokens`, {
+    body: JSON.stringify({key_id, key_secret}),
+    headers: {'content-type': 'application/json'},
+    method: 'POST',
+  })
   return ((await res.json()) as {access_token: string}).access_token
 }
 

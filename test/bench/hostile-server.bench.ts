@@ -39,7 +39,10 @@ const RECORD = JSON.stringify({currency: 'EUR', id: 1, in_stock: true, name: 'Te
 
 const CASES: Array<{name: string; step: Step}> = [
   {name: 'endless body, full speed', step: {stream: {chunk: RECORD.repeat(64), prefix: '{"data":['}}},
-  {name: 'Content-Length 10 GB', step: {headers: {'content-length': String(10 * 1024 ** 3)}, stream: {chunk: RECORD.repeat(64), prefix: '{"data":['}}},
+  {
+    name: 'Content-Length 10 GB',
+    step: {headers: {'content-length': String(10 * 1024 ** 3)}, stream: {chunk: RECORD.repeat(64), prefix: '{"data":['}},
+  },
   {name: 'one byte per 100 ms', step: {stream: {chunk: ' ', intervalMs: 100, prefix: '{'}}},
 ]
 
@@ -48,7 +51,10 @@ export async function run(options: {out?: NodeJS.WritableStream} = {}): Promise<
   if (!existsSync(join(ROOT, 'dist', 'bundle', 'commands'))) throw new Error('The CLI is not built: run `npm run build` first.')
   const dir = mkdtempSync(join(tmpdir(), 'commerce-bench-hostile-'))
   const preload = join(dir, 'max-rss.cjs')
-  writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(process.env.MAX_RSS_FILE, String(process.resourceUsage().maxRSS)))\n`)
+  writeFileSync(
+    preload,
+    `process.on('exit', () => require('node:fs').writeFileSync(process.env.MAX_RSS_FILE, String(process.resourceUsage().maxRSS)))\n`,
+  )
   const results: HostileCaseResult[] = []
   try {
     for (const c of CASES) {
@@ -58,7 +64,14 @@ export async function run(options: {out?: NodeJS.WritableStream} = {}): Promise<
         const started = performance.now()
         const exitCode = await new Promise<number | null>((done, fail) => {
           const child = spawn(process.execPath, ['--require', preload, BIN, 'products', 'list'], {
-            env: {COMMERCE_BASE_URL: server.url, COMMERCE_CONFIG_DIR: dir, COMMERCE_HTTP_TIMEOUT: String(TIMEOUT_S), HOME: dir, MAX_RSS_FILE: rssFile, PATH: process.env.PATH ?? ''},
+            env: {
+              COMMERCE_BASE_URL: server.url,
+              COMMERCE_CONFIG_DIR: dir,
+              COMMERCE_HTTP_TIMEOUT: String(TIMEOUT_S),
+              HOME: dir,
+              MAX_RSS_FILE: rssFile,
+              PATH: process.env.PATH ?? '',
+            },
             stdio: 'ignore',
           })
           // A bound of its own, far past the goal, so that a regression cannot hang the benchmark.

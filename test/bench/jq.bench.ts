@@ -62,7 +62,8 @@ export async function run(options: {records?: number; runs?: number; out?: NodeJ
   const sandbox = await startSandbox({dataFile: writeCustomersDataFile(join(dir, 'data.json'), records), host: '127.0.0.1', log: () => {}, port: 0})
   try {
     const base: NodeJS.ProcessEnv = {}
-    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('COMMERCE_') && !['CI', 'FORCE_COLOR', 'NO_COLOR', 'NODE_OPTIONS'].includes(k)) base[k] = v
+    for (const [k, v] of Object.entries(process.env))
+      if (!k.startsWith('COMMERCE_') && !['CI', 'FORCE_COLOR', 'NO_COLOR', 'NODE_OPTIONS'].includes(k)) base[k] = v
     const env = {...base, ...keyPairEnv(dir, sandbox.baseUrl, sandbox.keys[0]!)}
     const list = ['customers', 'list', '--all', '--per-page', '100']
     const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`

@@ -51,11 +51,21 @@ export async function run(options: {runs?: number; out?: NodeJS.WritableStream} 
     // of a shared machine falls on both alike.
     const dirs = storages.map(() => mkdtempSync(join(tmpdir(), 'commerce-bench-keyring-')))
     try {
-      const envs = dirs.map((dir): NodeJS.ProcessEnv => ({COMMERCE_CONFIG_DIR: dir, HOME: dir, LANG: 'C.UTF-8', PATH: process.env.PATH ?? '', ...keyring.env}))
+      const envs = dirs.map((dir): NodeJS.ProcessEnv => ({
+        COMMERCE_CONFIG_DIR: dir,
+        HOME: dir,
+        LANG: 'C.UTF-8',
+        PATH: process.env.PATH ?? '',
+        ...keyring.env,
+      }))
       const list = ['customers', 'list', '--json']
       const times = storages.map(() => ({cached: [] as number[], renewal: [] as number[]}))
       for (const [i, storage] of storages.entries()) {
-        await cli(['auth', 'login', '--base-url', sandbox.baseUrl, '--key-id', key.key_id, '--key-secret-stdin', '--storage', storage, '--json'], envs[i]!, key.key_secret)
+        await cli(
+          ['auth', 'login', '--base-url', sandbox.baseUrl, '--key-id', key.key_id, '--key-secret-stdin', '--storage', storage, '--json'],
+          envs[i]!,
+          key.key_secret,
+        )
         const stored = JSON.parse(readFileSync(join(dirs[i]!, 'config.json'), 'utf8')).profiles.default
         if (stored.storage !== storage) throw new Error(`login kept the secret in ${stored.storage}, not ${storage}`)
         await cli(list, envs[i]!) // warm-up
@@ -79,7 +89,9 @@ export async function run(options: {runs?: number; out?: NodeJS.WritableStream} 
     out.write(`median of ${runs} fresh \`commerce customers list --json\` processes\n`)
     for (const [name, ms] of Object.entries(medians)) out.write(`  ${name.padEnd(18)} ${ms.toFixed(0).padStart(6)} ms\n`)
     if (medians['keyring renewal'] !== undefined)
-      out.write(`  keyring - file: cached ${(medians['keyring cached']! - medians['file cached']!).toFixed(0)} ms, renewal ${(medians['keyring renewal']! - medians['file renewal']!).toFixed(0)} ms\n`)
+      out.write(
+        `  keyring - file: cached ${(medians['keyring cached']! - medians['file cached']!).toFixed(0)} ms, renewal ${(medians['keyring renewal']! - medians['file renewal']!).toFixed(0)} ms\n`,
+      )
   } finally {
     await keyring.close()
     await sandbox.close()

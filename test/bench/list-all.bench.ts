@@ -33,7 +33,16 @@ export async function run() {
   const sb = await startSandbox({dataFile: writeCustomersDataFile(join(dir, 'data.json'), COUNT)})
   try {
     const key = sb.keys[0]!
-    const env: NodeJS.ProcessEnv = {...process.env, COLUMNS: '80', COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_CONFIG_DIR: join(dir, 'config'), COMMERCE_KEY_ID: key.key_id, COMMERCE_KEY_SECRET: key.key_secret, LINES: '50', NO_COLOR: '1'}
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      COLUMNS: '80',
+      COMMERCE_BASE_URL: sb.baseUrl,
+      COMMERCE_CONFIG_DIR: join(dir, 'config'),
+      COMMERCE_KEY_ID: key.key_id,
+      COMMERCE_KEY_SECRET: key.key_secret,
+      LINES: '50',
+      NO_COLOR: '1',
+    }
     delete env.CI
     const cli = [process.execPath, BIN, 'customers', 'list', '--all']
     const best = async (runOnce: () => Promise<{ms: number; code: number | null}>) => {
@@ -50,7 +59,9 @@ export async function run() {
     // `script -qec CMD /dev/null`: CMD runs on a new pseudo-terminal; its output comes back through our pipe.
     const terminal = await best(() => timed('script', ['-qec', `stty cols 80 rows 50; ${cli.map((a) => `'${a}'`).join(' ')}`, '/dev/null'], env))
     const ratio = terminal / pipe
-    console.log(`customers list --all, ${COUNT.toLocaleString('en')} customers: terminal ${terminal.toFixed(0)} ms, pipe ${pipe.toFixed(0)} ms, ratio ${ratio.toFixed(2)}x (goal: within 3x)`)
+    console.log(
+      `customers list --all, ${COUNT.toLocaleString('en')} customers: terminal ${terminal.toFixed(0)} ms, pipe ${pipe.toFixed(0)} ms, ratio ${ratio.toFixed(2)}x (goal: within 3x)`,
+    )
     return {count: COUNT, pipeMs: pipe, ratio, terminalMs: terminal}
   } finally {
     await sb.close()

@@ -40,6 +40,8 @@ export async function run() {
   const terminal = Math.min(await cpuMs(true), await cpuMs(true), await cpuMs(true))
   const pipe = Math.min(await cpuMs(false), await cpuMs(false), await cpuMs(false))
   const ratio = terminal / pipe
-  console.log(`${ROWS} rows: terminal table ${terminal.toFixed(0)} ms CPU, pipe (TSV) ${pipe.toFixed(0)} ms CPU, ratio ${ratio.toFixed(2)}x (goal: under 1000 ms, within 3x)`)
+  console.log(
+    `${ROWS} rows: terminal table ${terminal.toFixed(0)} ms CPU, pipe (TSV) ${pipe.toFixed(0)} ms CPU, ratio ${ratio.toFixed(2)}x (goal: under 1000 ms, within 3x)`,
+  )
   return {pipeMs: pipe, ratio, rows: ROWS, terminalMs: terminal}
 }

@@ -40,9 +40,7 @@ export interface SandboxBenchResult {
   cases: CaseResult[]
 }
 
-export async function run(
-  options: {seconds?: number; connections?: number; out?: NodeJS.WritableStream} = {},
-): Promise<SandboxBenchResult> {
+export async function run(options: {seconds?: number; connections?: number; out?: NodeJS.WritableStream} = {}): Promise<SandboxBenchResult> {
   const seconds = Math.min(Math.max(1, options.seconds ?? 3), 30)
   const connections = Math.min(Math.max(1, options.connections ?? 10), 200)
   const out = options.out ?? process.stdout

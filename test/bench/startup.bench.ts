@@ -47,7 +47,9 @@ export function bundleSizes(bundle = join(ROOT, 'dist', 'bundle')): BundleSizes 
   const bytes = (path: string): number =>
     statSync(path).isDirectory()
       ? readdirSync(path).reduce((sum, name) => sum + bytes(join(path, name)), 0)
-      : path.endsWith('.js') ? statSync(path).size : 0
+      : path.endsWith('.js')
+        ? statSync(path).size
+        : 0
   const commands = bytes(join(bundle, 'commands')) + bytes(join(bundle, 'hooks')) + bytes(join(bundle, 'app.js'))
   const core = bytes(join(bundle, 'core.js'))
   const vendor = bytes(join(bundle, 'vendor'))

@@ -35,9 +35,7 @@ export interface WebhooksBenchResult {
 
 const SECRET = 'whsec_bench'
 
-export async function run(
-  options: {deliveries?: number; concurrency?: number; out?: NodeJS.WritableStream} = {},
-): Promise<WebhooksBenchResult> {
+export async function run(options: {deliveries?: number; concurrency?: number; out?: NodeJS.WritableStream} = {}): Promise<WebhooksBenchResult> {
   const deliveries = Math.min(options.deliveries ?? 2000, 20_000)
   const concurrency = Math.min(options.concurrency ?? 20, 200)
   const out = options.out ?? process.stdout
@@ -104,8 +102,10 @@ export async function run(
     out.write(`webhooks listen: ${deliveries} signed deliveries, concurrency ${concurrency}\n`)
     out.write(`${line('direct', direct)}\n`)
     out.write(`${line('through listener', through)}\n`)
-    out.write(`through the listener: ${through.perSecond.toFixed(0)} deliveries/s; latency ratio listener/direct: ` +
-      `${result.ratioP50.toFixed(2)}x at p50, ${result.ratioMean.toFixed(2)}x mean\n`)
+    out.write(
+      `through the listener: ${through.perSecond.toFixed(0)} deliveries/s; latency ratio listener/direct: ` +
+        `${result.ratioP50.toFixed(2)}x at p50, ${result.ratioMean.toFixed(2)}x mean\n`,
+    )
     return result
   } finally {
     agent.destroy()
@@ -123,7 +123,16 @@ function makeBody(i: number): string {
   const items = Array.from({length: 5}, (_, n) => ({product_id: 100 + n, quantity: n + 1, unit_price: 1299}))
   return JSON.stringify({
     created_at: new Date().toISOString(),
-    data: {currency: 'EUR', customer_id: 7, id: 1000 + i, items, metadata: {note: 'bench'}, placed_at: new Date().toISOString(), status: 'paid', total: 19_485},
+    data: {
+      currency: 'EUR',
+      customer_id: 7,
+      id: 1000 + i,
+      items,
+      metadata: {note: 'bench'},
+      placed_at: new Date().toISOString(),
+      status: 'paid',
+      total: 19_485,
+    },
     id: `evt_bench_${i}`,
     type: 'order.paid',
   })

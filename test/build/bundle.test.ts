@@ -48,7 +48,9 @@ describe('packages whose internals the build touches', () => {
     const fn = /^function makeDispatcher \(fn\) \{[\s\S]*?\n\}\n/m.exec(source)?.[0]
     expect(fn, `${UNDICI_MAKE_DISPATCHER.module} no longer defines makeDispatcher: review scripts/undici-lite.cjs`).toBeDefined()
     const sha256 = createHash('sha256').update(fn!).digest('hex')
-    expect(sha256, `undici's makeDispatcher changed: compare scripts/undici-lite.cjs's copy, then update scripts/patches.mjs`).toBe(UNDICI_MAKE_DISPATCHER.sha256)
+    expect(sha256, `undici's makeDispatcher changed: compare scripts/undici-lite.cjs's copy, then update scripts/patches.mjs`).toBe(
+      UNDICI_MAKE_DISPATCHER.sha256,
+    )
   })
 
   it("undici-lite's exports are undici's own objects (the modules it requires are the ones undici's index uses)", () => {
@@ -77,7 +79,8 @@ describe('the bundle', () => {
   it('command and hook files are one line requiring the shared app.js', () => {
     const stubs = bundleFiles().filter((f) => f.startsWith('commands/') || f.startsWith('hooks/'))
     expect(stubs.length).toBeGreaterThan(20)
-    for (const file of stubs) expect(readFileSync(join(BUNDLE, file), 'utf8'), file).toMatch(/^'use strict'\nmodule\.exports = require\('#app'\)\.load\("[\w/-]+"\)\n$/)
+    for (const file of stubs)
+      expect(readFileSync(join(BUNDLE, file), 'utf8'), file).toMatch(/^'use strict'\nmodule\.exports = require\('#app'\)\.load\("[\w/-]+"\)\n$/)
   })
 
   it('no import() is left in a shipped file but through the importer of bin/compile-cache.js', () => {

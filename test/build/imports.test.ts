@@ -73,13 +73,11 @@ function violations(): string[] {
 
 describe('import rules', () => {
   it('reads the imports of the sources (static, re-exports, type-only and import())', () => {
-    expect(specifiers("import {a} from './a.js'\nimport type {B} from \"../b.js\"\nexport * from './c.js'\nimport './d.js'\nconst e = await import('conf')")).toEqual([
-      './a.js',
-      '../b.js',
-      './c.js',
-      './d.js',
-      'conf',
-    ])
+    expect(
+      specifiers(
+        "import {a} from './a.js'\nimport type {B} from \"../b.js\"\nexport * from './c.js'\nimport './d.js'\nconst e = await import('conf')",
+      ),
+    ).toEqual(['./a.js', '../b.js', './c.js', './d.js', 'conf'])
     const all = edges()
     expect(all.some((e) => e.from.startsWith('src/commands/') && e.to.startsWith('src/base/'))).toBe(true)
     expect(all.some((e) => e.from.startsWith('src/sandbox/') && e.to.startsWith('src/domain/'))).toBe(true)

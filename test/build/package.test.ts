@@ -70,10 +70,14 @@ beforeAll(async () => {
     `package: ${pack.filename}, ${pack.files.length} files, ${(pack.size / 1e6).toFixed(2)} MB packed, ${(pack.unpackedSize / 1e6).toFixed(2)} MB unpacked\n`,
   )
   const prefix = join(scratch, 'prefix')
-  await exec('npm', ['install', '--global', '--prefix', prefix, join(scratch, pack.filename), '--prefer-offline', '--no-audit', '--no-fund', '--no-update-notifier'], {
-    cwd: elsewhere,
-    env: cleanEnv({HOME: process.env.HOME ?? home}),
-  })
+  await exec(
+    'npm',
+    ['install', '--global', '--prefix', prefix, join(scratch, pack.filename), '--prefer-offline', '--no-audit', '--no-fund', '--no-update-notifier'],
+    {
+      cwd: elsewhere,
+      env: cleanEnv({HOME: process.env.HOME ?? home}),
+    },
+  )
   commerce = join(prefix, 'bin', 'commerce')
 }, 180_000)
 

@@ -40,7 +40,11 @@ function journalPath(): string {
   return join(dir, 'journals', name!)
 }
 
-async function importCustomers(file: string, service: FakeCustomers, options: {onConflict?: OnConflict; signal?: AbortSignal; concurrency?: number; search?: boolean} = {}) {
+async function importCustomers(
+  file: string,
+  service: FakeCustomers,
+  options: {onConflict?: OnConflict; signal?: AbortSignal; concurrency?: number; search?: boolean} = {},
+) {
   return importFile<Extract<ImportRow, {kind: 'customers'}>>({
     baseUrl: 'http://sandbox',
     concurrency: options.concurrency ?? 4,

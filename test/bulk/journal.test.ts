@@ -34,7 +34,10 @@ test('records starts and outcomes as JSONL, and a reopened journal knows what is
   j.finish(3, {outcome: 'failed', reason: 'email taken'})
   j.start(4)
   j.close()
-  const lines = readFileSync(j.path, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as unknown)
+  const lines = readFileSync(j.path, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as unknown)
   expect(lines).toEqual([
     {base_url: id.baseUrl, file: id.file, journal: 1, kind: 'customers', sha256: id.sha256},
     {line: 2, started: 1000},

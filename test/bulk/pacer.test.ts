@@ -166,11 +166,15 @@ describe('pacer', () => {
     pacer.onRateLimited(3000)
     expect(pacer.resumesAt).toBe(3000)
     const times: number[] = []
-    await clock.run(Promise.all([1, 2, 3].map(async () => {
-      await pacer.acquire()
-      times.push(clock.now())
-      pacer.onSuccess()
-    })))
+    await clock.run(
+      Promise.all(
+        [1, 2, 3].map(async () => {
+          await pacer.acquire()
+          times.push(clock.now())
+          pacer.onSuccess()
+        }),
+      ),
+    )
     expect(times.every((t) => t >= 3000)).toBe(true)
     expect(pacer.resumesAt).toBeUndefined()
   })

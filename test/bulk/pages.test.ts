@@ -56,7 +56,7 @@ describe('fetchAllPages', () => {
     let consumedPage = 1
     let maxAhead = 0
     let seed = 42
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31)
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
     const gen = fetchAllPages<Rec>({
       concurrency: 4,
       fetchPage: (page, perPage) =>

@@ -57,7 +57,12 @@ describe('errors file', () => {
   const dir = mkdtempSync(join(tmpdir(), 'bulk-errors-'))
   afterAll(() => rmSync(dir, {force: true, recursive: true}))
   const rows = [
-    {errors: {email: ['"x, y" is not a valid email address']}, line: 3, reason: 'email "x, y" is not a valid email address', status: 'invalid' as const},
+    {
+      errors: {email: ['"x, y" is not a valid email address']},
+      line: 3,
+      reason: 'email "x, y" is not a valid email address',
+      status: 'invalid' as const,
+    },
     {line: 9, reason: 'email "a@x.io" is already taken (--on-conflict fail)', status: 'failed' as const},
   ]
 
@@ -85,6 +90,11 @@ describe('errors file', () => {
 
   test('JSONL otherwise, with the field errors of invalid rows', async () => {
     const path = await write('errors.jsonl')
-    expect(readFileSync(path, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual(rows)
+    expect(
+      readFileSync(path, 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown),
+    ).toEqual(rows)
   })
 })

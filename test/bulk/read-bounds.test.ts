@@ -77,7 +77,11 @@ describe('record-size bound', () => {
 
 describe('invalid UTF-8', () => {
   test('JSONL: an invalid row naming the line, never text with U+FFFD', async () => {
-    const file = Buffer.concat([Buffer.from('{"name":"ok"}\n{"name":"'), BAD_UTF8, Buffer.from('"}\n{"name":"\uFFFD is fine when written as such"}\n')])
+    const file = Buffer.concat([
+      Buffer.from('{"name":"ok"}\n{"name":"'),
+      BAD_UTF8,
+      Buffer.from('"}\n{"name":"\uFFFD is fine when written as such"}\n'),
+    ])
     expect(await read(file, 'jsonl')).toEqual([
       {line: 1, record: {name: 'ok'}},
       {error: 'is not valid UTF-8 text (save the file as UTF-8)', line: 2},

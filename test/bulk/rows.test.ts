@@ -113,7 +113,9 @@ describe('orders', () => {
     expect(keys[0]).not.toBe(keys[1]) // identical rows, different lines
     expect(keys[2]).toBe(key)
     // Stable: validating the same file again gives the same keys.
-    expect((await rowsOf(await validateFile({file: path, format: 'csv', kind: 'orders'}))).map((r) => (r.kind === 'orders' ? r.idempotencyKey : ''))).toEqual(keys)
+    expect(
+      (await rowsOf(await validateFile({file: path, format: 'csv', kind: 'orders'}))).map((r) => (r.kind === 'orders' ? r.idempotencyKey : '')),
+    ).toEqual(keys)
     // Another file with the same rows gives other keys.
     const other = await rowsOf(await validateFile({file: file(csv + '\n', 'csv'), format: 'csv', kind: 'orders'}))
     expect(other.map((r) => (r.kind === 'orders' ? r.idempotencyKey : ''))[0]).not.toBe(keys[0])

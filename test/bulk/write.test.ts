@@ -13,7 +13,11 @@ const dir = mkdtempSync(join(tmpdir(), 'bulk-write-'))
 afterAll(() => rmSync(dir, {force: true, recursive: true}))
 
 let n = 0
-async function writeFile(format: RecordFormat, records: Array<Record<string, unknown>>, columns?: string[] | {escapeFormulas: boolean}): Promise<string> {
+async function writeFile(
+  format: RecordFormat,
+  records: Array<Record<string, unknown>>,
+  columns?: string[] | {escapeFormulas: boolean},
+): Promise<string> {
   const file = join(dir, `out${n++}.${format}`)
   const out = createWriteStream(file)
   const writer = createRecordWriter(format, out, {chunkSize: 16, ...(Array.isArray(columns) ? {columns} : columns)})
@@ -56,7 +60,9 @@ describe('CSV writer', () => {
 
   test('--escape-formulas: cells a spreadsheet would run get a leading quote (OWASP); numbers and the default untouched', async () => {
     const hostile = {a: '=HYPERLINK("http://x","y")', b: '+1', c: '-2', d: '@SUM(A1)', e: '\tx', f: '\rx', g: -3, h: 'safe'}
-    expect(csvRows([Object.values(hostile)], {escapeFormulas: true})).toBe('"\'=HYPERLINK(""http://x"",""y"")",\'+1,\'-2,\'@SUM(A1),\'\tx,"\'\rx",-3,safe\n')
+    expect(csvRows([Object.values(hostile)], {escapeFormulas: true})).toBe(
+      '"\'=HYPERLINK(""http://x"",""y"")",\'+1,\'-2,\'@SUM(A1),\'\tx,"\'\rx",-3,safe\n',
+    )
     // Off by default: an export imports back exactly.
     expect(csvRows([['=1+1', '-2']])).toBe('=1+1,-2\n')
     const file = await writeFile('csv', [{name: '=cmd|x', n: 1}], {escapeFormulas: true})
@@ -87,7 +93,12 @@ describe('JSON and JSONL writers', () => {
 
   test('JSONL is one object per line, nothing when empty', async () => {
     const text = readFileSync(await writeFile('jsonl', tricky), 'utf8')
-    expect(text.trimEnd().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual(tricky)
+    expect(
+      text
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown),
+    ).toEqual(tricky)
     expect(readFileSync(await writeFile('jsonl', []), 'utf8')).toBe('')
   })
 })

@@ -64,7 +64,16 @@ describe('acquireLock', () => {
   it('process.exit (as after Ctrl-C) removes the locks the process holds', () => {
     const path = join(dir, 'd.lock')
     const module = resolve(import.meta.dirname, '../../src/config/lock.ts')
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', `import(${JSON.stringify(module)}).then(async (m) => { await m.acquireLock(${JSON.stringify(path)}); console.log(require('node:fs').existsSync(${JSON.stringify(path)})); process.exit(130) })`], {encoding: 'utf8', timeout: 20_000})
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '-e',
+        `import(${JSON.stringify(module)}).then(async (m) => { await m.acquireLock(${JSON.stringify(path)}); console.log(require('node:fs').existsSync(${JSON.stringify(path)})); process.exit(130) })`,
+      ],
+      {encoding: 'utf8', timeout: 20_000},
+    )
     expect(child.status, child.stderr).toBe(130)
     expect(child.stdout).toBe('true\n') // it was held
     expect(existsSync(path)).toBe(false)

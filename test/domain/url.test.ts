@@ -7,8 +7,10 @@ import {UsageError} from '../../src/errors.js'
 
 describe('isLoopbackHost', () => {
   it('localhost, *.localhost, 127.0.0.0/8 and ::1; nothing else', () => {
-    for (const host of ['localhost', 'LOCALHOST', 'api.localhost', 'localhost.', '127.0.0.1', '127.1.2.3', '[::1]', '::1']) expect(isLoopbackHost(host), host).toBe(true)
-    for (const host of ['example.com', 'localhost.example.com', '128.0.0.1', '10.0.0.1', '0.0.0.0', '[::]', '127.0.0.1.nip.io']) expect(isLoopbackHost(host), host).toBe(false)
+    for (const host of ['localhost', 'LOCALHOST', 'api.localhost', 'localhost.', '127.0.0.1', '127.1.2.3', '[::1]', '::1'])
+      expect(isLoopbackHost(host), host).toBe(true)
+    for (const host of ['example.com', 'localhost.example.com', '128.0.0.1', '10.0.0.1', '0.0.0.0', '[::]', '127.0.0.1.nip.io'])
+      expect(isLoopbackHost(host), host).toBe(false)
   })
 })
 
@@ -62,7 +64,8 @@ describe('dotSegmentProblem', () => {
   it('a . or .. segment, plain or percent-encoded, in the path (not the query)', () => {
     for (const path of ['/api/../../admin', '/api/v2/./customers', '/customers/..', '/api/v2/%2e%2e/admin', '/api/v2/.%2E/x', '/api/v2/%2E/x'])
       expect(dotSegmentProblem(path), path).toMatch(/segment/)
-    for (const path of ['/api/v2/customers', '/customers/12', '/products?q=..', '/files/a..b', '/x/...']) expect(dotSegmentProblem(path), path).toBeUndefined()
+    for (const path of ['/api/v2/customers', '/customers/12', '/products?q=..', '/files/a..b', '/x/...'])
+      expect(dotSegmentProblem(path), path).toBeUndefined()
   })
 })
 
@@ -89,7 +92,9 @@ describe('the usage errors (exit 2)', () => {
     })() as UsageError
     expect(error).toBeInstanceOf(UsageError)
     expect(error.exitCode).toBe(2)
-    expect(error.message).toBe('The value of COMMERCE_ACCESS_TOKEN contains a carriage return (CR), which an HTTP header cannot carry. Nothing was sent.')
+    expect(error.message).toBe(
+      'The value of COMMERCE_ACCESS_TOKEN contains a carriage return (CR), which an HTTP header cannot carry. Nothing was sent.',
+    )
     expect(() => checkRequestPath('/api/../admin')).toThrow(UsageError)
     expect(() => checkBaseUrl('http://api.example.com', {allowInsecureHttp: false, hintFlags: ' --profile lab'})).toThrow(/plain http/)
     expect(checkBaseUrl('http://api.example.com')).toBe('http://api.example.com')

@@ -71,7 +71,10 @@ describe('api against the sandbox', () => {
 
   it('POST with typed fields creates a customer (201); a 422 prints the body and exits 2', async () => {
     const email = `api-${Date.now()}@example.com`
-    let r = await api(['v2/customers', '--field', `email=${email}`, '--field', 'name=Api Test', '--field', 'send_invite=false', '--field', 'metadata[plan]=pro'], sandboxEnv())
+    let r = await api(
+      ['v2/customers', '--field', `email=${email}`, '--field', 'name=Api Test', '--field', 'send_invite=false', '--field', 'metadata[plan]=pro'],
+      sandboxEnv(),
+    )
     expect(r.code, r.stderr).toBe(0)
     expect(r.json()).toMatchObject({email, metadata: {plan: 'pro'}, name: 'Api Test'})
 
@@ -93,11 +96,14 @@ describe('api against the sandbox', () => {
     expect(r.code, r.stderr).toBe(0)
     const records = r.json() as Array<{id: number; status: string}>
     const pages = fx.faulty!.requests.filter((q) => q.method === 'GET')
-    const total = JSON.parse((await api(['customers', '-X', 'GET', '--field', 'status=active', '--field', 'per_page=1'], sandboxEnv())).stdout).meta.total
+    const total = JSON.parse((await api(['customers', '-X', 'GET', '--field', 'status=active', '--field', 'per_page=1'], sandboxEnv())).stdout).meta
+      .total
     expect(records).toHaveLength(total)
     expect(new Set(records.map((c) => c.id)).size).toBe(total)
     expect(records.every((c) => c.status === 'active')).toBe(true)
-    expect(pages.map((q) => new URL(q.url, 'http://x').searchParams.get('page'))).toEqual(Array.from({length: Math.ceil(total / 5)}, (_, i) => String(i + 1)))
+    expect(pages.map((q) => new URL(q.url, 'http://x').searchParams.get('page'))).toEqual(
+      Array.from({length: Math.ceil(total / 5)}, (_, i) => String(i + 1)),
+    )
     for (const q of pages) {
       expect(new URL(q.url, 'http://x').searchParams.get('per_page')).toBe('5')
       expect(q.headers.authorization).toMatch(/^Bearer /)
@@ -129,26 +135,46 @@ describe('api: what goes on the wire', () => {
     const r = await api(
       [
         'v2/things',
-        '-F', 'int=42',
-        '-F', 'neg=-3',
-        '-F', 'zero=0',
-        '-F', 'lead=007',
-        '-F', 'float=1.5',
-        '-F', 'big=12345678901234567890',
-        '-F', 't=true',
-        '-F', 'f=false',
-        '-F', 'nil=null',
-        '-F', 'word=True',
-        '-F', 'eq=a=b',
-        '-F', 'empty=',
-        '-F', `text=@${note}`,
-        '-F', 'metadata[plan]=pro',
-        '-F', 'items[][product_id]=1',
-        '-F', 'items[][quantity]=2',
-        '-F', 'items[][product_id]=3',
-        '-F', 'tags[]=a',
-        '-F', 'tags[]=b',
-        '--raw-field', 'raw=42',
+        '-F',
+        'int=42',
+        '-F',
+        'neg=-3',
+        '-F',
+        'zero=0',
+        '-F',
+        'lead=007',
+        '-F',
+        'float=1.5',
+        '-F',
+        'big=12345678901234567890',
+        '-F',
+        't=true',
+        '-F',
+        'f=false',
+        '-F',
+        'nil=null',
+        '-F',
+        'word=True',
+        '-F',
+        'eq=a=b',
+        '-F',
+        'empty=',
+        '-F',
+        `text=@${note}`,
+        '-F',
+        'metadata[plan]=pro',
+        '-F',
+        'items[][product_id]=1',
+        '-F',
+        'items[][quantity]=2',
+        '-F',
+        'items[][product_id]=3',
+        '-F',
+        'tags[]=a',
+        '-F',
+        'tags[]=b',
+        '--raw-field',
+        'raw=42',
       ],
       env,
     )
@@ -215,7 +241,7 @@ describe('api: what goes on the wire', () => {
     expect(JSON.parse(stdinField.body)).toEqual({email: 'a@example.com', name: 'Ada\nLovelace\n'})
   })
 
-  it('--header adds headers; a caller\'s own Authorization replaces the token', async () => {
+  it("--header adds headers; a caller's own Authorization replaces the token", async () => {
     const env = await recorder()
     const key = '3b241101-e2bb-4255-8caf-4136c566a962'
     expect((await api(['v2/orders', '-F', 'customer_id=1', '--header', `Idempotency-Key: ${key}`, '-H', 'X-Trace:  abc '], env)).code).toBe(0)
@@ -227,7 +253,7 @@ describe('api: what goes on the wire', () => {
     expect(get.headers.authorization).toBe('Bearer mine')
   })
 
-  it('--debug shows a caller\'s own Authorization at most as its first 4 characters, whatever its scheme', async () => {
+  it("--debug shows a caller's own Authorization at most as its first 4 characters, whatever its scheme", async () => {
     const env = await recorder()
     const [bare, scheme] = await Promise.all([
       api(['customers', '-H', 'Authorization: secrettokenvalue123', '--debug'], env),

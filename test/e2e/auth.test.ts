@@ -36,7 +36,8 @@ afterEach(async () => {
 })
 
 const full = () => sb.keys[0]!
-const cli = (args: string[], env: Record<string, string | undefined> = {}, input?: string) => run(args, {env: {COMMERCE_CONFIG_DIR: dir, ...env}, input})
+const cli = (args: string[], env: Record<string, string | undefined> = {}, input?: string) =>
+  run(args, {env: {COMMERCE_CONFIG_DIR: dir, ...env}, input})
 const loginArgs = (baseUrl = sb.baseUrl) => ['auth', 'login', '--base-url', baseUrl, '--key-id', full().key_id, '--key-secret', full().key_secret]
 async function login(baseUrl = sb.baseUrl, extra: string[] = []): Promise<void> {
   const r = await cli([...loginArgs(baseUrl), ...extra, '--json'])
@@ -49,7 +50,14 @@ describe('auth login', () => {
     const r = await cli([...loginArgs(), '--json'])
     expect(r.code, r.stderr).toBe(0)
     const out = r.json()
-    expect(out).toEqual({base_url: sb.baseUrl, expires_at: expect.any(String), key_id: full().key_id, profile: 'default', scopes: [...full().scopes], storage: 'file'})
+    expect(out).toEqual({
+      base_url: sb.baseUrl,
+      expires_at: expect.any(String),
+      key_id: full().key_id,
+      profile: 'default',
+      scopes: [...full().scopes],
+      storage: 'file',
+    })
     expect(Date.parse(out.expires_at) - Date.now()).toBeGreaterThan(3500_000)
     const config = readConfig(dir)
     expect(config.current_profile).toBe('default')
@@ -61,7 +69,11 @@ describe('auth login', () => {
   })
 
   it('--key-secret-stdin reads the secret from a pipe; --scopes narrows the token; human output on a pipe', async () => {
-    const r = await cli(['auth', 'login', '--base-url', sb.baseUrl, '--key-id', full().key_id, '--key-secret-stdin', '--scopes', 'customers:read'], {}, `${full().key_secret}\n`)
+    const r = await cli(
+      ['auth', 'login', '--base-url', sb.baseUrl, '--key-id', full().key_id, '--key-secret-stdin', '--scopes', 'customers:read'],
+      {},
+      `${full().key_secret}\n`,
+    )
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toContain('Logged in')
     expect(r.stdout).toContain(`key_id\t${full().key_id}`)
@@ -71,7 +83,10 @@ describe('auth login', () => {
   })
 
   it('--sandbox logs in to the sandbox of the state file with its every-scope key', async () => {
-    writeSandboxState({base_url: sb.baseUrl, keys: sb.keys.map((k) => ({...k, scopes: [...k.scopes]})).reverse(), pid: process.pid}, {COMMERCE_CONFIG_DIR: dir})
+    writeSandboxState(
+      {base_url: sb.baseUrl, keys: sb.keys.map((k) => ({...k, scopes: [...k.scopes]})).reverse(), pid: process.pid},
+      {COMMERCE_CONFIG_DIR: dir},
+    )
     const r = await cli(['auth', 'login', '--sandbox', '--json'])
     expect(r.code, r.stderr).toBe(0)
     expect(r.json()).toMatchObject({base_url: sb.baseUrl, key_id: full().key_id, profile: 'default'})
@@ -195,7 +210,16 @@ describe('auth status and auth token', () => {
   it('logged out: exit 3, the JSON document with logged_in false and nulls', async () => {
     const r = await cli(['auth', 'status', '--json'])
     expect(r.code).toBe(3)
-    expect(r.json()).toEqual({base_url: null, expires_at: null, key_id: null, logged_in: false, profile: 'default', scopes: null, source: 'none', storage: null})
+    expect(r.json()).toEqual({
+      base_url: null,
+      expires_at: null,
+      key_id: null,
+      logged_in: false,
+      profile: 'default',
+      scopes: null,
+      source: 'none',
+      storage: null,
+    })
   })
 
   it('token prints a valid token and a newline, nothing else; a second call reuses the cached one', async () => {
@@ -238,7 +262,9 @@ describe('auth logout', () => {
   })
 
   it('when revocation fails (500): local credentials are removed all the same, exit 1 saying the token stays valid', async () => {
-    faulty = await startFaultyServer((req) => (req.method === 'DELETE' ? {body: {message: 'boom'}, status: 500} : {forward: true}), {upstream: sb.baseUrl})
+    faulty = await startFaultyServer((req) => (req.method === 'DELETE' ? {body: {message: 'boom'}, status: 500} : {forward: true}), {
+      upstream: sb.baseUrl,
+    })
     await login(faulty.url)
     const r = await cli(['auth', 'logout'])
     expect(r.code).toBe(1)
@@ -308,7 +334,12 @@ describe('401: one re-issue and one repeat', () => {
   it('an expired COMMERCE_ACCESS_TOKEN: exit 3, never renewed', async () => {
     const token = await issueToken(sb.baseUrl, full())
     sb.clock.advance(3601_000)
-    const r = await cli(['customers', 'list', '--debug'], {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_KEY_ID: full().key_id, COMMERCE_KEY_SECRET: full().key_secret})
+    const r = await cli(['customers', 'list', '--debug'], {
+      COMMERCE_ACCESS_TOKEN: token,
+      COMMERCE_BASE_URL: sb.baseUrl,
+      COMMERCE_KEY_ID: full().key_id,
+      COMMERCE_KEY_SECRET: full().key_secret,
+    })
     expect(r.code).toBe(3)
     expect(r.stderr).toContain('expired')
     expect(tokenIssues(r.stderr)).toBe(0)
@@ -357,7 +388,9 @@ describe('selection order', () => {
   it('profile: --profile > COMMERCE_PROFILE > the chosen profile > "default"', async () => {
     for (const name of ['chosen', 'flag', 'env', 'default']) await storeProfile(dir, name, {base_url: `https://${name}.example.com`})
     expect(readConfig(dir).current_profile).toBe('chosen') // the first profile ever created
-    expect(await status(['--profile', 'flag'], {COMMERCE_PROFILE: 'env'})).toEqual(expect.objectContaining({base_url: 'https://flag.example.com', profile: 'flag'}))
+    expect(await status(['--profile', 'flag'], {COMMERCE_PROFILE: 'env'})).toEqual(
+      expect.objectContaining({base_url: 'https://flag.example.com', profile: 'flag'}),
+    )
     expect((await status([], {COMMERCE_PROFILE: 'env'})).profile).toBe('env')
     expect((await status()).profile).toBe('chosen')
     const config = readConfig(dir)
@@ -368,7 +401,9 @@ describe('selection order', () => {
 
   it('base URL: --base-url > COMMERCE_BASE_URL > the profile', async () => {
     await storeProfile(dir, 'default', {base_url: 'https://profile.example.com'})
-    expect((await status(['--base-url', 'https://flag.example.com'], {COMMERCE_BASE_URL: 'https://env.example.com'})).base_url).toBe('https://flag.example.com')
+    expect((await status(['--base-url', 'https://flag.example.com'], {COMMERCE_BASE_URL: 'https://env.example.com'})).base_url).toBe(
+      'https://flag.example.com',
+    )
     expect((await status([], {COMMERCE_BASE_URL: 'https://env.example.com'})).base_url).toBe('https://env.example.com')
     expect((await status()).base_url).toBe('https://profile.example.com')
   })

@@ -61,7 +61,11 @@ async function listAll(sb: TestSandbox): Promise<Customer[]> {
 }
 
 beforeAll(async () => {
-  ;[empty, onePage, multiPage] = await Promise.all([startTestSandbox(), startTestSandbox({orderLimit: {limit: 1000, windowSeconds: 60}}), startTestSandbox()])
+  ;[empty, onePage, multiPage] = await Promise.all([
+    startTestSandbox(),
+    startTestSandbox({orderLimit: {limit: 1000, windowSeconds: 60}}),
+    startTestSandbox(),
+  ])
   tmp = tempConfigDir()
   await Promise.all([seedCustomers(onePage, 30), seedCustomers(multiPage, 250)])
 })
@@ -71,7 +75,8 @@ afterAll(async () => {
   rmSync(out, {force: true, recursive: true})
 })
 
-const exportFrom = (sb: TestSandbox, args: string[], topic = 'customers') => run([topic, 'export', ...args], {env: keyPairEnv(tmp.dir, sb.baseUrl, sb.keys[0]!)})
+const exportFrom = (sb: TestSandbox, args: string[], topic = 'customers') =>
+  run([topic, 'export', ...args], {env: keyPairEnv(tmp.dir, sb.baseUrl, sb.keys[0]!)})
 const jsonl = (text: string) =>
   text
     .split('\n')
@@ -117,7 +122,9 @@ describe('customers export of one page', () => {
     expect(lines[0]).toBe('id,email,name,status,created_at,metadata')
     expect(lines).toHaveLength(31)
     const first = (await listAll(onePage))[0]!
-    expect(lines[1]).toBe(`${first.id},${first.email},${first.name},${first.status},${first.created_at},"${JSON.stringify(first.metadata).replaceAll('"', '""')}"`)
+    expect(lines[1]).toBe(
+      `${first.id},${first.email},${first.name},${first.status},${first.created_at},"${JSON.stringify(first.metadata).replaceAll('"', '""')}"`,
+    )
   })
 
   it('json: one array equal to the list', async () => {
@@ -169,7 +176,10 @@ describe('customers export of several pages', () => {
 
 describe('a failed export', () => {
   it('leaves no file behind: page 2 keeps failing with 500 -> exit 1, neither the file nor a temporary one exists', async () => {
-    const faulty = await startFaultyServer((req) => (/[?&]page=([2-9]|\d\d)/.test(req.url) ? {body: {message: 'boom'}, status: 500} : {forward: true}), {upstream: multiPage.baseUrl})
+    const faulty = await startFaultyServer(
+      (req) => (/[?&]page=([2-9]|\d\d)/.test(req.url) ? {body: {message: 'boom'}, status: 500} : {forward: true}),
+      {upstream: multiPage.baseUrl},
+    )
     try {
       const dir = mkdtempSync(join(out, 'fail-'))
       const file = join(dir, 'customers.jsonl')
@@ -187,7 +197,9 @@ describe('a failed export', () => {
   it('an --output in a missing directory, or naming a directory, is exit 2 before any request', async () => {
     const recorder = await startRecorder()
     try {
-      const r = await run(['customers', 'export', '--output', join(out, 'no', 'such', 'dir.jsonl')], {env: keyPairEnv(tmp.dir, recorder.url, empty.keys[0]!)})
+      const r = await run(['customers', 'export', '--output', join(out, 'no', 'such', 'dir.jsonl')], {
+        env: keyPairEnv(tmp.dir, recorder.url, empty.keys[0]!),
+      })
       expect(r.code, r.stderr).toBe(2)
       expect(r.stderr).toContain('--output')
       const dir = await run(['customers', 'export', '--output', out], {env: keyPairEnv(tmp.dir, recorder.url, empty.keys[0]!)})
@@ -235,7 +247,12 @@ describe('orders export', () => {
     expect(r.code, r.stderr).toBe(0)
     const lines = r.stdout.trimEnd().split('\n')
     expect(lines[0]).toBe(RESOURCE_COLUMNS.order.join(','))
-    expect(lines.slice(1).map((l) => Number(l.split(',')[0])).sort()).toEqual(mine.map((o) => o.id).sort())
+    expect(
+      lines
+        .slice(1)
+        .map((l) => Number(l.split(',')[0]))
+        .sort(),
+    ).toEqual(mine.map((o) => o.id).sort())
     expect(lines.slice(1).every((l) => l.split(',')[1] === '1')).toBe(true)
   })
 })

@@ -65,7 +65,10 @@ describe('hostile import rows', () => {
 
 describe('messages about rows', () => {
   it('show control characters from the file escaped: a hostile cell cannot retitle or recolour the terminal', async () => {
-    const f = file('jsonl', `${JSON.stringify({email: 'eve@h.io', name: 'Eve', 'x\u001b]0;PWNED\u0007\u001b[31m': 1})}\n${JSON.stringify({email: 'ok-esc@h.io', name: 'Ok'})}\n`)
+    const f = file(
+      'jsonl',
+      `${JSON.stringify({email: 'eve@h.io', name: 'Eve', 'x\u001b]0;PWNED\u0007\u001b[31m': 1})}\n${JSON.stringify({email: 'ok-esc@h.io', name: 'Ok'})}\n`,
+    )
     const r = await cli(['customers', 'import', f, '--skip-invalid', '--json'])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toContain('skipping invalid line 1')
@@ -114,7 +117,7 @@ describe('invitations', () => {
 })
 
 describe('the export file', () => {
-  it('is created 0600 (not the umask\'s 0644), through a random temp name: links planted at the old temp names are not followed', async () => {
+  it("is created 0600 (not the umask's 0644), through a random temp name: links planted at the old temp names are not followed", async () => {
     const dir = mkdtempSync(join(files, 'out-'))
     const target = join(dir, 'customers.csv')
     const victim = join(dir, 'victim.txt')
@@ -144,7 +147,16 @@ describe('the export file', () => {
   })
 
   it('--escape-formulas prefixes formula cells with a quote; without it the CSV imports back exactly', async () => {
-    const create = await cli(['customers', 'create', '--email', 'formula@h.io', '--name', '=HYPERLINK("http://evil","x")', '--no-send-invite', '--json'])
+    const create = await cli([
+      'customers',
+      'create',
+      '--email',
+      'formula@h.io',
+      '--name',
+      '=HYPERLINK("http://evil","x")',
+      '--no-send-invite',
+      '--json',
+    ])
     expect(create.code, create.stderr).toBe(0)
     const escaped = await cli(['customers', 'export', '--format', 'csv', '--search', 'formula@h.io', '--escape-formulas'])
     expect(escaped.code, escaped.stderr).toBe(0)

@@ -63,7 +63,11 @@ const customerByEmail = async (email: string) =>
 
 describe('customers import: validation before anything is sent', () => {
   it('every bad row is reported by its line (a quoted record spanning lines counts from its first), exit 2, nothing sent', async () => {
-    const f = file('csv', ['email,name,send_invite', 'v1@x.io,"Two\nlines",true', 'not-an-email,Bad,', 'v2@x.io,,no', 'v3@x.io,Ok,maybe', 'v1@x.io,Again,'].join('\n') + '\n')
+    const f = file(
+      'csv',
+      ['email,name,send_invite', 'v1@x.io,"Two\nlines",true', 'not-an-email,Bad,', 'v2@x.io,,no', 'v3@x.io,Ok,maybe', 'v1@x.io,Again,'].join('\n') +
+        '\n',
+    )
     const before = sb.counts().customers
     const r = await cli(['customers', 'import', f])
     expect(r.code, r.stderr).toBe(2)
@@ -93,7 +97,16 @@ describe('customers import: validation before anything is sent', () => {
   })
 
   it('--skip-invalid imports the others and counts the invalid ones', async () => {
-    const f = file('jsonl', ['{"email":"s1@x.io","name":"S1","plan":"pro"}', '{"email":"s2@x.io"}', 'not json', '', '{"email":"s3@x.io","name":"S3","metadata":{"team":"a"}}'].join('\n'))
+    const f = file(
+      'jsonl',
+      [
+        '{"email":"s1@x.io","name":"S1","plan":"pro"}',
+        '{"email":"s2@x.io"}',
+        'not json',
+        '',
+        '{"email":"s3@x.io","name":"S3","metadata":{"team":"a"}}',
+      ].join('\n'),
+    )
     const r = await cli(['customers', 'import', f, '--skip-invalid', '--json'])
     expect(r.code, r.stderr).toBe(0)
     expect(r.json()).toEqual({created: 2, updated: 0, skipped: 0, failed: 0, invalid: 2, already_done: 0})
@@ -157,7 +170,7 @@ describe('customers import: --on-conflict', () => {
     expect((await customerByEmail('skip-old@x.io'))?.name).toBe(existing.name)
   })
 
-  it('update: the existing customer gets the row\'s name and metadata (PATCH), exit 0', async () => {
+  it("update: the existing customer gets the row's name and metadata (PATCH), exit 0", async () => {
     const {existing, f} = await taken('upd')
     const r = await cli(['customers', 'import', f, '--on-conflict', 'update', '--json'])
     expect(r.code, r.stderr).toBe(0)
@@ -169,7 +182,10 @@ describe('customers import: --on-conflict', () => {
   it('update needs v2: exit 2 with --api-version v1, before any request', async () => {
     const recorder = await startRecorder()
     try {
-      const r = await cli(['customers', 'import', file('csv', 'email,name\nu@x.io,U\n'), '--on-conflict', 'update', '--api-version', 'v1'], recorder.url)
+      const r = await cli(
+        ['customers', 'import', file('csv', 'email,name\nu@x.io,U\n'), '--on-conflict', 'update', '--api-version', 'v1'],
+        recorder.url,
+      )
       expect(r.code).toBe(2)
       expect(r.stderr).toContain('v2')
       expect(recorder.requests).toHaveLength(0)
@@ -188,7 +204,10 @@ describe('customers import: --errors-file', () => {
     expect(r.code, r.stderr).toBe(1)
     const lines = readFileSync(errors, 'utf8').trimEnd().split('\n')
     expect(lines[0]).toBe('line,status,reason')
-    expect(lines.slice(1)).toEqual(['3,invalid,"email ""broken"" is not a valid email address"', '4,failed,"email ""ef-taken@x.io"" is already taken (--on-conflict fail)"'])
+    expect(lines.slice(1)).toEqual([
+      '3,invalid,"email ""broken"" is not a valid email address"',
+      '4,failed,"email ""ef-taken@x.io"" is already taken (--on-conflict fail)"',
+    ])
   })
 
   it('JSONL, also for a refused import: the invalid rows with their field errors', async () => {
@@ -196,7 +215,10 @@ describe('customers import: --errors-file', () => {
     const errors = join(files, 'errors.jsonl')
     const r = await cli(['customers', 'import', f, '--errors-file', errors])
     expect(r.code).toBe(2)
-    const rows = readFileSync(errors, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l))
+    const rows = readFileSync(errors, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(rows).toEqual([{errors: {name: [expect.any(String)]}, line: 2, reason: expect.stringMatching(/^name /), status: 'invalid'}])
   })
 })
@@ -273,7 +295,15 @@ describe('orders import', () => {
 
 describe('CSV round trip: export, then import into another service', () => {
   it('commas, quotes, newlines and unicode survive both ways', async () => {
-    const names = ['Smith, Anne', 'Bob "The Builder" Jr.', 'Line one\nline two', 'Zoë Ångström-Øre 山田 太郎 😀', 'Ends with comma,', '"Quoted"', 'Crlf\r\nname']
+    const names = [
+      'Smith, Anne',
+      'Bob "The Builder" Jr.',
+      'Line one\nline two',
+      'Zoë Ångström-Øre 山田 太郎 😀',
+      'Ends with comma,',
+      '"Quoted"',
+      'Crlf\r\nname',
+    ]
     for (const [i, name] of names.entries())
       await api('POST', '/customers', {email: `rt${i}@x.io`, metadata: {note: `a,b "c"\n${i}`, plan: 'pro'}, name})
     const exported = join(files, 'roundtrip.csv')

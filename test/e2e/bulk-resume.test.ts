@@ -42,7 +42,11 @@ async function sandbox(orderLimit = {limit: 1000, windowSeconds: 60}): Promise<S
 
 /** The CLI as a child process whose end can be awaited (code or signal). */
 function start(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [BIN, ...args], {cwd: ROOT, env: {HOME: tmpdir(), LANG: 'C.UTF-8', PATH: process.env.PATH ?? '', ...env}, stdio: ['ignore', 'pipe', 'pipe']})
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: {HOME: tmpdir(), LANG: 'C.UTF-8', PATH: process.env.PATH ?? '', ...env},
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   children.push(child)
   let stdout = ''
   let stderr = ''
@@ -91,10 +95,13 @@ describe('kill -9 mid-way, then the same command again', () => {
   it('customers: 300 rows, exactly 300 customers, none twice, the rerun reporting the rest as created and the others as already_done', async () => {
     const sb = await sandbox()
     // A slow network (40 ms per request) keeps the import running long enough to be killed mid-way.
-    const proxy: FaultyServer = await startFaultyServer(async () => {
-      await delay(40)
-      return {forward: true}
-    }, {upstream: sb.baseUrl})
+    const proxy: FaultyServer = await startFaultyServer(
+      async () => {
+        await delay(40)
+        return {forward: true}
+      },
+      {upstream: sb.baseUrl},
+    )
     open.push(proxy)
     const file = join(files, 'customers.csv')
     writeFileSync(file, ['email,name', ...Array.from({length: 300}, (_, i) => `k${i + 1}@example.com,Kill ${i + 1}`)].join('\n') + '\n')
@@ -167,7 +174,10 @@ describe('Ctrl-C', () => {
     expect(again.code, again.stderr).toBe(0)
     expect(again.json()).toMatchObject({created: 30 - summary.created, failed: 0, already_done: summary.created})
     expect(sb.counts().orders).toBe(30)
-    const placed = (await listOrders(sb)).filter((o) => o.id > summary.created).map((o) => Date.parse(o.placed_at)).sort((a, b) => a - b)
+    const placed = (await listOrders(sb))
+      .filter((o) => o.id > summary.created)
+      .map((o) => Date.parse(o.placed_at))
+      .sort((a, b) => a - b)
     expect(placed.slice(1).some((t, i) => t - placed[i]! < 500)).toBe(true)
   }, 60_000)
 })
@@ -176,14 +186,36 @@ describe('Ctrl-C during an export to a file', () => {
   it('exit 130, and neither the file nor its temporary file is left', async () => {
     // 2,000 customers written straight into a data file the sandbox loads; 100 ms per page through a proxy.
     const dataFile = join(files, 'data.json')
-    const customers = Array.from({length: 2000}, (_, i) => ({addresses: [], created_at: new Date(Date.UTC(2026, 0, 1) + i).toISOString(), email: `e${i}@example.com`, id: i + 1, metadata: {}, name: `E ${i}`, status: 'active' as const}))
-    writeFileSync(dataFile, JSON.stringify({customers, idempotency: {}, keys: newKeyPairs(), next: {address: 1, customer: 2001, order: 1, refund: 1}, orders: [], version: 1, webhooks: []}))
+    const customers = Array.from({length: 2000}, (_, i) => ({
+      addresses: [],
+      created_at: new Date(Date.UTC(2026, 0, 1) + i).toISOString(),
+      email: `e${i}@example.com`,
+      id: i + 1,
+      metadata: {},
+      name: `E ${i}`,
+      status: 'active' as const,
+    }))
+    writeFileSync(
+      dataFile,
+      JSON.stringify({
+        customers,
+        idempotency: {},
+        keys: newKeyPairs(),
+        next: {address: 1, customer: 2001, order: 1, refund: 1},
+        orders: [],
+        version: 1,
+        webhooks: [],
+      }),
+    )
     const sb = await startSandbox({dataFile, log: () => {}})
     open.push(sb)
-    const proxy = await startFaultyServer(async () => {
-      await delay(100)
-      return {forward: true}
-    }, {upstream: sb.baseUrl})
+    const proxy = await startFaultyServer(
+      async () => {
+        await delay(100)
+        return {forward: true}
+      },
+      {upstream: sb.baseUrl},
+    )
     open.push(proxy)
     const exportDir = mkdtempSync(join(files, 'export-'))
     const output = join(exportDir, 'customers.jsonl')
@@ -202,7 +234,10 @@ describe('pacing', () => {
     const sb = await sandbox({limit: 10, windowSeconds: 1})
     const customer = await seedCustomer(sb)
     const file = ordersFile('orders-paced.csv', customer, 30)
-    const r = await run(['orders', 'import', file, '--json', '--concurrency', '8'], {env: keyPairEnv(tmp.dir, sb.baseUrl, sb.keys[0]!), timeoutMs: 60_000})
+    const r = await run(['orders', 'import', file, '--json', '--concurrency', '8'], {
+      env: keyPairEnv(tmp.dir, sb.baseUrl, sb.keys[0]!),
+      timeoutMs: 60_000,
+    })
     expect(r.code, r.stderr).toBe(0)
     expect(r.json()).toEqual({created: 30, updated: 0, skipped: 0, failed: 0, invalid: 0, already_done: 0})
     expect(sb.counts().orders).toBe(30)

@@ -48,7 +48,19 @@ async function against(script: Script, args: string[], options: {upstream?: stri
 }
 
 const createCustomer = ['customers', 'create', '--email', 'new@example.com', '--name', 'New']
-const createOrder = (version = 'v2') => ['orders', 'create', '--customer', String(customerId), '--currency', 'USD', '--item', '1', '--api-version', version, '--json']
+const createOrder = (version = 'v2') => [
+  'orders',
+  'create',
+  '--customer',
+  String(customerId),
+  '--currency',
+  'USD',
+  '--item',
+  '1',
+  '--api-version',
+  version,
+  '--json',
+]
 
 describe('what goes on the wire', () => {
   it('Accept, User-Agent, Content-Type with a body, the bearer token on protected calls', async () => {
@@ -228,7 +240,13 @@ describe('Ctrl-C', () => {
         ? {body: {access_token: 'tok_ctrl_c_test', expires_in: 3600, scopes: [], token_type: 'Bearer'}, status: 201}
         : {body: {message: 'slow down'}, headers: {'retry-after': '30'}, status: 429},
     )
-    const env = {COMMERCE_BASE_URL: fx.faulty.url, COMMERCE_CONFIG_DIR: tempDir(), COMMERCE_KEY_ID: 'k', COMMERCE_KEY_SECRET: 's', PATH: process.env.PATH ?? ''}
+    const env = {
+      COMMERCE_BASE_URL: fx.faulty.url,
+      COMMERCE_CONFIG_DIR: tempDir(),
+      COMMERCE_KEY_ID: 'k',
+      COMMERCE_KEY_SECRET: 's',
+      PATH: process.env.PATH ?? '',
+    }
     const child = spawn(process.execPath, [BIN, 'customers', 'list'], {env, stdio: ['ignore', 'pipe', 'pipe']})
     while (fx.faulty.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 20))
     child.kill('SIGINT')
@@ -315,7 +333,9 @@ describe('lists from a service that pages its own way', () => {
 
   it('--json, and a later page fails: stdout carries the error document alone, not a partial array', async () => {
     const secondFails: Script = (req) =>
-      pageOf(req.url) === 1 ? {body: {data: records(1, 1), meta: {page: 1, per_page: 1, total: 3}}, status: 200} : {body: {message: 'gone'}, status: 404}
+      pageOf(req.url) === 1
+        ? {body: {data: records(1, 1), meta: {page: 1, per_page: 1, total: 3}}, status: 200}
+        : {body: {message: 'gone'}, status: 404}
     const r = await against(secondFails, ['customers', 'list', '--all', '--per-page', '1', '--json'])
     expect(r.code).toBe(4)
     expect(r.json()).toEqual({error: {message: 'gone', status: 404}})
@@ -326,12 +346,17 @@ describe('lists from a service that pages its own way', () => {
     const big = {...CUSTOMER, metadata: {note: 'x'.repeat(1000)}}
     const page = (p: number) => Array.from({length: 100}, (_, i) => ({...big, id: (p - 1) * 100 + i + 1}))
     const pages = 90
-    const ok = await against((req) => ({body: {data: page(pageOf(req.url)), meta: {page: pageOf(req.url), per_page: 100, total: pages * 100}}, status: 200}), ['customers', 'list', '--all', '--per-page', '100', '--json'])
+    const ok = await against(
+      (req) => ({body: {data: page(pageOf(req.url)), meta: {page: pageOf(req.url), per_page: 100, total: pages * 100}}, status: 200}),
+      ['customers', 'list', '--all', '--per-page', '100', '--json'],
+    )
     expect(ok.code, ok.stderr).toBe(0)
     expect(ok.json()).toHaveLength(pages * 100)
     const failing: Script = (req) => {
       const p = pageOf(req.url)
-      return p < pages ? {body: {data: page(p), meta: {page: p, per_page: 100, total: pages * 100}}, status: 200} : {body: {message: 'gone'}, status: 404}
+      return p < pages
+        ? {body: {data: page(p), meta: {page: p, per_page: 100, total: pages * 100}}, status: 200}
+        : {body: {message: 'gone'}, status: 404}
     }
     const r = await against(failing, ['customers', 'list', '--all', '--per-page', '100', '--json'])
     expect(r.code).toBe(4)
@@ -351,7 +376,10 @@ describe('lists from a service that pages its own way', () => {
 
 describe('2xx responses of another shape than the resource', () => {
   it('update answered 204: the customer is fetched and shown, exit 0', async () => {
-    const r = await against((req) => (req.method === 'PATCH' ? {status: 204} : {body: {...CUSTOMER, name: 'B'}, status: 200}), ['customers', 'update', '9', '--name', 'B', '--json'])
+    const r = await against(
+      (req) => (req.method === 'PATCH' ? {status: 204} : {body: {...CUSTOMER, name: 'B'}, status: 200}),
+      ['customers', 'update', '9', '--name', 'B', '--json'],
+    )
     expect(r.code, r.stderr).toBe(0)
     expect(r.json()).toEqual({...CUSTOMER, name: 'B'})
     expect(r.requests.map((q) => q.method)).toEqual(['PATCH', 'GET'])
@@ -362,7 +390,9 @@ describe('2xx responses of another shape than the resource', () => {
       against(() => ({status: 204}), ['orders', 'refund', '9', '--yes', '--json']),
       startFaultyServer(() => ({status: 204})).then(async (server) => {
         try {
-          return await run(['orders', 'refund', '9', '--yes'], {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: server.url, COMMERCE_CONFIG_DIR: fx.dir}})
+          return await run(['orders', 'refund', '9', '--yes'], {
+            env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: server.url, COMMERCE_CONFIG_DIR: fx.dir},
+          })
         } finally {
           await server.close()
         }
@@ -400,7 +430,10 @@ describe('error bodies of any shape give a readable message', () => {
   })
 
   it('JSON {error: {message}} (and --json keeps the status)', async () => {
-    const r = await against(() => ({body: {error: {code: 'nope', message: 'Nested message from the service'}}, status: 404}), ['customers', 'get', '5', '--json'])
+    const r = await against(
+      () => ({body: {error: {code: 'nope', message: 'Nested message from the service'}}, status: 404}),
+      ['customers', 'get', '5', '--json'],
+    )
     expect(r.code).toBe(4)
     expect(r.json()).toEqual({error: {message: 'Nested message from the service', status: 404}})
   })
@@ -484,7 +517,10 @@ describe('hostile servers: a bound on every response body, a deadline on the who
   })
 
   it('a Content-Length of 10 GB is refused at the header, before the body is read', async () => {
-    const r = await against(() => ({headers: {'content-length': String(10 * 1024 ** 3)}, stream: {...endless, intervalMs: 50}}), ['customers', 'list'])
+    const r = await against(
+      () => ({headers: {'content-length': String(10 * 1024 ** 3)}, stream: {...endless, intervalMs: 50}}),
+      ['customers', 'list'],
+    )
     expect(r.code).toBe(1)
     expect(r.requests).toHaveLength(1)
     expect(r.stderr).toMatch(/announces 10240 MiB \(Content-Length\)/)
@@ -492,7 +528,9 @@ describe('hostile servers: a bound on every response body, a deadline on the who
 
   it('a server dripping a byte at a time ends within COMMERCE_HTTP_TIMEOUT: exit 1, not retried, saying so', async () => {
     const started = Date.now()
-    const r = await against(() => ({stream: {chunk: ' ', intervalMs: 100, prefix: '{'}}), ['customers', 'list', '--json'], {env: {COMMERCE_HTTP_TIMEOUT: '1'}})
+    const r = await against(() => ({stream: {chunk: ' ', intervalMs: 100, prefix: '{'}}), ['customers', 'list', '--json'], {
+      env: {COMMERCE_HTTP_TIMEOUT: '1'},
+    })
     const elapsed = Date.now() - started
     expect(r.code).toBe(1)
     expect(r.requests).toHaveLength(1)
@@ -542,7 +580,9 @@ describe('unsafe input refused before anything is sent (exit 2, never "outcome u
       expect(r.stderr).toMatch(/must not carry a user name or password/)
       expect(r.stderr + r.stdout).not.toContain('hunter2')
     }
-    const login = await run(['auth', 'login', '--base-url', withPassword, '--key-id', 'k', '--key-secret', 's'], {env: {COMMERCE_CONFIG_DIR: tempDir()}})
+    const login = await run(['auth', 'login', '--base-url', withPassword, '--key-id', 'k', '--key-secret', 's'], {
+      env: {COMMERCE_CONFIG_DIR: tempDir()},
+    })
     expect(login.code).toBe(2)
     expect(login.stderr + login.stdout).not.toContain('hunter2')
     expect(fx.faulty.requests).toHaveLength(0)
@@ -551,7 +591,9 @@ describe('unsafe input refused before anything is sent (exit 2, never "outcome u
   it('a base URL ending in ? or # (the API path would land in the query or fragment)', async () => {
     fx.faulty = await startFaultyServer(() => page())
     for (const suffix of ['?', '#', '/?x=1', '/#top']) {
-      const r = await run(['customers', 'list'], {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: fx.faulty.url + suffix, COMMERCE_CONFIG_DIR: fx.dir}})
+      const r = await run(['customers', 'list'], {
+        env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: fx.faulty.url + suffix, COMMERCE_CONFIG_DIR: fx.dir},
+      })
       expect(r.code, suffix).toBe(2)
       expect(r.stderr).toMatch(/must not have a query \(\?\) or fragment \(#\)/)
     }
@@ -599,7 +641,9 @@ describe('unsafe input refused before anything is sent (exit 2, never "outcome u
 
   it('`auth login --allow-insecure-http` to a plain http:// host opts that profile in; without the flag, login sends nothing', async () => {
     fx.faulty = await startFaultyServer((req) =>
-      req.url.endsWith('/auth/tokens') ? {body: {access_token: 'tok', expires_in: 3600, scopes: ['customers:read'], token_type: 'Bearer'}, status: 201} : page(),
+      req.url.endsWith('/auth/tokens')
+        ? {body: {access_token: 'tok', expires_in: 3600, scopes: ['customers:read'], token_type: 'Bearer'}, status: 201}
+        : page(),
     )
     const env = {COMMERCE_CONFIG_DIR: tempDir(), HTTP_PROXY: fx.faulty.url}
     const login = ['auth', 'login', '--base-url', 'http://commerce.example.test', '--key-id', 'k', '--key-secret', 's3cret']

@@ -82,21 +82,24 @@ describe('a slow token endpoint', () => {
   let tokenArrived: () => void = () => {}
 
   beforeAll(async () => {
-    slow = await startFaultyServer(async (req) => {
-      if (req.method === 'POST' && req.url.endsWith('/auth/tokens')) {
-        tokenArrived()
-        await new Promise<void>((resolve) => {
-          const release = () => {
-            held.delete(release)
-            clearTimeout(timer)
-            resolve()
-          }
-          const timer = setTimeout(release, HOLD_MS)
-          held.add(release)
-        })
-      }
-      return {forward: true}
-    }, {upstream: sb.baseUrl})
+    slow = await startFaultyServer(
+      async (req) => {
+        if (req.method === 'POST' && req.url.endsWith('/auth/tokens')) {
+          tokenArrived()
+          await new Promise<void>((resolve) => {
+            const release = () => {
+              held.delete(release)
+              clearTimeout(timer)
+              resolve()
+            }
+            const timer = setTimeout(release, HOLD_MS)
+            held.add(release)
+          })
+        }
+        return {forward: true}
+      },
+      {upstream: sb.baseUrl},
+    )
   })
   afterAll(async () => {
     for (const release of [...held]) release()

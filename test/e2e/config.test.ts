@@ -91,8 +91,14 @@ describe('config set / get / unset', () => {
       [['config', 'set', 'api_version', 'v3'], /api_version/],
       [['config', 'set', 'key_id', '  '], /key_id cannot be empty/],
       [['config', 'set', 'money_unit', 'cents'], /money_unit must be one of minor, major .*minor when amounts count cents/],
-      [['config', 'set', 'colour', 'blue'], /Unknown key "colour"\. Keys: base_url, api_version, key_id, key_secret, allow_insecure_http, storage, money_unit\./],
-      [['config', 'get', 'token'], /Unknown key "token"\. Keys: base_url, api_version, key_id, key_secret, allow_insecure_http, storage, money_unit\./],
+      [
+        ['config', 'set', 'colour', 'blue'],
+        /Unknown key "colour"\. Keys: base_url, api_version, key_id, key_secret, allow_insecure_http, storage, money_unit\./,
+      ],
+      [
+        ['config', 'get', 'token'],
+        /Unknown key "token"\. Keys: base_url, api_version, key_id, key_secret, allow_insecure_http, storage, money_unit\./,
+      ],
       [['config', 'unset', 'access_token'], /Unknown key "access_token"/],
       [['config', 'set', 'base_url'], /value/i],
     ]
@@ -129,7 +135,11 @@ describe('a hand-edited config file that is not what the CLI writes', () => {
     it(`${what}: exit 2 naming the file and the key, for config and API commands alike`, async () => {
       mkdirSync(dir, {mode: 0o700, recursive: true})
       writeFileSync(join(dir, 'config.json'), JSON.stringify(content))
-      for (const args of [['config', 'get', 'base_url'], ['config', 'set', 'api_version', 'v1'], ['customers', 'list']]) {
+      for (const args of [
+        ['config', 'get', 'base_url'],
+        ['config', 'set', 'api_version', 'v1'],
+        ['customers', 'list'],
+      ]) {
         const r = await cfg(args)
         expect(r.code, r.stderr).toBe(2)
         expect(r.stderr).toContain(join(dir, 'config.json'))
@@ -267,7 +277,10 @@ describe('profiles', () => {
   it('use and remove of an unknown profile: exit 2 naming the profiles, nothing changed', async () => {
     await cfg(['config', 'set', 'base_url', 'https://a.example.com', '--profile', 'alpha'])
     const before = readFileSync(join(dir, 'config.json'), 'utf8')
-    for (const args of [['config', 'use', 'alhpa'], ['config', 'remove', 'alhpa']]) {
+    for (const args of [
+      ['config', 'use', 'alhpa'],
+      ['config', 'remove', 'alhpa'],
+    ]) {
       const r = await cfg(args)
       expect(r.code, args.join(' ')).toBe(2)
       expect(r.stderr).toContain('No profile named "alhpa". Profiles: alpha.')
@@ -287,7 +300,8 @@ describe('profiles', () => {
   })
 
   it('selection order: --profile > COMMERCE_PROFILE > the chosen profile > "default"', async () => {
-    for (const name of ['chosen', 'env', 'flag', 'default']) await cfg(['config', 'set', 'base_url', `https://${name}.example.com`, '--profile', name])
+    for (const name of ['chosen', 'env', 'flag', 'default'])
+      await cfg(['config', 'set', 'base_url', `https://${name}.example.com`, '--profile', name])
     expect(file().current_profile).toBe('chosen')
     const get = async (args: string[], env: Record<string, string> = {}) => (await cfg(['config', 'get', 'base_url', ...args], env)).stdout.trim()
 

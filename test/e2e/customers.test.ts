@@ -34,10 +34,29 @@ async function create(extra: string[] = []): Promise<Customer> {
 
 describe('customers create / get / update / delete', () => {
   it('create --json prints the customer as the service returned it (metadata from --plan and --metadata)', async () => {
-    const r = await customers(['create', '--email', 'ada@example.com', '--name', 'Ada Lovelace', '--plan', 'pro', '--metadata', 'source=ci', '--metadata', 'team=a=b', '--json'])
+    const r = await customers([
+      'create',
+      '--email',
+      'ada@example.com',
+      '--name',
+      'Ada Lovelace',
+      '--plan',
+      'pro',
+      '--metadata',
+      'source=ci',
+      '--metadata',
+      'team=a=b',
+      '--json',
+    ])
     expect(r.code, r.stderr).toBe(0)
     const c = r.json<Customer>()
-    expect(c).toMatchObject({email: 'ada@example.com', id: expect.any(Number), metadata: {plan: 'pro', source: 'ci', team: 'a=b'}, name: 'Ada Lovelace', status: 'invited'})
+    expect(c).toMatchObject({
+      email: 'ada@example.com',
+      id: expect.any(Number),
+      metadata: {plan: 'pro', source: 'ci', team: 'a=b'},
+      name: 'Ada Lovelace',
+      status: 'invited',
+    })
     // stdout is exactly one JSON document; the success line went to stderr.
     expect(r.stdout.trim().startsWith('{')).toBe(true)
     expect((await create(['--no-send-invite'])).status).toBe('active')
@@ -67,7 +86,13 @@ describe('customers create / get / update / delete', () => {
     expect(json.code, json.stderr).toBe(0)
     expect(json.json()).toEqual(c)
     expect(included.json<Customer>().orders).toEqual([])
-    expect(tsv.stdout.split('\n').slice(0, 5)).toEqual([`id\t${c.id}`, `email\t${c.email}`, `name\t${c.name}`, `status\t${c.status}`, `created_at\t${c.created_at}`])
+    expect(tsv.stdout.split('\n').slice(0, 5)).toEqual([
+      `id\t${c.id}`,
+      `email\t${c.email}`,
+      `name\t${c.name}`,
+      `status\t${c.status}`,
+      `created_at\t${c.created_at}`,
+    ])
   })
 
   it('update changes fields (metadata merged) and prints the customer', async () => {

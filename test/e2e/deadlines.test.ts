@@ -66,7 +66,11 @@ describe('a counterpart that accepts and never answers', () => {
   })
 
   it('the token endpoint: exit 1 within the deadline; the key secret is not printed', async () => {
-    const r = await timed(['customers', 'list'], {COMMERCE_BASE_URL: silent.url, COMMERCE_KEY_ID: 'key_1', COMMERCE_KEY_SECRET: 'secret_never_printed'})
+    const r = await timed(['customers', 'list'], {
+      COMMERCE_BASE_URL: silent.url,
+      COMMERCE_KEY_ID: 'key_1',
+      COMMERCE_KEY_SECRET: 'secret_never_printed',
+    })
     expect(r.signal, 'killed by the test: it hung').toBeNull()
     expect(r.code, r.stderr).toBe(1)
     expect(r.stderr).toMatch(/token request/)
@@ -108,7 +112,14 @@ describe('a lock whose holder is alive and never lets go', () => {
     const dir = tempConfigDir()
     const lockPath = `${dir.dir}/config.json.lock`
     // A live holder: it keeps the lock's mtime fresh, as a real holder does, so it is never taken for stale.
-    const holder = spawn(process.execPath, ['-e', `const fs = require('fs'); fs.mkdirSync(${JSON.stringify(lockPath)}, {recursive: true}); setInterval(() => { const t = new Date(); fs.utimesSync(${JSON.stringify(lockPath)}, t, t) }, 500); console.log('held')`], {stdio: ['ignore', 'pipe', 'ignore']})
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const fs = require('fs'); fs.mkdirSync(${JSON.stringify(lockPath)}, {recursive: true}); setInterval(() => { const t = new Date(); fs.utimesSync(${JSON.stringify(lockPath)}, t, t) }, 500); console.log('held')`,
+      ],
+      {stdio: ['ignore', 'pipe', 'ignore']},
+    )
     try {
       await new Promise((resolve) => holder.stdout.once('data', resolve))
       const started = Date.now()

@@ -9,7 +9,15 @@ it('the demo tour runs every step and stops its sandbox', {timeout: 120_000}, ()
   const env: Record<string, string> = {HOME: process.env.HOME ?? '/tmp', LANG: 'C.UTF-8', PATH: process.env.PATH ?? ''}
   const res = spawnSync(process.execPath, [join(ROOT, 'scripts', 'demo.js')], {cwd: ROOT, encoding: 'utf8', env, timeout: 110_000})
   expect(res.status, res.stdout + res.stderr).toBe(0)
-  for (const step of ['$ commerce sandbox start', '$ commerce auth login --sandbox', '$ commerce orders create', '$ commerce webhooks trigger order.paid', '$ commerce customers import', '$ commerce customers export', '$ commerce sandbox stop'])
+  for (const step of [
+    '$ commerce sandbox start',
+    '$ commerce auth login --sandbox',
+    '$ commerce orders create',
+    '$ commerce webhooks trigger order.paid',
+    '$ commerce customers import',
+    '$ commerce customers export',
+    '$ commerce sandbox stop',
+  ])
     expect(res.stdout).toContain(step)
   // The replayed order has the id of the first one, and the listener saw the event forwarded with 200.
   expect(res.stdout).toMatch(/order\.paid {2}evt_\w+ {2}-> 200/)

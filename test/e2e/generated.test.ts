@@ -69,7 +69,12 @@ describe('generated files', () => {
   it('the README command reference matches the commands', () => {
     const scratch = scratchRoot()
     copyFileSync(join(ROOT, 'README.md'), join(scratch, 'README.md'))
-    const fresh = execFileSync(process.execPath, [OCLIF, 'readme', '--dry-run', '--no-aliases', '--no-source-links'], {cwd: scratch, encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'pipe']})
+    const fresh = execFileSync(process.execPath, [OCLIF, 'readme', '--dry-run', '--no-aliases', '--no-source-links'], {
+      cwd: scratch,
+      encoding: 'utf8',
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     // --dry-run prints the README after a few "replacing <!-- x --> in ..." lines.
     const generated = fresh.replace(/^replacing <!-- [\w-]+ --> in .*\n/gm, '')
     const committed = readFileSync(join(ROOT, 'README.md'), 'utf8')

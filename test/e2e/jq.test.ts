@@ -55,7 +55,7 @@ describe('--jq', () => {
     expect(csv.stdout).toBe('250,"customer250@example.com"\n249,"customer249@example.com"\n')
   })
 
-  it('an expression that does not compile is exit 2 with jq\'s message, in the error document, before any request', async () => {
+  it("an expression that does not compile is exit 2 with jq's message, in the error document, before any request", async () => {
     const recorder = await startRecorder()
     fx.faulty = recorder
     const r = await run(['customers', 'list', '--jq', '.[', '--base-url', recorder.url], {env: env()})
@@ -66,7 +66,7 @@ describe('--jq', () => {
     expect(recorder.requests).toHaveLength(0)
   })
 
-  it('a runtime error is exit 1 with jq\'s message; a service error with --jq is the usual error document', async () => {
+  it("a runtime error is exit 1 with jq's message; a service error with --jq is the usual error document", async () => {
     const [runtime, missing] = await Promise.all([
       cli(['customers', 'get', '1', '--jq', '.email | tonumber']),
       cli(['customers', 'get', '99999', '--jq', '.email']),
@@ -104,7 +104,10 @@ describe('--jq under bounds', () => {
   const shell = (line: string, extra: Record<string, string> = {}) =>
     new Promise<{code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; elapsed: number}>((resolve) => {
       const started = Date.now()
-      const child = spawn('bash', ['-c', line], {env: {...process.env, ...env(), ...extra, CLI: `${process.execPath} ${bin}`}, stdio: ['ignore', 'pipe', 'pipe']})
+      const child = spawn('bash', ['-c', line], {
+        env: {...process.env, ...env(), ...extra, CLI: `${process.execPath} ${bin}`},
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
       let stdout = ''
       let stderr = ''
       child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
@@ -166,7 +169,10 @@ describe('--fields', () => {
       {email: 'customer250@example.com', id: 250, 'metadata.plan': 'pro', nope: null},
       {email: 'customer249@example.com', id: 249, 'metadata.plan': 'free', nope: null},
     ])
-    expect(records.map((r) => Object.keys(r))).toEqual([['id', 'email', 'metadata.plan', 'nope'], ['id', 'email', 'metadata.plan', 'nope']])
+    expect(records.map((r) => Object.keys(r))).toEqual([
+      ['id', 'email', 'metadata.plan', 'nope'],
+      ['id', 'email', 'metadata.plan', 'nope'],
+    ])
     expect(get.stdout).toBe('id\t3\nemail\tcustomer3@example.com\n')
   })
 
@@ -180,7 +186,7 @@ describe('--fields', () => {
     expect(empty.stderr).toMatch(/^Error: --fields: give at least one field name/)
   })
 
-  it('in the terminal\'s table: only the id and email columns', async () => {
+  it("in the terminal's table: only the id and email columns", async () => {
     const session = await startInTmux(['customers', 'list', '--limit', '3', '--fields', 'id,email'], {env: env()})
     const screen = await session.waitFor(/Showing 1-3/)
     expect(screen).toMatch(/^ID\s+EMAIL\s*$/m)

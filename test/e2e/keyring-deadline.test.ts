@@ -44,9 +44,13 @@ const keyringProfile = () => storeProfile(tmp.dir, 'default', {base_url: sb.base
 
 describe.each(['silent', 'close', 'garbage'] as const)('a session bus that is %s', (mode) => {
   it('auth login --storage keyring stores the secret in the file with a warning, within the deadline', async () => {
-    const r = await cli(mode, ['auth', 'login', '--base-url', sb.baseUrl, '--key-id', key().key_id, '--key-secret-stdin', '--storage', 'keyring', '--json'], {
-      input: key().key_secret,
-    })
+    const r = await cli(
+      mode,
+      ['auth', 'login', '--base-url', sb.baseUrl, '--key-id', key().key_id, '--key-secret-stdin', '--storage', 'keyring', '--json'],
+      {
+        input: key().key_secret,
+      },
+    )
     expect(r.signal, 'killed by the test: it hung').toBeNull()
     expect(r.code, r.stderr).toBe(0)
     expect(r.json()).toMatchObject({storage: 'file'})

@@ -94,7 +94,11 @@ describe('with a Secret Service', () => {
     expect((await loginWithStdin(['--storage', 'keyring'])).code).toBe(0)
     sb.clock.advance(3601_000)
     const issued = requestsTo(proxy.requests, 'POST', '/auth/tokens').length
-    const results = await Promise.all(Array.from({length: 20}, () => run(['customers', 'list', '--per-page', '2', '--json'], {env: {COMMERCE_CONFIG_DIR: tmp.dir, ...keyring.env}, timeoutMs: 90_000})))
+    const results = await Promise.all(
+      Array.from({length: 20}, () =>
+        run(['customers', 'list', '--per-page', '2', '--json'], {env: {COMMERCE_CONFIG_DIR: tmp.dir, ...keyring.env}, timeoutMs: 90_000}),
+      ),
+    )
     for (const r of results) expect(r.code, r.stderr).toBe(0)
     expect(requestsTo(proxy.requests, 'POST', '/auth/tokens').length - issued).toBe(1)
     await cli(['auth', 'logout'])
@@ -125,10 +129,13 @@ describe('with no keyring reachable (no D-Bus session)', () => {
   it('login --storage keyring falls back to the file with a warning, the keyring given up within 3 s', async () => {
     const noBus = {DBUS_SESSION_BUS_ADDRESS: undefined, XDG_RUNTIME_DIR: ''}
     const started = Date.now()
-    const r = await run(['auth', 'login', '--base-url', proxy.url, '--key-id', key().key_id, '--key-secret-stdin', '--json', '--storage', 'keyring'], {
-      env: {COMMERCE_CONFIG_DIR: tmp.dir, ...noBus},
-      input: key().key_secret,
-    })
+    const r = await run(
+      ['auth', 'login', '--base-url', proxy.url, '--key-id', key().key_id, '--key-secret-stdin', '--json', '--storage', 'keyring'],
+      {
+        env: {COMMERCE_CONFIG_DIR: tmp.dir, ...noBus},
+        input: key().key_secret,
+      },
+    )
     const elapsed = Date.now() - started
     expect(r.code, r.stderr).toBe(0)
     expect(r.json()).toMatchObject({storage: 'file'})
@@ -173,7 +180,11 @@ describe('the one-time tip about --storage keyring', () => {
 
   it('not under CI, nor with --json, nor with --storage given, even on a terminal with a keyring', {timeout: 60_000}, async (t) => {
     if (!keyring.available) return t.skip(keyring.reason)
-    for (const [extra, env] of [[[], {CI: 'true'}], [['--json'], {}], [['--storage', 'file'], {}]] as Array<[string[], Record<string, string>]>) {
+    for (const [extra, env] of [
+      [[], {CI: 'true'}],
+      [['--json'], {}],
+      [['--storage', 'file'], {}],
+    ] as Array<[string[], Record<string, string>]>) {
       const term = await startInTmux([...loginArgs(), ...extra], {env: {COMMERCE_CONFIG_DIR: tmp.dir, ...keyring.env, ...env}})
       expect(await term.waitForExit(30_000)).toBe(0)
       expect(await term.capture()).not.toContain('--storage keyring')

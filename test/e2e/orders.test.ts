@@ -70,7 +70,10 @@ describe('orders create', () => {
     expect(r.code, r.stderr).toBe(0)
     const order = r.json<Order>()
     expect(order).toMatchObject({currency: 'USD', customer_id: customerId, id: expect.any(Number), status: 'pending', total: expect.any(Number)})
-    expect(order.items.map((i) => [i.product_id, i.quantity])).toEqual([[1, 2], [3, 1]])
+    expect(order.items.map((i) => [i.product_id, i.quantity])).toEqual([
+      [1, 2],
+      [3, 1],
+    ])
     expect(order.idempotency_key).toMatch(UUID)
     expect(r.stderr).toContain(`Idempotency-Key: ${order.idempotency_key}`)
     expect(fx.sb.counts().orders).toBe(before + 1)
@@ -79,7 +82,18 @@ describe('orders create', () => {
   it('a rerun with --idempotency-key replays the original order instead of creating a second one', async () => {
     const first = await createOrder()
     const before = fx.sb.counts().orders
-    const again = await orders(['create', '--customer', String(customerId), '--currency', 'USD', '--item', '1:2', '--idempotency-key', first.idempotency_key!, '--json'])
+    const again = await orders([
+      'create',
+      '--customer',
+      String(customerId),
+      '--currency',
+      'USD',
+      '--item',
+      '1:2',
+      '--idempotency-key',
+      first.idempotency_key!,
+      '--json',
+    ])
     expect(again.code, again.stderr).toBe(0)
     expect(again.json<Order>()).toEqual(first)
     expect(fx.sb.counts().orders).toBe(before)
@@ -114,7 +128,9 @@ describe('orders create', () => {
 
   it('v1: no Idempotency-Key is sent, and the deprecation warning names the v2 command', async () => {
     fx.faulty = await startFaultyServer(() => ({forward: true}), {upstream: fx.sb.baseUrl})
-    const r = await orders(['create', '--customer', String(customerId), '--currency', 'USD', '--item', '1', '--api-version', 'v1', '--json'], {COMMERCE_BASE_URL: fx.faulty.url})
+    const r = await orders(['create', '--customer', String(customerId), '--currency', 'USD', '--item', '1', '--api-version', 'v1', '--json'], {
+      COMMERCE_BASE_URL: fx.faulty.url,
+    })
     expect(r.code, r.stderr).toBe(0)
     const order = r.json<Order>()
     expect(order.status).toBe('pending')
@@ -209,7 +225,11 @@ describe('orders: invalid input is refused before any request (exit 2, the flag 
     ['page 0', ['list', '--page', '0'], '--page'],
     ['a non-integer order id', ['get', '12a'], 'ID'],
     ['a non-integer refund amount', ['refund', '1', '--amount', '1.5', '--yes'], '--amount'],
-    ['a zero refund amount (named an amount, not an id)', ['refund', '1', '--amount', '0', '--yes'], '--amount: must be a positive integer, in the service\'s money unit'],
+    [
+      'a zero refund amount (named an amount, not an id)',
+      ['refund', '1', '--amount', '0', '--yes'],
+      "--amount: must be a positive integer, in the service's money unit",
+    ],
     ['a v2-only command with --api-version v1', ['refund', '1', '--yes', '--api-version', 'v1'], '--api-version'],
   ]
   it.each(cases)('%s', async (_name, args, flag) => {
@@ -228,7 +248,9 @@ describe("the sandbox's own order-creation limit (429 with Retry-After)", () => 
       const key = limited.keys[0]!
       const customer = await seedCustomer(limited.baseUrl, key, 'limited@example.com')
       const create = (extra: string[]) =>
-        run(['orders', 'create', '--customer', String(customer), '--currency', 'USD', '--item', '1', ...extra], {env: keyPairEnv(fx.dir, limited.baseUrl, key)})
+        run(['orders', 'create', '--customer', String(customer), '--currency', 'USD', '--item', '1', ...extra], {
+          env: keyPairEnv(fx.dir, limited.baseUrl, key),
+        })
       expect((await create(['--json'])).code).toBe(0)
       const started = Date.now()
       const [now, beyond] = await Promise.all([create(['--max-wait', '0', '--json']), create(['--max-wait', '10'])])

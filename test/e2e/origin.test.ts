@@ -52,7 +52,11 @@ describe('a profile logged in at A, asked to act at B', () => {
   })
 
   it('COMMERCE_BASE_URL=B: the same, and auth status and auth token send nothing there either', async () => {
-    for (const args of [['orders', 'list', '--json'], ['auth', 'token'], ['auth', 'status', '--json']]) {
+    for (const args of [
+      ['orders', 'list', '--json'],
+      ['auth', 'token'],
+      ['auth', 'status', '--json'],
+    ]) {
       const r = await cli(args, {COMMERCE_BASE_URL: other.url})
       expect(r.code, `${args.join(' ')}: ${r.stderr}${r.stdout}`).toBe(3)
     }
@@ -79,14 +83,17 @@ describe('a profile logged in at A, asked to act at B', () => {
     expect(other.requests.some((q) => q.body.includes(a.keys[0]!.key_secret))).toBe(false)
   })
 
-  it('the same origin with another path or a trailing slash is the profile\'s own', async () => {
+  it("the same origin with another path or a trailing slash is the profile's own", async () => {
     const r = await cli(['customers', 'list', '--json', '--base-url', `${a.baseUrl}/`])
     expect(r.code, r.stderr).toBe(0)
   })
 
   it('auth login --sandbox moves a profile to a sandbox that moved, and says so', async () => {
     await storeProfile(tmp.dir, 'default', {base_url: 'http://127.0.0.1:9', key_id: a.keys[0]!.key_id})
-    writeSandboxState({base_url: a.baseUrl, keys: a.keys.map((k) => ({...k, scopes: [...k.scopes]})), pid: process.pid}, {COMMERCE_CONFIG_DIR: tmp.dir})
+    writeSandboxState(
+      {base_url: a.baseUrl, keys: a.keys.map((k) => ({...k, scopes: [...k.scopes]})), pid: process.pid},
+      {COMMERCE_CONFIG_DIR: tmp.dir},
+    )
     const r = await cli(['auth', 'login', '--sandbox'])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toContain(`was logged in at http://127.0.0.1:9 before: its credentials now go to ${a.baseUrl} only`)

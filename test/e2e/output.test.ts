@@ -21,7 +21,10 @@ describe('--debug', () => {
     const key = fx.sb.keys[0]!
     const {cleanup, dir} = tempConfigDir()
     try {
-      const login = await run(['auth', 'login', '--base-url', fx.sb.baseUrl, '--key-id', key.key_id, '--key-secret', key.key_secret, '--debug', '--json'], {env: {COMMERCE_CONFIG_DIR: dir}})
+      const login = await run(
+        ['auth', 'login', '--base-url', fx.sb.baseUrl, '--key-id', key.key_id, '--key-secret', key.key_secret, '--debug', '--json'],
+        {env: {COMMERCE_CONFIG_DIR: dir}},
+      )
       expect(login.code, login.stderr).toBe(0)
       const token = readConfig(dir).profiles!.default!.access_token!
       // A revoked token makes the next command re-issue: both tokens pass through the trace.
@@ -169,7 +172,15 @@ describe('shapes', () => {
   })
 
   it('unknown extra fields in responses do not break rendering', async () => {
-    const customer = {created_at: '2026-01-01T00:00:00Z', email: 'e@example.com', id: 4, loyalty: {tier: 'gold', points: [1, 2]}, name: 'Extra', status: 'active', tags: null}
+    const customer = {
+      created_at: '2026-01-01T00:00:00Z',
+      email: 'e@example.com',
+      id: 4,
+      loyalty: {tier: 'gold', points: [1, 2]},
+      name: 'Extra',
+      status: 'active',
+      tags: null,
+    }
     fx.faulty = await startFaultyServer((req) =>
       req.url.startsWith('/api/v2/customers?')
         ? {body: {data: [customer], links: {next: null}, meta: {page: 1, per_page: 30, request_id: 'r1', total: 1}}, status: 200}

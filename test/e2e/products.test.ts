@@ -51,7 +51,14 @@ describe('products list', () => {
     const everything = all.json<Product[]>()
     expect(everything).toHaveLength(fx.sb.counts().products)
     expect(new Set(everything.map((p) => p.id)).size).toBe(everything.length)
-    for (const p of everything) expect(p).toMatchObject({currency: expect.any(String), id: expect.any(Number), in_stock: expect.any(Boolean), name: expect.any(String), price: expect.any(Number)})
+    for (const p of everything)
+      expect(p).toMatchObject({
+        currency: expect.any(String),
+        id: expect.any(Number),
+        in_stock: expect.any(Boolean),
+        name: expect.any(String),
+        price: expect.any(Number),
+      })
     expect(page2.json<Product[]>().map((p) => p.id)).toEqual(everything.slice(5, 10).map((p) => p.id))
     expect(limited.json<Product[]>().map((p) => p.id)).toEqual(everything.slice(0, 9).map((p) => p.id))
     const eur = one.json<Product[]>()
@@ -61,7 +68,10 @@ describe('products list', () => {
 
   it('never sends Authorization, even when credentials are set', async () => {
     fx.faulty = await startFaultyServer(() => ({forward: true}), {upstream: fx.sb.baseUrl})
-    const r = await products(['list', '--per-page', '2', '--json'], {COMMERCE_ACCESS_TOKEN: 'sbx_at_not_for_public_calls', COMMERCE_BASE_URL: fx.faulty.url})
+    const r = await products(['list', '--per-page', '2', '--json'], {
+      COMMERCE_ACCESS_TOKEN: 'sbx_at_not_for_public_calls',
+      COMMERCE_BASE_URL: fx.faulty.url,
+    })
     expect(r.code, r.stderr).toBe(0)
     expect(r.json()).toHaveLength(2)
     expect(fx.faulty.requests).toHaveLength(1)
@@ -81,13 +91,23 @@ describe('products list', () => {
 
 describe('products get and search', () => {
   it('get: the product as JSON, and field<TAB>value lines on a pipe', async () => {
-    const [json, tsv, gbp] = await Promise.all([products(['get', '3', '--json']), products(['get', '3']), products(['get', '3', '--currency', 'GBP', '--json'])])
+    const [json, tsv, gbp] = await Promise.all([
+      products(['get', '3', '--json']),
+      products(['get', '3']),
+      products(['get', '3', '--currency', 'GBP', '--json']),
+    ])
     expect(json.code, json.stderr).toBe(0)
     const product = json.json<Product>()
     expect(product.id).toBe(3)
     expect(tsv.code).toBe(0)
     const lines = tsv.stdout.trimEnd().split('\n')
-    expect(lines.slice(0, 5)).toEqual(['id\t3', `name\t${product.name}`, `price\t${product.price}`, `currency\t${product.currency}`, `in_stock\t${product.in_stock}`])
+    expect(lines.slice(0, 5)).toEqual([
+      'id\t3',
+      `name\t${product.name}`,
+      `price\t${product.price}`,
+      `currency\t${product.currency}`,
+      `in_stock\t${product.in_stock}`,
+    ])
     expect(gbp.json<Product>().currency).toBe('GBP')
   })
 
@@ -100,7 +120,10 @@ describe('products get and search', () => {
   it('search in v2 lists with q; in v1 it calls /api/v1/products/search', async () => {
     fx.faulty = await startFaultyServer(() => ({forward: true}), {upstream: fx.sb.baseUrl})
     const env = {COMMERCE_BASE_URL: fx.faulty.url}
-    const [v2, v1] = await Promise.all([products(['search', 'mug', '--json'], env), products(['search', 'mug', '--api-version', 'v1', '--json'], env)])
+    const [v2, v1] = await Promise.all([
+      products(['search', 'mug', '--json'], env),
+      products(['search', 'mug', '--api-version', 'v1', '--json'], env),
+    ])
     expect(v2.code, v2.stderr).toBe(0)
     expect(v1.code, v1.stderr).toBe(0)
     const found = v2.json<Product[]>()

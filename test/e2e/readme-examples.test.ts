@@ -18,7 +18,10 @@ import {writeCustomersDataFile} from '../helpers/sandbox.js'
 /** Lines that cannot run here (matched against the line), and why. */
 const SKIP: Array<[RegExp, string]> = [
   [/\[--|\|[a-z]|^commerce \w+ \w+ (ID|TEXT)\b/, 'a synopsis with placeholders, not a runnable line'],
-  [/^commerce sandbox (start|stop|open|status)\b/, 'the test provides its own in-process sandbox; starting, stopping or opening another is not this test'],
+  [
+    /^commerce sandbox (start|stop|open|status)\b/,
+    'the test provides its own in-process sandbox; starting, stopping or opening another is not this test',
+  ],
   [/^commerce sandbox (logs|seed|snapshot|reset|fault)\b/, 'needs a `sandbox start --detach` sandbox (the in-process one has no state directory)'],
   [/--follow/, 'runs until Ctrl-C'],
   [/auth login --base-url https:/, 'a production URL; prompts for the key'],
@@ -32,9 +35,7 @@ const SKIP: Array<[RegExp, string]> = [
 ]
 
 /** Exit codes the README states for a line (by its text), other than 0. */
-const EXPECTED: Array<[RegExp, number]> = [
-  [/customers get 99999/, 4],
-]
+const EXPECTED: Array<[RegExp, number]> = [[/customers get 99999/, 4]]
 
 interface Example {
   line: number
@@ -69,8 +70,20 @@ beforeAll(async () => {
   const dataFile = writeCustomersDataFile(join(dir, 'data.json'), 50)
   const data = JSON.parse(readFileSync(dataFile, 'utf8'))
   // Order 1001 of the usage examples, and order 20 of the captured terminal sample (the sandbox's --demo-data).
-  const order = {amount_refunded: 0, currency: 'USD', customer_id: 42, items: [{product_id: 3, quantity: 2, unit_price: 1000}], placed_at: new Date().toISOString(), refunds: [], status: 'paid', total: 2000}
-  data.orders = [{...order, id: 20}, {...order, id: 1001}]
+  const order = {
+    amount_refunded: 0,
+    currency: 'USD',
+    customer_id: 42,
+    items: [{product_id: 3, quantity: 2, unit_price: 1000}],
+    placed_at: new Date().toISOString(),
+    refunds: [],
+    status: 'paid',
+    total: 2000,
+  }
+  data.orders = [
+    {...order, id: 20},
+    {...order, id: 1001},
+  ]
   data.next.order = 1002
   writeFileSync(dataFile, JSON.stringify(data))
   const sb = await startSandbox({dataFile})
@@ -122,7 +135,11 @@ describe('README examples', () => {
     expect(all.length).toBeGreaterThan(40)
     expect(runnable.length).toBeGreaterThanOrEqual(40)
     // Every skip still matches a line: a stale entry would hide nothing but mislead.
-    for (const [re, why] of SKIP) expect(all.some((e) => re.test(e.text)), `${re} (${why})`).toBe(true)
+    for (const [re, why] of SKIP)
+      expect(
+        all.some((e) => re.test(e.text)),
+        `${re} (${why})`,
+      ).toBe(true)
   })
 
   it('every runnable example exits with the code the README implies', async () => {
@@ -134,7 +151,8 @@ describe('README examples', () => {
       // `$HEADER` in the README is the value `webhooks sign` printed (the line before it).
       const prelude = text.includes('$HEADER') ? 'HEADER=$(commerce webhooks sign --secret-file secret.txt --payload-file body.json)\n' : ''
       const result = await bash(prelude + text)
-      if (result.code !== expected) failures.push(`README.md:${example.line}: ${text}\n  exit ${result.code} (expected ${expected}): ${result.output.slice(0, 300)}`)
+      if (result.code !== expected)
+        failures.push(`README.md:${example.line}: ${text}\n  exit ${result.code} (expected ${expected}): ${result.output.slice(0, 300)}`)
     }
     expect(failures.join('\n')).toBe('')
   }, 90_000)

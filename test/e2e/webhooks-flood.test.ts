@@ -42,8 +42,17 @@ describe('a flood of deliveries', () => {
     const sender = async () => {
       while (next < DELIVERIES) {
         const n = next++
-        const body = JSON.stringify({created_at: new Date().toISOString(), data: {id: n, padding: 'x'.repeat(2000)}, id: `evt_flood_${n}`, type: 'order.paid'})
-        const res = await fetch(ready.local_url, {body, headers: {'content-type': 'application/json', [SIGNATURE_HEADER]: signPayload(secret, body, Math.floor(Date.now() / 1000))}, method: 'POST'})
+        const body = JSON.stringify({
+          created_at: new Date().toISOString(),
+          data: {id: n, padding: 'x'.repeat(2000)},
+          id: `evt_flood_${n}`,
+          type: 'order.paid',
+        })
+        const res = await fetch(ready.local_url, {
+          body,
+          headers: {'content-type': 'application/json', [SIGNATURE_HEADER]: signPayload(secret, body, Math.floor(Date.now() / 1000))},
+          method: 'POST',
+        })
         await res.arrayBuffer()
         answered.set(res.status, (answered.get(res.status) ?? 0) + 1)
         if (res.status === 503 && !res.headers.get('retry-after')) retryAfterMissing++
@@ -70,7 +79,10 @@ describe('a flood of deliveries', () => {
     expect(busy).toBeGreaterThan(0) // 200 senders against 8 forwards and a queue of 100: some must be turned away
     expect(rss).toBeLessThan(200)
     // Said once a second in a sum, not one line per refused delivery.
-    const busyLines = listen.stderr().split('\n').filter((l) => /answered 503 to [\d,]+ deliver/.test(l))
+    const busyLines = listen
+      .stderr()
+      .split('\n')
+      .filter((l) => /answered 503 to [\d,]+ deliver/.test(l))
     expect(busyLines.length).toBeGreaterThan(0)
     expect(busyLines.length).toBeLessThan(30)
     const said = busyLines.reduce((sum, l) => sum + Number(/answered 503 to ([\d,]+)/.exec(l)![1]!.replaceAll(',', '')), 0)

@@ -27,13 +27,20 @@ beforeAll(async () => {
     if (failing.has(id)) res.writeHead(500, {'content-type': 'text/plain', 'x-receiver': 'test'}).end(BIG)
     else res.writeHead(200, {'content-type': 'text/plain'}).end('ok')
   }
-  const listen = spawnCli(['webhooks', 'listen', '--json', '--events', 'order.paid,order.shipped,customer.created', '--forward-to', receiver.url], session.env)
+  const listen = spawnCli(
+    ['webhooks', 'listen', '--json', '--events', 'order.paid,order.shipped,customer.created', '--forward-to', receiver.url],
+    session.env,
+  )
   const ready = await listen.json(0)
   const secret = session.secrets()[ready.endpoint_id]!
   const post = async (id: string, type: string) => {
     const body = delivery(id, type)
     bodies.set(id, body)
-    const res = await fetch(ready.local_url, {body, headers: {'content-type': 'application/json', [SIGNATURE_HEADER]: signPayload(secret, body, Math.floor(Date.now() / 1000))}, method: 'POST'})
+    const res = await fetch(ready.local_url, {
+      body,
+      headers: {'content-type': 'application/json', [SIGNATURE_HEADER]: signPayload(secret, body, Math.floor(Date.now() / 1000))},
+      method: 'POST',
+    })
     await res.arrayBuffer()
     return res.status
   }
@@ -133,7 +140,10 @@ describe('replay of many', () => {
     const r = await session.cli(['webhooks', 'replay', 'evt_ok1', 'evt_ok2', 'evt_ok1', '--forward-to', receiver.url, '--json'])
     expect(r.code).toBe(1)
     expect(r.json()).toMatchObject({failed: 1, replayed: 2, succeeded: 1})
-    expect(r.json().results.map((x: {id: string; status: number}) => [x.id, x.status])).toEqual([['evt_ok1', 200], ['evt_ok2', 500]])
+    expect(r.json().results.map((x: {id: string; status: number}) => [x.id, x.status])).toEqual([
+      ['evt_ok1', 200],
+      ['evt_ok2', 500],
+    ])
     expect(receiver.received.length).toBe(before + 2)
     const human = await session.cli(['webhooks', 'replay', 'evt_ok2', 'evt_ok1', '--forward-to', receiver.url])
     expect(human.code).toBe(1)

@@ -144,7 +144,7 @@ describe('webhooks listen against the sandbox', () => {
     ])
   })
 
-  it('passes a receiver\'s own error status back, so the sandbox retries', async () => {
+  it("passes a receiver's own error status back, so the sandbox retries", async () => {
     session = await startSession({retryDelaysMs: [50]})
     const r = await receiver()
     r.respond = (_req, res) => void res.writeHead(503).end('busy')
@@ -155,7 +155,10 @@ describe('webhooks listen against the sandbox', () => {
     expect(await p.json(2)).toMatchObject({forward_status: 503})
     expect((await p.exited).code).toBe(0)
     await session.sandbox.deliveriesSettled()
-    expect(session.sandbox.deliveries().map((d) => [d.status, d.outcome])).toEqual([[503, 'retrying'], [503, 'failed']])
+    expect(session.sandbox.deliveries().map((d) => [d.status, d.outcome])).toEqual([
+      [503, 'retrying'],
+      [503, 'failed'],
+    ])
   })
 
   it('--forward-timeout: a receiver that hangs is answered 504 in time, recorded with a null status; type and id shown escaped', async () => {
@@ -173,7 +176,10 @@ describe('webhooks listen against the sandbox', () => {
       }, 20)
     })
     const started = Date.now()
-    const reply = await post(ready, JSON.stringify({created_at: new Date().toISOString(), data: {}, id: 'evt_\u001b]0;PWNED\u0007', type: 'order.paid'}))
+    const reply = await post(
+      ready,
+      JSON.stringify({created_at: new Date().toISOString(), data: {}, id: 'evt_\u001b]0;PWNED\u0007', type: 'order.paid'}),
+    )
     expect(reply.status).toBe(504)
     expect(Date.now() - started).toBeLessThan(5_000)
     expect(await p.line(0)).toMatch(/order\.paid  evt_\\e\]0;PWNED\\a  -> failed: receiver did not answer within 300 ms/)
@@ -186,7 +192,10 @@ describe('webhooks listen against the sandbox', () => {
     const r = await receiver()
     const p = listen(session, ['--json', '--skip-verify', '--forward-to', r.url, '--timeout', '1'])
     const ready = await p.json(0)
-    const other = await post(ready.local_url, JSON.stringify({created_at: new Date().toISOString(), data: {}, id: 'evt_other', type: 'order.shipped'}))
+    const other = await post(
+      ready.local_url,
+      JSON.stringify({created_at: new Date().toISOString(), data: {}, id: 'evt_other', type: 'order.shipped'}),
+    )
     expect(other.status).toBe(200)
     expect(await other.text()).toMatch(/ignored/)
     const notEvent = await post(ready.local_url, '{"hello": "world"}')
@@ -299,7 +308,10 @@ describe('webhooks listen against a service that is not the local sandbox', () =
 
       const r = await receiver()
       const publicUrl = 'https://hooks.example.com/commerce'
-      const p = spawnCli(['webhooks', 'listen', '--json', '--no-probe', '--public-url', publicUrl, '--forward-to', r.url, '--max-events', '1', '--print-secret'], env)
+      const p = spawnCli(
+        ['webhooks', 'listen', '--json', '--no-probe', '--public-url', publicUrl, '--forward-to', r.url, '--max-events', '1', '--print-secret'],
+        env,
+      )
       const ready = await p.json(0)
       expect(ready).toMatchObject({public_url: publicUrl})
       expect(Object.keys(ready).sort()).toEqual(['endpoint_id', 'local_url', 'public_url', 'ready', 'signing_secret', 'verified_reachable'])

@@ -35,7 +35,12 @@ const probes = (file: string) => requests(file).filter((l) => l.includes('/.well
 /** A signed delivery posted through the tunnel's public URL, as the service would send it. */
 async function deliver(url: string, secret: string, id: string): Promise<number> {
   const body = JSON.stringify({created_at: new Date().toISOString(), data: {id: 1}, id, type: 'order.paid'})
-  const res = await fetch(url, {body, dispatcher: edge, headers: {'content-type': 'application/json', [SIGNATURE_HEADER]: signPayload(secret, body, Math.floor(Date.now() / 1000))}, method: 'POST'})
+  const res = await fetch(url, {
+    body,
+    dispatcher: edge,
+    headers: {'content-type': 'application/json', [SIGNATURE_HEADER]: signPayload(secret, body, Math.floor(Date.now() / 1000))},
+    method: 'POST',
+  })
   await res.arrayBuffer()
   return res.status
 }
@@ -55,25 +60,34 @@ describe('proof of reachability', () => {
     expect(inbox.map((r: {id: string}) => r.id)).toEqual([trigger.json().event_id])
   })
 
-  it.each(['cloudflared', 'ngrok'])('through a routing %s tunnel: true only after the round trip; a delivery through it is forwarded; --no-probe is null', async (provider) => {
-    session = await startSession()
-    receiver = await startReceiver()
-    const log = join(session.dir, 'edge.log')
-    const p = listen(session, ['--tunnel', provider, '--forward-to', receiver.url, '--heartbeat', '0'], {FAKE_TUNNEL_REQUESTS_FILE: log, FAKE_TUNNEL_ROUTE: 'proxy'})
-    const ready = await p.json(0)
-    expect(ready).toMatchObject({verified_reachable: true})
-    expect(ready.public_url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/)
-    // The probe went through the tunnel's edge before the ready line, once.
-    expect(probes(log)).toHaveLength(1)
-    expect(await deliver(ready.public_url, session.secrets()[ready.endpoint_id]!, 'evt_through')).toBe(200)
-    expect(await p.json(1)).toMatchObject({forward_status: 200, id: 'evt_through'})
-    p.child.kill('SIGTERM')
-    expect((await p.exited).code).toBe(0)
+  it.each(['cloudflared', 'ngrok'])(
+    'through a routing %s tunnel: true only after the round trip; a delivery through it is forwarded; --no-probe is null',
+    async (provider) => {
+      session = await startSession()
+      receiver = await startReceiver()
+      const log = join(session.dir, 'edge.log')
+      const p = listen(session, ['--tunnel', provider, '--forward-to', receiver.url, '--heartbeat', '0'], {
+        FAKE_TUNNEL_REQUESTS_FILE: log,
+        FAKE_TUNNEL_ROUTE: 'proxy',
+      })
+      const ready = await p.json(0)
+      expect(ready).toMatchObject({verified_reachable: true})
+      expect(ready.public_url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/)
+      // The probe went through the tunnel's edge before the ready line, once.
+      expect(probes(log)).toHaveLength(1)
+      expect(await deliver(ready.public_url, session.secrets()[ready.endpoint_id]!, 'evt_through')).toBe(200)
+      expect(await p.json(1)).toMatchObject({forward_status: 200, id: 'evt_through'})
+      p.child.kill('SIGTERM')
+      expect((await p.exited).code).toBe(0)
 
-    const skip = listen(session, ['--tunnel', provider, '--no-probe'], {FAKE_TUNNEL_REQUESTS_FILE: join(session.dir, 'edge2.log'), FAKE_TUNNEL_ROUTE: 'proxy'})
-    expect(await skip.json(0)).toMatchObject({verified_reachable: null})
-    expect(probes(join(session.dir, 'edge2.log'))).toHaveLength(0)
-  })
+      const skip = listen(session, ['--tunnel', provider, '--no-probe'], {
+        FAKE_TUNNEL_REQUESTS_FILE: join(session.dir, 'edge2.log'),
+        FAKE_TUNNEL_ROUTE: 'proxy',
+      })
+      expect(await skip.json(0)).toMatchObject({verified_reachable: null})
+      expect(probes(join(session.dir, 'edge2.log'))).toHaveLength(0)
+    },
+  )
 
   it('a tunnel that starts but does not route: false and a warning naming the tunnel; with --exit-on-unreachable, exit 1', async () => {
     session = await startSession()
@@ -106,26 +120,33 @@ describe('proof of reachability', () => {
 describe('recovery', () => {
   const tunnelPid = (file: string) => JSON.parse(readFileSync(file, 'utf8')).pid as number
 
-  it.each(['cloudflared', 'ngrok'])('a %s tunnel killed mid-run is restarted and re-registered, said on the --json channel; a delivery after recovery is forwarded', async (provider) => {
-    session = await startSession()
-    receiver = await startReceiver()
-    const args = join(session.dir, 'tunnel.json')
-    const p = listen(session, ['--tunnel', provider, '--forward-to', receiver.url, '--heartbeat', '0'], {FAKE_TUNNEL_ARGS_FILE: args, FAKE_TUNNEL_ROUTE: 'proxy'})
-    const ready = await p.json(0)
-    process.kill(tunnelPid(args), 'SIGKILL')
-    expect(await p.json(1)).toMatchObject({event: 'unreachable', reason: 'tunnel_exited'})
-    const recovered = await p.json(2)
-    expect(recovered).toMatchObject({event: 'recovered', re_registered: true, verified_reachable: true})
-    expect(recovered.public_url).not.toBe(ready.public_url)
-    expect(recovered.endpoint_id).not.toBe(ready.endpoint_id)
-    const endpoints = (await session.cli(['webhooks', 'list', '--json'])).json()
-    expect(endpoints.map((e: {url: string}) => e.url)).toEqual(expect.arrayContaining([recovered.public_url]))
-    expect(await deliver(recovered.public_url, session.secrets()[recovered.endpoint_id]!, 'evt_after')).toBe(200)
-    expect(await p.json(3)).toMatchObject({forward_status: 200, id: 'evt_after'})
-    expect(receiver.received).toHaveLength(1)
-    process.kill(tunnelPid(args), 'SIGKILL') // the restarted one
-    p.child.kill('SIGTERM')
-  }, 30_000)
+  it.each(['cloudflared', 'ngrok'])(
+    'a %s tunnel killed mid-run is restarted and re-registered, said on the --json channel; a delivery after recovery is forwarded',
+    async (provider) => {
+      session = await startSession()
+      receiver = await startReceiver()
+      const args = join(session.dir, 'tunnel.json')
+      const p = listen(session, ['--tunnel', provider, '--forward-to', receiver.url, '--heartbeat', '0'], {
+        FAKE_TUNNEL_ARGS_FILE: args,
+        FAKE_TUNNEL_ROUTE: 'proxy',
+      })
+      const ready = await p.json(0)
+      process.kill(tunnelPid(args), 'SIGKILL')
+      expect(await p.json(1)).toMatchObject({event: 'unreachable', reason: 'tunnel_exited'})
+      const recovered = await p.json(2)
+      expect(recovered).toMatchObject({event: 'recovered', re_registered: true, verified_reachable: true})
+      expect(recovered.public_url).not.toBe(ready.public_url)
+      expect(recovered.endpoint_id).not.toBe(ready.endpoint_id)
+      const endpoints = (await session.cli(['webhooks', 'list', '--json'])).json()
+      expect(endpoints.map((e: {url: string}) => e.url)).toEqual(expect.arrayContaining([recovered.public_url]))
+      expect(await deliver(recovered.public_url, session.secrets()[recovered.endpoint_id]!, 'evt_after')).toBe(200)
+      expect(await p.json(3)).toMatchObject({forward_status: 200, id: 'evt_after'})
+      expect(receiver.received).toHaveLength(1)
+      process.kill(tunnelPid(args), 'SIGKILL') // the restarted one
+      p.child.kill('SIGTERM')
+    },
+    30_000,
+  )
 
   it('a missed heartbeat is reported at once, and the recovery when the tunnel routes again; with --exit-on-unreachable, exit 1', async () => {
     session = await startSession()
@@ -144,7 +165,10 @@ describe('recovery', () => {
     expect((await p.exited).code).toBe(0)
 
     const strictArgs = join(session.dir, 'strict.json')
-    const strict = listen(session, ['--tunnel', 'cloudflared', '--heartbeat', '0.3', '--exit-on-unreachable'], {...env, FAKE_TUNNEL_ARGS_FILE: strictArgs})
+    const strict = listen(session, ['--tunnel', 'cloudflared', '--heartbeat', '0.3', '--exit-on-unreachable'], {
+      ...env,
+      FAKE_TUNNEL_ARGS_FILE: strictArgs,
+    })
     await strict.json(0)
     process.kill(tunnelPid(strictArgs), 'SIGUSR1')
     expect((await strict.exited).code).toBe(1)
@@ -154,7 +178,10 @@ describe('recovery', () => {
   it('with --exit-on-unreachable the same kill is exit 1', async () => {
     session = await startSession()
     const args = join(session.dir, 'tunnel.json')
-    const p = listen(session, ['--tunnel', 'cloudflared', '--exit-on-unreachable', '--heartbeat', '0'], {FAKE_TUNNEL_ARGS_FILE: args, FAKE_TUNNEL_ROUTE: 'proxy'})
+    const p = listen(session, ['--tunnel', 'cloudflared', '--exit-on-unreachable', '--heartbeat', '0'], {
+      FAKE_TUNNEL_ARGS_FILE: args,
+      FAKE_TUNNEL_ROUTE: 'proxy',
+    })
     await p.json(0)
     process.kill(tunnelPid(args), 'SIGKILL')
     expect((await p.exited).code).toBe(1)

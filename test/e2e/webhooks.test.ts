@@ -24,7 +24,12 @@ describe('webhooks create and list', () => {
   it('prints the signing secret once, stores it in the profile, and config list shows it masked', async () => {
     const r = await session.cli(['webhooks', 'create', '--url', 'https://hooks.example.com/a', '--event', 'order.paid'])
     expect(r.code, r.stderr).toBe(0)
-    const fields = Object.fromEntries(r.stdout.trim().split('\n').map((line) => line.split('\t')))
+    const fields = Object.fromEntries(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split('\t')),
+    )
     expect(fields).toMatchObject({events: '["order.paid"]', id: expect.stringMatching(/^we_/), url: 'https://hooks.example.com/a'})
     const secret = fields.signing_secret
     expect(secret).toMatch(/^whsec_/)
@@ -32,7 +37,12 @@ describe('webhooks create and list', () => {
     expect(r.stderr).toMatch(/will not be shown again/)
     expect(session.secrets()[fields.id]).toBe(secret)
 
-    for (const args of [['config', 'list'], ['config', 'list', '--json'], ['webhooks', 'list'], ['webhooks', 'list', '--json']]) {
+    for (const args of [
+      ['config', 'list'],
+      ['config', 'list', '--json'],
+      ['webhooks', 'list'],
+      ['webhooks', 'list', '--json'],
+    ]) {
       const out = await session.cli(args)
       expect(out.code, out.stderr).toBe(0)
       expect(out.stdout + out.stderr, args.join(' ')).not.toContain(secret)
@@ -52,7 +62,12 @@ describe('webhooks create and list', () => {
     const r = await session.cli(['webhooks', 'create', '--url', 'https://hooks.example.com/b', '--event', 'order.paid', '--json'])
     expect(r.code, r.stderr).toBe(0)
     const endpoint = r.json()
-    expect(endpoint).toMatchObject({events: ['order.paid'], id: expect.stringMatching(/^we_/), signing_secret: expect.stringMatching(/^whsec_/), url: 'https://hooks.example.com/b'})
+    expect(endpoint).toMatchObject({
+      events: ['order.paid'],
+      id: expect.stringMatching(/^we_/),
+      signing_secret: expect.stringMatching(/^whsec_/),
+      url: 'https://hooks.example.com/b',
+    })
     expect(session.secrets()[endpoint.id]).toBe(endpoint.signing_secret)
 
     const list = (await session.cli(['webhooks', 'list', '--json'])).json()
@@ -62,7 +77,9 @@ describe('webhooks create and list', () => {
     expect(tsv).toContain(`${endpoint.id}\t${endpoint.url}\t["order.paid"]\tstored`)
 
     // Another profile (same service, same token) does not hold the secret.
-    const other = await session.cli(['webhooks', 'list', '--profile', 'other'], {env: {COMMERCE_ACCESS_TOKEN: (await session.cli(['auth', 'token'])).stdout.trim(), COMMERCE_BASE_URL: session.sandbox.baseUrl}})
+    const other = await session.cli(['webhooks', 'list', '--profile', 'other'], {
+      env: {COMMERCE_ACCESS_TOKEN: (await session.cli(['auth', 'token'])).stdout.trim(), COMMERCE_BASE_URL: session.sandbox.baseUrl},
+    })
     expect(other.stdout).toContain(`${endpoint.id}\t${endpoint.url}\t["order.paid"]\t-`)
   })
 
@@ -192,7 +209,18 @@ describe('webhooks sign and verify', () => {
       cli(['verify', '--secret', SECRET, '--signature', future, '--payload-file', file, '--json']),
       cli(['verify', '--secret', SECRET, '--signature', stale, '--payload-file', file, '--tolerance', '500', '--json']),
       cli(['verify', '--secret', SECRET, '--signature', future, '--payload-file', file, '--tolerance', '500']),
-      cli(['verify', '--secret', SECRET, '--signature', signPayload(SECRET, PAYLOAD, now() - 30), '--payload-file', file, '--tolerance', '10', '--json']),
+      cli([
+        'verify',
+        '--secret',
+        SECRET,
+        '--signature',
+        signPayload(SECRET, PAYLOAD, now() - 30),
+        '--payload-file',
+        file,
+        '--tolerance',
+        '10',
+        '--json',
+      ]),
     ])
     expect(results.map((r) => r.code)).toEqual([1, 1, 0, 0, 1])
     expect(results[0]!.json()).toEqual({reason: 'too_old', valid: false})
@@ -209,8 +237,13 @@ describe('webhooks sign and verify', () => {
     const [fromFile, fromStdin, fromEnv, verified] = await Promise.all([
       cli(['sign', '--secret-file', secretFile, '--payload-file', file, '--timestamp', String(t)]),
       cli(['sign', '--secret-stdin', '--payload-file', file, '--timestamp', String(t)], `${SECRET}\n`),
-      run(['webhooks', 'sign', '--payload-file', file, '--timestamp', String(t)], {env: {COMMERCE_CONFIG_DIR: tmp.dir, COMMERCE_WEBHOOK_SECRET: SECRET}}),
-      run(['webhooks', 'verify', '--signature', signPayload(SECRET, PAYLOAD), '--json'], {env: {COMMERCE_CONFIG_DIR: tmp.dir, COMMERCE_WEBHOOK_SECRET: SECRET}, input: PAYLOAD}),
+      run(['webhooks', 'sign', '--payload-file', file, '--timestamp', String(t)], {
+        env: {COMMERCE_CONFIG_DIR: tmp.dir, COMMERCE_WEBHOOK_SECRET: SECRET},
+      }),
+      run(['webhooks', 'verify', '--signature', signPayload(SECRET, PAYLOAD), '--json'], {
+        env: {COMMERCE_CONFIG_DIR: tmp.dir, COMMERCE_WEBHOOK_SECRET: SECRET},
+        input: PAYLOAD,
+      }),
     ])
     for (const r of [fromFile, fromStdin, fromEnv]) expect(r, r.stderr).toMatchObject({code: 0, stdout: `${expected}\n`})
     expect(verified.json()).toEqual({reason: null, valid: true})
@@ -230,7 +263,11 @@ describe('webhooks sign and verify', () => {
   })
 
   it('sign --timestamp: a non-negative integer of at most 10 digits, else exit 2', async () => {
-    const results = await Promise.all(['99999999999999999999999', '-1', '1.5', '1e9', '12345678901', '9999999999', '0'].map((t) => cli(['sign', '--secret', SECRET, '--timestamp', t], PAYLOAD)))
+    const results = await Promise.all(
+      ['99999999999999999999999', '-1', '1.5', '1e9', '12345678901', '9999999999', '0'].map((t) =>
+        cli(['sign', '--secret', SECRET, '--timestamp', t], PAYLOAD),
+      ),
+    )
     expect(results.map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 0, 0])
     expect(results[0]!.stdout).toBe('')
     expect(results[5]!.stdout).toMatch(/^t=9999999999,v1=/)
@@ -265,16 +302,27 @@ describe('webhooks events and replay', () => {
   const SECRET = 'whsec_replay'
   const TEXT = '{"id":"evt_text","type":"order.paid","created_at":"2030-01-01T00:00:00Z","data":{"id":7,"note":"é\\u0000"}}'
   // Not UTF-8: kept as base64 in the inbox, and must come back byte for byte.
-  const BINARY = Buffer.concat([Buffer.from('{"id":"evt_bin","type":"order.paid","data":"'), Buffer.from([0xff, 0xfe, 0x00, 0x80]), Buffer.from('"}')])
+  const BINARY = Buffer.concat([
+    Buffer.from('{"id":"evt_bin","type":"order.paid","data":"'),
+    Buffer.from([0xff, 0xfe, 0x00, 0x80]),
+    Buffer.from('"}'),
+  ])
   const record = (id: string, raw: Buffer, receivedAt: string): InboxRecord => ({
     created_at: '2030-01-01T00:00:00Z',
     duration_ms: 3,
     forward_status: 200,
-    headers: {'content-type': 'application/json', 'user-agent': 'commerce-sandbox/1', 'x-service-event-id': id, 'x-service-signature': signPayload(SECRET, raw, 1_000_000_000)},
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': 'commerce-sandbox/1',
+      'x-service-event-id': id,
+      'x-service-signature': signPayload(SECRET, raw, 1_000_000_000),
+    },
     id,
     received_at: receivedAt,
     type: 'order.paid',
-    ...(raw.toString('utf8') === TEXT ? {body: TEXT, body_encoding: 'utf8' as const} : {body: raw.toString('base64'), body_encoding: 'base64' as const}),
+    ...(raw.toString('utf8') === TEXT
+      ? {body: TEXT, body_encoding: 'utf8' as const}
+      : {body: raw.toString('base64'), body_encoding: 'base64' as const}),
   })
   const cli = (args: string[]) => run(['webhooks', ...args], {env: {COMMERCE_CONFIG_DIR: tmp.dir}})
 
@@ -315,13 +363,21 @@ describe('webhooks events and replay', () => {
 
   it('replay sends the raw body byte for byte with the recorded headers', async () => {
     receiver = await startReceiver()
-    for (const [id, raw] of [['evt_text', Buffer.from(TEXT)], ['evt_bin', BINARY]] as const) {
+    for (const [id, raw] of [
+      ['evt_text', Buffer.from(TEXT)],
+      ['evt_bin', BINARY],
+    ] as const) {
       const r = await cli(['replay', id, '--forward-to', receiver.url, '--json'])
       expect(r.code, r.stderr).toBe(0)
       expect(r.json()).toMatchObject({forward_to: receiver.url, id, resigned: false, status: 200})
       const got = receiver.received.at(-1)!
       expect(got.body.equals(raw)).toBe(true)
-      expect(got.headers).toMatchObject({'content-type': 'application/json', 'user-agent': 'commerce-sandbox/1', 'x-service-event-id': id, 'x-service-signature': signPayload(SECRET, raw, 1_000_000_000)})
+      expect(got.headers).toMatchObject({
+        'content-type': 'application/json',
+        'user-agent': 'commerce-sandbox/1',
+        'x-service-event-id': id,
+        'x-service-signature': signPayload(SECRET, raw, 1_000_000_000),
+      })
     }
     const human = await cli(['replay', 'evt_text', '--forward-to', receiver.url])
     expect(human.stdout).toMatch(/Replayed evt_text \(order\.paid\) to .* -> 200 \(\d+ ms\)/)
@@ -345,7 +401,10 @@ describe('webhooks events and replay', () => {
     expect(before.stderr).toMatch(/No signing secret stored.*recorded signature/)
     expect(receiver.received[0]!.headers['x-service-signature']).toBe(signPayload(SECRET, Buffer.from(TEXT), 1_000_000_000))
 
-    writeFileSync(join(tmp.dir, 'config.json'), JSON.stringify({current_profile: 'default', profiles: {default: {webhook_secrets: {we_other: 'whsec_other', we_1: SECRET}}}}))
+    writeFileSync(
+      join(tmp.dir, 'config.json'),
+      JSON.stringify({current_profile: 'default', profiles: {default: {webhook_secrets: {we_other: 'whsec_other', we_1: SECRET}}}}),
+    )
     try {
       const r = await cli(['replay', 'evt_text', '--forward-to', receiver.url, '--json'])
       expect(r.code, r.stderr).toBe(0)
@@ -405,7 +464,17 @@ describe('webhooks trigger', () => {
       // --order: that pending order becomes paid; a paid one cannot be paid again (409 -> exit 2); unknown -> 4.
       const customer = (await session.cli(['customers', 'create', '--email', 'trigger@example.com', '--name', 'T', '--json'])).json()
       const product = (await session.cli(['products', 'list', '--json'])).json()[0]
-      const order = await session.cli(['orders', 'create', '--customer', String(customer.id), '--currency', product.currency, '--item', String(product.id), '--json'])
+      const order = await session.cli([
+        'orders',
+        'create',
+        '--customer',
+        String(customer.id),
+        '--currency',
+        product.currency,
+        '--item',
+        String(product.id),
+        '--json',
+      ])
       expect(order.code, order.stderr).toBe(0)
       const orderId = order.json().id
       const human = await session.cli(['webhooks', 'trigger', 'order.paid', '--order', String(orderId)])

@@ -62,7 +62,8 @@ function forward(upstream: string, rec: RecordedRequest): Promise<{status: numbe
       res.setEncoding('utf8').on('data', (d: string) => (body += d))
       res.on('end', () => {
         const out: Record<string, string> = {}
-        for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string' && k !== 'content-length' && k !== 'connection' && k !== 'keep-alive' && k !== 'transfer-encoding') out[k] = v
+        for (const [k, v] of Object.entries(res.headers))
+          if (typeof v === 'string' && k !== 'content-length' && k !== 'connection' && k !== 'keep-alive' && k !== 'transfer-encoding') out[k] = v
         resolve({body, headers: out, status: res.statusCode ?? 502})
       })
     })

@@ -77,7 +77,12 @@ export async function startTestKeyring(): Promise<TestKeyring> {
     env,
     lookup(account) {
       const script = `require('@napi-rs/keyring').AsyncEntry && new (require('@napi-rs/keyring').AsyncEntry)('commerce-cli', ${JSON.stringify(account)}).getPassword().then((p) => process.stdout.write(JSON.stringify(p ?? null)))`
-      const r = spawnSync(process.execPath, ['-e', script], {cwd: ROOT, encoding: 'utf8', env: {...env, PATH: process.env.PATH ?? ''}, timeout: 10_000})
+      const r = spawnSync(process.execPath, ['-e', script], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: {...env, PATH: process.env.PATH ?? ''},
+        timeout: 10_000,
+      })
       if (r.status !== 0) throw new Error(`keyring lookup failed: ${r.stderr}`)
       return JSON.parse(r.stdout) as string | null
     },

@@ -51,11 +51,6 @@ export async function createCustomer(sb: TestSandbox, tok: string, email: string
   return call(sb, 'POST', '/api/v2/customers', {json: {email, name: email.split('@')[0], ...extra}, token: tok})
 }
 
-export async function createOrder(
-  sb: TestSandbox,
-  tok: string,
-  body: Record<string, unknown>,
-  key: string = crypto.randomUUID(),
-): Promise<Answer> {
+export async function createOrder(sb: TestSandbox, tok: string, body: Record<string, unknown>, key: string = crypto.randomUUID()): Promise<Answer> {
   return call(sb, 'POST', '/api/v2/orders', {headers: {'idempotency-key': key}, json: body, token: tok})
 }

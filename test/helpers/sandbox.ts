@@ -51,7 +51,15 @@ export function writeCustomersDataFile(path: string, count: number): string {
     name: `Customer ${i + 1}`,
     status: i % 5 === 0 ? 'invited' : 'active',
   }))
-  const snapshot: Snapshot = {customers, idempotency: {}, keys: newKeyPairs(), next: {address: 1, customer: count + 1, order: 1, refund: 1}, orders: [], version: 1, webhooks: []}
+  const snapshot: Snapshot = {
+    customers,
+    idempotency: {},
+    keys: newKeyPairs(),
+    next: {address: 1, customer: count + 1, order: 1, refund: 1},
+    orders: [],
+    version: 1,
+    webhooks: [],
+  }
   writeFileSync(path, JSON.stringify(snapshot))
   return path
 }

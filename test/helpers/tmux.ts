@@ -126,8 +126,31 @@ export async function startInTmux(args: string[], options: TmuxOptions = {}): Pr
   try {
     const width = String(options.width ?? 120)
     const height = String(options.height ?? 40)
-    await tmux('-f', '/dev/null', 'start-server', ';', 'set-option', '-g', 'remain-on-exit', 'on', ';',
-      'set-option', '-g', 'history-limit', '10000', ';', 'new-session', '-d', '-s', TARGET, '-x', width, '-y', height, command)
+    await tmux(
+      '-f',
+      '/dev/null',
+      'start-server',
+      ';',
+      'set-option',
+      '-g',
+      'remain-on-exit',
+      'on',
+      ';',
+      'set-option',
+      '-g',
+      'history-limit',
+      '10000',
+      ';',
+      'new-session',
+      '-d',
+      '-s',
+      TARGET,
+      '-x',
+      width,
+      '-y',
+      height,
+      command,
+    )
   } catch (error) {
     await session.kill()
     throw error

@@ -69,7 +69,11 @@ export async function newPaidOrder(fixture: TtyFixture): Promise<number> {
   const customerId = await newCustomer(fixture)
   const products = await fixture.api('GET', '/api/v2/products?per_page=1')
   const product = products.body.data[0]
-  const order = await fixture.api('POST', '/api/v2/orders', {currency: product.currency ?? 'USD', customer_id: customerId, items: [{product_id: product.id, quantity: 1}]})
+  const order = await fixture.api('POST', '/api/v2/orders', {
+    currency: product.currency ?? 'USD',
+    customer_id: customerId,
+    items: [{product_id: product.id, quantity: 1}],
+  })
   if (order.status !== 201) throw new Error(`order create: ${order.status} ${JSON.stringify(order.body)}`)
   const paid = await fixture.api('POST', `/_sandbox/orders/${order.body.id}/pay`)
   if (paid.status !== 200) throw new Error(`order pay: ${paid.status} ${JSON.stringify(paid.body)}`)

@@ -94,7 +94,8 @@ export function spawnCli(args: string[], env: Record<string, string | undefined>
     },
     async line(index) {
       while (lines.length <= index) {
-        if (done) throw new Error(`the process ended (code ${child.exitCode}) before stdout line ${index}.\nstdout:\n${lines.join('\n')}\nstderr:\n${stderr}`)
+        if (done)
+          throw new Error(`the process ended (code ${child.exitCode}) before stdout line ${index}.\nstdout:\n${lines.join('\n')}\nstderr:\n${stderr}`)
         await new Promise<void>((resolve) => waiters.push(resolve))
       }
       return lines[index]!

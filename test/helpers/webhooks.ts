@@ -25,10 +25,11 @@ export interface Receiver {
 /** A receiver on 127.0.0.1 (`port` 0: a free one) that records every request and answers with `respond`. */
 export async function startReceiver(port = 0): Promise<Receiver> {
   const receiver: Receiver = {
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
     port: 0,
     received: [],
     respond: (_req, res) => void res.writeHead(200, {'content-type': 'text/plain'}).end('ok'),
@@ -69,7 +70,13 @@ export function send(url: string, options: {method?: string; headers?: Record<st
 }
 
 export function makeEvent(overrides: Record<string, unknown> = {}): string {
-  return JSON.stringify({created_at: '2030-01-01T12:00:00Z', data: {id: 42, status: 'paid', total: 1999}, id: 'evt_1', type: 'order.paid', ...overrides})
+  return JSON.stringify({
+    created_at: '2030-01-01T12:00:00Z',
+    data: {id: 42, status: 'paid', total: 1999},
+    id: 'evt_1',
+    type: 'order.paid',
+    ...overrides,
+  })
 }
 
 export function tempDir(): {path: string; remove(): void} {

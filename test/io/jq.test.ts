@@ -28,7 +28,9 @@ const records = JSON.stringify([
 
 describe('compileJq', () => {
   it('prints like jq -r: each result on its own line, strings raw, other values compact JSON', async () => {
-    expect(await once('.[].email, length, .[0]', records)).toBe('a@example.com\nb"c@example.com\n2\n{"email":"a@example.com","id":1,"metadata":{"plan":"pro"}}\n')
+    expect(await once('.[].email, length, .[0]', records)).toBe(
+      'a@example.com\nb"c@example.com\n2\n{"email":"a@example.com","id":1,"metadata":{"plan":"pro"}}\n',
+    )
   })
 
   it('indents objects when pretty (stdout is a terminal), as --json does there', async () => {
@@ -41,7 +43,7 @@ describe('compileJq', () => {
     expect(await once('.[] | [.id, .metadata.plan] | @tsv', records)).toBe('1\tpro\n2\t\n')
   })
 
-  it('a compile error is a UsageError (exit 2) with jq\'s message', async () => {
+  it("a compile error is a UsageError (exit 2) with jq's message", async () => {
     for (const expression of ['.[', '.a | nosuchfunction(1)', '{']) {
       const error = await compileJq(expression).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(UsageError)
@@ -57,7 +59,7 @@ describe('compileJq', () => {
     for (const expression of ['repeat(1)', 'error("boom")']) await (await compileJq(expression)).close()
   })
 
-  it('a runtime error is a CliError (exit 1) with jq\'s message, and jq keeps working after it', async () => {
+  it("a runtime error is a CliError (exit 1) with jq's message, and jq keeps working after it", async () => {
     const jq = await compileJq('.[] | error("boom \\(.id)")')
     const error = await out(jq, records).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(CliError)

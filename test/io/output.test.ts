@@ -56,9 +56,9 @@ describe('Output', () => {
 describe('normalizeEnumValues', () => {
   const flags = {currency: {options: ['USD', 'EUR']}, status: {char: 's', options: ['active', 'archived']}, name: {}}
   it('rewrites option values to the service spelling, in every flag form, and leaves the rest', () => {
-    expect(normalizeEnumValues(['--status', 'ACTIVE', '-s', 'Archived', '--currency=usd', '--name', 'ACTIVE', '--', '--status', 'X'], flags)).toEqual([
-      '--status', 'active', '-s', 'archived', '--currency=USD', '--name', 'ACTIVE', '--', '--status', 'X',
-    ])
+    expect(normalizeEnumValues(['--status', 'ACTIVE', '-s', 'Archived', '--currency=usd', '--name', 'ACTIVE', '--', '--status', 'X'], flags)).toEqual(
+      ['--status', 'active', '-s', 'archived', '--currency=USD', '--name', 'ACTIVE', '--', '--status', 'X'],
+    )
     expect(normalizeEnumValues(['--status', 'nope'], flags)).toEqual(['--status', 'nope'])
   })
 })

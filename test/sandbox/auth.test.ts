@@ -62,7 +62,12 @@ describe('POST /api/{v1,v2}/auth/tokens', () => {
 
 describe('bearer tokens', () => {
   it('answers 401 with WWW-Authenticate for a missing, malformed or unknown token', async () => {
-    for (const headers of [{} as Record<string, string>, {authorization: 'Basic abc'}, {authorization: 'Bearer'}, {authorization: 'Bearer not-a-token'}]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      {authorization: 'Basic abc'},
+      {authorization: 'Bearer'},
+      {authorization: 'Bearer not-a-token'},
+    ]) {
       const r = await call(sb, 'GET', '/api/v2/customers', {headers})
       expect(r.status).toBe(401)
       expect(r.body).toEqual({message: expect.any(String)})

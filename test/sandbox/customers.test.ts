@@ -128,7 +128,7 @@ describe('GET /api/{v1,v2}/customers/{customer}', () => {
     }
   })
 
-  it('include=orders embeds the customer\'s orders newest first; include=addresses an array; others 422', async () => {
+  it("include=orders embeds the customer's orders newest first; include=addresses an array; others 422", async () => {
     await seed(2)
     await createOrder(sb, t, {customer_id: 1, currency: 'USD', items: [{product_id: 1}]})
     await createOrder(sb, t, {customer_id: 2, currency: 'USD', items: [{product_id: 1}]})

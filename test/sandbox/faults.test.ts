@@ -17,11 +17,28 @@ beforeEach(async () => {
 })
 
 const logged = async (path: string) =>
-  (await session.cli(['sandbox', 'logs', '--json', '--limit', '1000', '--path', path])).stdout.trim().split('\n').filter((l) => l).map((l) => JSON.parse(l))
+  (await session.cli(['sandbox', 'logs', '--json', '--limit', '1000', '--path', path])).stdout
+    .trim()
+    .split('\n')
+    .filter((l) => l)
+    .map((l) => JSON.parse(l))
 
 describe('sandbox fault', () => {
   it('--status 503 --count 2: a GET succeeds on its third attempt, and a customers create fails without a retry', async () => {
-    const add = await session.cli(['sandbox', 'fault', 'add', '--path', '/api/v2/customers', '--method', 'GET', '--status', '503', '--count', '2', '--json'])
+    const add = await session.cli([
+      'sandbox',
+      'fault',
+      'add',
+      '--path',
+      '/api/v2/customers',
+      '--method',
+      'GET',
+      '--status',
+      '503',
+      '--count',
+      '2',
+      '--json',
+    ])
     expect(add.code, add.stderr).toBe(0)
     expect(add.json()).toMatchObject({path: '/api/v2/customers', method: 'GET', status: 503, remaining: 2})
     const before = (await logged('/api/v2/customers')).length
@@ -43,7 +60,21 @@ describe('sandbox fault', () => {
   it('--rate 0.5 --random-seed 1 gives the same sequence twice', async () => {
     const sequence = async () => {
       await session.cli(['sandbox', 'fault', 'clear'])
-      const r = await session.cli(['sandbox', 'fault', 'add', '--path', '/api/v2/products/*', '--status', '429', '--retry-after', '1', '--rate', '0.5', '--random-seed', '1'])
+      const r = await session.cli([
+        'sandbox',
+        'fault',
+        'add',
+        '--path',
+        '/api/v2/products/*',
+        '--status',
+        '429',
+        '--retry-after',
+        '1',
+        '--rate',
+        '0.5',
+        '--random-seed',
+        '1',
+      ])
       expect(r.code, r.stderr).toBe(0)
       const statuses: number[] = []
       for (let i = 0; i < 16; i++) statuses.push((await call(session.sandbox, 'GET', '/api/v2/products/1')).status)
@@ -73,7 +104,13 @@ describe('sandbox fault', () => {
   })
 
   it('refuses bad rules with exit 2; the control path itself is never faulted', async () => {
-    for (const args of [['--path', '/x'], ['--path', '/x', '--status', '200'], ['--path', '/x', '--status', '503', '--rate', '2'], ['--path', '/x', '--drop', '--status', '503'], ['--status', '503']]) {
+    for (const args of [
+      ['--path', '/x'],
+      ['--path', '/x', '--status', '200'],
+      ['--path', '/x', '--status', '503', '--rate', '2'],
+      ['--path', '/x', '--drop', '--status', '503'],
+      ['--status', '503'],
+    ]) {
       expect((await session.cli(['sandbox', 'fault', 'add', ...args])).code, args.join(' ')).toBe(2)
     }
     expect(await session.cli(['sandbox', 'fault', 'add', '--path', '/*', '--status', '500', '--count', '5'])).toMatchObject({code: 0})

@@ -40,7 +40,12 @@ const status = async (id: number) => (await call(sb, 'GET', `/api/v2/orders/${id
 describe('control path guard', () => {
   it('a cross-site text/plain POST with a foreign Origin and Host pays nothing', async () => {
     const id = await pendingOrder()
-    const r = await send('POST', `/_sandbox/orders/${id}/pay`, {'content-type': 'text/plain', host: 'evil.example:80', origin: 'http://evil.example'}, '{}')
+    const r = await send(
+      'POST',
+      `/_sandbox/orders/${id}/pay`,
+      {'content-type': 'text/plain', host: 'evil.example:80', origin: 'http://evil.example'},
+      '{}',
+    )
     expect(r.status).toBe(403)
     expect(await status(id)).toBe('pending')
   })
@@ -73,7 +78,11 @@ describe('control path guard', () => {
     const id = await pendingOrder()
     for (const host of [`127.0.0.1:${sb.port}`, `localhost:${sb.port}`, `[::1]:${sb.port}`, `LOCALHOST:${sb.port}`])
       expect((await send('GET', '/_sandbox', {host})).status, host).toBe(200)
-    const r = await send('POST', `/_sandbox/orders/${id}/pay`, {'content-type': 'application/json', host: `localhost:${sb.port}`, origin: `http://localhost:${sb.port}`})
+    const r = await send('POST', `/_sandbox/orders/${id}/pay`, {
+      'content-type': 'application/json',
+      host: `localhost:${sb.port}`,
+      origin: `http://localhost:${sb.port}`,
+    })
     expect(r.status).toBe(200)
     expect(await status(id)).toBe('paid')
   })

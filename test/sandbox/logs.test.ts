@@ -22,7 +22,10 @@ describe('sandbox logs', () => {
     expect((await session.cli(['customers', 'get', '999999'])).code).toBe(4)
     const r = await session.cli(['sandbox', 'logs', '--json'])
     expect(r.code, r.stderr).toBe(0)
-    const entries = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    const entries = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     const calls = entries.map((e) => `${e.method} ${e.path} ${e.status}`)
     const token = calls.indexOf('POST /api/v2/auth/tokens 201')
     const create = calls.indexOf('POST /api/v2/customers 201')
@@ -76,10 +79,24 @@ describe('request log', () => {
   it('keeps a bounded ring and masks secrets by field and by prefix', () => {
     const log = new RequestLog({limit: 3, maxBodyBytes: 100, maxFileBytes: 1e6, onError: () => {}})
     for (let i = 0; i < 5; i++)
-      log.add({duration_ms: 1, key_id: null, method: 'GET', path: `/p${i}`, query: '', request_body: null, response_text: i === 4 ? 'x'.repeat(200) : '{}', status: 200, time: ''})
+      log.add({
+        duration_ms: 1,
+        key_id: null,
+        method: 'GET',
+        path: `/p${i}`,
+        query: '',
+        request_body: null,
+        response_text: i === 4 ? 'x'.repeat(200) : '{}',
+        status: 200,
+        time: '',
+      })
     expect(log.since().map((e) => e.path)).toEqual(['/p2', '/p3', '/p4'])
     expect(log.since().at(-1)!.response_body).toEqual({omitted_bytes: 200})
     expect(log.since(3).map((e) => e.seq)).toEqual([4, 5])
-    expect(maskSecrets({a: {signing_secret: 'x'}, b: ['whsec_abc', 'ok'], key_secret: 'y'})).toEqual({a: {signing_secret: '********'}, b: ['********', 'ok'], key_secret: '********'})
+    expect(maskSecrets({a: {signing_secret: 'x'}, b: ['whsec_abc', 'ok'], key_secret: 'y'})).toEqual({
+      a: {signing_secret: '********'},
+      b: ['********', 'ok'],
+      key_secret: '********',
+    })
   })
 })

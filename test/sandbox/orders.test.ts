@@ -164,8 +164,7 @@ describe('GET /api/{v1,v2}/orders and /api/v2/orders/{order}', () => {
       expect(all.body.data.map((x: {id: number}) => x.id)).toEqual([4, 3, 2, 1])
       expect(Object.keys(all.body.data[0]).sort()).toEqual(['currency', 'customer_id', 'id', 'placed_at', 'status', 'total'])
     }
-    const ids = async (query: string) =>
-      (await call(sb, 'GET', `/api/v2/orders?${query}`, {token: t})).body.data.map((x: {id: number}) => x.id)
+    const ids = async (query: string) => (await call(sb, 'GET', `/api/v2/orders?${query}`, {token: t})).body.data.map((x: {id: number}) => x.id)
     expect(await ids('status=pending')).toEqual([4, 2])
     expect(await ids('status=shipped')).toEqual([3])
     expect(await ids('customer_id=1')).toEqual([4, 3, 1])

@@ -124,7 +124,9 @@ describe('sandbox process', () => {
   })
 
   it('stop ends a sandbox that ignores SIGTERM with SIGKILL at its deadline, and forgets it', async () => {
-    const child = spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000); console.log('ready')"], {stdio: ['ignore', 'pipe', 'ignore']})
+    const child = spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000); console.log('ready')"], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
     await new Promise((resolve) => child.stdout.once('data', resolve))
     writeFileSync(sandboxStatePath(env), JSON.stringify({base_url: 'http://127.0.0.1:1', keys: [], pid: child.pid}))
     const exited = new Promise((resolve) => child.on('exit', (_code, signal) => resolve(signal)))

@@ -34,10 +34,14 @@ describe('webhooks trigger', () => {
   it('without --order says which customer and order it created, then reuses the sandbox customer', async () => {
     const first = await session.cli(['webhooks', 'trigger', 'order.paid'])
     expect(first.code, first.stderr).toBe(0)
-    expect(first.stdout).toMatch(/^order\.paid: order (\d+) is paid; created customer (\d+) \(sandbox-trigger@example\.com\) and order \1 in the sandbox; event evt_\w+ is being delivered to 1 endpoint\.\n$/)
+    expect(first.stdout).toMatch(
+      /^order\.paid: order (\d+) is paid; created customer (\d+) \(sandbox-trigger@example\.com\) and order \1 in the sandbox; event evt_\w+ is being delivered to 1 endpoint\.\n$/,
+    )
     const second = await session.cli(['webhooks', 'trigger', 'order.shipped'])
     expect(second.code, second.stderr).toBe(0)
-    expect(second.stdout).toMatch(/^order\.shipped: order (\d+) is shipped; created order \1 for sandbox customer \d+ \(sandbox-trigger@example\.com\) in the sandbox;/)
+    expect(second.stdout).toMatch(
+      /^order\.shipped: order (\d+) is shipped; created order \1 for sandbox customer \d+ \(sandbox-trigger@example\.com\) in the sandbox;/,
+    )
   })
 
   it('fires each event; --customer names the customer of a customer event', async () => {

@@ -104,10 +104,17 @@ describe('order.paid deliveries', () => {
     expect(paid.status).toBe(200)
     expect(paid.body).toMatchObject({order: {id: order.id, status: 'paid'}, event_id: expect.stringMatching(/^evt_/), endpoints: 2})
     await sb.deliveriesSettled()
-    for (const [r, secret] of [[a, secretA], [b, secretB]] as const) {
+    for (const [r, secret] of [
+      [a, secretA],
+      [b, secretB],
+    ] as const) {
       expect(r.received).toHaveLength(1)
       const {body, headers} = r.received[0]!
-      expect(verifySignature(secret, headers['x-service-signature'] as string, body)).toEqual({reason: null, timestamp: expect.any(Number), valid: true})
+      expect(verifySignature(secret, headers['x-service-signature'] as string, body)).toEqual({
+        reason: null,
+        timestamp: expect.any(Number),
+        valid: true,
+      })
       expect(verifySignature(secretA === secret ? secretB : secretA, headers['x-service-signature'] as string, body).valid).toBe(false)
       expect(headers['content-type']).toBe('application/json')
       expect(headers['user-agent']).toMatch(/^commerce-sandbox\//)

@@ -66,7 +66,9 @@ describe('orders refund on a TTY', () => {
     const id = await newPaidOrder(fx)
     const order = (await fx.api('GET', `/api/v2/orders/${id}`)).body
     const term = await startInTmux(['orders', 'refund', String(id), '--amount', '1'], {env: fx.env})
-    await term.waitFor(`Refund 1 ${order.currency} of order ${id}? (total ${order.total} ${order.currency}; ${order.total - 1} ${order.currency} would remain)`)
+    await term.waitFor(
+      `Refund 1 ${order.currency} of order ${id}? (total ${order.total} ${order.currency}; ${order.total - 1} ${order.currency} would remain)`,
+    )
     await term.sendKeys('C-c')
     expect(await term.waitForExit()).toBe(130)
   })
@@ -74,7 +76,13 @@ describe('orders refund on a TTY', () => {
   it('an order that cannot be refunded (pending): exit 2 before any question, nothing sent', async () => {
     const customerId = await newCustomer(fx)
     const product = (await fx.api('GET', '/api/v2/products?per_page=1')).body.data[0]
-    const order = (await fx.api('POST', '/api/v2/orders', {currency: product.currency ?? 'USD', customer_id: customerId, items: [{product_id: product.id, quantity: 1}]})).body
+    const order = (
+      await fx.api('POST', '/api/v2/orders', {
+        currency: product.currency ?? 'USD',
+        customer_id: customerId,
+        items: [{product_id: product.id, quantity: 1}],
+      })
+    ).body
     const term = await startInTmux(['orders', 'refund', String(order.id)], {env: fx.env})
     expect(await term.waitForExit()).toBe(2)
     const screen = await term.capture()

@@ -37,7 +37,9 @@ describe('auth login on a TTY', () => {
   it('a rejected key pair typed at the prompts: exit 3, nothing stored, the secret not echoed', async () => {
     const {key_id: keyId} = fx.sb.keys[1]!
     const wrong = 'sbx_secret_not_the_right_one_at_all'
-    const term = await startInTmux(['auth', 'login', '--base-url', fx.sb.baseUrl, '--profile', 'rejected'], {env: {COMMERCE_CONFIG_DIR: fx.configDir}})
+    const term = await startInTmux(['auth', 'login', '--base-url', fx.sb.baseUrl, '--profile', 'rejected'], {
+      env: {COMMERCE_CONFIG_DIR: fx.configDir},
+    })
     await term.waitFor('Key id:')
     await term.type(keyId)
     await term.sendKeys('Enter')

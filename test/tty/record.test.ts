@@ -16,7 +16,11 @@ beforeAll(async () => {
   const products = await fx.api('GET', '/api/v2/products?per_page=1')
   const product = products.body.data[0]
   for (let i = 0; i < ORDERS; i++) {
-    const order = await fx.api('POST', '/api/v2/orders', {currency: 'USD', customer_id: customerId, items: [{product_id: product.id, quantity: i + 1}]})
+    const order = await fx.api('POST', '/api/v2/orders', {
+      currency: 'USD',
+      customer_id: customerId,
+      items: [{product_id: product.id, quantity: i + 1}],
+    })
     expect(order.status, JSON.stringify(order.body)).toBe(201)
   }
 })

@@ -19,7 +19,10 @@ beforeAll(async () => {
 
 describe.each([80, 160])('service data on a %i-column terminal', (width) => {
   it('customers get and customers list show the escapes as text, never act on them', async () => {
-    for (const args of [['customers', 'get', String(id)], ['customers', 'list', '--search', `eve-${process.pid}`]]) {
+    for (const args of [
+      ['customers', 'get', String(id)],
+      ['customers', 'list', '--search', `eve-${process.pid}`],
+    ]) {
       const term = await startInTmux(args, {env: {...fx.env, NO_COLOR: '1'}, width})
       expect(await term.waitForExit()).toBe(0)
       const raw = await term.capture({escapes: true})

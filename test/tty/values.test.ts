@@ -22,7 +22,10 @@ beforeAll(async () => {
 async function screen(args: string[], env: Record<string, string> = {}, width = 80): Promise<string> {
   const term = await startInTmux(args, {env: {...fx.env, NO_COLOR: '1', TZ: 'UTC', ...env}, width})
   expect(await term.waitForExit()).toBe(0)
-  return (await term.capture()).split('\n').filter((l) => !l.startsWith('[tty-exit')).join('\n')
+  return (await term.capture())
+    .split('\n')
+    .filter((l) => !l.startsWith('[tty-exit'))
+    .join('\n')
 }
 
 const minor = (n: number) => `${{EUR: '€', GBP: '£', USD: '$'}[order.currency]}${(n / 100).toFixed(2)}`

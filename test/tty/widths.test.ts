@@ -17,15 +17,26 @@ let productId = 0
 
 beforeAll(async () => {
   const name = `Maximiliana ${'Longname-'.repeat(8)}End`
-  const created = await fx.api('POST', '/api/v2/customers', {email: `${'very-long-local-part-'.repeat(4)}${process.pid}@example.com`, metadata: {note: 'x'.repeat(300), plan: 'pro'}, name, send_invite: false})
+  const created = await fx.api('POST', '/api/v2/customers', {
+    email: `${'very-long-local-part-'.repeat(4)}${process.pid}@example.com`,
+    metadata: {note: 'x'.repeat(300), plan: 'pro'},
+    name,
+    send_invite: false,
+  })
   expect(created.status, JSON.stringify(created.body)).toBe(201)
   customerId = created.body.id
   orderId = await newPaidOrder(fx)
   productId = (await fx.api('GET', '/api/v2/products?per_page=1')).body.data[0].id
-  const hook = await fx.api('POST', '/api/v2/webhooks', {events: ['order.created', 'order.paid', 'order.shipped', 'order.refunded', 'customer.created', 'customer.updated', 'customer.deleted'], url: `https://hooks.example.com/${'deep/path/'.repeat(12)}receiver`})
+  const hook = await fx.api('POST', '/api/v2/webhooks', {
+    events: ['order.created', 'order.paid', 'order.shipped', 'order.refunded', 'customer.created', 'customer.updated', 'customer.deleted'],
+    url: `https://hooks.example.com/${'deep/path/'.repeat(12)}receiver`,
+  })
   expect(hook.status, JSON.stringify(hook.body)).toBe(201)
   // A profile for `config list` to show (without one it prints a note, prose the terminal may wrap).
-  const login = await run(['auth', 'login', '--base-url', fx.sb.baseUrl, '--key-id', fx.env.COMMERCE_KEY_ID!, '--key-secret-stdin'], {env: {COMMERCE_CONFIG_DIR: fx.configDir}, input: fx.env.COMMERCE_KEY_SECRET})
+  const login = await run(['auth', 'login', '--base-url', fx.sb.baseUrl, '--key-id', fx.env.COMMERCE_KEY_ID!, '--key-secret-stdin'], {
+    env: {COMMERCE_CONFIG_DIR: fx.configDir},
+    input: fx.env.COMMERCE_KEY_SECRET,
+  })
   expect(login.code, login.stderr).toBe(0)
 })
 
@@ -43,17 +54,21 @@ const COMMANDS = () => [
 ]
 
 describe('every table fits the window', () => {
-  it.each([80, 160])('at %i columns, no line of any command is wider', async (width) => {
-    const wide: string[] = []
-    for (const args of COMMANDS()) {
-      const term = await startInTmux(args, {env: {...fx.env, NO_COLOR: '1'}, width})
-      const code = await term.waitForExit()
-      const lines = (await term.capture()).split('\n').filter((l) => !l.startsWith('[tty-exit'))
-      expect(code, `${args.join(' ')}\n${lines.join('\n')}`).toBe(0)
-      expect(lines.filter((l) => l.trim() !== '').length, args.join(' ')).toBeGreaterThan(1)
-      for (const l of lines) if ([...l].length > width) wide.push(`${args.join(' ')}: ${l.length} > ${width}: ${l.slice(0, 100)}…`)
-      await term.kill()
-    }
-    expect(wide.join('\n')).toBe('')
-  }, 120_000)
+  it.each([80, 160])(
+    'at %i columns, no line of any command is wider',
+    async (width) => {
+      const wide: string[] = []
+      for (const args of COMMANDS()) {
+        const term = await startInTmux(args, {env: {...fx.env, NO_COLOR: '1'}, width})
+        const code = await term.waitForExit()
+        const lines = (await term.capture()).split('\n').filter((l) => !l.startsWith('[tty-exit'))
+        expect(code, `${args.join(' ')}\n${lines.join('\n')}`).toBe(0)
+        expect(lines.filter((l) => l.trim() !== '').length, args.join(' ')).toBeGreaterThan(1)
+        for (const l of lines) if ([...l].length > width) wide.push(`${args.join(' ')}: ${l.length} > ${width}: ${l.slice(0, 100)}…`)
+        await term.kill()
+      }
+      expect(wide.join('\n')).toBe('')
+    },
+    120_000,
+  )
 })

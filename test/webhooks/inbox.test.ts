@@ -2,7 +2,16 @@ import {appendFileSync, readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {WEBHOOK_INBOX_FILE} from '../../src/config/paths.js'
-import {ANSWER_BODY_BYTES, Inbox, decodeBody, defaultInboxPath, encodeBody, type InboxRecord, outcomeOf, recordAnswer} from '../../src/webhooks/inbox.js'
+import {
+  ANSWER_BODY_BYTES,
+  Inbox,
+  decodeBody,
+  defaultInboxPath,
+  encodeBody,
+  type InboxRecord,
+  outcomeOf,
+  recordAnswer,
+} from '../../src/webhooks/inbox.js'
 import {tempDir} from '../helpers/webhooks.js'
 
 const record = (id: string, body: Buffer | string = `{"id":"${id}"}`): InboxRecord => ({
@@ -120,7 +129,7 @@ describe('webhook inbox shared by two listeners', () => {
   })
   afterEach(() => dir.remove())
 
-  it('loses no answered append to the other one\'s compaction and stays within its bound', async () => {
+  it("loses no answered append to the other one's compaction and stays within its bound", async () => {
     const path = join(dir.path, 'inbox.jsonl')
     // Two Inbox objects on one file, as two `webhooks listen` processes would have: each its own counts.
     const a = new Inbox({maxRecords: 50, path})
@@ -136,14 +145,34 @@ describe('webhook inbox shared by two listeners', () => {
     // The newest 40 (what a compaction keeps, 80 % of the bound) are all there, from both writers.
     const newest = Array.from({length: 40}, (_, k) => `evt_${299 - k}`)
     expect(kept.slice(0, 40).sort()).toEqual(newest.sort())
-    expect(readFileSync(path, 'utf8').split('\n').filter(Boolean).every((line) => JSON.parse(line).id)).toBe(true)
+    expect(
+      readFileSync(path, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .every((line) => JSON.parse(line).id),
+    ).toBe(true)
   })
 })
 
 describe('recordAnswer: what an inbox record keeps of a receiver’s answer', () => {
   it('keeps a short body whole, the headers in lower case with repeats joined', () => {
-    const kept = recordAnswer({body: Buffer.from('oops'), headers: [['X-A', '1'], ['x-a', '2'], ['Content-Type', 'text/plain']], status: 500})
-    expect(kept).toEqual({body: 'oops', body_bytes: 4, body_encoding: 'utf8', body_truncated: false, headers: {'content-type': 'text/plain', 'x-a': '1, 2'}, status: 500})
+    const kept = recordAnswer({
+      body: Buffer.from('oops'),
+      headers: [
+        ['X-A', '1'],
+        ['x-a', '2'],
+        ['Content-Type', 'text/plain'],
+      ],
+      status: 500,
+    })
+    expect(kept).toEqual({
+      body: 'oops',
+      body_bytes: 4,
+      body_encoding: 'utf8',
+      body_truncated: false,
+      headers: {'content-type': 'text/plain', 'x-a': '1, 2'},
+      status: 500,
+    })
   })
   it('cuts a long UTF-8 body to 64 KiB at a character boundary, and says so', () => {
     const body = Buffer.from(`${'a'.repeat(ANSWER_BODY_BYTES - 1)}é and more`)

@@ -116,7 +116,8 @@ describe('webhook listener', () => {
   it('honours a custom tolerance in both directions', async () => {
     const {localUrl} = await listen({toleranceSeconds: 10})
     const body = makeEvent()
-    const at = (t: number) => send(localUrl, {body, headers: {'content-type': 'application/json', 'x-service-signature': signPayload(SECRET, body, t)}})
+    const at = (t: number) =>
+      send(localUrl, {body, headers: {'content-type': 'application/json', 'x-service-signature': signPayload(SECRET, body, t)}})
     expect((await at(T - 10)).status).toBe(200)
     expect((await at(T + 10)).status).toBe(200)
     expect((await at(T - 11)).status).toBe(400)
@@ -128,7 +129,10 @@ describe('webhook listener', () => {
     const {localUrl} = await listen({secrets: ['whsec_old', SECRET]})
     const body = makeEvent()
     const good = signPayload(SECRET, body, T).split(',')[1]
-    const reply = await send(localUrl, {body, headers: {'content-type': 'application/json', 'x-service-signature': `t=${T},v1=${'0'.repeat(64)},${good}`}})
+    const reply = await send(localUrl, {
+      body,
+      headers: {'content-type': 'application/json', 'x-service-signature': `t=${T},v1=${'0'.repeat(64)},${good}`},
+    })
     expect(reply.status).toBe(200)
     expect(receiver.received).toHaveLength(1)
   })
@@ -203,17 +207,21 @@ describe('webhook listener', () => {
     try {
       // Each sender writes all but the last byte and stalls: the listener holds what it read.
       await Promise.all(
-        Array.from({length: 800}, () =>
-          new Promise<void>((resolve) => {
-            const socket = new Socket()
-            sockets.push(socket)
-            socket.on('error', () => resolve())
-            socket.on('data', (d) => {
-              answers.push(d.toString().split('\r\n', 1)[0]!)
-              resolve()
-            })
-            socket.connect(port, '127.0.0.1', () => socket.write(header + body.subarray(0, body.length - 1).toString(), () => setTimeout(resolve, 50)))
-          }),
+        Array.from(
+          {length: 800},
+          () =>
+            new Promise<void>((resolve) => {
+              const socket = new Socket()
+              sockets.push(socket)
+              socket.on('error', () => resolve())
+              socket.on('data', (d) => {
+                answers.push(d.toString().split('\r\n', 1)[0]!)
+                resolve()
+              })
+              socket.connect(port, '127.0.0.1', () =>
+                socket.write(header + body.subarray(0, body.length - 1).toString(), () => setTimeout(resolve, 50)),
+              )
+            }),
         ),
       )
       const bound = 800 - maxHeldBytes / body.length - 1
@@ -335,7 +343,9 @@ describe('webhook listener', () => {
       let answer = ''
       socket.connect(Number(new URL(localUrl).port), '127.0.0.1', () => {
         const chunk = Buffer.from(big)
-        socket.write(`POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\nx-service-signature: ${signPayload(SECRET, big, T)}\r\n\r\n`)
+        socket.write(
+          `POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\nx-service-signature: ${signPayload(SECRET, big, T)}\r\n\r\n`,
+        )
         socket.write(`${chunk.length.toString(16)}\r\n`)
         socket.write(chunk)
         socket.write('\r\n0\r\n\r\n')

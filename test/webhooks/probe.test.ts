@@ -54,7 +54,9 @@ describe('probe', () => {
     expect(await probe(`http://${silent}/`, nonces, {timeoutMs: 300})).toMatchObject({hop: 'timeout', ok: false})
     expect(Date.now() - started).toBeLessThan(3000)
 
-    const tls = await serve(createHttpsServer({cert: readFileSync(join(TLS, 'cert.pem')), key: readFileSync(join(TLS, 'key.pem'))}, (_req, res) => res.end('x')))
+    const tls = await serve(
+      createHttpsServer({cert: readFileSync(join(TLS, 'cert.pem')), key: readFileSync(join(TLS, 'key.pem'))}, (_req, res) => res.end('x')),
+    )
     expect(await probe(`https://${tls}/`, nonces)).toMatchObject({hop: 'tls', ok: false})
 
     // .invalid never resolves (RFC 6761); without a network the lookup fails too: either way, the name.

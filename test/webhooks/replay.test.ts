@@ -52,8 +52,14 @@ describe('webhook replay', () => {
   it('replays a binary body byte for byte', async () => {
     const binary = Buffer.from([0x00, 0xff, 0x10, 0x80])
     const record: InboxRecord = {
-      created_at: null, duration_ms: 1, forward_status: 200, headers: {'x-a': '1'}, id: 'evt_bin',
-      received_at: new Date(0).toISOString(), type: 'order.paid', ...encodeBody(binary),
+      created_at: null,
+      duration_ms: 1,
+      forward_status: 200,
+      headers: {'x-a': '1'},
+      id: 'evt_bin',
+      received_at: new Date(0).toISOString(),
+      type: 'order.paid',
+      ...encodeBody(binary),
     }
     await replayEvent({forwardTo: receiver.url, record})
     expect(receiver.received[0].body.equals(binary)).toBe(true)

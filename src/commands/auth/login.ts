@@ -29,19 +29,28 @@ On a terminal, prompts for what is missing (the secret masked). Without one, pas
   static flags = {
     ...apiVersionFlag,
     'key-id': Flags.string({description: 'Public half of the key pair.'}),
-    'key-secret': Flags.string({description: 'Secret half of the key pair (prefer --key-secret-stdin or the prompt).', exclusive: ['key-secret-stdin']}),
+    'key-secret': Flags.string({
+      description: 'Secret half of the key pair (prefer --key-secret-stdin or the prompt).',
+      exclusive: ['key-secret-stdin'],
+    }),
     'key-secret-stdin': Flags.boolean({description: 'Read the key secret from standard input.'}),
-    sandbox: Flags.boolean({description: 'Log in to the running local sandbox with its full-scope test key pair.', exclusive: ['key-id', 'key-secret', 'key-secret-stdin', 'base-url']}),
+    sandbox: Flags.boolean({
+      description: 'Log in to the running local sandbox with its full-scope test key pair.',
+      exclusive: ['key-id', 'key-secret', 'key-secret-stdin', 'base-url'],
+    }),
     scopes: Flags.string({description: `Comma-separated scopes to request (${SCOPES.join(', ')}); default: all the key is entitled to.`}),
     storage: Flags.string({
-      description: 'Where to keep the key secret: the OS keyring, or config.json (mode 0600). Default: the profile\'s `storage` setting, else file.',
+      description: "Where to keep the key secret: the OS keyring, or config.json (mode 0600). Default: the profile's `storage` setting, else file.",
       options: [...STORAGES],
     }),
   }
 
   async run(): Promise<void> {
     const {flags} = this
-    const scopes = flags.scopes?.split(',').map((s) => s.trim()).filter(Boolean)
+    const scopes = flags.scopes
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
     for (const s of scopes ?? []) {
       const problem = checkOneOf(s, SCOPES)
       if (problem) throw new UsageError(`--scopes: ${problem}`)
@@ -53,7 +62,10 @@ On a terminal, prompts for what is missing (the secret masked). Without one, pas
     let moneyUnit: string | undefined
     if (flags.sandbox) {
       const state = readSandboxState()
-      if (!state) throw new UsageError('No local sandbox is running.', {hint: 'Start one with `commerce sandbox start --detach`, then run `commerce auth login --sandbox` again.'})
+      if (!state)
+        throw new UsageError('No local sandbox is running.', {
+          hint: 'Start one with `commerce sandbox start --detach`, then run `commerce auth login --sandbox` again.',
+        })
       const key = state.keys.find((k) => SCOPES.every((s) => k.scopes.includes(s))) ?? state.keys[0]
       ;({key_id: keyId, key_secret: keySecret} = key)
       baseUrl = state.base_url
@@ -67,11 +79,22 @@ On a terminal, prompts for what is missing (the secret masked). Without one, pas
       if (!keySecret) throw new UsageError('The key secret is empty.')
     }
 
-    const {movedFrom, result, warning} = await login(this.ctx, {apiVersion: flags['api-version'], baseUrl, moneyUnit, pair: {keyId, keySecret, scopes}, storage: flags.storage as Storage | undefined})
+    const {movedFrom, result, warning} = await login(this.ctx, {
+      apiVersion: flags['api-version'],
+      baseUrl,
+      moneyUnit,
+      pair: {keyId, keySecret, scopes},
+      storage: flags.storage as Storage | undefined,
+    })
     if (warning) this.io.warn(warning)
     this.output.success(`Logged in to ${result.base_url} as ${result.key_id} (profile "${result.profile}").`)
-    if (movedFrom) this.output.note(`Profile "${result.profile}" was logged in at ${movedFrom} before: its credentials now go to ${result.base_url} only.`)
-    this.output.note(result.storage === 'keyring' ? 'The key secret is in the OS keyring (service "commerce-cli"); config.json keeps only the key id.' : `The key secret is in ${this.ctx.store.path} (mode 0600).`)
+    if (movedFrom)
+      this.output.note(`Profile "${result.profile}" was logged in at ${movedFrom} before: its credentials now go to ${result.base_url} only.`)
+    this.output.note(
+      result.storage === 'keyring'
+        ? 'The key secret is in the OS keyring (service "commerce-cli"); config.json keeps only the key id.'
+        : `The key secret is in ${this.ctx.store.path} (mode 0600).`,
+    )
     const storageFlag = flags.storage as Storage | undefined
     const tip = await keyringHint(this.ctx, {interactive: this.io.canPrompt(), json: this.output.json, storage: result.storage, storageFlag})
     if (tip) this.output.note(tip)
@@ -85,8 +108,11 @@ On a terminal, prompts for what is missing (the secret masked). Without one, pas
 }
 
 async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) throw new UsageError('--key-secret-stdin reads the secret from a pipe, e.g. `printf %s "$SECRET" | commerce auth login ... --key-secret-stdin`.')
+  if (process.stdin.isTTY)
+    throw new UsageError('--key-secret-stdin reads the secret from a pipe, e.g. `printf %s "$SECRET" | commerce auth login ... --key-secret-stdin`.')
   const chunks: Buffer[] = []
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '')
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '')
 }

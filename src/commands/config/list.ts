@@ -14,10 +14,12 @@ webhook endpoints whose signing secrets are stored.`
     const listing = await service.list()
     await this.output.result(listing, async () => {
       await this.output.record({...listing})
-      if (!(await service.exists())) io.info(`Profile "${listing.profile}" does not exist yet; \`commerce config set\` or \`commerce auth login\` creates it.`)
+      if (!(await service.exists()))
+        io.info(`Profile "${listing.profile}" does not exist yet; \`commerce config set\` or \`commerce auth login\` creates it.`)
       for (const key of CONFIG_KEYS) {
         const vars = service.overriddenBy(key)
-        if (vars.length > 0) io.info(`Note: ${vars.join(' and ')} ${vars.length > 1 ? 'are' : 'is'} set and take${vars.length > 1 ? '' : 's'} precedence over ${key}.`)
+        if (vars.length > 0)
+          io.info(`Note: ${vars.join(' and ')} ${vars.length > 1 ? 'are' : 'is'} set and take${vars.length > 1 ? '' : 's'} precedence over ${key}.`)
       }
     })
   }

@@ -5,14 +5,17 @@ export default class ConfigProfiles extends ConfigCommand<typeof ConfigProfiles>
   static baseFlags = {...outputFlags, ...profileFlag}
   static description = `List the profiles. "current" marks the one a command would use now: --profile, else COMMERCE_PROFILE,
 else the one chosen with \`config use\`, else "default". "logged_in" means a key pair is stored (\`auth status\` checks it).`
-  static examples = ['<%= config.bin %> config profiles', '<%= config.bin %> config profiles --json | jq -r \'.[] | select(.current) | .name\'']
+  static examples = ['<%= config.bin %> config profiles', "<%= config.bin %> config profiles --json | jq -r '.[] | select(.current) | .name'"]
 
   async run(): Promise<void> {
     const profiles = await this.settings.profiles()
-    await this.output.list(profiles.map((p) => ({...p})), {
-      columns: ['name', 'current', 'base_url', 'key_id', 'logged_in'],
-      position: () => ({first: 1, shown: profiles.length, total: profiles.length}),
-    })
+    await this.output.list(
+      profiles.map((p) => ({...p})),
+      {
+        columns: ['name', 'current', 'base_url', 'key_id', 'logged_in'],
+        position: () => ({first: 1, shown: profiles.length, total: profiles.length}),
+      },
+    )
     if (profiles.length === 0) this.output.note('No profiles yet. Create one with `commerce auth login` or `commerce config set base_url URL`.')
   }
 }

@@ -30,8 +30,11 @@ Prefer \`commerce auth login\` for key pairs: it checks them, and keeps the secr
     const result = await service.set(key, this.args.value)
     await this.output.result(result, () => this.output.success(`Set ${key} to ${result.value} in profile "${result.profile}".`))
     if (key === 'key_secret')
-      io.warn('the key pair was stored without being checked. Prefer `commerce auth login` (it checks the pair, and `--key-secret-stdin` or its prompt keep the secret out of shell history).')
+      io.warn(
+        'the key pair was stored without being checked. Prefer `commerce auth login` (it checks the pair, and `--key-secret-stdin` or its prompt keep the secret out of shell history).',
+      )
     const vars = service.overriddenBy(key)
-    if (vars.length > 0) io.info(`Note: ${vars.join(' and ')} ${vars.length > 1 ? 'are' : 'is'} set in this shell and take${vars.length > 1 ? '' : 's'} precedence.`)
+    if (vars.length > 0)
+      io.info(`Note: ${vars.join(' and ')} ${vars.length > 1 ? 'are' : 'is'} set in this shell and take${vars.length > 1 ? '' : 's'} precedence.`)
   }
 }

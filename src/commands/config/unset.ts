@@ -10,13 +10,18 @@ export default class ConfigUnset extends ConfigCommand<typeof ConfigUnset> {
   }
 
   static baseFlags = {...outputFlags, ...profileFlag}
-  static description = 'Remove one setting from the selected profile (exit 0 also when it was not set). Removing base_url, key_id or key_secret drops the cached token.'
+  static description =
+    'Remove one setting from the selected profile (exit 0 also when it was not set). Removing base_url, key_id or key_secret drops the cached token.'
   static examples = ['<%= config.bin %> config unset api_version', '<%= config.bin %> config unset key_secret --profile staging']
 
   async run(): Promise<void> {
     const {io} = this
     const service = this.settings
     const result = await service.unset(parseKey(this.args.key))
-    await this.output.result(result, () => io.info(result.removed ? `Removed ${result.key} from profile "${result.profile}".` : `${result.key} was not set in profile "${result.profile}".`))
+    await this.output.result(result, () =>
+      io.info(
+        result.removed ? `Removed ${result.key} from profile "${result.profile}".` : `${result.key} was not set in profile "${result.profile}".`,
+      ),
+    )
   }
 }

@@ -8,7 +8,7 @@ export default class CustomersList extends ApiCommand<typeof CustomersList> {
   static examples = [
     '<%= config.bin %> customers list',
     '<%= config.bin %> customers list --status invited --search "@example.com" --per-page 100',
-    '<%= config.bin %> customers list --all --json | jq -r \'.[].email\'',
+    "<%= config.bin %> customers list --all --json | jq -r '.[].email'",
   ]
   static fieldFlags = {q: '--search', status: '--status'}
   static flags = {

@@ -21,13 +21,13 @@ as one JSON array. A progress bar is drawn on stderr when it is a terminal (and 
   static examples = [
     '<%= config.bin %> orders export > orders.jsonl',
     '<%= config.bin %> orders export --status paid --format csv --output paid.csv',
-    '<%= config.bin %> orders export --customer 42 --json | jq \'map(.total) | add\'',
+    "<%= config.bin %> orders export --customer 42 --json | jq 'map(.total) | add'",
   ]
   static fieldFlags = {customer_id: '--customer', status: '--status'}
   static flags = {
     ...apiVersionFlag,
     ...exportFlags,
-    customer: idFlag({description: 'Only this customer\'s orders.'}),
+    customer: idFlag({description: "Only this customer's orders."}),
     status: orderStatusFlag({description: 'Only orders with this status.'}),
   }
 

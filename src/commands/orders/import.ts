@@ -36,7 +36,9 @@ rows an earlier run of the same import had done); exit 1 when a row failed, 130 
 
   async run(): Promise<void> {
     if ((await this.ctx.apiVersion()) === 'v1')
-      throw new UsageError('orders import needs API v2: v1 has no Idempotency-Key, so a retried row could create a second order. Drop --api-version v1.')
+      throw new UsageError(
+        'orders import needs API v2: v1 has no Idempotency-Key, so a retried row could create a second order. Drop --api-version v1.',
+      )
     const code = await importCommand({
       connect: async () => ({client: await this.ctx.client(), tokens: (await this.ctx.credentials()).tokens}),
       env: this.ctx.env,

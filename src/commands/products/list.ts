@@ -8,7 +8,7 @@ export default class ProductsList extends ApiCommand<typeof ProductsList> {
   static examples = [
     '<%= config.bin %> products list',
     '<%= config.bin %> products list --currency EUR --search mug --per-page 50',
-    '<%= config.bin %> products list --all --json | jq \'.[] | select(.in_stock) | .id\'',
+    "<%= config.bin %> products list --all --json | jq '.[] | select(.in_stock) | .id'",
   ]
   static flags = {
     ...fieldsFlag('product'),

@@ -12,7 +12,9 @@ again). The product catalogue and the key pairs stay, so profiles keep working. 
     const {io} = this
     const removed = await reset(process.env)
     await this.output.result({removed}, () => {
-      io.out(`Removed ${counted(removed.customers, 'customer')}, ${counted(removed.orders, 'order')}, ${counted(removed.refunds, 'refund')} and ${counted(removed.webhooks, 'webhook')}.`)
+      io.out(
+        `Removed ${counted(removed.customers, 'customer')}, ${counted(removed.orders, 'order')}, ${counted(removed.refunds, 'refund')} and ${counted(removed.webhooks, 'webhook')}.`,
+      )
     })
   }
 }

@@ -50,15 +50,18 @@ Its control path (GET <base URL>/_sandbox) moves orders to paid or shipped and s
     }
     const orderLimit =
       flags['order-limit'] || flags['order-window'] ? {limit: flags['order-limit'] ?? 10, windowSeconds: flags['order-window'] ?? 60} : undefined
-    const {state, stopped} = await runForeground({
-      dataFile: flags['in-memory'] ? null : flags.data,
-      host: flags.host,
-      orderLimit,
-      port: flags.port,
-      seed: scenario,
-      seedDemoData: flags['demo-data'],
-      tokenTtlSeconds: flags['token-ttl'],
-    }, this.interrupted).catch(failed)
+    const {state, stopped} = await runForeground(
+      {
+        dataFile: flags['in-memory'] ? null : flags.data,
+        host: flags.host,
+        orderLimit,
+        port: flags.port,
+        seed: scenario,
+        seedDemoData: flags['demo-data'],
+        tokenTtlSeconds: flags['token-ttl'],
+      },
+      this.interrupted,
+    ).catch(failed)
     await this.output.result(infoOf(state), () => io.out(describeSandbox(state).join('\n')))
     io.info('Press Ctrl-C to stop.')
     await stopped

@@ -16,7 +16,11 @@ The service shows the signing secret only in this answer: it is printed once, an
   static fieldFlags = {events: '--event', url: '--url'}
   static flags = {
     ...fieldsFlag('webhook'),
-    event: Flags.string({description: `Event to subscribe to (e.g. ${EVENT_TYPES.join(', ')}, or any name the service knows); repeat, or separate with commas.`, multiple: true, required: true}),
+    event: Flags.string({
+      description: `Event to subscribe to (e.g. ${EVENT_TYPES.join(', ')}, or any name the service knows); repeat, or separate with commas.`,
+      multiple: true,
+      required: true,
+    }),
     url: Flags.string({description: 'HTTPS URL the service delivers to.', required: true}),
   }
 

@@ -14,12 +14,16 @@ Every verified delivery is recorded (headers, raw body, and the receiver's answe
   static examples = [
     '<%= config.bin %> webhooks events --limit 5',
     '<%= config.bin %> webhooks events --status failed --since 10m',
-    '<%= config.bin %> webhooks events --type order.paid --json | jq -r \'.[0].response.body\'',
+    "<%= config.bin %> webhooks events --type order.paid --json | jq -r '.[0].response.body'",
   ]
   static flags = {
     ...inboxFilterFlags,
     limit: Flags.integer({char: 'L', description: 'Show only the newest N records.', min: 1}),
-    status: Flags.option({char: 's', description: 'Only records with this outcome: failed (not forwarded, or answered other than 2xx), or the receiver\'s status class.', options: ['failed', '2xx', '3xx', '4xx', '5xx'] as const})(),
+    status: Flags.option({
+      char: 's',
+      description: "Only records with this outcome: failed (not forwarded, or answered other than 2xx), or the receiver's status class.",
+      options: ['failed', '2xx', '3xx', '4xx', '5xx'] as const,
+    })(),
   }
 
   async run(): Promise<void> {

@@ -8,7 +8,7 @@ export default class WebhooksList extends ApiCommand<typeof WebhooksList> {
 
 In the table, "secret" says whether this profile holds the endpoint's signing secret (which \`webhooks listen\`
 needs to reuse an endpoint). The service has no operation to delete an endpoint.`
-  static examples = ['<%= config.bin %> webhooks list', '<%= config.bin %> webhooks list --json | jq -r \'.[].url\'']
+  static examples = ['<%= config.bin %> webhooks list', "<%= config.bin %> webhooks list --json | jq -r '.[].url'"]
   static flags = fieldsFlag('webhook')
 
   async run(): Promise<void> {

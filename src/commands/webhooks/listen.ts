@@ -46,23 +46,38 @@ With --json, each stdout line is one JSON object: first {"ready": true, "local_u
     events: Flags.string({description: `Events to subscribe to, comma-separated: any names the service knows (default: ${EVENT_TYPES.join(', ')}).`}),
     'forward-to': Flags.string({description: 'Receiver URL to forward each verified delivery to.'}),
     'forward-concurrency': Flags.integer({
-      description: 'Forwards to the receiver in flight at once (default 8). Up to 100 more deliveries wait; past that, and while stopping, a delivery is answered 503 with Retry-After so that its sender retries later.',
+      description:
+        'Forwards to the receiver in flight at once (default 8). Up to 100 more deliveries wait; past that, and while stopping, a delivery is answered 503 with Retry-After so that its sender retries later.',
       max: 1000,
       min: 1,
     }),
-    'forward-timeout': seconds({description: 'Seconds to wait for the --forward-to receiver before answering the sender 504 (default 9, below the 10 s a sender waits).'}),
-    'exit-on-unreachable': Flags.boolean({description: 'Exit 1 when the probe through the public URL does not come back, a heartbeat is missed, or the tunnel dies (for CI), instead of a warning and a restart.'}),
+    'forward-timeout': seconds({
+      description: 'Seconds to wait for the --forward-to receiver before answering the sender 504 (default 9, below the 10 s a sender waits).',
+    }),
+    'exit-on-unreachable': Flags.boolean({
+      description:
+        'Exit 1 when the probe through the public URL does not come back, a heartbeat is missed, or the tunnel dies (for CI), instead of a warning and a restart.',
+    }),
     heartbeat: Flags.custom<number>({
       async parse(input) {
         const n = Number(input)
-        if (!/^\d+(\.\d+)?$/.test(input.trim()) || !Number.isFinite(n)) throw new Error(`must be a number of seconds, 0 to turn it off (got ${JSON.stringify(input)})`)
+        if (!/^\d+(\.\d+)?$/.test(input.trim()) || !Number.isFinite(n))
+          throw new Error(`must be a number of seconds, 0 to turn it off (got ${JSON.stringify(input)})`)
         return n
       },
-    })({description: 'Seconds between reachability probes once ready (default 30; 0: none). A missed one is reported, and is exit 1 with --exit-on-unreachable.'}),
+    })({
+      description:
+        'Seconds between reachability probes once ready (default 30; 0: none). A missed one is reported, and is exit 1 with --exit-on-unreachable.',
+    }),
     'max-events': Flags.integer({description: 'Stop (exit 0) after N verified deliveries.', min: 1}),
     port: Flags.integer({description: 'Local port on 127.0.0.1 (default: a free one).', max: 65_535, min: 0}),
-    probe: Flags.boolean({allowNo: true, default: true, description: 'Prove the public URL reaches this listener before the ready line, and every --heartbeat seconds (--no-probe: never; verified_reachable is then null).'}),
-    'print-secret': Flags.boolean({description: 'Show the endpoint\'s signing secret (in the ready line with --json).'}),
+    probe: Flags.boolean({
+      allowNo: true,
+      default: true,
+      description:
+        'Prove the public URL reaches this listener before the ready line, and every --heartbeat seconds (--no-probe: never; verified_reachable is then null).',
+    }),
+    'print-secret': Flags.boolean({description: "Show the endpoint's signing secret (in the ready line with --json)."}),
     'public-url': Flags.string({description: 'Public HTTPS URL of a tunnel you already run to the local port.', exclusive: ['tunnel']}),
     'skip-verify': Flags.boolean({description: 'Accept deliveries without checking their signature (testing only).'}),
     timeout: seconds({description: 'Fail (exit 1) if fewer than --max-events (or no) deliveries came within this many seconds.'}),
@@ -93,7 +108,10 @@ With --json, each stdout line is one JSON object: first {"ready": true, "local_u
       noProbe: !flags.probe,
       onReachability: (change) => this.printReachability(change),
       onEvent: (event) => this.printEvent(event),
-      onIgnored: (event) => io.info(io.chalk.dim(`${clock()}  ${sanitize(event.type, 'cell')}  ${sanitize(event.id, 'cell')}  ignored: not one of the events listened for`)),
+      onIgnored: (event) =>
+        io.info(
+          io.chalk.dim(`${clock()}  ${sanitize(event.type, 'cell')}  ${sanitize(event.id, 'cell')}  ignored: not one of the events listened for`),
+        ),
       onReady: (ready) => this.printReady(ready),
       onRejected: (rejection) => this.printRejection(rejection),
       onTunnelLog: flags.debug ? (line) => io.info(io.chalk.dim(`tunnel: ${line}`)) : undefined,
@@ -112,7 +130,9 @@ With --json, each stdout line is one JSON object: first {"ready": true, "local_u
 
   private printReady(ready: ListenReady): void {
     const {flags, io} = this
-    io.info(`Listening on ${ready.local_url} (any path), ${ready.forward_to ? `forwarding to ${ready.forward_to}` : 'not forwarding (no --forward-to)'}.`)
+    io.info(
+      `Listening on ${ready.local_url} (any path), ${ready.forward_to ? `forwarding to ${ready.forward_to}` : 'not forwarding (no --forward-to)'}.`,
+    )
     io.info(
       `Public URL ${ready.public_url}: endpoint ${ready.endpoint_id} ${ready.reused ? 'registered earlier, reused' : 'registered now'}, for ${ready.events.join(', ')}.`,
     )
@@ -132,7 +152,8 @@ With --json, each stdout line is one JSON object: first {"ready": true, "local_u
   private printReachability(change: ReachabilityChange): void {
     const {io} = this
     this.output.line(change, () => {
-      if (change.event === 'unreachable') io.warn(`${change.message}${change.reason === 'tunnel_exited' ? ' Restarting it…' : ''} Deliveries meanwhile are retried by their sender.`)
+      if (change.event === 'unreachable')
+        io.warn(`${change.message}${change.reason === 'tunnel_exited' ? ' Restarting it…' : ''} Deliveries meanwhile are retried by their sender.`)
       else
         io.info(
           `${clock()}  ${io.chalk.green('reachable again')} at ${change.public_url}${change.re_registered ? ` (registered anew as endpoint ${change.endpoint_id}: the service cannot change an endpoint's URL)` : ''}${change.verified_reachable ? ', verified by a probe' : ''}.`,
@@ -174,7 +195,9 @@ With --json, each stdout line is one JSON object: first {"ready": true, "local_u
     clearTimeout(this.busy.timer)
     this.busy.timer = undefined
     if (this.busy.count === 0) return
-    io.info(`${clock()}  ${io.chalk.yellow(`answered 503 to ${counted(this.busy.count, 'delivery', 'deliveries')}`)}: busy (--forward-concurrency and its queue are full, or stopping); their senders retry later`)
+    io.info(
+      `${clock()}  ${io.chalk.yellow(`answered 503 to ${counted(this.busy.count, 'delivery', 'deliveries')}`)}: busy (--forward-concurrency and its queue are full, or stopping); their senders retry later`,
+    )
     this.busy.count = 0
   }
 }

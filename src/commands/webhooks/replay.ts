@@ -34,7 +34,8 @@ Each delivery is signed afresh (current time) with the secret given (--secret-fi
     const ids = this.positionals
     if (flags.failed && ids.length > 0) throw new UsageError('Give event ids or --failed, not both.')
     if (!flags.failed && ids.length === 0) throw new UsageError('Name the events to replay (EVENT_ID...), or pass --failed.')
-    if (!flags.failed && (flags.since !== undefined || flags.type !== undefined)) throw new UsageError('--since and --type choose among failed events: use them with --failed.')
+    if (!flags.failed && (flags.since !== undefined || flags.type !== undefined))
+      throw new UsageError('--since and --type choose among failed events: use them with --failed.')
     const secret = await readSecret({env: process.env, secret: flags.secret, secretFile: flags['secret-file'], secretStdin: flags['secret-stdin']})
     const storedSecrets = secret === undefined ? (await this.ctx.profile())?.webhook_secrets : undefined
     const input = {forwardTo: flags['forward-to'], secret, storedSecrets}
@@ -42,7 +43,11 @@ Each delivery is signed afresh (current time) with the secret given (--secret-fi
     if (ids.length === 1) {
       const result = await replay(process.env, {...input, id: ids[0]!})
       if (result.warning) io.warn(result.warning)
-      await this.output.result(result, () => io.out(`Replayed ${sanitize(result.id, 'cell')} (${sanitize(result.type, 'cell')}) to ${result.forward_to} -> ${io.chalk.green(String(result.status))} (${result.duration_ms} ms)`))
+      await this.output.result(result, () =>
+        io.out(
+          `Replayed ${sanitize(result.id, 'cell')} (${sanitize(result.type, 'cell')}) to ${result.forward_to} -> ${io.chalk.green(String(result.status))} (${result.duration_ms} ms)`,
+        ),
+      )
       return
     }
     let warned = false

@@ -7,7 +7,8 @@ import {describeTriggered, parseOverrides, trigger} from '../../services/webhook
 export default class WebhooksTrigger extends ApiCommand<typeof WebhooksTrigger> {
   static args = {
     event: Args.string({
-      description: 'Event to make happen: order.created, order.paid, order.shipped, order.refunded, customer.created, customer.updated or customer.deleted.',
+      description:
+        'Event to make happen: order.created, order.paid, order.shipped, order.refunded, customer.created, customer.updated or customer.deleted.',
       required: true,
     }),
   }

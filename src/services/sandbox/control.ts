@@ -34,7 +34,9 @@ export async function control<T>(
   } catch (error) {
     if (options.signal?.aborted) throw error
     const cause = (error as {cause?: {code?: string}}).cause?.code
-    throw new NetworkError(`Cannot reach the sandbox at ${base}${cause ? ` (${cause})` : ''}.`, {hint: 'Is it still running? See `commerce sandbox status`.'})
+    throw new NetworkError(`Cannot reach the sandbox at ${base}${cause ? ` (${cause})` : ''}.`, {
+      hint: 'Is it still running? See `commerce sandbox status`.',
+    })
   }
   const text = await response.text()
   let body: unknown

@@ -4,7 +4,6 @@ import type {FaultRule} from '../../domain/sandbox-control.js'
 
 export type {FaultRule}
 
-
 export interface FaultSpec {
   path: string
   method?: string
@@ -23,9 +22,18 @@ export const clearFaults = async (env: NodeJS.ProcessEnv) => (await control<{cle
 
 /** One line for a person. */
 export function describeRule(r: FaultRule): string {
-  const effect = [r.delay_ms === null ? '' : `wait ${r.delay_ms} ms`, r.drop ? 'drop the connection' : '', r.status === null ? '' : `answer ${r.status}${r.retry_after === null ? '' : ` (Retry-After: ${r.retry_after})`}`]
+  const effect = [
+    r.delay_ms === null ? '' : `wait ${r.delay_ms} ms`,
+    r.drop ? 'drop the connection' : '',
+    r.status === null ? '' : `answer ${r.status}${r.retry_after === null ? '' : ` (Retry-After: ${r.retry_after})`}`,
+  ]
     .filter((x) => x !== '')
     .join(', then ')
-  const times = r.rate !== null ? `${r.rate * 100}% of requests (random seed ${r.random_seed})` : r.remaining === null ? 'every time' : `${r.remaining} more time${r.remaining === 1 ? '' : 's'}`
+  const times =
+    r.rate !== null
+      ? `${r.rate * 100}% of requests (random seed ${r.random_seed})`
+      : r.remaining === null
+        ? 'every time'
+        : `${r.remaining} more time${r.remaining === 1 ? '' : 's'}`
   return `#${r.id}  ${r.method ?? 'any method'} ${r.path}: ${effect}; ${times}; applied ${r.applied}`
 }

@@ -5,7 +5,6 @@ import type {LogEntry} from '../../domain/sandbox-control.js'
 
 export type {LogEntry}
 
-
 export interface LogFilter {
   /** e.g. `4xx`, `429`, `2xx,5xx`. */
   status?: string
@@ -18,7 +17,15 @@ export function logMatcher(filter: LogFilter): (e: LogEntry) => boolean {
   const statuses = filter.status?.split(',').map((s) => s.trim().toLowerCase())
   for (const s of statuses ?? [])
     if (!/^[1-5](?:xx|\d\d)$/.test(s)) throw new UsageError(`--status ${JSON.stringify(s)} must be a status (429) or a class (4xx), comma-separated.`)
-  const glob = filter.path === undefined ? undefined : new RegExp(`^${filter.path.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`)
+  const glob =
+    filter.path === undefined
+      ? undefined
+      : new RegExp(
+          `^${filter.path
+            .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+            .replace(/\*/g, '.*')
+            .replace(/\?/g, '.')}$`,
+        )
   return (e) =>
     (statuses === undefined || statuses.some((s) => (s.endsWith('xx') ? String(e.status)[0] === s[0] : String(e.status) === s))) &&
     (glob === undefined || glob.test(e.path))

@@ -8,12 +8,7 @@ import {spawn} from 'node:child_process'
 import {closeSync, mkdirSync, openSync, readFileSync} from 'node:fs'
 import {dirname, resolve} from 'node:path'
 
-import {
-  readSandboxState,
-  removeSandboxState,
-  type SandboxState,
-  writeSandboxState,
-} from '../../config/sandbox-state.js'
+import {readSandboxState, removeSandboxState, type SandboxState, writeSandboxState} from '../../config/sandbox-state.js'
 import {configPath, SANDBOX_DATA_FILE} from '../../config/paths.js'
 import {isProcessAlive} from '../../config/pid.js'
 import {CONTROL_PREFIX, isLoopback, type Limit, type Sandbox, type SandboxCounts} from '../../sandbox/index.js'
@@ -91,7 +86,9 @@ export async function runForeground(options: StartOptions, signal: AbortSignal, 
     tokenTtlSeconds: options.tokenTtlSeconds,
   }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE')
-      throw new Error(`Port ${options.port ?? DEFAULT_PORT} on ${options.host ?? DEFAULT_HOST} is in use; pick another with --port (0: any free port).`)
+      throw new Error(
+        `Port ${options.port ?? DEFAULT_PORT} on ${options.host ?? DEFAULT_HOST} is in use; pick another with --port (0: any free port).`,
+      )
     throw error
   })
   if (options.seed !== undefined) {
@@ -173,7 +170,10 @@ export async function startDetached(options: DetachOptions): Promise<SandboxStat
 function readTail(path: string): string {
   let lines: string[]
   try {
-    lines = readFileSync(path, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '')
+    lines = readFileSync(path, 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '')
   } catch {
     return ''
   }
@@ -235,10 +235,7 @@ export async function sandboxStatus(env: NodeJS.ProcessEnv = process.env): Promi
 
 /** The human description `start` and `status` print. */
 export function describeSandbox(state: SandboxState, counts?: SandboxCounts | null): string[] {
-  const lines = [
-    `Sandbox running at ${state.base_url} (pid ${state.pid})`,
-    `Data file: ${state.data_file ?? 'none (in memory)'}`,
-  ]
+  const lines = [`Sandbox running at ${state.base_url} (pid ${state.pid})`, `Data file: ${state.data_file ?? 'none (in memory)'}`]
   if (counts) {
     lines.push(
       `Records: ${counted(counts.customers, 'customer')}, ${counted(counts.orders, 'order')}, ${counted(counts.refunds, 'refund')}, ${counted(counts.webhooks, 'webhook')}, ${counted(counts.products, 'product')}; ${counted(counts.pending_deliveries, 'delivery', 'deliveries')} pending`,

@@ -39,7 +39,6 @@ export async function reset(env: NodeJS.ProcessEnv): Promise<Counts> {
   return (await control<{removed: Counts}>(env, 'POST', '/reset', {body: {}})).removed
 }
 
-
 export const saveSnapshot = (env: NodeJS.ProcessEnv, name: string) => control<SnapshotInfo>(env, 'POST', '/snapshots', {body: {name}})
 export const listSnapshots = async (env: NodeJS.ProcessEnv) => (await control<{data: SnapshotInfo[]}>(env, 'GET', '/snapshots')).data
 export const restoreSnapshot = (env: NodeJS.ProcessEnv, name: string) =>

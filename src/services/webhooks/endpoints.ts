@@ -37,7 +37,14 @@ export async function listWebhooks(client: ApiClient): Promise<EndpointList> {
 
 /** "order.paid,order.paid" or repeated flags -> distinct names, in order. */
 export function splitEvents(values: readonly string[]): string[] {
-  return [...new Set(values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean))]
+  return [
+    ...new Set(
+      values
+        .flatMap((v) => v.split(','))
+        .map((v) => v.trim())
+        .filter(Boolean),
+    ),
+  ]
 }
 
 /**

@@ -112,7 +112,11 @@ interface ReplayInput {
 }
 
 /** One replay: sent, then recorded in the inbox with the receiver's answer (or the error), so `events` shows it. */
-async function replayRecord(inbox: Inbox, record: InboxRecord, input: ReplayInput): Promise<{result?: ReplayResult; error?: ForwardError; resigned: boolean; warning?: string}> {
+async function replayRecord(
+  inbox: Inbox,
+  record: InboxRecord,
+  input: ReplayInput,
+): Promise<{result?: ReplayResult; error?: ForwardError; resigned: boolean; warning?: string}> {
   const secret = input.secret ?? storedSecretFor(record, input.storedSecrets ?? {})
   const warning =
     secret === undefined
@@ -161,7 +165,15 @@ export async function replay(env: NodeJS.ProcessEnv, input: ReplayInput & {id: s
   if (error) throw new CliError(`Could not replay ${input.id} to ${input.forwardTo}: ${error.message}.`)
   if (result!.status < 200 || result!.status > 299)
     throw new CliError(`The receiver at ${input.forwardTo} answered ${result!.status} to ${input.id}.`, {status: result!.status})
-  return {duration_ms: result!.duration_ms, forward_to: input.forwardTo, id: record.id, resigned, status: result!.status, type: record.type, ...(warning ? {warning} : {})}
+  return {
+    duration_ms: result!.duration_ms,
+    forward_to: input.forwardTo,
+    id: record.id,
+    resigned,
+    status: result!.status,
+    type: record.type,
+    ...(warning ? {warning} : {}),
+  }
 }
 
 export interface BatchItem {
@@ -190,7 +202,11 @@ export interface BatchSummary {
  */
 export async function replayMany(
   env: NodeJS.ProcessEnv,
-  input: ReplayInput & {ids?: readonly string[]; failed?: {types?: readonly string[]; since?: number}; onResult?: (item: BatchItem, warning?: string) => void},
+  input: ReplayInput & {
+    ids?: readonly string[]
+    failed?: {types?: readonly string[]; since?: number}
+    onResult?: (item: BatchItem, warning?: string) => void
+  },
 ): Promise<BatchSummary> {
   checkForwardUrl(input.forwardTo)
   const inbox = openInbox(env)

@@ -95,7 +95,8 @@ export function checkForwardUrl(value: string, flag = '--forward-to'): string {
   } catch {
     throw new UsageError(`${flag}: ${JSON.stringify(value)} is not a valid URL.`)
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${flag} must be an http:// or https:// URL (got ${JSON.stringify(value)}).`)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`${flag} must be an http:// or https:// URL (got ${JSON.stringify(value)}).`)
   return value
 }
 
@@ -103,7 +104,8 @@ export async function listen(options: ListenOptions): Promise<{end: ListenEnd; e
   const {ctx} = options
   const events = options.events ?? [...EVENT_TYPES]
   const baseUrl = await ctx.baseUrl()
-  if (!options.publicUrl && !options.tunnel && !isSandboxUrl(baseUrl, ctx.env)) throw new UsageError(`No public URL for ${baseUrl} to deliver to.`, {hint: NEEDS_PUBLIC_URL})
+  if (!options.publicUrl && !options.tunnel && !isSandboxUrl(baseUrl, ctx.env))
+    throw new UsageError(`No public URL for ${baseUrl} to deliver to.`, {hint: NEEDS_PUBLIC_URL})
   if (options.publicUrl) checkEndpointInput({events, url: options.publicUrl}, baseUrl, ctx.env)
   const existing = (await listWebhooks(await ctx.client())).endpoints
 
@@ -183,7 +185,10 @@ export async function listen(options: ListenOptions): Promise<{end: ListenEnd; e
       const starting = startTunnel(options.tunnel!, {env: ctx.env, onLog: options.onTunnelLog, port})
       const first = await Promise.race([starting, ended])
       if (!('publicUrl' in first)) {
-        void starting.then((t) => t.stop(), () => {})
+        void starting.then(
+          (t) => t.stop(),
+          () => {},
+        )
         return undefined
       }
       first.onExit((exit) => onTunnelExit(exit.message))
@@ -249,7 +254,9 @@ export async function listen(options: ListenOptions): Promise<{end: ListenEnd; e
         try {
           next = await openTunnel()
         } catch (error) {
-          options.onWarning(`restarting the ${options.tunnel} tunnel failed (attempt ${attempt + 1} of ${delays.length}): ${(error as Error).message}`)
+          options.onWarning(
+            `restarting the ${options.tunnel} tunnel failed (attempt ${attempt + 1} of ${delays.length}): ${(error as Error).message}`,
+          )
           continue
         }
         if (!next) return
@@ -273,15 +280,27 @@ export async function listen(options: ListenOptions): Promise<{end: ListenEnd; e
         restarting = false
         reachable = result?.ok !== false
         if (result && !result.ok) lost('probe_failed', `The restarted ${options.tunnel} tunnel does not reach this listener: ${result.message}.`)
-        else options.onReachability?.({at: at(), endpoint_id: endpointId, event: 'recovered', public_url: publicUrl, re_registered: reRegistered, verified_reachable: result ? true : null})
+        else
+          options.onReachability?.({
+            at: at(),
+            endpoint_id: endpointId,
+            event: 'recovered',
+            public_url: publicUrl,
+            re_registered: reRegistered,
+            verified_reachable: result ? true : null,
+          })
         return
       }
       restarting = false
       lost('tunnel_restart_failed', `The ${options.tunnel} tunnel could not be restarted after ${delays.length} attempts.`)
-      settle({error: new CliError(`The ${options.tunnel} tunnel could not be restarted after ${delays.length} attempts; the service cannot reach this listener.`)})
+      settle({
+        error: new CliError(
+          `The ${options.tunnel} tunnel could not be restarted after ${delays.length} attempts; the service cannot reach this listener.`,
+        ),
+      })
     }
     onTunnelExit = (message) => void tunnelDied(message)
-    const heartbeat = options.noProbe ? 0 : options.heartbeatSeconds ?? DEFAULT_HEARTBEAT_SECONDS
+    const heartbeat = options.noProbe ? 0 : (options.heartbeatSeconds ?? DEFAULT_HEARTBEAT_SECONDS)
     if (heartbeat > 0) {
       void (async () => {
         while (!(await sleepUnlessEnded(heartbeat * 1000))) {
@@ -291,7 +310,14 @@ export async function listen(options: ListenOptions): Promise<{end: ListenEnd; e
           if (!result.ok) lost('probe_failed', `A heartbeat probe through ${publicUrl} did not come back: ${result.message}.`)
           else if (!reachable) {
             reachable = true
-            options.onReachability?.({at: at(), endpoint_id: endpointId, event: 'recovered', public_url: publicUrl, re_registered: false, verified_reachable: true})
+            options.onReachability?.({
+              at: at(),
+              endpoint_id: endpointId,
+              event: 'recovered',
+              public_url: publicUrl,
+              re_registered: false,
+              verified_reachable: true,
+            })
           }
         }
       })()
@@ -334,13 +360,16 @@ export async function listen(options: ListenOptions): Promise<{end: ListenEnd; e
 async function startListenerOnPort(ctx: WebhookContext, options: ListenerOptions, port: number | undefined): Promise<Listener> {
   const refused = (error: unknown): never => {
     if (error instanceof ListenError)
-      throw error.code === 'EADDRINUSE' ? new UsageError(`${error.message}.`, {hint: 'Choose another --port, or leave it out to use a free one.'}) : new CliError(error.message)
+      throw error.code === 'EADDRINUSE'
+        ? new UsageError(`${error.message}.`, {hint: 'Choose another --port, or leave it out to use a free one.'})
+        : new CliError(error.message)
     throw error
   }
   if (port !== undefined) return startListener({...options, port}).catch(refused)
   const previous = Number((await ctx.profile())?.listen_port)
   let listener: Listener | undefined
-  if (Number.isInteger(previous) && previous > 0 && previous < 65_536) listener = await startListener({...options, port: previous}).catch(() => undefined)
+  if (Number.isInteger(previous) && previous > 0 && previous < 65_536)
+    listener = await startListener({...options, port: previous}).catch(() => undefined)
   listener ??= await startListener({...options, port: 0}).catch(refused)
   if (String(listener.port) !== String(previous)) {
     const name = await ctx.profileName()

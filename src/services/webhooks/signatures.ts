@@ -42,9 +42,11 @@ export const SECRET_ENV = 'COMMERCE_WEBHOOK_SECRET'
  * messages never contain the secret.
  */
 export async function readSecret(sources: SecretSources, stdin: NodeJS.ReadStream = process.stdin): Promise<string | undefined> {
-  const given = [sources.secret !== undefined && '--secret', sources.secretFile !== undefined && '--secret-file', sources.secretStdin && '--secret-stdin'].filter(
-    (x): x is string => Boolean(x),
-  )
+  const given = [
+    sources.secret !== undefined && '--secret',
+    sources.secretFile !== undefined && '--secret-file',
+    sources.secretStdin && '--secret-stdin',
+  ].filter((x): x is string => Boolean(x))
   if (given.length > 1) throw new UsageError(`Give the signing secret one way only, not ${given.join(' and ')}.`)
   let value: string | undefined
   let from: string
@@ -79,7 +81,8 @@ function firstLine(text: string): string {
 
 /** Unix seconds as `sign --timestamp` takes them: a non-negative integer of at most 10 digits. */
 export function parseTimestamp(text: string): number {
-  if (!/^\d{1,10}$/.test(text)) throw new UsageError(`--timestamp must be unix seconds: a non-negative integer of at most 10 digits, not "${text.slice(0, 40)}".`)
+  if (!/^\d{1,10}$/.test(text))
+    throw new UsageError(`--timestamp must be unix seconds: a non-negative integer of at most 10 digits, not "${text.slice(0, 40)}".`)
   return Number(text)
 }
 

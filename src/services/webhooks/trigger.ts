@@ -48,7 +48,9 @@ export function describeTriggered(answer: Triggered): string {
   if (answer.order) what.push(`order ${answer.order.id} is ${answer.order.status}`)
   else if (answer.customer) what.push(`customer ${answer.customer.id} (${answer.customer.email})`)
   const created = [
-    answer.created?.customer === undefined ? undefined : `customer ${answer.created.customer}${answer.customer?.id === answer.created.customer ? ` (${answer.customer.email})` : ''}`,
+    answer.created?.customer === undefined
+      ? undefined
+      : `customer ${answer.created.customer}${answer.customer?.id === answer.created.customer ? ` (${answer.customer.email})` : ''}`,
     answer.created?.order === undefined ? undefined : `order ${answer.created.order}`,
   ].filter((x) => x !== undefined)
   const reused = answer.order && answer.created?.order !== undefined && answer.created.customer === undefined && answer.customer
@@ -75,11 +77,12 @@ export async function trigger(input: {
 }): Promise<Triggered> {
   if (input.type.trim() === '') throw new UsageError('EVENT must not be empty.')
   const state = readSandboxState(input.env)
-  if (!state) throw new UsageError('No local sandbox is running: `webhooks trigger` works only against the local sandbox.', {hint: START_SANDBOX_HINT})
+  if (!state)
+    throw new UsageError('No local sandbox is running: `webhooks trigger` works only against the local sandbox.', {hint: START_SANDBOX_HINT})
   const sandboxUrl = state.base_url.replace(/\/+$/, '')
   if (input.baseUrl !== undefined && input.baseUrl.replace(/\/+$/, '') !== sandboxUrl)
     throw new UsageError(`\`webhooks trigger\` works only against the local sandbox (${sandboxUrl}), not ${input.baseUrl}.`, {
-      hint: 'Use the profile logged in with `commerce auth login --sandbox`, or pass --base-url with the sandbox\'s URL.',
+      hint: "Use the profile logged in with `commerce auth login --sandbox`, or pass --base-url with the sandbox's URL.",
     })
 
   const answer = await control<Triggered | undefined>(input.env, 'POST', '/events', {

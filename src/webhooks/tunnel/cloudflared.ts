@@ -12,7 +12,7 @@ const URL_IN_LOG = /https:\/\/[a-z0-9]+(?:-[a-z0-9]+)+\.trycloudflare\.com/i
 export const cloudflared: ProviderSpec = {
   binary: 'cloudflared',
   installHint:
-    'Install it: on Debian/Ubuntu add Cloudflare\'s package repository (https://pkg.cloudflare.com) and run ' +
+    "Install it: on Debian/Ubuntu add Cloudflare's package repository (https://pkg.cloudflare.com) and run " +
     '"sudo apt-get install cloudflared"; on macOS "brew install cloudflared"; otherwise download it from ' +
     'https://developers.cloudflare.com/cloudflare-one/connections/connect-networks/downloads/',
   async plan(port) {

@@ -55,8 +55,7 @@ export interface Tunnel {
 export async function startTunnel(provider: TunnelProvider, options: TunnelOptions): Promise<Tunnel> {
   const spec = SPECS[provider]
   const env = options.env ?? process.env
-  const notInstalled = () =>
-    new TunnelNotInstalledError(`${spec.binary} is not installed (not found on PATH). ${spec.installHint}`, provider)
+  const notInstalled = () => new TunnelNotInstalledError(`${spec.binary} is not installed (not found on PATH). ${spec.installHint}`, provider)
   const bin = findExecutable(spec.binary, env)
   if (!bin) throw notInstalled()
   const plan = await spec.plan(options.port, {env, ngrokApiUrl: options.ngrokApiUrl})

@@ -11,7 +11,8 @@ export default class SandboxSnapshotList extends BaseCommand<typeof SandboxSnaps
     const list = await listSnapshots(process.env)
     await this.output.result(list, () => {
       if (list.length === 0) return io.out('No snapshots.')
-      for (const s of list) io.out(`${s.name}\t${s.saved_at}\t${counted(s.customers, 'customer')}, ${counted(s.orders, 'order')}, ${counted(s.webhooks, 'webhook')}`)
+      for (const s of list)
+        io.out(`${s.name}\t${s.saved_at}\t${counted(s.customers, 'customer')}, ${counted(s.orders, 'order')}, ${counted(s.webhooks, 'webhook')}`)
     })
   }
 }

@@ -14,7 +14,9 @@ export default class SandboxSnapshotRestore extends BaseCommand<typeof SandboxSn
     const answer = await restoreSnapshot(process.env, args.name)
     await this.output.result(answer, () => {
       const c = answer.counts
-      io.out(`Restored snapshot ${answer.restored}: ${counted(c.customers, 'customer')}, ${counted(c.orders, 'order')}, ${counted(c.refunds, 'refund')}, ${counted(c.webhooks, 'webhook')}.`)
+      io.out(
+        `Restored snapshot ${answer.restored}: ${counted(c.customers, 'customer')}, ${counted(c.orders, 'order')}, ${counted(c.refunds, 'refund')}, ${counted(c.webhooks, 'webhook')}.`,
+      )
     })
   }
 }

@@ -15,7 +15,9 @@ Snapshots are kept in sandbox-snapshots/ in the config directory (in memory for 
     const {args, io} = this
     const info = await saveSnapshot(process.env, args.name)
     await this.output.result(info, () => {
-      io.out(`Saved snapshot ${info.name}: ${counted(info.customers, 'customer')}, ${counted(info.orders, 'order')}, ${counted(info.webhooks, 'webhook')}.`)
+      io.out(
+        `Saved snapshot ${info.name}: ${counted(info.customers, 'customer')}, ${counted(info.orders, 'order')}, ${counted(info.webhooks, 'webhook')}.`,
+      )
     })
   }
 }

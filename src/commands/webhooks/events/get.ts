@@ -10,7 +10,10 @@ export default class WebhooksEventsGet extends BaseCommand<typeof WebhooksEvents
   static description = `Show one event of the local inbox whole: each delivery of it (a sender retries; replays count too), oldest first, with the request's headers and raw body and the receiver's answer (status, headers, the first 64 KiB of its body, duration) or the error.
 
 --json: {"id", "type", "records": [...]}, each record as \`webhooks events --json\` prints it. Exit 4 when the inbox has no such event.`
-  static examples = ['<%= config.bin %> webhooks events get evt_3f9a1c', '<%= config.bin %> webhooks events get evt_3f9a1c --json | jq -r \'.records[-1].response.body\'']
+  static examples = [
+    '<%= config.bin %> webhooks events get evt_3f9a1c',
+    "<%= config.bin %> webhooks events get evt_3f9a1c --json | jq -r '.records[-1].response.body'",
+  ]
 
   async run(): Promise<void> {
     const event = await getInboxEvent(process.env, this.args.id)
@@ -29,7 +32,12 @@ export default class WebhooksEventsGet extends BaseCommand<typeof WebhooksEvents
     const headline = `${title}: ${sanitize(record.type, 'cell')} ${sanitize(record.id, 'cell')}, ${record.replayed ? 'replayed' : 'received'} ${record.received_at}`
     const lines = [bold(headline), '', bold('Request headers')]
     for (const [name, value] of Object.entries(record.headers)) lines.push(`  ${sanitize(name, 'cell')}: ${sanitize(value, 'cell')}`)
-    lines.push('', bold(`Request body${record.body_encoding === 'base64' ? ' (base64: not UTF-8)' : ''}`), indent(sanitize(record.body, 'terminal')), '')
+    lines.push(
+      '',
+      bold(`Request body${record.body_encoding === 'base64' ? ' (base64: not UTF-8)' : ''}`),
+      indent(sanitize(record.body, 'terminal')),
+      '',
+    )
     if (record.forward_error !== undefined) lines.push(`${bold('Answer')}: ${io.chalk.red(`failed: ${sanitize(record.forward_error, 'cell')}`)}`)
     else if (!record.response && record.forward_status === null) lines.push(`${bold('Answer')}: none (not forwarded: no --forward-to)`)
     else {
@@ -38,8 +46,14 @@ export default class WebhooksEventsGet extends BaseCommand<typeof WebhooksEvents
       const response = record.response
       if (response) {
         for (const [name, value] of Object.entries(response.headers)) lines.push(`  ${sanitize(name, 'cell')}: ${sanitize(value, 'cell')}`)
-        const cut = response.body_truncated ? `, the first ${Buffer.byteLength(response.body, response.body_encoding)} of ${response.body_bytes} bytes` : ''
-        lines.push('', bold(`Answer body${response.body_encoding === 'base64' ? ' (base64: not UTF-8)' : ''}${cut}`), indent(sanitize(response.body, 'terminal')))
+        const cut = response.body_truncated
+          ? `, the first ${Buffer.byteLength(response.body, response.body_encoding)} of ${response.body_bytes} bytes`
+          : ''
+        lines.push(
+          '',
+          bold(`Answer body${response.body_encoding === 'base64' ? ' (base64: not UTF-8)' : ''}${cut}`),
+          indent(sanitize(response.body, 'terminal')),
+        )
       }
     }
     return lines.join('\n') + '\n'
