@@ -279,7 +279,7 @@ export class ApiClient {
     const timer = setTimeout(() => controller.abort(new DeadlineExceeded(timeoutMs)), timeoutMs)
     // undici applies the signal only once a connection is up: a CONNECT that a proxy never answers would outlive it.
     const deadline = new Promise<never>((_, reject) =>
-      controller.signal.addEventListener('abort', () => reject(controller.signal.reason), {once: true}),
+      controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error), {once: true}),
     )
     try {
       const res = await Promise.race([request(url, {body, dispatcher, headers, method: req.method, signal: controller.signal}), deadline])

@@ -81,7 +81,7 @@ function oncePerProblem(message: string, fieldErrors: FieldErrors | undefined, s
   if (!fieldErrors) return message
   const repeats = Object.values(fieldErrors).some((list) => list.some((m) => m.trim() !== '' && message.includes(m)))
   if (!repeats) return message
-  const head = message.split(':', 1)[0]!.trim()
+  const head = message.split(':', 1)[0].trim()
   return head !== message.trim() && head !== '' ? head : statusText(status)
 }
 

@@ -61,7 +61,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.output = new Output(this.io)
     this.handleInterrupts()
     const allFlags = {...(this.ctor as typeof BaseCommand).baseFlags, ...this.ctor.flags}
-    const argv = normalizeEnumValues(this.argv, allFlags as never)
+    const argv = normalizeEnumValues(this.argv, allFlags)
     const {
       args,
       argv: positionals,
@@ -80,7 +80,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.flags = flags as FlagsOf<T>
     this.args = args as ArgsOf<T>
     this.positionals = positionals as string[]
-    await this.initFilters(flags as {fields?: string[]; jq?: string})
+    await this.initFilters(flags)
   }
 
   /** Why this invocation cannot take --jq (its output streams and memory stays flat), if it cannot. */
@@ -119,7 +119,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    */
   protected async finally(error: Error | undefined): Promise<void> {
     await this.jq?.close()
-    return super.finally(error)
+    await super.finally(error)
   }
 
   private handleInterrupts(): void {
@@ -148,7 +148,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       const names = Object.keys({...(this.ctor as typeof BaseCommand).baseFlags, ...this.ctor.flags}).map((n) => `--${n}`)
       const guesses = (Array.isArray(unknown) ? (unknown as string[]) : []).map((f) => [f, closest(f.replace(/=.*$/, ''), names)] as const)
       const meant = guesses.filter(([, g]) => g)
-      const text = meant.length === 1 ? `Did you mean ${meant[0]![1]}?` : meant.map(([f, g]) => `${f}: did you mean ${g}?`).join(' ')
+      const text = meant.length === 1 ? `Did you mean ${meant[0][1]}?` : meant.map(([f, g]) => `${f}: did you mean ${g}?`).join(' ')
       if (meant.length > 0)
         return new UsageError(`${error.message.replace(/\n\s*See more help with --help\s*$/, '').trim()}. ${text}`, {
           hint: `See \`${this.commandLine()} --help\`.`,

@@ -49,7 +49,7 @@ export function fieldsFlag(resource: ResourceName) {
     fields: Flags.custom<string[]>({
       description: `Print only these fields, in this order (comma-separated; nested as metadata.plan), in tables, tab-separated rows and --json alike. Known: ${RESOURCE_FIELDS[resource].join(', ')}.`,
       helpValue: 'a,b,c',
-      options: OpenOptions.from(RESOURCE_FIELDS[resource]) as string[],
+      options: OpenOptions.from(RESOURCE_FIELDS[resource]),
       async parse(input) {
         try {
           return parseFields(input)
@@ -172,7 +172,7 @@ export function normalizeEnumValues(argv: readonly string[], flags: Record<strin
   const canonical = (options: readonly string[], value: string) => options.find((o) => o.toLowerCase() === value.toLowerCase()) ?? value
   const out = [...argv]
   for (let i = 0; i < out.length; i++) {
-    const token = out[i]!
+    const token = out[i]
     if (token === '--') break
     const eq = token.indexOf('=')
     if (token.startsWith('--') && eq > 0) {
@@ -182,7 +182,7 @@ export function normalizeEnumValues(argv: readonly string[], flags: Record<strin
     }
     const options = byToken.get(token)
     if (options && i + 1 < out.length) {
-      out[i + 1] = canonical(options, out[i + 1]!)
+      out[i + 1] = canonical(options, out[i + 1])
       i++
     }
   }

@@ -6,7 +6,7 @@
 import type {ErrorRow} from './errors-file.js'
 import {Journal, type RowOutcome} from './journal.js'
 import type {ImportFormat} from './read.js'
-import type {ImportKind, ImportRow} from './rows.js'
+import type {ImportRow} from './rows.js'
 import {type ImportResult, type RowProgress, type SendContext, sendRows} from './runner.js'
 import {type ValidatedFile, validateFile} from './validate-file.js'
 
@@ -40,7 +40,7 @@ export type ImportFileResult =
   | {status: 'done'; file: ValidatedFile; result: ImportResult; journal: string}
 
 export async function importFile<R extends ImportRow>(options: ImportFileOptions<R>): Promise<ImportFileResult> {
-  const file = await validateFile({file: options.file, format: options.format, kind: options.kind as ImportKind, sendInvite: options.sendInvite})
+  const file = await validateFile({file: options.file, format: options.format, kind: options.kind, sendInvite: options.sendInvite})
   for (const e of file.invalid) await options.errors?.write({errors: e.errors, line: e.line, reason: e.reason, status: 'invalid'})
   if (file.fatal || (file.invalidCount > 0 && !options.skipInvalid)) return {file, status: 'invalid'}
   if (options.dryRun) return {file, status: 'dry-run'}
@@ -52,14 +52,14 @@ export async function importFile<R extends ImportRow>(options: ImportFileOptions
   )
   try {
     options.onStart?.(file, journal)
-    const pendingWrites: Array<Promise<void> | void> = []
+    const pendingWrites: Array<Promise<void>> = []
     const result = await sendRows<R>({
       concurrency: options.concurrency,
       invalid: file.invalidCount,
       journal,
       onOutcome(row, outcome) {
         if (outcome.outcome === 'failed' && options.errors)
-          pendingWrites.push(options.errors.write({line: row.line, reason: outcome.reason ?? 'failed', status: 'failed'}))
+          pendingWrites.push(Promise.resolve(options.errors.write({line: row.line, reason: outcome.reason ?? 'failed', status: 'failed'})))
       },
       onProgress: options.onProgress,
       rows: file.rows() as AsyncIterable<R>,

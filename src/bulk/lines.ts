@@ -38,7 +38,7 @@ export async function* splitLines(source: AsyncIterable<Buffer>, maxLineBytes: n
   let line = 1
   const finish = (last: boolean): Line => {
     const tooLong = size > maxLineBytes
-    const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts)
+    const bytes = parts.length === 1 ? parts[0] : Buffer.concat(parts)
     const result = {bytes, last, line: line++, quotes, tooLong, utf8: tooLong || isUtf8(bytes)}
     parts = []
     size = 0

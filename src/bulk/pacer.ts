@@ -135,7 +135,7 @@ export class Pacer {
   private nextSlot(): number {
     if (this.limit === undefined || this.windowMs === undefined || this.grants.length < this.limit) return 0
     const margin = Math.max(10, this.windowMs * 0.01)
-    return this.grants[this.grants.length - this.limit]! + this.windowMs + margin
+    return this.grants[this.grants.length - this.limit] + this.windowMs + margin
   }
 
   private mustGoAlone(now: number): boolean {

@@ -53,7 +53,7 @@ export class ProgressTracker {
     // Samples at least a tenth of a window apart keep the list short whatever the rate.
     if (this.samples.length > 1 && at - this.samples.at(-2)!.at < windowMs / 10) this.samples[this.samples.length - 1] = sample
     else this.samples.push(sample)
-    while (this.samples.length > 2 && at - this.samples[1]!.at >= windowMs) this.samples.shift()
+    while (this.samples.length > 2 && at - this.samples[1].at >= windowMs) this.samples.shift()
   }
 
   /** Records found already done (a resumed import). */
@@ -63,7 +63,7 @@ export class ProgressTracker {
 
   snapshot(): ProgressSnapshot {
     const now = this.now()
-    const oldest = this.samples[0]!
+    const oldest = this.samples[0]
     const span = now - oldest.at
     const rate = span > 0 && this.processed > 0 ? ((this.processed - oldest.processed) * 1000) / span : undefined
     const left = this.total === undefined ? undefined : Math.max(0, this.total - this.done)

@@ -120,7 +120,7 @@ async function* readCsv(file: string, options: ReadOptions): AsyncGenerator<Read
   let lastEmpty = 0
   /** The reports of the records the parser skipped before record number `records` + 1. */
   function* skipped(records: number): Generator<ReadError> {
-    while (skips.length > 0 && skips[0]!.records < records) {
+    while (skips.length > 0 && skips[0].records < records) {
       const skip = skips.shift()!
       const line = lastEnd + 1 + Math.max(0, skip.empty_lines - lastEmpty)
       const fatal = !header || !RECOVERABLE.has(skip.code)
@@ -140,7 +140,7 @@ async function* readCsv(file: string, options: ReadOptions): AsyncGenerator<Read
 
   /** The lines over the bound (read as empty lines) before `line`, as invalid rows. */
   function* oversized(line: number): Generator<ReadError> {
-    while (guard.tooLong.length > 0 && guard.tooLong[0]! < line) yield {error: tooLong(guard.max), line: guard.tooLong.shift()!}
+    while (guard.tooLong.length > 0 && guard.tooLong[0] < line) yield {error: tooLong(guard.max), line: guard.tooLong.shift()!}
   }
 
   try {
@@ -155,7 +155,7 @@ async function* readCsv(file: string, options: ReadOptions): AsyncGenerator<Read
       lastEnd = info.lines
       lastEmpty = info.empty_lines
       const badText = guard.notUtf8.some((l) => l >= line && l <= info.lines)
-      while (guard.notUtf8.length > 0 && guard.notUtf8[0]! <= info.lines) guard.notUtf8.shift()
+      while (guard.notUtf8.length > 0 && guard.notUtf8[0] <= info.lines) guard.notUtf8.shift()
       if (badText) {
         yield {line, error: NOT_UTF8, ...(header ? {} : {fatal: true})}
         if (!header) return

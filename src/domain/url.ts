@@ -70,7 +70,7 @@ export function checkBaseUrlText(url: string, options: BaseUrlOptions = {}): {ur
  * so take the request, and its token, outside the API's path.
  */
 export function dotSegmentProblem(path: string): string | undefined {
-  const pathname = path.split(/[?#]/, 1)[0]!
+  const pathname = path.split(/[?#]/, 1)[0]
   for (const segment of pathname.split('/')) {
     let decoded = segment
     try {
@@ -89,10 +89,9 @@ export function dotSegmentProblem(path: string): string | undefined {
  * other control character, and no character past U+00FF.
  */
 export function headerValueProblem(value: string): string | undefined {
-  // eslint-disable-next-line no-control-regex
   const m = /[^\t\u0020-\u007E\u0080-\u00FF]/.exec(value)
   if (!m) return undefined
-  const c = m[0]!
+  const c = m[0]
   const code = `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`
   if (c === '\r') return 'contains a carriage return (CR)'
   if (c === '\n') return 'contains a line feed (LF)'

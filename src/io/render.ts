@@ -23,7 +23,10 @@ export function formatCell(value: unknown, tsv: boolean): string {
   let text: string
   if (value === null || value === undefined) text = ''
   else if (typeof value === 'object') text = JSON.stringify(value)
-  else text = String(value)
+  else {
+    const primitive = value as string | number | boolean | bigint
+    text = String(primitive)
+  }
   return sanitize(text, tsv ? 'tsv' : 'cell')
 }
 
@@ -65,13 +68,13 @@ export function fitWidths(natural: readonly number[], available: number, minimum
   let excess = total() - available
   while (excess > 0) {
     let widest = -1
-    for (let i = 0; i < widths.length; i++) if (widths[i]! > minimum[i]! && (widest === -1 || widths[i]! > widths[widest]!)) widest = i
+    for (let i = 0; i < widths.length; i++) if (widths[i] > minimum[i] && (widest === -1 || widths[i] > widths[widest])) widest = i
     if (widest === -1) break
     // Down to the next widest column (one character at a time once they are level), never below the minimum.
-    let next = minimum[widest]!
-    for (let i = 0; i < widths.length; i++) if (i !== widest && widths[i]! <= widths[widest]! && widths[i]! > next) next = widths[i]!
-    const cut = Math.min(excess, Math.max(1, widths[widest]! - next), widths[widest]! - minimum[widest]!)
-    widths[widest]! -= cut
+    let next = minimum[widest]
+    for (let i = 0; i < widths.length; i++) if (i !== widest && widths[i] <= widths[widest] && widths[i] > next) next = widths[i]!
+    const cut = Math.min(excess, Math.max(1, widths[widest] - next), widths[widest] - minimum[widest])
+    widths[widest] -= cut
     excess -= cut
   }
   return widths
@@ -110,7 +113,7 @@ export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row>
   // --fields: those columns instead, a dotted name reaching into a nested value (fields.ts).
   const columns = [...(io.fields ?? options.columns)]
   const computed = options.computed ?? {}
-  const value = (record: Row, column: string) => (Object.hasOwn(computed, column) ? computed[column]!(record) : fieldValue(record, column))
+  const value = (record: Row, column: string) => (Object.hasOwn(computed, column) ? computed[column](record) : fieldValue(record, column))
   if (!io.tableOutput) {
     // The header goes out with the first row (or alone at the end), so a failed first request prints nothing.
     const header = columns.join('\t') + '\n'
@@ -131,7 +134,7 @@ export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row>
   try {
     for await (const record of records) {
       const row = columns.map((c) => terminalCell(c, value(record, c), record, io.values, 'list'))
-      for (let i = 0; i < row.length; i++) if (row[i]!.length > natural[i]!) natural[i] = row[i]!.length
+      for (let i = 0; i < row.length; i++) if (row[i].length > natural[i]) natural[i] = row[i].length
       rows.push(row)
       count++
       if (count === 1) progress.start('Fetched 1 record…')
@@ -145,14 +148,14 @@ export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row>
     const widths = fitWidths(
       natural,
       available,
-      columns.map((c) => Math.min(natural[columns.indexOf(c)]!, Math.max(MIN_WIDTH, c.length))),
+      columns.map((c) => Math.min(natural[columns.indexOf(c)], Math.max(MIN_WIDTH, c.length))),
     )
     const last = columns.length - 1
     const line = (cells: string[], style: (column: string, text: string) => string) =>
       cells
         .map((text, i) => {
-          const cut = fit(text, widths[i]!)
-          return style(columns[i]!, cut) + (i === last ? '' : ' '.repeat(widths[i]! - cut.length))
+          const cut = fit(text, widths[i])
+          return style(columns[i], cut) + (i === last ? '' : ' '.repeat(widths[i] - cut.length))
         })
         .join(' '.repeat(GAP))
         .trimEnd()
@@ -188,7 +191,7 @@ export async function renderRecordHuman(io: IOStreams, record: Row, fields?: rea
   const cells = present.map((k) => nestedCell(k, record, io.values, widest - 2))
   const valueWidth = Math.min(widest, Math.max(MIN_WIDTH, ...cells.flatMap((c) => c.split('\n').map((l) => l.length + 2))))
   const table = new Table({colWidths: [keyWidth, valueWidth], style: {border: io.color ? ['gray'] : [], compact: true, head: []}, wordWrap: true})
-  for (const [i, k] of present.entries()) table.push({[io.color ? io.chalk.bold(sanitize(k)) : sanitize(k)]: styleCell(io, k, cells[i]!)})
+  for (const [i, k] of present.entries()) table.push({[io.color ? io.chalk.bold(sanitize(k)) : sanitize(k)]: styleCell(io, k, cells[i])})
   io.out(table.toString())
 }
 
@@ -213,9 +216,9 @@ function nestedCell(key: string, record: Row, options: ValueOptions, width: numb
         ? entry
         : JSON.stringify(entry)
   let lines: string[]
-  if (Array.isArray(value) && value.some((e) => e !== null && typeof e === 'object')) lines = value.map((e) => pairs(e))
+  if (Array.isArray(value) && (value as unknown[]).some((e) => e !== null && typeof e === 'object')) lines = (value as unknown[]).map((e) => pairs(e))
   else if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0)
-    lines = Object.entries(value).map(([k, v]) => pairs({[k]: v}, false))
+    lines = Object.entries(value as Record<string, unknown>).map(([k, v]) => pairs({[k]: v}, false))
   else return terminalCell(key, value, record, options, 'record')
   return lines.map((line) => fit(sanitize(line, 'cell'), Math.max(1, width))).join('\n')
 }

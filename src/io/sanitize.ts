@@ -12,7 +12,6 @@
  * `--json` never goes through here: JSON's own escaping is exact.
  */
 
-// eslint-disable-next-line no-control-regex
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
 
 const NAMED: Record<string, string> = {

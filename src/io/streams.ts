@@ -112,7 +112,7 @@ export class IOStreams {
   projected(value: unknown): unknown {
     if (!this.fields) return value
     const isRecord = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v)
-    if (Array.isArray(value)) return value.map((v) => (isRecord(v) ? project(v as Record<string, unknown>, this.fields!) : v))
+    if (Array.isArray(value)) return (value as unknown[]).map((v) => (isRecord(v) ? project(v as Record<string, unknown>, this.fields!) : v))
     return isRecord(value) ? project(value as Record<string, unknown>, this.fields) : value
   }
 

@@ -75,7 +75,7 @@ function bearer(req: IncomingMessage): string {
   if (!header) throw new HttpError(401, 'Missing bearer token: send "Authorization: Bearer <access token>"', undefined, UNAUTHORIZED)
   const m = /^Bearer +(\S+) *$/i.exec(header)
   if (!m) throw new HttpError(401, 'Malformed Authorization header: expected "Bearer <access token>"', undefined, UNAUTHORIZED)
-  return m[1]!
+  return m[1]
 }
 
 function authenticate(core: Core, req: IncomingMessage): TokenRecord {
@@ -162,7 +162,7 @@ function operationHandlers(core: Core): Record<OperationId, OpHandler> {
       const body = await request.body()
       const errors = validateTokenRequest(body)
       if (hasErrors(errors)) {
-        const [field, messages] = Object.entries(errors)[0]!
+        const [field, messages] = Object.entries(errors)[0]
         throw new HttpError(422, `Invalid token request: ${field} ${messages[0]}`)
       }
       const {key_id, key_secret, scopes} = body as {key_id: string; key_secret: string; scopes?: Scope[]}
@@ -204,7 +204,7 @@ function operationHandlers(core: Core): Record<OperationId, OpHandler> {
     },
 
     getCustomer: ({request: {params, query}}) => {
-      const record = customerFrom(core, params.customer!)
+      const record = customerFrom(core, params.customer)
       const include = optional(query, 'include')
       if (include === undefined) return {body: customerView(record), status: 200}
       const problem = checkInclude(include)
@@ -214,7 +214,7 @@ function operationHandlers(core: Core): Record<OperationId, OpHandler> {
     },
 
     updateCustomer: async ({request}) => {
-      const record = customerFrom(core, request.params.customer!)
+      const record = customerFrom(core, request.params.customer)
       const body = await request.body()
       const errors = validateCustomerUpdate(body)
       if (hasErrors(errors)) throw validationError(errors)
@@ -223,7 +223,7 @@ function operationHandlers(core: Core): Record<OperationId, OpHandler> {
     },
 
     deleteCustomer: ({request}) => {
-      deleteCustomer(core, customerFrom(core, request.params.customer!))
+      deleteCustomer(core, customerFrom(core, request.params.customer))
       return {status: DELETE_CUSTOMER_STATUS}
     },
 
@@ -260,14 +260,14 @@ function operationHandlers(core: Core): Record<OperationId, OpHandler> {
       return {headers, raw, status: 201}
     },
 
-    getOrder: ({request}) => ({body: orderView(orderFrom(core, request.params.order!)), status: 200}),
+    getOrder: ({request}) => ({body: orderView(orderFrom(core, request.params.order)), status: 200}),
 
     refundOrder: async ({request}) => {
-      const order = orderFrom(core, request.params.order!)
+      const order = orderFrom(core, request.params.order)
       const body = await request.body()
       const errors = validateRefund(body)
       if (hasErrors(errors)) throw validationError(errors)
-      const {refund} = refundOrder(core, order, (body ?? {}) as {amount?: number; reason?: string})
+      const {refund} = refundOrder(core, order, body ?? {})
       return {body: refund, status: 201}
     },
 
@@ -283,9 +283,9 @@ function operationHandlers(core: Core): Record<OperationId, OpHandler> {
     },
 
     getProduct: ({request: {params, query}}) => {
-      const id = parseId(params.product!)
+      const id = parseId(params.product)
       const p = id === undefined ? undefined : product(id)
-      if (!p) throw notFound('product', params.product!)
+      if (!p) throw notFound('product', params.product)
       const currency = optional(query, 'currency')
       const problem = currency === undefined ? undefined : checkOneOf(currency, CURRENCIES)
       if (problem) throw validationError({currency: [problem]})

@@ -101,14 +101,14 @@ export function controlRoutes(router: Router, core: Core, shelf: SnapshotShelf, 
   router
     .add('GET', CONTROL_PREFIX, () => ({body: {...describe(), routes: CONTROL_ROUTES}, status: 200}))
     .add('POST', `${CONTROL_PREFIX}/orders/:order/pay`, ({params}) => {
-      const order = orderFrom(params.order!)
+      const order = orderFrom(params.order)
       return answer(payOrder(core, order), order)
     })
     .add('POST', `${CONTROL_PREFIX}/orders/:order/ship`, ({params}) => {
-      const order = orderFrom(params.order!)
+      const order = orderFrom(params.order)
       return answer(shipOrder(core, order), order)
     })
-    .add('POST', `${CONTROL_PREFIX}/events`, async ({body}) => triggerEvent(core, ((await body()) ?? {}) as EventInput, orderFrom, answer))
+    .add('POST', `${CONTROL_PREFIX}/events`, async ({body}) => triggerEvent(core, (await body()) ?? {}, orderFrom, answer))
     .add('GET', `${CONTROL_PREFIX}/deliveries`, () => ({body: {data: core.deliveries.entries().reverse()}, status: 200}))
     .add('POST', `${CONTROL_PREFIX}/seed`, async ({body}) => ({body: {ids: applyScenario(core, await body())}, status: 200}))
     .add('POST', `${CONTROL_PREFIX}/reset`, () => {
@@ -196,7 +196,7 @@ function triggerEvent(
   if (Object.keys(errors).length > 0) throw validationError(errors)
 
   if (orderEvent) {
-    const named = input.order_id === undefined ? undefined : orderFrom(String(input.order_id))
+    const named = input.order_id === undefined ? undefined : orderFrom(`${input.order_id as number}`)
     // Check the named order can take the change before anything happens.
     if (named && type === 'order.paid' && named.status !== 'pending')
       throw new HttpError(409, `Order ${named.id} is ${named.status}; only a pending order can be paid`)
@@ -210,7 +210,7 @@ function triggerEvent(
       const trigger = triggerCustomer(core)
       const placed = placeOrder(
         core,
-        {currency: CATALOGUE[0]!.currency, customer_id: trigger.id, items: [{product_id: CATALOGUE[0]!.id}]},
+        {currency: CATALOGUE[0].currency, customer_id: trigger.id, items: [{product_id: CATALOGUE[0].id}]},
         type === 'order.created' ? overrides : undefined,
       )
       order = placed.order

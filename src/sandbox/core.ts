@@ -58,8 +58,8 @@ export function emit(core: Core, type: SandboxEvent, data: object, overrides: Ov
   const payload = structuredClone(data) as Record<string, unknown>
   for (const [path, value] of Object.entries(overrides)) {
     const [, field, key] = path.split('.')
-    if (key === undefined) payload[field!] = value
-    else (payload[field!] as Record<string, unknown>)[key] = value
+    if (key === undefined) payload[field] = value
+    else (payload[field] as Record<string, unknown>)[key] = value
   }
   const event: WebhookEvent = {id: randomId('evt_'), type, created_at: isoNow(core), data: payload}
   const endpoints = core.store.subscribers(type)
@@ -78,7 +78,7 @@ export function checkOverrides(type: SandboxEvent, overrides: Overrides): string
     const parts = path.split('.')
     const known =
       parts[0] === 'data' &&
-      ((parts.length === 2 && fields.includes(parts[1]!)) ||
+      ((parts.length === 2 && fields.includes(parts[1])) ||
         (parts.length === 3 && parts[1] === 'metadata' && fields.includes('metadata') && parts[2] !== ''))
     if (!known)
       problems.push(

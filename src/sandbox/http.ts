@@ -39,7 +39,7 @@ export interface Request {
   query: URLSearchParams
   params: Record<string, string>
   /** The parsed JSON body, `undefined` when the request has none. */
-  body(): Promise<unknown>
+  body: () => Promise<unknown>
 }
 
 export type Handler = (request: Request) => Promise<Reply> | Reply
@@ -76,7 +76,7 @@ export class Router {
         continue
       }
       const params: Record<string, string> = {}
-      route.names.forEach((name, i) => (params[name] = decodeSegment(m[i + 1]!)))
+      route.names.forEach((name, i) => (params[name] = decodeSegment(m[i + 1])))
       return {handler: route.handler, params}
     }
     if (allowed.length > 0)

@@ -38,7 +38,7 @@ export class IdIndex {
 
   /** Newest first. */
   *newestFirst(): IterableIterator<number> {
-    for (let i = this.ids.length - 1; i >= 0; i--) yield this.ids[i]!
+    for (let i = this.ids.length - 1; i >= 0; i--) yield this.ids[i]
   }
 
   /** First position whose id is >= `id`. */
@@ -47,7 +47,7 @@ export class IdIndex {
     let hi = this.ids.length
     while (lo < hi) {
       const mid = (lo + hi) >>> 1
-      if (this.ids[mid]! < id) lo = mid + 1
+      if (this.ids[mid] < id) lo = mid + 1
       else hi = mid
     }
     return lo

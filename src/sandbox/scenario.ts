@@ -74,9 +74,9 @@ function resolve(value: unknown, ids: ScenarioIds, where: string): unknown {
     const whole = /^\$\{([A-Za-z_][\w-]*)\.id\}$/.exec(value)
     const lookup = (name: string) => {
       if (!(name in ids)) throw validationError({[where]: [`refers to \${${name}.id}, which no earlier entry defines`]})
-      return ids[name]!
+      return ids[name]
     }
-    if (whole) return lookup(whole[1]!)
+    if (whole) return lookup(whole[1])
     return value.replace(REFERENCE, (_, name: string) => String(lookup(name)))
   }
   if (Array.isArray(value)) return value.map((v, i) => resolve(v, ids, `${where}.${i}`))
@@ -133,7 +133,7 @@ function apply(core: Core, kind: Entry['kind'], body: Record<string, unknown>): 
       const order = typeof orderId === 'number' ? core.store.order(orderId) : undefined
       if (!order) throw validationError({order_id: [orderId === undefined ? 'is required' : `no order has id ${JSON.stringify(orderId)}`]})
       check(validateRefund(refund))
-      return refundOrder(core, order, refund as {amount?: number; reason?: string}).refund.id
+      return refundOrder(core, order, refund).refund.id
     }
     case 'webhooks': {
       const errors = validateWebhookCreate(body, true)

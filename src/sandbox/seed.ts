@@ -113,7 +113,7 @@ export function seedDemoData(store: Store, now: number): void {
     const currency = CURRENCY_OF_COUNTRY[country] ?? 'EUR'
     for (let n = 0; n < 2 + (i % 2); n++) {
       const items: OrderLine[] = [1, 2].map((k) => {
-        const p = CATALOGUE[(i * 5 + n * 3 + k * 7) % CATALOGUE.length]!
+        const p = CATALOGUE[(i * 5 + n * 3 + k * 7) % CATALOGUE.length]
         return {product_id: p.id, quantity: k, unit_price: priced(p, currency).price}
       })
       const total = items.reduce((sum, it) => sum + it.unit_price * it.quantity, 0)
@@ -127,7 +127,7 @@ export function seedDemoData(store: Store, now: number): void {
         status: 'pending',
         total,
       })
-      store.setOrderStatus(order, DEMO_STATUSES[(i + n) % DEMO_STATUSES.length]!)
+      store.setOrderStatus(order, DEMO_STATUSES[(i + n) % DEMO_STATUSES.length])
     }
   })
 }

@@ -299,7 +299,7 @@ function unlogged(method: string, path: string): boolean {
 function keyIdOf(core: Core, req: IncomingMessage, body: unknown): string | null {
   const m = /^Bearer +(\S+)/i.exec(req.headers.authorization ?? '')
   if (m) {
-    const found = core.tokens.lookup(m[1]!)
+    const found = core.tokens.lookup(m[1])
     return found.state === 'valid' || found.state === 'revoked' ? found.token.keyId : null
   }
   const keyId = (body as {key_id?: unknown} | null)?.key_id

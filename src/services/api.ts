@@ -126,7 +126,7 @@ export function buildBody(fields: readonly {key: string; value: unknown}[]): Rec
           node.push(value)
           break
         }
-        let element = node.at(-1)
+        let element: unknown = node.at(-1)
         const reusable = next === '' ? Array.isArray(element) : isObject(element) && !(next in element)
         if (!reusable) {
           element = next === '' ? [] : {}

@@ -10,7 +10,7 @@ import type {ListPosition} from '../domain/schema.js'
 
 export interface Listing<T> {
   records: AsyncIterable<T>
-  position(): ListPosition | undefined
+  position: () => ListPosition | undefined
 }
 
 export function listing<T>(client: ApiClient, request: ApiRequest, options: PageOptions): Listing<T> {

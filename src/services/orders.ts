@@ -86,7 +86,7 @@ export async function readOrderFile(path: string, stdin: NodeJS.ReadableStream =
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new UsageError(`--from-file ${path} must hold a JSON object {customer_id, currency, items}.`)
-  return value as OrderInput
+  return value
 }
 
 export interface CreateOrderResult {

@@ -79,7 +79,7 @@ export function recordAnswer(answer: {status: number; headers: ReadonlyArray<rea
   if (kept.length < body.length && isUtf8(body)) {
     let end = kept.length
     // Back to the start of the character the cut fell in (continuation bytes are 10xxxxxx).
-    while (end > 0 && (body[end]! & 0xc0) === 0x80) end--
+    while (end > 0 && (body[end] & 0xc0) === 0x80) end--
     kept = body.subarray(0, end)
   }
   return {

@@ -33,7 +33,7 @@ export class ProbeNonces {
   /** The listener's answer to a request on PROBE_PATH: the nonce when it is one of ours (consumed), else undefined. */
   take(path: string): string | undefined {
     const at = path.indexOf(PROBE_PATH)
-    const nonce = at === -1 ? '' : path.slice(at + PROBE_PATH.length).split(/[/?#]/, 1)[0]!
+    const nonce = at === -1 ? '' : path.slice(at + PROBE_PATH.length).split(/[/?#]/, 1)[0]
     if (!this.open.delete(nonce)) return undefined
     this.arrived += 1
     return nonce
@@ -72,7 +72,7 @@ export async function probe(publicUrl: string, nonces: ProbeNonces, options: {ti
       if (body.length < 4096) body += chunk.toString('utf8')
     }
     if (response.statusCode === 200 && body.trim() === nonce) return {duration_ms: Math.round(performance.now() - started), ok: true}
-    const said = body.trim().split('\n', 1)[0]!.slice(0, 120)
+    const said = body.trim().split('\n', 1)[0].slice(0, 120)
     return {
       hop: 'other_answer',
       message: `${host} answered HTTP ${response.statusCode}${said ? ` (${JSON.stringify(said)})` : ''}, not this listener: the URL does not lead here`,

@@ -235,8 +235,8 @@ function cliEnv(dir: string, sb: Sandbox): NodeJS.ProcessEnv {
     ...env,
     COMMERCE_BASE_URL: sb.baseUrl,
     COMMERCE_CONFIG_DIR: configDir,
-    COMMERCE_KEY_ID: sb.keys[0]!.key_id,
-    COMMERCE_KEY_SECRET: sb.keys[0]!.key_secret,
+    COMMERCE_KEY_ID: sb.keys[0].key_id,
+    COMMERCE_KEY_SECRET: sb.keys[0].key_secret,
   }
 }
 
@@ -294,7 +294,7 @@ function lineCount(file: string): number {
 }
 
 async function tokenFor(sb: Sandbox): Promise<string> {
-  const {key_id, key_secret} = sb.keys[0]!
+  const {key_id, key_secret} = sb.keys[0]
   const res = await fetch(`${sb.baseUrl}/api/v2/auth/tokens`, {
     body: JSON.stringify({key_id, key_secret}),
     headers: {'content-type': 'application/json'},

@@ -49,7 +49,7 @@ function timed(command: string, args: string[], env: NodeJS.ProcessEnv): Promise
   })
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 
 export async function run(options: {records?: number; runs?: number; out?: NodeJS.WritableStream} = {}): Promise<JqBenchResult> {
   const records = options.records ?? 10_000
@@ -64,7 +64,7 @@ export async function run(options: {records?: number; runs?: number; out?: NodeJ
     const base: NodeJS.ProcessEnv = {}
     for (const [k, v] of Object.entries(process.env))
       if (!k.startsWith('COMMERCE_') && !['CI', 'FORCE_COLOR', 'NO_COLOR', 'NODE_OPTIONS'].includes(k)) base[k] = v
-    const env = {...base, ...keyPairEnv(dir, sandbox.baseUrl, sandbox.keys[0]!)}
+    const env = {...base, ...keyPairEnv(dir, sandbox.baseUrl, sandbox.keys[0])}
     const list = ['customers', 'list', '--all', '--per-page', '100']
     const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`
     const cases: Array<{name: string; command: string; args: string[]; lines?: number}> = [
@@ -93,7 +93,7 @@ export async function run(options: {records?: number; runs?: number; out?: NodeJ
     for (const [name, ms] of Object.entries(medians)) out.write(`  ${name.padEnd(28)} ${String(ms).padStart(6)} ms\n`)
     let ratio: JqBenchResult['ratio']
     if (hasJq) {
-      const value = medians['--jq .[].email']! / medians['--json | jq -r .[].email']!
+      const value = medians['--jq .[].email'] / medians['--json | jq -r .[].email']
       ratio = {goal: GOAL, pass: value <= GOAL, value: Math.round(value * 100) / 100}
       out.write(`  --jq / (--json | jq): ${ratio.value}x (goal: within ${GOAL}x) ${ratio.pass ? 'PASS' : 'MISS'}\n`)
     } else {

@@ -41,7 +41,7 @@ export async function run(options: {runs?: number; out?: NodeJS.WritableStream} 
   const medians: Record<string, number> = {}
   let skipped: string | undefined
   try {
-    const key = sandbox.keys[0]!
+    const key = sandbox.keys[0]
     const storages = keyring.available ? (['file', 'keyring'] as const) : (['file'] as const)
     if (!keyring.available) {
       skipped = `keyring cases skipped: ${keyring.reason}`
@@ -63,25 +63,25 @@ export async function run(options: {runs?: number; out?: NodeJS.WritableStream} 
       for (const [i, storage] of storages.entries()) {
         await cli(
           ['auth', 'login', '--base-url', sandbox.baseUrl, '--key-id', key.key_id, '--key-secret-stdin', '--storage', storage, '--json'],
-          envs[i]!,
+          envs[i],
           key.key_secret,
         )
-        const stored = JSON.parse(readFileSync(join(dirs[i]!, 'config.json'), 'utf8')).profiles.default
+        const stored = JSON.parse(readFileSync(join(dirs[i], 'config.json'), 'utf8')).profiles.default
         if (stored.storage !== storage) throw new Error(`login kept the secret in ${stored.storage}, not ${storage}`)
-        await cli(list, envs[i]!) // warm-up
+        await cli(list, envs[i]) // warm-up
       }
       for (let r = 0; r < runs; r++)
         for (const i of storages.keys()) {
-          times[i]!.cached.push(await cli(list, envs[i]!))
-          const path = join(dirs[i]!, 'config.json')
+          times[i].cached.push(await cli(list, envs[i]))
+          const path = join(dirs[i], 'config.json')
           const data = JSON.parse(readFileSync(path, 'utf8'))
           data.profiles.default.expires_at = new Date(0).toISOString()
           writeFileSync(path, JSON.stringify(data), {mode: 0o600})
-          times[i]!.renewal.push(await cli(list, envs[i]!))
+          times[i].renewal.push(await cli(list, envs[i]))
         }
       for (const [i, storage] of storages.entries()) {
-        medians[`${storage} cached`] = median(times[i]!.cached)
-        medians[`${storage} renewal`] = median(times[i]!.renewal)
+        medians[`${storage} cached`] = median(times[i].cached)
+        medians[`${storage} renewal`] = median(times[i].renewal)
       }
     } finally {
       for (const dir of dirs) rmSync(dir, {force: true, recursive: true})
@@ -90,7 +90,7 @@ export async function run(options: {runs?: number; out?: NodeJS.WritableStream} 
     for (const [name, ms] of Object.entries(medians)) out.write(`  ${name.padEnd(18)} ${ms.toFixed(0).padStart(6)} ms\n`)
     if (medians['keyring renewal'] !== undefined)
       out.write(
-        `  keyring - file: cached ${(medians['keyring cached']! - medians['file cached']!).toFixed(0)} ms, renewal ${(medians['keyring renewal']! - medians['file renewal']!).toFixed(0)} ms\n`,
+        `  keyring - file: cached ${(medians['keyring cached'] - medians['file cached']).toFixed(0)} ms, renewal ${(medians['keyring renewal'] - medians['file renewal']).toFixed(0)} ms\n`,
       )
   } finally {
     await keyring.close()
@@ -118,7 +118,7 @@ function cli(args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<nu
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
   const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -32,7 +32,7 @@ export async function run() {
   const dir = mkdtempSync(join(tmpdir(), 'commerce-list-all-'))
   const sb = await startSandbox({dataFile: writeCustomersDataFile(join(dir, 'data.json'), COUNT)})
   try {
-    const key = sb.keys[0]!
+    const key = sb.keys[0]
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       COLUMNS: '80',
@@ -54,8 +54,8 @@ export async function run() {
       }
       return ms
     }
-    await timed(cli[0]!, cli.slice(1), env) // warm-up (token, page cache)
-    const pipe = await best(() => timed(cli[0]!, cli.slice(1), env))
+    await timed(cli[0], cli.slice(1), env) // warm-up (token, page cache)
+    const pipe = await best(() => timed(cli[0], cli.slice(1), env))
     // `script -qec CMD /dev/null`: CMD runs on a new pseudo-terminal; its output comes back through our pipe.
     const terminal = await best(() => timed('script', ['-qec', `stty cols 80 rows 50; ${cli.map((a) => `'${a}'`).join(' ')}`, '/dev/null'], env))
     const ratio = terminal / pipe

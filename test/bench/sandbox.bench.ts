@@ -71,7 +71,7 @@ export async function run(options: {seconds?: number; connections?: number; out?
       const dataFile = writeCustomersDataFile(join(dir, `data-${customers}.json`), customers)
       const sandbox = await startSandbox({dataFile})
       try {
-        const {key_id, key_secret} = sandbox.keys[0]!
+        const {key_id, key_secret} = sandbox.keys[0]
         const issued = await fetch(`${sandbox.baseUrl}/api/v2/auth/tokens`, {
           body: JSON.stringify({key_id, key_secret}),
           headers: {'content-type': 'application/json'},

@@ -169,7 +169,7 @@ function timeProcess(c: Case, env: NodeJS.ProcessEnv): Promise<number> {
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
   const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -27,7 +27,7 @@ function bundleFiles(dir = BUNDLE, prefix = ''): string[] {
 }
 
 describe('packages whose internals the build touches', () => {
-  it.each(PINNED as string[])('%s is pinned to the exact version installed', (name: string) => {
+  it.each(PINNED)('%s is pinned to the exact version installed', (name: string) => {
     const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {dependencies: Record<string, string>}
     const installed = (require(`${name}/package.json`) as {version: string}).version
     expect(pjson.dependencies[name], `package.json must pin ${name} to an exact version (scripts/patches.mjs says why)`).toBe(installed)

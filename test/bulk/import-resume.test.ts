@@ -37,7 +37,7 @@ function ordersCsv(count: number): string {
 
 function journalPath(): string {
   const [name] = readdirSync(join(dir, 'journals')).filter((f) => f.endsWith('.jsonl'))
-  return join(dir, 'journals', name!)
+  return join(dir, 'journals', name)
 }
 
 async function importCustomers(

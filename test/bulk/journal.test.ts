@@ -89,7 +89,7 @@ test('one process per journal: a live owner is refused, a dead one (kill -9) is 
   j.close()
   writeFileSync(`${j.path}.lock`, String(process.ppid))
   await expect(Journal.open(d, id)).rejects.toBeInstanceOf(JournalBusyError)
-  const dead = spawnSync(process.execPath, ['-e', '0']).pid!
+  const dead = spawnSync(process.execPath, ['-e', '0']).pid
   writeFileSync(`${j.path}.lock`, String(dead))
   const taken = await Journal.open(d, id)
   expect(readFileSync(`${j.path}.lock`, 'utf8')).toBe(String(process.pid))

@@ -45,8 +45,8 @@ function slidingLimiter(limit: number, windowMs: number): Limiter {
   const log: number[] = []
   return {
     take(now) {
-      while (log.length > 0 && log[0]! <= now - windowMs) log.shift()
-      if (log.length >= limit) return {ok: false, retryAfterSeconds: Math.max(1, Math.ceil((log[0]! + windowMs - now) / 1000))}
+      while (log.length > 0 && log[0] <= now - windowMs) log.shift()
+      if (log.length >= limit) return {ok: false, retryAfterSeconds: Math.max(1, Math.ceil((log[0] + windowMs - now) / 1000))}
       log.push(now)
       return {ok: true}
     },

@@ -80,8 +80,8 @@ describe('fetchAllPages', () => {
       await new Promise((r) => setImmediate(r))
       if (pending.length === 0) continue
       const [next] = pending.splice(Math.floor(random() * pending.length), 1)
-      answeredOrder.push(next!.page)
-      next!.resolve()
+      answeredOrder.push(next.page)
+      next.resolve()
     }
     expect(out).toEqual(ids(1000))
     expect(answeredOrder).not.toEqual([...answeredOrder].sort((a, b) => a - b)) // really out of order
@@ -105,7 +105,7 @@ describe('fetchAllPages', () => {
     )
     expect(out).toEqual(ids(250))
     expect(s.calls.map((c) => c.page)).toEqual([1, 2, 3])
-    expect(seen[0]!.aborted).toBe(true) // anything still in flight is told to stop
+    expect(seen[0].aborted).toBe(true) // anything still in flight is told to stop
     expect(await collect(fetchAllPages({fetchPage: async (p, pp) => s.answer(p, pp), limit: 5, perPage: 100}))).toEqual(ids(5))
   })
 

@@ -22,7 +22,7 @@ beforeAll(async () => {
   // The real clock (the rate-limit window must pass): 2 orders per second, so 8 rows take a few seconds.
   sb = await startSandbox({orderLimit: {limit: 2, windowSeconds: 1}})
   config = tempConfigDir()
-  const key = sb.keys[0]!
+  const key = sb.keys[0]
   env = {COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_CONFIG_DIR: config.dir, COMMERCE_KEY_ID: key.key_id, COMMERCE_KEY_SECRET: key.key_secret}
 })
 afterEach(killAllSessions)
@@ -34,7 +34,7 @@ afterAll(async () => {
 /** A customer and an orders file of 8 rows; each call a new file, so a new import. */
 async function ordersFile(name: string): Promise<string> {
   const res = await fetch(`${sb.baseUrl}/api/v2/auth/tokens`, {
-    body: JSON.stringify({key_id: sb.keys[0]!.key_id, key_secret: sb.keys[0]!.key_secret}),
+    body: JSON.stringify({key_id: sb.keys[0].key_id, key_secret: sb.keys[0].key_secret}),
     headers: {'content-type': 'application/json'},
     method: 'POST',
   })

@@ -94,7 +94,7 @@ describe('api against the sandbox', () => {
       COMMERCE_KEY_SECRET: key.key_secret,
     })
     expect(r.code, r.stderr).toBe(0)
-    const records = r.json() as Array<{id: number; status: string}>
+    const records = r.json<Array<{id: number; status: string}>>()
     const pages = fx.faulty!.requests.filter((q) => q.method === 'GET')
     const total = JSON.parse((await api(['customers', '-X', 'GET', '--field', 'status=active', '--field', 'per_page=1'], sandboxEnv())).stdout).meta
       .total

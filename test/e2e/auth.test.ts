@@ -35,7 +35,7 @@ afterEach(async () => {
   faulty = undefined
 })
 
-const full = () => sb.keys[0]!
+const full = () => sb.keys[0]
 const cli = (args: string[], env: Record<string, string | undefined> = {}, input?: string) =>
   run(args, {env: {COMMERCE_CONFIG_DIR: dir, ...env}, input})
 const loginArgs = (baseUrl = sb.baseUrl) => ['auth', 'login', '--base-url', baseUrl, '--key-id', full().key_id, '--key-secret', full().key_secret]
@@ -43,7 +43,7 @@ async function login(baseUrl = sb.baseUrl, extra: string[] = []): Promise<void> 
   const r = await cli([...loginArgs(baseUrl), ...extra, '--json'])
   expect(r.code, r.stderr).toBe(0)
 }
-const storedToken = (profile = 'default') => readConfig(dir).profiles![profile]!.access_token!
+const storedToken = (profile = 'default') => readConfig(dir).profiles![profile].access_token!
 
 describe('auth login', () => {
   it('with flags: checks the pair, stores pair, token and base URL (0600 file in a 0700 dir); --json shape', async () => {
@@ -79,7 +79,7 @@ describe('auth login', () => {
     expect(r.stdout).toContain(`key_id\t${full().key_id}`)
     expect(r.stdout).toContain('scopes\t["customers:read"]')
     expect(r.stdout + r.stderr).not.toContain(full().key_secret)
-    expect(readConfig(dir).profiles!.default!.scopes).toEqual(['customers:read'])
+    expect(readConfig(dir).profiles!.default.scopes).toEqual(['customers:read'])
   })
 
   it('--sandbox logs in to the sandbox of the state file with its every-scope key', async () => {
@@ -240,7 +240,7 @@ describe('auth logout', () => {
     const r = await cli(['auth', 'logout'])
     expect(r.code, r.stderr).toBe(0)
     expect(await tokenStatus(sb.baseUrl, token)).toBe(401)
-    const profile = readConfig(dir).profiles!.default!
+    const profile = readConfig(dir).profiles!.default
     for (const k of ['key_id', 'key_secret', 'access_token', 'expires_at']) expect(profile).not.toHaveProperty(k)
     const again = await cli(['auth', 'logout', '--json'])
     expect(again.code, again.stderr).toBe(0)
@@ -270,7 +270,7 @@ describe('auth logout', () => {
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/stays valid until it expires/)
     expect(requestsTo(faulty.requests, 'DELETE', '/api/v2/auth/tokens/current').length).toBeGreaterThanOrEqual(1)
-    expect(readConfig(dir).profiles!.default!.key_secret).toBeUndefined()
+    expect(readConfig(dir).profiles!.default.key_secret).toBeUndefined()
   })
 })
 
@@ -372,7 +372,7 @@ describe('401: one re-issue and one repeat', () => {
   })
 
   it('a key lacking the scope: 403, exit 3, the scope named', async () => {
-    const r = await cli(['orders', 'list'], keyPairEnv(dir, sb.baseUrl, sb.keys[1]!))
+    const r = await cli(['orders', 'list'], keyPairEnv(dir, sb.baseUrl, sb.keys[1]))
     expect(r.code).toBe(3)
     expect(r.stderr).toContain('orders:read')
   })
@@ -382,7 +382,7 @@ describe('selection order', () => {
   const status = async (args: string[] = [], env: Record<string, string> = {}) => {
     const r = await cli(['auth', 'status', '--json', ...args], env)
     expect(r.code, r.stderr).toBe(3) // no key pairs in these profiles: logged out, but the selection shows
-    return r.json() as {profile: string; base_url: string | null}
+    return r.json<{profile: string; base_url: string | null}>()
   }
 
   it('profile: --profile > COMMERCE_PROFILE > the chosen profile > "default"', async () => {

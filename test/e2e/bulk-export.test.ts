@@ -31,7 +31,7 @@ interface Customer {
 
 /** Creates customers straight on a sandbox, `parallel` requests at a time. */
 async function seedCustomers(sb: TestSandbox, count: number, parallel = 8): Promise<void> {
-  const token = await issueToken(sb.baseUrl, sb.keys[0]!)
+  const token = await issueToken(sb.baseUrl, sb.keys[0])
   let next = 0
   const worker = async () => {
     while (next < count) {
@@ -50,7 +50,7 @@ async function seedCustomers(sb: TestSandbox, count: number, parallel = 8): Prom
 
 /** Every customer as the list operation returns them, in its order. */
 async function listAll(sb: TestSandbox): Promise<Customer[]> {
-  const token = await issueToken(sb.baseUrl, sb.keys[0]!)
+  const token = await issueToken(sb.baseUrl, sb.keys[0])
   const all: Customer[] = []
   for (let page = 1; ; page++) {
     const res = await fetch(`${sb.baseUrl}/api/v2/customers?per_page=100&page=${page}`, {headers: {authorization: `Bearer ${token}`}})
@@ -76,7 +76,7 @@ afterAll(async () => {
 })
 
 const exportFrom = (sb: TestSandbox, args: string[], topic = 'customers') =>
-  run([topic, 'export', ...args], {env: keyPairEnv(tmp.dir, sb.baseUrl, sb.keys[0]!)})
+  run([topic, 'export', ...args], {env: keyPairEnv(tmp.dir, sb.baseUrl, sb.keys[0])})
 const jsonl = (text: string) =>
   text
     .split('\n')
@@ -121,7 +121,7 @@ describe('customers export of one page', () => {
     const lines = r.stdout.trimEnd().split('\n')
     expect(lines[0]).toBe('id,email,name,status,created_at,metadata')
     expect(lines).toHaveLength(31)
-    const first = (await listAll(onePage))[0]!
+    const first = (await listAll(onePage))[0]
     expect(lines[1]).toBe(
       `${first.id},${first.email},${first.name},${first.status},${first.created_at},"${JSON.stringify(first.metadata).replaceAll('"', '""')}"`,
     )
@@ -183,7 +183,7 @@ describe('a failed export', () => {
     try {
       const dir = mkdtempSync(join(out, 'fail-'))
       const file = join(dir, 'customers.jsonl')
-      const r = await run(['customers', 'export', '--output', file], {env: keyPairEnv(tmp.dir, faulty.url, multiPage.keys[0]!)})
+      const r = await run(['customers', 'export', '--output', file], {env: keyPairEnv(tmp.dir, faulty.url, multiPage.keys[0])})
       expect(r.code, r.stderr).toBe(1)
       expect(r.stderr).toMatch(/500|boom/)
       expect(existsSync(file)).toBe(false)
@@ -198,11 +198,11 @@ describe('a failed export', () => {
     const recorder = await startRecorder()
     try {
       const r = await run(['customers', 'export', '--output', join(out, 'no', 'such', 'dir.jsonl')], {
-        env: keyPairEnv(tmp.dir, recorder.url, empty.keys[0]!),
+        env: keyPairEnv(tmp.dir, recorder.url, empty.keys[0]),
       })
       expect(r.code, r.stderr).toBe(2)
       expect(r.stderr).toContain('--output')
-      const dir = await run(['customers', 'export', '--output', out], {env: keyPairEnv(tmp.dir, recorder.url, empty.keys[0]!)})
+      const dir = await run(['customers', 'export', '--output', out], {env: keyPairEnv(tmp.dir, recorder.url, empty.keys[0])})
       expect(dir.code, dir.stderr).toBe(2)
       expect(dir.stderr).toContain('is a directory')
       expect(recorder.requests).toHaveLength(0)
@@ -216,7 +216,7 @@ describe('usage errors, before any request', () => {
   it('--json with --format csv and no --output; --search with v1; an unknown --format', async () => {
     const recorder = await startRecorder()
     try {
-      const env = keyPairEnv(tmp.dir, recorder.url, empty.keys[0]!)
+      const env = keyPairEnv(tmp.dir, recorder.url, empty.keys[0])
       const csvJson = await run(['customers', 'export', '--format', 'csv', '--json'], {env})
       expect(csvJson.code).toBe(2)
       expect(csvJson.json().error.message).toContain('--json without --output')
@@ -234,7 +234,7 @@ describe('usage errors, before any request', () => {
 
 describe('orders export', () => {
   it('csv: the order columns, only the customer asked for', async () => {
-    const token = await issueToken(onePage.baseUrl, onePage.keys[0]!)
+    const token = await issueToken(onePage.baseUrl, onePage.keys[0])
     const post = (customer: number) =>
       fetch(`${onePage.baseUrl}/api/v2/orders`, {
         body: JSON.stringify({currency: 'USD', customer_id: customer, items: [{product_id: 1, quantity: 2}]}),

@@ -24,7 +24,7 @@ function file(ext: string, content: string | Buffer): string {
   writeFileSync(path, content)
   return path
 }
-const cli = (args: string[]) => run(args, {env: keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[0]!), timeoutMs: 60_000})
+const cli = (args: string[]) => run(args, {env: keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[0]), timeoutMs: 60_000})
 
 describe('hostile import rows', () => {
   it('a row the service refuses as too large (413) fails, the rows after it are created, and a rerun goes past it', async () => {
@@ -111,7 +111,7 @@ describe('invitations', () => {
     expect(quiet.code, quiet.stderr).toBe(0)
     expect(quiet.stderr).not.toContain('invitation')
     const listed = await cli(['customers', 'list', '--search', 'quiet', '--json'])
-    const statuses = Object.fromEntries((listed.json() as Array<{email: string; status: string}>).map((c) => [c.email, c.status]))
+    const statuses = Object.fromEntries(listed.json<Array<{email: string; status: string}>>().map((c) => [c.email, c.status]))
     expect(statuses).toEqual({'quiet1@h.io': 'active', 'quiet2@h.io': 'active', 'quiet3@h.io': 'invited'})
   })
 })
@@ -126,7 +126,7 @@ describe('the export file', () => {
     const last = Number(readFileSync('/proc/sys/kernel/ns_last_pid', 'utf8'))
     const planted = Array.from({length: 300}, (_, i) => `.customers.csv.${last + 1 + i}.tmp`)
     for (const name of planted) symlinkSync(victim, join(dir, name))
-    const r = await run(['customers', 'export', '--format', 'csv', '--output', target], {env: keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[0]!)})
+    const r = await run(['customers', 'export', '--format', 'csv', '--output', target], {env: keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[0])})
     expect(r.code, r.stderr).toBe(0)
     expect(statSync(target).mode & 0o777).toBe(0o600)
     expect(lstatSync(target).isSymbolicLink()).toBe(false)

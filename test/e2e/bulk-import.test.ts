@@ -30,7 +30,7 @@ interface Customer {
 beforeAll(async () => {
   sb = await startTestSandbox({orderLimit: {limit: 1000, windowSeconds: 60}})
   tmp = tempConfigDir()
-  token = await issueToken(sb.baseUrl, sb.keys[0]!)
+  token = await issueToken(sb.baseUrl, sb.keys[0])
 })
 afterAll(async () => {
   await sb.close()
@@ -46,7 +46,7 @@ function file(ext: string, content: string): string {
   return path
 }
 
-const env = (baseUrl = sb.baseUrl) => keyPairEnv(tmp.dir, baseUrl, sb.keys[0]!)
+const env = (baseUrl = sb.baseUrl) => keyPairEnv(tmp.dir, baseUrl, sb.keys[0])
 const cli = (args: string[], baseUrl?: string) => run(args, {env: env(baseUrl)})
 
 async function api<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
@@ -312,7 +312,7 @@ describe('CSV round trip: export, then import into another service', () => {
 
     const other = await startTestSandbox()
     try {
-      const otherEnv = keyPairEnv(tmp.dir, other.baseUrl, other.keys[0]!)
+      const otherEnv = keyPairEnv(tmp.dir, other.baseUrl, other.keys[0])
       const i = await run(['customers', 'import', exported, '--json'], {env: otherEnv})
       expect(i.code, i.stderr).toBe(0)
       expect(i.json()).toMatchObject({created: names.length, failed: 0, invalid: 0})

@@ -50,8 +50,8 @@ function start(args: string[], env: Record<string, string>) {
   children.push(child)
   let stdout = ''
   let stderr = ''
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d))
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
   const ended = new Promise<{code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string}>((resolve) =>
     child.on('close', (code, signal) => resolve({code, signal, stderr, stdout})),
   )
@@ -69,7 +69,7 @@ async function until(condition: () => boolean, child: ChildProcess, timeoutMs = 
 }
 
 async function seedCustomer(sb: Sandbox): Promise<number> {
-  const token = await issueToken(sb.baseUrl, sb.keys[0]!)
+  const token = await issueToken(sb.baseUrl, sb.keys[0])
   const res = await fetch(`${sb.baseUrl}/api/v2/customers`, {
     body: JSON.stringify({email: 'buyer@example.com', name: 'Buyer'}),
     headers: {authorization: `Bearer ${token}`, 'content-type': 'application/json'},
@@ -79,7 +79,7 @@ async function seedCustomer(sb: Sandbox): Promise<number> {
 }
 
 async function listOrders(sb: Sandbox): Promise<Array<{id: number; placed_at: string}>> {
-  const token = await issueToken(sb.baseUrl, sb.keys[0]!)
+  const token = await issueToken(sb.baseUrl, sb.keys[0])
   const res = await fetch(`${sb.baseUrl}/api/v2/orders?per_page=100`, {headers: {authorization: `Bearer ${token}`}})
   return ((await res.json()) as {data: Array<{id: number; placed_at: string}>}).data
 }
@@ -105,7 +105,7 @@ describe('kill -9 mid-way, then the same command again', () => {
     open.push(proxy)
     const file = join(files, 'customers.csv')
     writeFileSync(file, ['email,name', ...Array.from({length: 300}, (_, i) => `k${i + 1}@example.com,Kill ${i + 1}`)].join('\n') + '\n')
-    const env = keyPairEnv(tmp.dir, proxy.url, sb.keys[0]!)
+    const env = keyPairEnv(tmp.dir, proxy.url, sb.keys[0])
 
     const first = start(['customers', 'import', file, '--concurrency', '4'], env)
     await until(() => sb.counts().customers >= 40, first.child)
@@ -121,7 +121,7 @@ describe('kill -9 mid-way, then the same command again', () => {
     const again = await run(['customers', 'import', file, '--json'], {env, timeoutMs: 60_000})
     expect(again.code, again.stderr).toBe(0)
     // This run's counts: what the first run had journaled is already_done; the rest (rows in doubt too) created now.
-    const summary = again.json() as {created: number; already_done: number}
+    const summary = again.json<{created: number; already_done: number}>()
     expect(summary).toMatchObject({updated: 0, skipped: 0, failed: 0, invalid: 0})
     expect(summary.already_done).toBeGreaterThan(0)
     expect(summary.created + summary.already_done).toBe(300)
@@ -132,7 +132,7 @@ describe('kill -9 mid-way, then the same command again', () => {
     const sb = await sandbox({limit: 10, windowSeconds: 1})
     const customer = await seedCustomer(sb)
     const file = ordersFile('orders-kill.csv', customer, 40)
-    const env = keyPairEnv(tmp.dir, sb.baseUrl, sb.keys[0]!)
+    const env = keyPairEnv(tmp.dir, sb.baseUrl, sb.keys[0])
 
     const first = start(['orders', 'import', file], env)
     await until(() => sb.counts().orders >= 12, first.child)
@@ -142,7 +142,7 @@ describe('kill -9 mid-way, then the same command again', () => {
 
     const again = await run(['orders', 'import', file, '--json'], {env, timeoutMs: 60_000})
     expect(again.code, again.stderr).toBe(0)
-    const summary = again.json() as {created: number; already_done: number}
+    const summary = again.json<{created: number; already_done: number}>()
     expect(summary).toMatchObject({updated: 0, skipped: 0, failed: 0, invalid: 0})
     expect(summary.already_done).toBeGreaterThan(0)
     expect(summary.created + summary.already_done).toBe(40)
@@ -155,7 +155,7 @@ describe('Ctrl-C', () => {
     const sb = await sandbox({limit: 10, windowSeconds: 1})
     const customer = await seedCustomer(sb)
     const file = ordersFile('orders-int.csv', customer, 30)
-    const env = keyPairEnv(tmp.dir, sb.baseUrl, sb.keys[0]!)
+    const env = keyPairEnv(tmp.dir, sb.baseUrl, sb.keys[0])
 
     const first = start(['orders', 'import', file, '--json'], env)
     await until(() => sb.counts().orders >= 10, first.child)
@@ -178,7 +178,7 @@ describe('Ctrl-C', () => {
       .filter((o) => o.id > summary.created)
       .map((o) => Date.parse(o.placed_at))
       .sort((a, b) => a - b)
-    expect(placed.slice(1).some((t, i) => t - placed[i]! < 500)).toBe(true)
+    expect(placed.slice(1).some((t, i) => t - placed[i] < 500)).toBe(true)
   }, 60_000)
 })
 
@@ -220,7 +220,7 @@ describe('Ctrl-C during an export to a file', () => {
     const exportDir = mkdtempSync(join(files, 'export-'))
     const output = join(exportDir, 'customers.jsonl')
 
-    const child = start(['customers', 'export', '--concurrency', '1', '--output', output], keyPairEnv(tmp.dir, proxy.url, sb.keys[0]!))
+    const child = start(['customers', 'export', '--concurrency', '1', '--output', output], keyPairEnv(tmp.dir, proxy.url, sb.keys[0]))
     await until(() => proxy.requests.filter((r) => r.url.includes('page=')).length >= 3, child.child)
     child.child.kill('SIGINT')
     const ended = await child.ended
@@ -235,7 +235,7 @@ describe('pacing', () => {
     const customer = await seedCustomer(sb)
     const file = ordersFile('orders-paced.csv', customer, 30)
     const r = await run(['orders', 'import', file, '--json', '--concurrency', '8'], {
-      env: keyPairEnv(tmp.dir, sb.baseUrl, sb.keys[0]!),
+      env: keyPairEnv(tmp.dir, sb.baseUrl, sb.keys[0]),
       timeoutMs: 60_000,
     })
     expect(r.code, r.stderr).toBe(0)

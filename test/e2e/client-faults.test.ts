@@ -16,7 +16,7 @@ let token: string
 let customerId: number
 
 beforeAll(async () => {
-  token = await issueToken(fx.sb.baseUrl, fx.sb.keys[0]!)
+  token = await issueToken(fx.sb.baseUrl, fx.sb.keys[0])
   const res = await fetch(`${fx.sb.baseUrl}/api/v2/customers`, {
     body: JSON.stringify({email: 'faults@example.com', name: 'Faults'}),
     headers: {authorization: `Bearer ${token}`, 'content-type': 'application/json'},
@@ -68,24 +68,24 @@ describe('what goes on the wire', () => {
     expect(r.code, r.stderr).toBe(0)
     const [req] = r.requests
     expect(req).toMatchObject({method: 'POST', url: '/api/v2/customers'})
-    expect(req!.headers.accept).toBe('application/json')
-    expect(req!.headers['user-agent']).toMatch(/^commerce-cli\/\d+\.\d+\.\d+\S* node\/v\d+\.\d+\.\d+$/)
-    expect(req!.headers['content-type']).toBe('application/json')
-    expect(req!.headers.authorization).toBe(`Bearer ${token}`)
-    expect(JSON.parse(req!.body)).toEqual({email: 'new@example.com', name: 'New', send_invite: true})
+    expect(req.headers.accept).toBe('application/json')
+    expect(req.headers['user-agent']).toMatch(/^commerce-cli\/\d+\.\d+\.\d+\S* node\/v\d+\.\d+\.\d+$/)
+    expect(req.headers['content-type']).toBe('application/json')
+    expect(req.headers.authorization).toBe(`Bearer ${token}`)
+    expect(JSON.parse(req.body)).toEqual({email: 'new@example.com', name: 'New', send_invite: true})
   })
 
   it('key_secret goes only to POST /auth/tokens; a GET carries no Content-Type', async () => {
     fx.faulty = await startFaultyServer(() => ({forward: true}), {upstream: fx.sb.baseUrl})
-    const key = fx.sb.keys[0]!
+    const key = fx.sb.keys[0]
     const r = await run(['customers', 'list', '--json'], {env: keyPairEnv(tempDir(), fx.faulty.url, key)})
     expect(r.code, r.stderr).toBe(0)
     const [issue, list] = fx.faulty.requests
     expect(issue).toMatchObject({method: 'POST', url: '/api/v2/auth/tokens'})
-    expect(issue!.headers.authorization).toBeUndefined()
-    expect(JSON.parse(issue!.body)).toMatchObject({key_id: key.key_id, key_secret: key.key_secret})
-    expect(list!.method).toBe('GET')
-    expect(list!.headers['content-type']).toBeUndefined()
+    expect(issue.headers.authorization).toBeUndefined()
+    expect(JSON.parse(issue.body)).toMatchObject({key_id: key.key_id, key_secret: key.key_secret})
+    expect(list.method).toBe('GET')
+    expect(list.headers['content-type']).toBeUndefined()
     expect(JSON.stringify(list)).not.toContain(key.key_secret)
     expect(fx.faulty.requests).toHaveLength(2)
   })
@@ -114,7 +114,7 @@ describe('network errors and 5xx', () => {
     expect(r.code).toBe(1)
     expect(r.requests).toHaveLength(3)
     expect(r.stderr).toContain('down')
-    const [first, second] = [at[1]! - at[0]!, at[2]! - at[1]!]
+    const [first, second] = [at[1] - at[0], at[2] - at[1]]
     expect(first).toBeGreaterThanOrEqual(490)
     expect(first).toBeLessThan(1000)
     expect(second).toBeGreaterThanOrEqual(990)
@@ -141,10 +141,10 @@ describe('network errors and 5xx', () => {
     expect(r.code, r.stderr).toBe(0)
     const posts = requestsTo(r.requests, 'POST', '/api/v2/orders')
     expect(posts).toHaveLength(2)
-    const key = posts[0]!.headers['idempotency-key']
+    const key = posts[0].headers['idempotency-key']
     expect(key).toMatch(/^[0-9a-f-]{36}$/)
-    expect(posts[1]!.headers['idempotency-key']).toBe(key)
-    expect(posts[1]!.body).toBe(posts[0]!.body)
+    expect(posts[1].headers['idempotency-key']).toBe(key)
+    expect(posts[1].body).toBe(posts[0].body)
     expect(fx.sb.counts().orders).toBe(before + 1)
     expect(r.json()).toMatchObject({customer_id: customerId, idempotency_key: key})
   })
@@ -412,9 +412,9 @@ describe('2xx responses of another shape than the resource', () => {
     expect(create.stderr).toMatch(/may have been created/)
     const order = await against(() => ({status: 201}), createOrder())
     expect(order.code).toBe(1)
-    const key = order.requests[0]!.headers['idempotency-key']
+    const key = order.requests[0].headers['idempotency-key']
     expect(order.json().error.message).toMatch(/Unexpected response/)
-    expect(order.stderr).toContain(`rerun with --idempotency-key ${key}`)
+    expect(order.stderr).toContain(`rerun with --idempotency-key ${String(key)}`)
     const get = await against(() => ({body: 'hello', status: 200}), ['customers', 'get', '9', '--json'])
     expect(get.code).toBe(1)
     expect(get.json().error.message).toMatch(/not JSON/)
@@ -682,7 +682,7 @@ describe('messages that are right (issue 9)', () => {
   })
 
   it('a failed token request says so (not "The POST request … failed" for a read)', async () => {
-    const key = fx.sb.keys[0]!
+    const key = fx.sb.keys[0]
     fx.faulty = await startFaultyServer((req) => (req.url.endsWith('/auth/tokens') ? {drop: true} : page()))
     const dropped = await run(['customers', 'list'], {env: keyPairEnv(tempDir(), fx.faulty.url, key)})
     expect(dropped.code).toBe(1)

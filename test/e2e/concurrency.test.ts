@@ -34,7 +34,7 @@ afterAll(async () => {
 const tokenIssues = () => requestsTo(proxy.requests, 'POST', '/auth/tokens').length
 
 async function stampede(): Promise<RunResult[]> {
-  const env = keyPairEnv(tmp.dir, proxy.url, sb.keys[0]!)
+  const env = keyPairEnv(tmp.dir, proxy.url, sb.keys[0])
   return Promise.all(Array.from({length: PROCESSES}, () => run(['customers', 'list', '--per-page', '5', '--json'], {env, timeoutMs: 60_000})))
 }
 
@@ -54,13 +54,13 @@ describe(`${PROCESSES} processes sharing one config file`, () => {
   })
 
   it('with a cached token the service has expired: all succeed, one new token replaces it', {timeout: 90_000}, async () => {
-    const before = Object.values(readConfig(tmp.dir).token_cache!)[0]!.access_token
+    const before = Object.values(readConfig(tmp.dir).token_cache!)[0].access_token
     sb.clock.advance(3601_000)
     const issued = tokenIssues()
     const results = await stampede()
     expectAllSucceeded(results)
     expect(tokenIssues() - issued).toBe(1)
-    expect(Object.values(readConfig(tmp.dir).token_cache!)[0]!.access_token).not.toBe(before)
+    expect(Object.values(readConfig(tmp.dir).token_cache!)[0].access_token).not.toBe(before)
     // Each process sent its request once, or, if it read the expired token before the renewal was written,
     // met one 401 and repeated it once: never more (the first stampede sent PROCESSES requests).
     const gets = requestsTo(proxy.requests, 'GET', '/api/v2/customers').length - PROCESSES
@@ -114,7 +114,7 @@ describe('a slow token endpoint', () => {
 
   it('10 parallel commands all succeed with one token, and a `config set` run meanwhile is kept', {timeout: 90_000}, async () => {
     const arrived = new Promise<void>((resolve) => (tokenArrived = resolve))
-    const env = keyPairEnv(dir.dir, slow.url, sb.keys[0]!)
+    const env = keyPairEnv(dir.dir, slow.url, sb.keys[0])
     const issuesBefore = requestsTo(slow.requests, 'POST', '/auth/tokens').length
     const stampede = Promise.all(Array.from({length: 10}, () => run(['customers', 'list', '--per-page', '2', '--json'], {env, timeoutMs: 60_000})))
     await arrived
@@ -134,7 +134,7 @@ describe('a slow token endpoint', () => {
 
   it('Ctrl-C during a token issue: exit 130 and no lock left behind; the next command does not wait', {timeout: 60_000}, async () => {
     const arrived = new Promise<void>((resolve) => (tokenArrived = resolve))
-    const env = {...keyPairEnv(dir.dir, slow.url, sb.keys[0]!), HOME: dir.dir, LANG: 'C.UTF-8', PATH: process.env.PATH ?? ''}
+    const env = {...keyPairEnv(dir.dir, slow.url, sb.keys[0]), HOME: dir.dir, LANG: 'C.UTF-8', PATH: process.env.PATH ?? ''}
     const child = spawn(process.execPath, [BIN, 'customers', 'list', '--json'], {env, stdio: 'ignore'})
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)))
     try {

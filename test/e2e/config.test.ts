@@ -308,7 +308,7 @@ describe('profiles', () => {
     expect(await get(['--profile', 'flag'], {COMMERCE_PROFILE: 'env'})).toBe('https://flag.example.com')
     expect(await get([], {COMMERCE_PROFILE: 'env'})).toBe('https://env.example.com')
     expect(await get([])).toBe('https://chosen.example.com')
-    const profiles = (await cfg(['config', 'profiles', '--json'], {COMMERCE_PROFILE: 'env'})).json() as Array<{name: string; current: boolean}>
+    const profiles = (await cfg(['config', 'profiles', '--json'], {COMMERCE_PROFILE: 'env'})).json<Array<{name: string; current: boolean}>>()
     expect(profiles.filter((p) => p.current).map((p) => p.name)).toEqual(['env'])
 
     // `use` while COMMERCE_PROFILE names another: saved, with a warning that the variable wins.

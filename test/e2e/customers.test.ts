@@ -11,7 +11,7 @@ import {ANSI, keyPairEnv, occurrences, startRecorder} from '../helpers/login.js'
 
 const fx = useE2E()
 
-const env = (extra: Record<string, string> = {}) => ({...keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[0]!), ...extra})
+const env = (extra: Record<string, string> = {}) => ({...keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[0]), ...extra})
 const customers = (args: string[], extra: Record<string, string> = {}) => run(['customers', ...args], {env: env(extra)})
 
 interface Customer {
@@ -184,7 +184,7 @@ describe('customers: service errors', () => {
   })
 
   it('403 with the customers:read-only key: reads work, a create is exit 3 naming the scope', async () => {
-    const readOnly = keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[1]!)
+    const readOnly = keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[1])
     const [list, created] = await Promise.all([
       run(['customers', 'list', '--json'], {env: readOnly}),
       run(['customers', 'create', '--email', 'nope@example.com', '--name', 'Nope', '--json'], {env: readOnly}),

@@ -22,7 +22,7 @@ afterAll(async () => {
   rmSync(files, {force: true, recursive: true})
 })
 
-const env = () => keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[0]!)
+const env = () => keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[0])
 const cli = (args: string[]) => run(args, {env: env()})
 
 describe('--jq', () => {
@@ -50,7 +50,7 @@ describe('--jq', () => {
       cli(['customers', 'list', '--limit', '2', '--jq', '.[] | [.id, .email] | @csv']),
     ])
     expect(price.code, price.stderr).toBe(0)
-    expect(price.stdout).toBe(`${order.items[0]!.unit_price}\n`)
+    expect(price.stdout).toBe(`${order.items[0].unit_price}\n`)
     expect(object.stdout).toBe(`{"id":${order.id},"status":"pending"}\n`)
     expect(csv.stdout).toBe('250,"customer250@example.com"\n249,"customer249@example.com"\n')
   })

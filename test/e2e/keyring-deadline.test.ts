@@ -29,7 +29,7 @@ beforeEach(() => {
 })
 afterEach(() => tmp.cleanup())
 
-const key = () => sb.keys[0]!
+const key = () => sb.keys[0]
 /** The CLI with its session bus at `mode`, a 1 s keyring deadline, and a kill of our own well past it. */
 const cli = (mode: BusMode, args: string[], extra: {input?: string; env?: Record<string, string>} = {}) => {
   const started = Date.now()

@@ -40,7 +40,7 @@ afterEach(async () => {
   tmp.cleanup()
 })
 
-const key = () => sb.keys[0]!
+const key = () => sb.keys[0]
 const cli = (args: string[], env: Record<string, string | undefined> = {}) =>
   run(args, {env: {COMMERCE_CONFIG_DIR: tmp.dir, ...keyring.env, ...env}, timeoutMs: 30_000})
 /** Every file under the config directory, as text. */

@@ -33,10 +33,10 @@ async function seedCustomer(baseUrl: string, key: Key, email: string): Promise<n
 }
 
 beforeAll(async () => {
-  customerId = await seedCustomer(fx.sb.baseUrl, fx.sb.keys[0]!, 'buyer@example.com')
+  customerId = await seedCustomer(fx.sb.baseUrl, fx.sb.keys[0], 'buyer@example.com')
 })
 
-const env = (extra: Record<string, string> = {}) => ({...keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[0]!), ...extra})
+const env = (extra: Record<string, string> = {}) => ({...keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[0]), ...extra})
 const orders = (args: string[], extra: Record<string, string> = {}, input?: string) => run(['orders', ...args], {env: env(extra), input})
 
 interface Order {
@@ -136,7 +136,7 @@ describe('orders create', () => {
     expect(order.status).toBe('pending')
     expect(order.idempotency_key).toBeUndefined()
     const [post] = requestsTo(fx.faulty.requests, 'POST', '/api/v1/orders')
-    expect(post!.headers['idempotency-key']).toBeUndefined()
+    expect(post.headers['idempotency-key']).toBeUndefined()
     expect(requestsTo(fx.faulty.requests, 'POST', '/api/v1/auth/tokens')).toHaveLength(1)
     expect(occurrences(r.stderr, 'deprecated')).toBe(1)
     expect(r.stderr).toContain('commerce orders create')
@@ -145,7 +145,7 @@ describe('orders create', () => {
 
 describe('orders list / get / refund', () => {
   it('list on a pipe and as JSON, with --status and --customer filters', async () => {
-    const other = await seedCustomer(fx.sb.baseUrl, fx.sb.keys[0]!, 'other@example.com')
+    const other = await seedCustomer(fx.sb.baseUrl, fx.sb.keys[0], 'other@example.com')
     await orders(['create', '--customer', String(other), '--currency', 'GBP', '--item', '4', '--json'])
     const paid = await createOrder()
     await pay(paid.id)
@@ -245,7 +245,7 @@ describe("the sandbox's own order-creation limit (429 with Retry-After)", () => 
   it('--max-wait 0, or a Retry-After beyond --max-wait: exit 5 at once, saying when to retry; after the window it works', async () => {
     const limited = await startTestSandbox({orderLimit: {limit: 1, windowSeconds: 30}})
     try {
-      const key = limited.keys[0]!
+      const key = limited.keys[0]
       const customer = await seedCustomer(limited.baseUrl, key, 'limited@example.com')
       const create = (extra: string[]) =>
         run(['orders', 'create', '--customer', String(customer), '--currency', 'USD', '--item', '1', ...extra], {
@@ -272,7 +272,7 @@ describe("the sandbox's own order-creation limit (429 with Retry-After)", () => 
   it('a 429 within --max-wait is waited out and the order is created once (real clock, 2 s window)', async () => {
     const real: Sandbox = await startSandbox({log: () => {}, orderLimit: {limit: 1, windowSeconds: 2}})
     try {
-      const key = real.keys[0]!
+      const key = real.keys[0]
       const customer = await seedCustomer(real.baseUrl, key, 'waiter@example.com')
       // Use up the window straight away, then ask through the CLI: it must wait for Retry-After and retry.
       const token = await issueToken(real.baseUrl, key)

@@ -28,16 +28,16 @@ afterAll(async () => {
 beforeEach(async () => {
   tmp = tempConfigDir()
   other.requests.length = 0
-  const login = await run(['auth', 'login', '--base-url', a.baseUrl, '--key-id', a.keys[0]!.key_id, '--key-secret-stdin'], {
+  const login = await run(['auth', 'login', '--base-url', a.baseUrl, '--key-id', a.keys[0].key_id, '--key-secret-stdin'], {
     env: {COMMERCE_CONFIG_DIR: tmp.dir},
-    input: a.keys[0]!.key_secret,
+    input: a.keys[0].key_secret,
   })
   expect(login.code, login.stderr).toBe(0)
 })
 afterEach(() => tmp.cleanup())
 
 const cli = (args: string[], env: Record<string, string> = {}) => run(args, {env: {COMMERCE_CONFIG_DIR: tmp.dir, ...env}})
-const secretSent = () => other.requests.some((r) => r.body.includes(a.keys[0]!.key_secret) || r.headers.authorization !== undefined)
+const secretSent = () => other.requests.some((r) => r.body.includes(a.keys[0].key_secret) || r.headers.authorization !== undefined)
 
 describe('a profile logged in at A, asked to act at B', () => {
   it('--base-url B: exit 3 naming both origins and the ways forward, nothing sent', async () => {
@@ -47,7 +47,7 @@ describe('a profile logged in at A, asked to act at B', () => {
     expect(r.stderr).toContain(`not sent to ${new URL(other.url).origin} (--base-url)`)
     expect(r.stderr).toMatch(/commerce auth login --base-url .* --profile NAME/)
     expect(r.stderr).toMatch(/COMMERCE_KEY_ID and COMMERCE_KEY_SECRET/)
-    expect(r.stderr).not.toContain(a.keys[0]!.key_secret)
+    expect(r.stderr).not.toContain(a.keys[0].key_secret)
     expect(other.requests).toHaveLength(0)
   })
 
@@ -76,11 +76,11 @@ describe('a profile logged in at A, asked to act at B', () => {
   })
 
   it("credentials given for the call go where the user points them: B's env key pair, or a token", async () => {
-    const env = {COMMERCE_KEY_ID: b.keys[0]!.key_id, COMMERCE_KEY_SECRET: b.keys[0]!.key_secret}
+    const env = {COMMERCE_KEY_ID: b.keys[0].key_id, COMMERCE_KEY_SECRET: b.keys[0].key_secret}
     const r = await cli(['customers', 'list', '--json', '--base-url', other.url], env)
     expect(r.code, r.stderr).toBe(0)
     expect(requestsTo(other.requests, 'POST', '/auth/tokens')).toHaveLength(1)
-    expect(other.requests.some((q) => q.body.includes(a.keys[0]!.key_secret))).toBe(false)
+    expect(other.requests.some((q) => q.body.includes(a.keys[0].key_secret))).toBe(false)
   })
 
   it("the same origin with another path or a trailing slash is the profile's own", async () => {
@@ -89,7 +89,7 @@ describe('a profile logged in at A, asked to act at B', () => {
   })
 
   it('auth login --sandbox moves a profile to a sandbox that moved, and says so', async () => {
-    await storeProfile(tmp.dir, 'default', {base_url: 'http://127.0.0.1:9', key_id: a.keys[0]!.key_id})
+    await storeProfile(tmp.dir, 'default', {base_url: 'http://127.0.0.1:9', key_id: a.keys[0].key_id})
     writeSandboxState(
       {base_url: a.baseUrl, keys: a.keys.map((k) => ({...k, scopes: [...k.scopes]})), pid: process.pid},
       {COMMERCE_CONFIG_DIR: tmp.dir},

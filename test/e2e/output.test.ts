@@ -14,11 +14,11 @@ import {ANSI, keyPairEnv, readConfig} from '../helpers/login.js'
 
 const fx = useE2E({seedDemoData: true})
 
-const env = (extra: Record<string, string> = {}) => ({...keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[0]!), ...extra})
+const env = (extra: Record<string, string> = {}) => ({...keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[0]), ...extra})
 
 describe('--debug', () => {
   it('traces requests and responses on stderr, never the key secret nor a full access token', async () => {
-    const key = fx.sb.keys[0]!
+    const key = fx.sb.keys[0]
     const {cleanup, dir} = tempConfigDir()
     try {
       const login = await run(
@@ -26,12 +26,12 @@ describe('--debug', () => {
         {env: {COMMERCE_CONFIG_DIR: dir}},
       )
       expect(login.code, login.stderr).toBe(0)
-      const token = readConfig(dir).profiles!.default!.access_token!
+      const token = readConfig(dir).profiles!.default.access_token!
       // A revoked token makes the next command re-issue: both tokens pass through the trace.
       await fetch(`${fx.sb.baseUrl}/api/v2/auth/tokens/current`, {headers: {authorization: `Bearer ${token}`}, method: 'DELETE'})
       const list = await run(['customers', 'list', '--per-page', '2', '--debug'], {env: {COMMERCE_CONFIG_DIR: dir}})
       expect(list.code, list.stderr).toBe(0)
-      const renewed = readConfig(dir).profiles!.default!.access_token!
+      const renewed = readConfig(dir).profiles!.default.access_token!
       expect(renewed).not.toBe(token)
       const status = await run(['auth', 'status', '--debug', '--json'], {env: {COMMERCE_CONFIG_DIR: dir}})
       expect(status.code, status.stderr).toBe(0)
@@ -59,7 +59,7 @@ describe('--debug', () => {
     const r = await run(['orders', 'list', '--per-page', '1', '--debug', '--json'], {env: env()})
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toContain('"key_secret":"[redacted]"')
-    expect(r.stderr + r.stdout).not.toContain(fx.sb.keys[0]!.key_secret)
+    expect(r.stderr + r.stdout).not.toContain(fx.sb.keys[0].key_secret)
     expect(JSON.parse(r.stdout)).toHaveLength(1)
   })
 
@@ -80,8 +80,8 @@ describe('colour', () => {
       run(['customers', 'create', '--email', 'bad', '--name', 'X'], {env: env()}),
     ])
     expect(results.map((r) => r.code)).toEqual([0, 0, 0, 2])
-    expect(results[1]!.stderr).toContain('deprecated')
-    expect(results[3]!.stderr).toContain('Error')
+    expect(results[1].stderr).toContain('deprecated')
+    expect(results[3].stderr).toContain('Error')
     for (const r of results) expect(r.stdout + r.stderr).not.toMatch(ANSI)
   })
 
@@ -90,7 +90,7 @@ describe('colour', () => {
       const s = new PassThrough() as PassThrough & {isTTY?: boolean}
       s.isTTY = isTTY
       let text = ''
-      s.on('data', (d: Buffer) => (text += d))
+      s.on('data', (d: Buffer) => (text += d.toString()))
       return {read: () => text, s}
     }
     const write = (env: Record<string, string>) => {

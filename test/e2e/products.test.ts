@@ -75,8 +75,8 @@ describe('products list', () => {
     expect(r.code, r.stderr).toBe(0)
     expect(r.json()).toHaveLength(2)
     expect(fx.faulty.requests).toHaveLength(1)
-    expect(fx.faulty.requests[0]!.headers.authorization).toBeUndefined()
-    expect(fx.faulty.requests[0]!.url).toBe('/api/v2/products?page=1&per_page=2')
+    expect(fx.faulty.requests[0].headers.authorization).toBeUndefined()
+    expect(fx.faulty.requests[0].url).toBe('/api/v2/products?page=1&per_page=2')
   })
 
   it('--api-version v1 lists through the v1 path and warns once that v1 is deprecated, naming the v2 command', async () => {

@@ -53,7 +53,7 @@ function examples(): Example[] {
       continue
     }
     const m = inBlock ? /^\s*(?:\$ )?(commerce .*)$/.exec(line) : null
-    if (m) out.push({line: i + 1, text: m[1]!})
+    if (m) out.push({line: i + 1, text: m[1]})
   }
   return out
 }
@@ -88,7 +88,7 @@ beforeAll(async () => {
   writeFileSync(dataFile, JSON.stringify(data))
   const sb = await startSandbox({dataFile})
   close = () => sb.close()
-  const key = sb.keys[0]!
+  const key = sb.keys[0]
   writeFileSync(join(dir, 'customers.csv'), 'email,name,send_invite\nreadme1@example.com,Readme One,false\n')
   writeFileSync(join(dir, 'backlog.jsonl'), '{"customer_id": 1, "currency": "USD", "items": [{"product_id": 3, "quantity": 1}]}\n')
   writeFileSync(join(dir, 'secret.txt'), 'whsec_readme\n')

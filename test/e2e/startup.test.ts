@@ -85,7 +85,7 @@ describe('the bundle', () => {
         e.isDirectory() ? ids(join(dir, e.name)) : [relative(commandsDir, join(dir, e.name)).replace(/\.ts$/, '').split('/').join(':')],
       )
     expect(Object.keys(manifest.commands).sort()).toEqual(ids(commandsDir).sort())
-    for (const command of Object.values(manifest.commands) as Array<{relativePath: string[]}>) {
+    for (const command of Object.values<{relativePath: string[]}>(manifest.commands)) {
       expect(command.relativePath.slice(0, 3)).toEqual(['dist', 'bundle', 'commands'])
       expect(statSync(join(ROOT, ...command.relativePath)).isFile()).toBe(true)
     }

@@ -32,7 +32,7 @@ beforeAll(async () => {
     session.env,
   )
   const ready = await listen.json(0)
-  const secret = session.secrets()[ready.endpoint_id]!
+  const secret = session.secrets()[ready.endpoint_id]
   const post = async (id: string, type: string) => {
     const body = delivery(id, type)
     bodies.set(id, body)
@@ -122,8 +122,8 @@ describe('replay of many', () => {
     expect(ids(summary.results)).toEqual(['evt_fail1', 'evt_fail2'])
     const sent = receiver.received.slice(before)
     expect(sent).toHaveLength(2)
-    expect(sent[0]!.body.equals(bodies.get('evt_fail1')!)).toBe(true)
-    expect(sent[1]!.body.equals(bodies.get('evt_fail2')!)).toBe(true)
+    expect(sent[0].body.equals(bodies.get('evt_fail1')!)).toBe(true)
+    expect(sent[1].body.equals(bodies.get('evt_fail2')!)).toBe(true)
 
     // Recorded: their latest records are successes now, so nothing is left to replay.
     const again = await session.cli(['webhooks', 'replay', '--failed', '--forward-to', receiver.url])

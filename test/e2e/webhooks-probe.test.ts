@@ -75,7 +75,7 @@ describe('proof of reachability', () => {
       expect(ready.public_url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/)
       // The probe went through the tunnel's edge before the ready line, once.
       expect(probes(log)).toHaveLength(1)
-      expect(await deliver(ready.public_url, session.secrets()[ready.endpoint_id]!, 'evt_through')).toBe(200)
+      expect(await deliver(ready.public_url, session.secrets()[ready.endpoint_id], 'evt_through')).toBe(200)
       expect(await p.json(1)).toMatchObject({forward_status: 200, id: 'evt_through'})
       p.child.kill('SIGTERM')
       expect((await p.exited).code).toBe(0)
@@ -100,7 +100,7 @@ describe('proof of reachability', () => {
     expect((await strict.exited).code).toBe(1)
     // No ready line: the only document is the error.
     expect(strict.lines).toHaveLength(1)
-    expect(JSON.parse(strict.lines[0]!).error.message).toMatch(/cloudflared tunnel's URL .* did not come back.*--exit-on-unreachable/s)
+    expect(JSON.parse(strict.lines[0]).error.message).toMatch(/cloudflared tunnel's URL .* did not come back.*--exit-on-unreachable/s)
   })
 
   it('heartbeats repeat the probe; --heartbeat 0 sends none after the first', async () => {
@@ -139,7 +139,7 @@ describe('recovery', () => {
       expect(recovered.endpoint_id).not.toBe(ready.endpoint_id)
       const endpoints = (await session.cli(['webhooks', 'list', '--json'])).json()
       expect(endpoints.map((e: {url: string}) => e.url)).toEqual(expect.arrayContaining([recovered.public_url]))
-      expect(await deliver(recovered.public_url, session.secrets()[recovered.endpoint_id]!, 'evt_after')).toBe(200)
+      expect(await deliver(recovered.public_url, session.secrets()[recovered.endpoint_id], 'evt_after')).toBe(200)
       expect(await p.json(3)).toMatchObject({forward_status: 200, id: 'evt_after'})
       expect(receiver.received).toHaveLength(1)
       process.kill(tunnelPid(args), 'SIGKILL') // the restarted one

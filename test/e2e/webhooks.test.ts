@@ -95,7 +95,7 @@ describe('webhooks create and list', () => {
     const results = await Promise.all(bad.map(([args]) => session.cli(['webhooks', 'create', ...args])))
     results.forEach((r, i) => {
       expect(r.code, r.stderr).toBe(2)
-      expect(r.stderr).toMatch(bad[i]![1])
+      expect(r.stderr).toMatch(bad[i][1])
     })
     expect(session.sandbox.counts().webhooks).toBe(before)
 
@@ -177,7 +177,7 @@ describe('webhooks sign and verify', () => {
       cli(['verify', '--secret', SECRET, '--signature', `t=${t},v1=${others[0]},v1=${others[1]}`, '--payload-file', file, '--json']),
     ])
     expect(results.map((r) => r.code)).toEqual([0, 0, 1])
-    expect(results[2]!.json()).toEqual({reason: 'mismatch', valid: false})
+    expect(results[2].json()).toEqual({reason: 'mismatch', valid: false})
   })
 
   it('verify: exit 1 with the reason for a changed payload, a wrong secret, a malformed or empty header', async () => {
@@ -192,7 +192,7 @@ describe('webhooks sign and verify', () => {
     const results = await Promise.all(cases.map(([args, input]) => cli(['verify', ...args, '--json'], input)))
     results.forEach((r, i) => {
       expect(r.code, r.stderr).toBe(1)
-      expect(r.json()).toEqual({reason: cases[i]![2], valid: false})
+      expect(r.json()).toEqual({reason: cases[i][2], valid: false})
     })
     const human = await cli(['verify', '--secret', SECRET, '--signature', 'v1=deadbeef', '--payload-file', file])
     expect(human.code).toBe(1)
@@ -223,10 +223,10 @@ describe('webhooks sign and verify', () => {
       ]),
     ])
     expect(results.map((r) => r.code)).toEqual([1, 1, 0, 0, 1])
-    expect(results[0]!.json()).toEqual({reason: 'too_old', valid: false})
-    expect(results[1]!.json()).toEqual({reason: 'too_new', valid: false})
-    expect(results[2]!.json()).toEqual({reason: null, valid: true})
-    expect(results[4]!.json().reason).toBe('too_old')
+    expect(results[0].json()).toEqual({reason: 'too_old', valid: false})
+    expect(results[1].json()).toEqual({reason: 'too_new', valid: false})
+    expect(results[2].json()).toEqual({reason: null, valid: true})
+    expect(results[4].json().reason).toBe('too_old')
   })
 
   it('the secret from --secret-file, --secret-stdin or COMMERCE_WEBHOOK_SECRET, never needing the command line', async () => {
@@ -269,8 +269,8 @@ describe('webhooks sign and verify', () => {
       ),
     )
     expect(results.map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 0, 0])
-    expect(results[0]!.stdout).toBe('')
-    expect(results[5]!.stdout).toMatch(/^t=9999999999,v1=/)
+    expect(results[0].stdout).toBe('')
+    expect(results[5].stdout).toMatch(/^t=9999999999,v1=/)
   })
 
   it('usage errors are exit 2', async () => {
@@ -287,9 +287,9 @@ describe('webhooks sign and verify', () => {
       cli(['sign', '--secret', SECRET, '--timestamp', '1e9'], PAYLOAD),
     ])
     expect(results.map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 2, 2, 2, 2, 2])
-    expect(results[2]!.stderr).toContain('ENOENT')
+    expect(results[2].stderr).toContain('ENOENT')
     for (const r of results.slice(5)) expect(r.stdout).toBe('')
-    expect(results[5]!.stderr).toMatch(/--timestamp.*at most 10 digits/)
+    expect(results[5].stderr).toMatch(/--timestamp.*at most 10 digits/)
     const max = await cli(['sign', '--secret', SECRET, '--timestamp', '9999999999'], PAYLOAD)
     expect(max.code, max.stderr).toBe(0)
     expect(max.stdout).toMatch(/^t=9999999999,v1=[0-9a-f]{64}\n$/)
@@ -387,7 +387,7 @@ describe('webhooks events and replay', () => {
     receiver = await startReceiver()
     const r = await cli(['replay', 'evt_bin', '--forward-to', receiver.url, '--secret', SECRET])
     expect(r.code, r.stderr).toBe(0)
-    const got = receiver.received[0]!
+    const got = receiver.received[0]
     const header = got.headers['x-service-signature'] as string
     expect(header).not.toBe(signPayload(SECRET, BINARY, 1_000_000_000))
     expect(verifySignature(SECRET, header, got.body).valid).toBe(true)
@@ -399,7 +399,7 @@ describe('webhooks events and replay', () => {
     const before = await cli(['replay', 'evt_text', '--forward-to', receiver.url])
     expect(before.code, before.stderr).toBe(0)
     expect(before.stderr).toMatch(/No signing secret stored.*recorded signature/)
-    expect(receiver.received[0]!.headers['x-service-signature']).toBe(signPayload(SECRET, Buffer.from(TEXT), 1_000_000_000))
+    expect(receiver.received[0].headers['x-service-signature']).toBe(signPayload(SECRET, Buffer.from(TEXT), 1_000_000_000))
 
     writeFileSync(
       join(tmp.dir, 'config.json'),
@@ -410,7 +410,7 @@ describe('webhooks events and replay', () => {
       expect(r.code, r.stderr).toBe(0)
       expect(r.json()).toMatchObject({resigned: true})
       expect(r.stderr).not.toMatch(/No signing secret/)
-      const got = receiver.received[1]!
+      const got = receiver.received[1]
       expect(verifySignature(SECRET, got.headers['x-service-signature'] as string, got.body).valid).toBe(true)
       expect(r.stdout + r.stderr).not.toContain(SECRET)
     } finally {

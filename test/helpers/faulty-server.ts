@@ -6,7 +6,7 @@
  * stream a body without end (as fast as the client reads, or dripping a chunk per interval), with any
  * Content-Length announced: the hostile servers the client's byte bound and deadline are tested against.
  */
-import {type IncomingHttpHeaders, type IncomingMessage, type Server, createServer, request as httpRequest} from 'node:http'
+import {type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse, createServer, request as httpRequest} from 'node:http'
 import {type AddressInfo, type Socket, connect as netConnect} from 'node:net'
 
 export interface RecordedRequest {
@@ -77,7 +77,7 @@ export async function startFaultyServer(script: Script, options: {upstream?: str
   const sockets = new Set<Socket>()
   let streamed = 0
   let closing = false
-  const server: Server = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const rec: RecordedRequest = {body: await readBody(req), headers: req.headers, method: req.method ?? 'GET', url: req.url ?? '/'}
     const index = requests.push(rec) - 1
     try {
@@ -124,7 +124,8 @@ export async function startFaultyServer(script: Script, options: {upstream?: str
       res.writeHead(599)
       res.end(String(error))
     }
-  })
+  }
+  const server: Server = createServer((req, res) => void handle(req, res))
   const tunnels: string[] = []
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     tunnels.push(req.url ?? '')

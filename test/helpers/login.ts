@@ -57,12 +57,11 @@ export function startRecorder(): Promise<FaultyServer> {
 
 /** Requests whose method matches and whose path (without query) ends with `pathEnd`. */
 export function requestsTo(requests: RecordedRequest[], method: string, pathEnd: string): RecordedRequest[] {
-  return requests.filter((r) => r.method === method && r.url.split('?')[0]!.endsWith(pathEnd))
+  return requests.filter((r) => r.method === method && r.url.split('?')[0].endsWith(pathEnd))
 }
 
 export function occurrences(text: string, needle: string): number {
   return text.split(needle).length - 1
 }
 
-// eslint-disable-next-line no-control-regex
 export const ANSI = /\u001B\[/

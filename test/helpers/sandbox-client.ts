@@ -41,7 +41,7 @@ export async function call(sb: TestSandbox, method: string, path: string, option
 
 /** An access token for key 0 (every scope) or key 1 (customers:read). */
 export async function token(sb: TestSandbox, key = 0, scopes?: Scope[], version: ApiVersion = 'v2'): Promise<string> {
-  const {key_id, key_secret} = sb.keys[key]!
+  const {key_id, key_secret} = sb.keys[key]
   const r = await call(sb, 'POST', `/api/${version}/auth/tokens`, {json: {key_id, key_secret, scopes}})
   if (r.status !== 201) throw new Error(`token issue failed: ${r.status} ${r.text}`)
   return r.body.access_token as string

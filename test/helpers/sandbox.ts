@@ -16,8 +16,8 @@ import type {CustomerRecord, Snapshot} from '../../src/sandbox/store.js'
 
 export interface TestClock {
   /** Milliseconds since the epoch, as the sandbox sees them. */
-  now(): number
-  advance(ms: number): void
+  now: () => number
+  advance: (ms: number) => void
 }
 
 export interface TestSandbox extends Sandbox {

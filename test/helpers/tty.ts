@@ -27,7 +27,7 @@ export function useTtyFixture(): TtyFixture {
     const sb = await startTestSandbox()
     const config = tempConfigDir()
     cleanup = config.cleanup
-    const key = sb.keys[0]!
+    const key = sb.keys[0]
     fixture.sb = sb
     fixture.configDir = config.dir
     fixture.env = {COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_CONFIG_DIR: config.dir, COMMERCE_KEY_ID: key.key_id, COMMERCE_KEY_SECRET: key.key_secret}

@@ -70,12 +70,12 @@ export function spawnCli(args: string[], env: Record<string, string | undefined>
   const lines: string[] = []
   let stderr = ''
   let done = false
-  let waiters: Array<() => void> = []
+  const waiters: Array<() => void> = []
   const wake = () => {
     for (const w of waiters.splice(0)) w()
   }
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d))
-  createInterface({input: child.stdout!}).on('line', (line) => {
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+  createInterface({input: child.stdout}).on('line', (line) => {
     lines.push(line)
     wake()
   })
@@ -98,7 +98,7 @@ export function spawnCli(args: string[], env: Record<string, string | undefined>
           throw new Error(`the process ended (code ${child.exitCode}) before stdout line ${index}.\nstdout:\n${lines.join('\n')}\nstderr:\n${stderr}`)
         await new Promise<void>((resolve) => waiters.push(resolve))
       }
-      return lines[index]!
+      return lines[index]
     },
     lines,
     running: () => !done,

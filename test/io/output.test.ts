@@ -12,8 +12,8 @@ function output(json: boolean, isTTY = false) {
   const stderr = Object.assign(new PassThrough(), {isTTY: false}) as unknown as NodeJS.WriteStream
   let out = ''
   let err = ''
-  stdout.on('data', (d: Buffer) => (out += d))
-  stderr.on('data', (d: Buffer) => (err += d))
+  stdout.on('data', (d: Buffer) => (out += d.toString()))
+  stderr.on('data', (d: Buffer) => (err += d.toString()))
   const o = new Output(new IOStreams({env: {}, json, stderr, stdin: process.stdin, stdout}))
   return {err: () => err, o, out: () => out}
 }
@@ -70,6 +70,6 @@ describe('fitWidths', () => {
     const widths = fitWidths([2, 40, 30], 50, [2, 6, 6])
     expect(widths.reduce((a, b) => a + b, 0) + 4).toBe(50)
     expect(widths[0]).toBe(2)
-    expect(Math.abs(widths[1]! - widths[2]!)).toBeLessThanOrEqual(1)
+    expect(Math.abs(widths[1] - widths[2])).toBeLessThanOrEqual(1)
   })
 })

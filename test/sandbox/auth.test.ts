@@ -13,7 +13,7 @@ afterEach(async () => {
 
 describe('POST /api/{v1,v2}/auth/tokens', () => {
   it.each(['v1', 'v2'])('%s issues a token with every scope of the key by default (201)', async (version) => {
-    const {key_id, key_secret} = sb.keys[0]!
+    const {key_id, key_secret} = sb.keys[0]
     const r = await call(sb, 'POST', `/api/${version}/auth/tokens`, {json: {key_id, key_secret}})
     expect(r.status).toBe(201)
     expect(r.body).toEqual({
@@ -26,7 +26,7 @@ describe('POST /api/{v1,v2}/auth/tokens', () => {
   })
 
   it('grants the requested subset of scopes', async () => {
-    const {key_id, key_secret} = sb.keys[0]!
+    const {key_id, key_secret} = sb.keys[0]
     const r = await call(sb, 'POST', '/api/v2/auth/tokens', {json: {key_id, key_secret, scopes: ['orders:read']}})
     expect(r.status).toBe(201)
     expect(r.body.scopes).toEqual(['orders:read'])
@@ -35,26 +35,26 @@ describe('POST /api/{v1,v2}/auth/tokens', () => {
   it('answers 422 {message} only, for a rejected pair, an unknown key, a missing field, or a scope not entitled', async () => {
     const [full, read] = sb.keys
     const cases = [
-      {key_id: full!.key_id, key_secret: 'wrong'},
-      {key_id: 'nope', key_secret: full!.key_secret},
-      {key_id: full!.key_id},
-      {key_id: read!.key_id, key_secret: read!.key_secret, scopes: ['orders:write']},
-      {key_id: full!.key_id, key_secret: full!.key_secret, scopes: []},
-      {key_id: full!.key_id, key_secret: full!.key_secret, scopes: ['admin']},
+      {key_id: full.key_id, key_secret: 'wrong'},
+      {key_id: 'nope', key_secret: full.key_secret},
+      {key_id: full.key_id},
+      {key_id: read.key_id, key_secret: read.key_secret, scopes: ['orders:write']},
+      {key_id: full.key_id, key_secret: full.key_secret, scopes: []},
+      {key_id: full.key_id, key_secret: full.key_secret, scopes: ['admin']},
       [1, 2],
     ]
     for (const json of cases) {
       const r = await call(sb, 'POST', '/api/v2/auth/tokens', {json})
       expect(r.status, JSON.stringify(json)).toBe(422)
       expect(Object.keys(r.body)).toEqual(['message'])
-      expect(r.text).not.toContain(full!.key_secret)
+      expect(r.text).not.toContain(full.key_secret)
     }
     const noBody = await call(sb, 'POST', '/api/v2/auth/tokens')
     expect(noBody.status).toBe(422)
   })
 
   it('the read-only key gets customers:read', async () => {
-    const {key_id, key_secret} = sb.keys[1]!
+    const {key_id, key_secret} = sb.keys[1]
     const r = await call(sb, 'POST', '/api/v1/auth/tokens', {json: {key_id, key_secret}})
     expect(r.body.scopes).toEqual(['customers:read'])
   })

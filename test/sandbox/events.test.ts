@@ -70,10 +70,10 @@ describe('events', () => {
       'order.refunded',
       'customer.deleted',
     ])
-    expect(got[1]!.data).toMatchObject({id: c.id, name: 'Ada L'})
-    expect(got[2]!.data).toEqual(o)
-    expect(got[5]!.data).toMatchObject({id: o.id, status: 'shipped', amount_refunded: 100})
-    expect(got[6]!.data).toMatchObject({id: c.id, email: 'ada@example.com'})
+    expect(got[1].data).toMatchObject({id: c.id, name: 'Ada L'})
+    expect(got[2].data).toEqual(o)
+    expect(got[5].data).toMatchObject({id: o.id, status: 'shipped', amount_refunded: 100})
+    expect(got[6].data).toMatchObject({id: c.id, email: 'ada@example.com'})
   })
 
   it('registration accepts the sandbox events and refuses other names (422)', async () => {

@@ -100,7 +100,7 @@ describe('bad requests', () => {
     const noType = await call(sb, 'POST', '/api/v2/customers', {raw: Buffer.from('{}'), token: t})
     expect(noType.status).toBe(415)
     for (const type of ['application/json; charset=utf-8', 'Application/JSON', 'application/merge-patch+json']) {
-      const {key_id, key_secret} = sb.keys[0]!
+      const {key_id, key_secret} = sb.keys[0]
       const r = await call(sb, 'POST', '/api/v2/auth/tokens', {headers: {'content-type': type}, json: {key_id, key_secret}})
       expect(r.status, type).toBe(201)
     }
@@ -159,7 +159,7 @@ describe('v1 deprecation headers', () => {
       ['POST', '/api/v1/orders'],
       ['GET', '/api/v1/nothing'],
     ]) {
-      const r = await call(sb, method!, path!, {json: method === 'POST' ? {} : undefined, token: t})
+      const r = await call(sb, method, path, {json: method === 'POST' ? {} : undefined, token: t})
       expect(r.headers.get('deprecation'), path).toBe('true')
       expect(new Date(r.headers.get('sunset')!).toISOString()).toBe('2026-09-01T00:00:00.000Z')
     }

@@ -34,7 +34,7 @@ describe('sandbox logs', () => {
     expect(create).toBeGreaterThan(token)
     expect(missing).toBeGreaterThan(create)
     for (const e of entries) expect(Object.keys(e)).toEqual(expect.arrayContaining(['time', 'method', 'path', 'status', 'duration_ms', 'key_id']))
-    const key = session.sandbox.keys[0]!
+    const key = session.sandbox.keys[0]
     expect(entries[token].key_id).toBe(key.key_id)
     expect(entries[create].key_id).toBe(key.key_id)
     expect(entries[token].request_body).toMatchObject({key_id: key.key_id, key_secret: '********'})

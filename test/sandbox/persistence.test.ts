@@ -99,7 +99,7 @@ describe('data file', () => {
     for (let round = 0; round < 3; round++) {
       const child = spawn(process.execPath, ['--import', 'tsx', SERVE, dataFile], {stdio: ['ignore', 'pipe', 'inherit']})
       try {
-        const [line] = (await once(createInterface({input: child.stdout!}), 'line')) as [string]
+        const [line] = (await once(createInterface({input: child.stdout}), 'line')) as [string]
         const {base_url: baseUrl, keys} = JSON.parse(line) as {base_url: string; keys: Array<{key_id: string; key_secret: string}>}
         const tok = ((await (await post(baseUrl, '/api/v2/auth/tokens', keys[0])).json()) as {access_token: string}).access_token
         // Eight writers in parallel; kill -9 once 40 creations are answered in this round, with writes in flight.
@@ -233,7 +233,7 @@ describe('data file', () => {
     const b = await startTestSandbox()
     open.push(b)
     expect(b.counts().customers).toBe(0)
-    expect(b.keys[0]!.key_id).not.toBe(a.keys[0]!.key_id)
+    expect(b.keys[0].key_id).not.toBe(a.keys[0].key_id)
     expect(b.keys.map((k) => k.scopes)).toEqual([['orders:read', 'orders:write', 'customers:read'], ['customers:read']])
   })
 })

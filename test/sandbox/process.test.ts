@@ -58,7 +58,7 @@ describe('sandbox process', () => {
   it('a stopped sandbox has written its data file; the next one keeps its keys', async () => {
     const dataFile = join(dir, 'data.json')
     const first = await detach({dataFile, port: 0})
-    const {key_id, key_secret} = first.keys[0]!
+    const {key_id, key_secret} = first.keys[0]
     const issued = await fetch(`${first.base_url}/api/v2/auth/tokens`, {
       body: JSON.stringify({key_id, key_secret}),
       headers: {'content-type': 'application/json'},

@@ -109,7 +109,7 @@ describe('order.paid deliveries', () => {
       [b, secretB],
     ] as const) {
       expect(r.received).toHaveLength(1)
-      const {body, headers} = r.received[0]!
+      const {body, headers} = r.received[0]
       expect(verifySignature(secret, headers['x-service-signature'] as string, body)).toEqual({
         reason: null,
         timestamp: expect.any(Number),

@@ -10,7 +10,7 @@ const fx = useTtyFixture()
 
 describe('auth login on a TTY', () => {
   it('prompts for the key id, then the secret, masked; logs in and stores the key id', async () => {
-    const {key_id: keyId, key_secret: secret} = fx.sb.keys[0]!
+    const {key_id: keyId, key_secret: secret} = fx.sb.keys[0]
     const term = await startInTmux(['auth', 'login', '--base-url', fx.sb.baseUrl], {env: {COMMERCE_CONFIG_DIR: fx.configDir}})
     await term.waitFor('Key id:')
     expect(await term.capture()).not.toContain('Key secret')
@@ -30,12 +30,12 @@ describe('auth login on a TTY', () => {
     expect(screen).not.toContain(secret.slice(-12))
 
     const config = JSON.parse(readFileSync(join(fx.configDir, 'config.json'), 'utf8'))
-    const profiles = Object.values(config.profiles ?? {}) as Array<{key_id?: string; base_url?: string}>
+    const profiles = Object.values<{key_id?: string; base_url?: string}>(config.profiles ?? {})
     expect(profiles.find((p) => p.key_id === keyId)?.base_url).toBe(fx.sb.baseUrl)
   })
 
   it('a rejected key pair typed at the prompts: exit 3, nothing stored, the secret not echoed', async () => {
-    const {key_id: keyId} = fx.sb.keys[1]!
+    const {key_id: keyId} = fx.sb.keys[1]
     const wrong = 'sbx_secret_not_the_right_one_at_all'
     const term = await startInTmux(['auth', 'login', '--base-url', fx.sb.baseUrl, '--profile', 'rejected'], {
       env: {COMMERCE_CONFIG_DIR: fx.configDir},

@@ -35,7 +35,7 @@ describe('values on a TTY', () => {
     const text = await screen(['orders', 'get', String(orderId)])
     expect(text).toMatch(new RegExp(`total\\s+│?\\s*${order.total} ${order.currency}`))
     expect(text).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC \(just now\)/)
-    expect(text).toContain(`unit_price: ${order.items[0]!.unit_price} ${order.currency}`)
+    expect(text).toContain(`unit_price: ${order.items[0].unit_price} ${order.currency}`)
     expect(text).not.toMatch(ISO)
   })
 
@@ -45,7 +45,7 @@ describe('values on a TTY', () => {
     try {
       const record = await screen(['orders', 'get', String(orderId)])
       expect(record).toContain(minor(order.total))
-      expect(record).toContain(`unit_price: ${minor(order.items[0]!.unit_price)}`)
+      expect(record).toContain(`unit_price: ${minor(order.items[0].unit_price)}`)
       const list = await screen(['orders', 'list', '-L', '50', '-s', 'paid'], {}, 160)
       const row = list.split('\n').find((l) => l.trimStart().startsWith(`${orderId} `))
       expect(row, list).toBeDefined()

@@ -33,7 +33,7 @@ beforeAll(async () => {
   })
   expect(hook.status, JSON.stringify(hook.body)).toBe(201)
   // A profile for `config list` to show (without one it prints a note, prose the terminal may wrap).
-  const login = await run(['auth', 'login', '--base-url', fx.sb.baseUrl, '--key-id', fx.env.COMMERCE_KEY_ID!, '--key-secret-stdin'], {
+  const login = await run(['auth', 'login', '--base-url', fx.sb.baseUrl, '--key-id', fx.env.COMMERCE_KEY_ID, '--key-secret-stdin'], {
     env: {COMMERCE_CONFIG_DIR: fx.configDir},
     input: fx.env.COMMERCE_KEY_SECRET,
   })

@@ -215,7 +215,7 @@ describe('webhook listener', () => {
               sockets.push(socket)
               socket.on('error', () => resolve())
               socket.on('data', (d) => {
-                answers.push(d.toString().split('\r\n', 1)[0]!)
+                answers.push(d.toString().split('\r\n', 1)[0])
                 resolve()
               })
               socket.connect(port, '127.0.0.1', () =>
@@ -254,7 +254,7 @@ describe('webhook listener', () => {
     await new Promise((r) => setTimeout(r, 50))
     const refused = await Promise.all([send(localUrl, signed(makeEvent({id: 'evt_over1'}))), send(localUrl, signed(makeEvent({id: 'evt_over2'})))])
     expect(refused.map((r) => r.status)).toEqual([503, 503])
-    expect(refused[0]!.headers['retry-after']).toBe('2')
+    expect(refused[0].headers['retry-after']).toBe('2')
     expect(receiver.received).toHaveLength(2)
     held.resolve()
     expect((await Promise.all(replies)).map((r) => r.status)).toEqual([200, 200, 200, 200])

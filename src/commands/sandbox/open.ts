@@ -32,7 +32,7 @@ function openInBrowser(url: string): void {
   const [cmd, args] =
     process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]]
   try {
-    const child = spawn(cmd, args as string[], {detached: true, stdio: 'ignore'})
+    const child = spawn(cmd, args, {detached: true, stdio: 'ignore'})
     child.on('error', () => {})
     child.unref()
   } catch {}

@@ -42,7 +42,7 @@ Its control path (GET <base URL>/_sandbox) moves orders to paid or shipped and s
     const exposed = exposureWarning(flags.host)
     if (exposed) io.warn(exposed)
     if (flags.detach) {
-      const state = await startDetached({args: [process.argv[1]!, ...this.foregroundArgv()]}).catch(failed)
+      const state = await startDetached({args: [process.argv[1], ...this.foregroundArgv()]}).catch(failed)
       return this.output.result(infoOf(state), () => {
         io.out(describeSandbox(state).join('\n'))
         io.info('Running in the background; stop it with `commerce sandbox stop`.')

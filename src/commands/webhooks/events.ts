@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../base/command.js'
 import {inboxFilterFlags, sinceOf} from '../../base/webhook-flags.js'
 import {splitEvents} from '../../services/webhooks/endpoints.js'
-import {listInboxEvents, type StatusFilter} from '../../services/webhooks/inbox.js'
+import {listInboxEvents} from '../../services/webhooks/inbox.js'
 
 const COLUMNS = ['received_at', 'id', 'type', 'forward_status', 'duration_ms', 'forward_error'] as const
 
@@ -31,7 +31,7 @@ Every verified delivery is recorded (headers, raw body, and the receiver's answe
     const {records} = await listInboxEvents(process.env, {
       limit: flags.limit,
       since: sinceOf(flags.since),
-      status: flags.status as StatusFilter | undefined,
+      status: flags.status,
       types: flags.type ? splitEvents(flags.type) : undefined,
     })
     await this.output.list(records as unknown as Array<Record<string, unknown>>, {columns: COLUMNS})

@@ -41,7 +41,7 @@ Each delivery is signed afresh (current time) with the secret given (--secret-fi
     const input = {forwardTo: flags['forward-to'], secret, storedSecrets}
 
     if (ids.length === 1) {
-      const result = await replay(process.env, {...input, id: ids[0]!})
+      const result = await replay(process.env, {...input, id: ids[0]})
       if (result.warning) io.warn(result.warning)
       await this.output.result(result, () =>
         io.out(

@@ -127,7 +127,7 @@ export async function ensureListenEndpoint(
       secrets[e.id] !== undefined &&
       (!Array.isArray(e.events) || input.events.every((name) => e.events.includes(name))),
   )
-  if (reusable) return {endpoint: reusable, reused: true, secret: secrets[reusable.id]!}
+  if (reusable) return {endpoint: reusable, reused: true, secret: secrets[reusable.id]}
   const {endpoint} = await createWebhook(ctx, input)
   return {endpoint, reused: false, secret: endpoint.signing_secret}
 }

@@ -38,7 +38,7 @@ const UNITS: Record<string, number> = {d: 86_400_000, h: 3_600_000, m: 60_000, s
 export function parseSince(value: string, now = Date.now()): number {
   const text = value.trim()
   const duration = /^(\d+)\s*([smhdw])$/i.exec(text)
-  if (duration) return now - Number(duration[1]) * UNITS[duration[2]!.toLowerCase()]!
+  if (duration) return now - Number(duration[1]) * UNITS[duration[2].toLowerCase()]
   if (/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/i.test(text)) {
     const ms = Date.parse(text)
     if (!Number.isNaN(ms)) return ms

@@ -55,8 +55,8 @@ export interface ListenOptions {
   stop: AbortSignal
   onReady(ready: ListenReady): void
   onEvent(event: ListenerEvent): void
-  onRejected(rejection: Rejection): void
-  onIgnored(event: {id: string; type: string}): void
+  onRejected: (rejection: Rejection) => void
+  onIgnored: (event: {id: string; type: string}) => void
   /** Something the user should know, for stderr (an inbox write that failed). */
   onWarning(text: string): void
   /** Each line the tunnel binary prints (for --debug). */
@@ -374,7 +374,7 @@ async function startListenerOnPort(ctx: WebhookContext, options: ListenerOptions
   if (String(listener.port) !== String(previous)) {
     const name = await ctx.profileName()
     // Only a convenience: a config directory that cannot be written changes nothing else.
-    await ctx.store.update((data) => void (ensureProfile(data, name).listen_port = String(listener!.port))).catch(() => {})
+    await ctx.store.update((data) => void (ensureProfile(data, name).listen_port = String(listener.port))).catch(() => {})
   }
   return listener
 }

@@ -73,7 +73,7 @@ export async function startTunnel(provider: TunnelProvider, options: TunnelOptio
     if (url) found?.(url)
   }
   // Both streams are read for the child's whole life, or it would block on a full pipe.
-  for (const stream of [child.stdout, child.stderr]) createInterface({crlfDelay: Infinity, input: stream!}).on('line', onLine)
+  for (const stream of [child.stdout, child.stderr]) createInterface({crlfDelay: Infinity, input: stream}).on('line', onLine)
 
   let exitInfo: TunnelExit | undefined
   let stopRequested = false
