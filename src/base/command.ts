@@ -26,6 +26,8 @@ interface ErrorShape {
   message: string
   errors?: Record<string, string[]>
   hint?: string
+  /** Not an error the CLI raised on purpose: a defect, whose stack --debug shows. */
+  internal?: boolean
 }
 
 export abstract class BaseCommand<T extends typeof Command> extends Command {
@@ -168,12 +170,14 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected async catch(error: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<never> {
     if (error instanceof Errors.ExitError) throw error
-    const {exitCode, ...shape} = this.describe(error)
+    const {exitCode, internal, ...shape} = this.describe(error)
     const output = this.output ?? new Output(new IOStreams({json: jsonRequested(this.argv)}))
     output.error({
       ...shape,
       fieldFlags: (this.ctor as typeof BaseCommand).fieldFlags,
-      stack: this.argv.includes('--debug') ? error.stack : undefined,
+      // A stack tells a maintainer where a defect is; an error the CLI raised on purpose (usage, service,
+      // network) has said all it knows in its message, and --debug's HTTP trace shows the rest.
+      stack: internal && this.argv.includes('--debug') ? error.stack : undefined,
     })
     throw new Errors.ExitError(exitCode)
   }
@@ -196,6 +200,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return {
       exitCode: EXIT.failure,
       hint: this.argv.includes('--debug') ? undefined : 'Run again with --debug for details.',
+      internal: true,
       message: error.message || String(error),
       status: null,
     }
