@@ -56,7 +56,7 @@ export interface ConfigData {
   profiles?: Record<string, Profile>
   /** Tokens issued for COMMERCE_KEY_ID/COMMERCE_KEY_SECRET, keyed by base URL, key id and scopes. */
   token_cache?: Record<string, CachedToken>
-  /** Set once `auth login` has mentioned `--storage keyring` (issue 14): the hint is never repeated. */
+  /** Set once `auth login` has mentioned `--storage keyring`: the hint is never repeated. */
   keyring_hint_shown?: boolean
 }
 

@@ -1,5 +1,5 @@
 /**
- * Values a person reads: how a field's value is shown in a terminal table or field/value view (issue 9, item 2).
+ * Values a person reads: how a field's value is shown in a terminal table or field/value view.
  * Pipes and --json never come here: they carry the service's values exactly as it sent them.
  *
  * - Timestamps (`created_at`, `placed_at`, `expires_at`, `received_at`, any `*_at` holding an ISO date-time): in

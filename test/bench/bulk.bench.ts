@@ -169,7 +169,7 @@ export async function run(options: BulkBenchOptions = {}): Promise<{figures: Fig
     )
     await target.close()
 
-    // A hostile import file (issue 15): one line of 256 MB, read under the record bound without holding it.
+    // A hostile import file: one line of 256 MB, read under the record bound without holding it.
     const hostile = join(dir, 'hostile.jsonl')
     const fd = openSync(hostile, 'w')
     writeSync(fd, '{"email":"a@example.com","name":"A"}\n{"email":"b@example.com","name":"')

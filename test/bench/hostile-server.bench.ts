@@ -1,5 +1,5 @@
 /**
- * The HTTP client against hostile servers (issue 15, finding 1): `commerce products list` against a server that
+ * The HTTP client against hostile servers: `commerce products list` against a server that
  * streams a body without end (as fast as the client reads), one that announces a 10 GB Content-Length, and one
  * that drips a byte every 100 ms. Prints, per case, the peak RSS of the CLI process (its own
  * `process.resourceUsage().maxRSS`, written at exit by a preloaded script), the wall time, the exit code and the

@@ -1,5 +1,5 @@
 /**
- * `--jq` over 10,000 records (issue 10): the median wall time of `customers list --all --per-page 100 --jq
+ * `--jq` over 10,000 records: the median wall time of `customers list --all --per-page 100 --jq
  * '.[].email'` against the same command's `--json` piped to the jq binary, and the goal that the first is within
  * 3x of the second (when jq is installed; said otherwise). `customers list --help` alongside, for scale: the
  * jq library loads only when --jq is used (the startup bench compares start-up with its goals). A benchmark

@@ -1,7 +1,7 @@
 /**
  * `customers list --all` of 20,000 customers, end to end (the built CLI against an in-process sandbox with a data
  * file of 20,000 customers): on a terminal (a pseudo-terminal from util-linux `script`, 80 columns) against a
- * pipe, wall time, best of 3. Goal (issue 9): the terminal within 3x the pipe. The render-only figure is
+ * pipe, wall time, best of 3. Goal: the terminal within 3x the pipe. The render-only figure is
  * render.bench.ts.
  *
  *   npm run build && node --import tsx test/bench/run.js list-all

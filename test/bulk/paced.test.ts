@@ -1,5 +1,5 @@
 /**
- * The progress ticker of a bulk command (issue 9, item 7): its last frame shows the final count, and a list that
+ * The progress ticker of a bulk command: its last frame shows the final count, and a list that
  * grew during an export (more records than page 1's total) never draws `20,505/20,000`.
  */
 import {expect, test} from 'vitest'

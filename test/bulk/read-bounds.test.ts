@@ -1,5 +1,5 @@
 /**
- * Issue 15, findings 2 and 8: a line over the record-size bound is an invalid row read without building it
+ * A line over the record-size bound is an invalid row read without building it
  * (no `RangeError: Invalid string length`, memory bounded), and invalid UTF-8 is an invalid row naming its line
  * instead of text with U+FFFD in it.
  */

@@ -1,4 +1,4 @@
-/** Files we create: exclusive temp beside the target, 0600, atomic rename, never through a planted link (issue 15, finding 13). */
+/** Files we create: exclusive temp beside the target, 0600, atomic rename, never through a planted link. */
 import {lstatSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'

@@ -1,5 +1,5 @@
 /**
- * Issue 15 against the built CLI and the sandbox: hostile import files (a row the service refuses as too large,
+ * Hardening against hostile data, with the built CLI and the sandbox: hostile import files (a row the service refuses as too large,
  * metadata nested past what it takes, invalid UTF-8, a line past the record bound), a rerun of a finished
  * import counting this run apart from the earlier one, the export file opened exclusively with mode 0600
  * (never through a planted link), --escape-formulas, and the invitations an import will send.

@@ -237,7 +237,7 @@ describe('a rerun of a finished import', () => {
 
       const again = await cli(['customers', 'import', f, '--json'], proxy.url)
       expect(again.code, again.stderr).toBe(0)
-      // The summary counts this run (issue 15, finding 11): nothing created now, all 12 done before.
+      // The summary counts this run: nothing created now, all 12 done before.
       expect(again.json()).toEqual({created: 0, updated: 0, skipped: 0, failed: 0, invalid: 0, already_done: 12})
       expect(again.stderr).toContain('Nothing to send')
       expect(proxy.requests.slice(seen)).toEqual([])

@@ -657,7 +657,7 @@ describe('unsafe input refused before anything is sent (exit 2, never "outcome u
   })
 })
 
-describe('messages that are right (issue 9)', () => {
+describe('messages that are right', () => {
   async function closedPort(): Promise<string> {
     const closed = await startFaultyServer(() => ({status: 200}))
     await closed.close()

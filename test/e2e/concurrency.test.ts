@@ -70,7 +70,7 @@ describe(`${PROCESSES} processes sharing one config file`, () => {
 })
 
 /**
- * Issue 15, finding 5: a slow token endpoint. The token request is held by the proxy longer than the config lock
+ * A slow token endpoint. The token request is held by the proxy longer than the config lock
  * is ever waited for (10 s), so a lock held across it would fail the others "config file is locked" and lose a
  * `config set` run meanwhile. The config lock must never span the request.
  */

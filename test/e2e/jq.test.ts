@@ -1,5 +1,5 @@
 /**
- * `--jq` and `--fields` (issue 10), run as processes against the sandbox: jq runs once on the whole list after
+ * `--jq` and `--fields`, run as processes against the sandbox: jq runs once on the whole list after
  * every page, prints like `jq -r`, a compile error is exit 2 before any request, a runtime error exit 1 with
  * jq's message, errors are the --json error document; --fields in TSV, JSON and the terminal's table.
  */

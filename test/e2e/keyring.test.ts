@@ -1,5 +1,5 @@
 /**
- * The key secret in the OS keyring (issue 14), against a real Secret Service (gnome-keyring in a private D-Bus
+ * The key secret in the OS keyring, against a real Secret Service (gnome-keyring in a private D-Bus
  * session, test/helpers/keyring.ts): login puts it there and nowhere in the config directory, commands read it
  * when a token must be issued (20 parallel renewals still issue one token), status says where it is, logout and
  * `config remove` delete it; with no keyring reachable, login falls back to the file with a warning, quickly.

@@ -1,5 +1,5 @@
 /**
- * A flood (issue 12, item 4): 5,000 signed deliveries from 200 concurrent senders to a real `webhooks listen`
+ * A flood: 5,000 signed deliveries from 200 concurrent senders to a real `webhooks listen`
  * process whose receiver answers slowly (20 ms). Every delivery is either forwarded exactly once (counted at the
  * receiver by id) or answered 503 with Retry-After (counted at the senders): none is lost silently, none is
  * forwarded twice, and the listener's peak RSS (VmHWM of its process) stays under 200 MB. Bounded in count; it

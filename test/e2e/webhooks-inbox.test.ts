@@ -1,5 +1,5 @@
 /**
- * The inbox as a debugger (issue 12, item 3), end to end: a real `webhooks listen` against the sandbox records
+ * The inbox as a debugger, end to end: a real `webhooks listen` against the sandbox records
  * what its receiver answered; `webhooks events` filters by outcome, type and time; `webhooks events get` shows an
  * event whole; `webhooks replay --failed` and `replay ID...` resend the failed ones byte for byte, each once,
  * and report each with a summary.

@@ -1,5 +1,5 @@
 /**
- * A listener that proves it is reachable (issue 12, items 1 and 2), and reuses its endpoint (issue 9, item 7):
+ * A listener that proves it is reachable, and reuses its endpoint:
  * `webhooks listen` as a process against the sandbox, with the stand-in tunnels on PATH routing for real
  * (FAKE_TUNNEL_ROUTE=proxy: an HTTPS edge on loopback with the test certificate, trusted through
  * NODE_EXTRA_CA_CERTS) or not at all (blackhole).
@@ -190,7 +190,7 @@ describe('recovery', () => {
   })
 })
 
-describe('listen without --port (issue 9, item 7)', () => {
+describe('listen without --port', () => {
   it('reuses the previous run’s port and so its endpoint: three runs leave one endpoint', async () => {
     session = await startSession()
     const urls: string[] = []

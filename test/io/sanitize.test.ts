@@ -1,4 +1,4 @@
-/** The one sanitizer for service data on its way to a terminal or TSV (issue 15, finding 12). */
+/** The one sanitizer for service data on its way to a terminal or TSV. */
 import {describe, expect, it} from 'vitest'
 
 import {hasUnsafe, sanitize} from '../../src/io/sanitize.js'

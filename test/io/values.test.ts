@@ -1,4 +1,4 @@
-/** Values a person reads (issue 9, item 2): the human forms of timestamps, arrays and money, and counts. */
+/** Values a person reads: the human forms of timestamps, arrays and money, and counts. */
 import {describe, expect, it} from 'vitest'
 
 import {counted} from '../../src/domain/text.js'

@@ -1,6 +1,6 @@
 /**
  * Every event the sandbox sends is delivered, signed, when its change happens through the API or the control
- * path; `POST /_sandbox/events` fires any of them, with payload overrides that are checked (issue 11, item 4).
+ * path; `POST /_sandbox/events` fires any of them, with payload overrides that are checked.
  */
 import {createServer, type IncomingHttpHeaders, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'

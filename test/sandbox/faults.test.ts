@@ -1,5 +1,5 @@
 /**
- * Faults on purpose (issue 11, item 3): the CLI's own retry policy against sandbox-made 503s, a POST that is not
+ * Faults on purpose: the CLI's own retry policy against sandbox-made 503s, a POST that is not
  * retried, a seeded rate that repeats, delays, dropped connections, and validation.
  */
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'

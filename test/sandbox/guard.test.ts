@@ -1,5 +1,5 @@
 /**
- * The control path refuses what a web page could send it (issue 15, finding 16): a foreign Host (DNS rebinding),
+ * The control path refuses what a web page could send it: a foreign Host (DNS rebinding),
  * a foreign Origin, a write without a JSON content type (a cross-site "simple" request). Raw node:http requests,
  * since fetch would not let the test set Host.
  */

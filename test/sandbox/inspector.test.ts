@@ -1,5 +1,5 @@
 /**
- * The inspector page (`/_sandbox/ui`, issue 11 item 5) in a real headless Chromium (Debian's package, driven by
+ * The inspector page (`/_sandbox/ui`) in a real headless Chromium (Debian's package, driven by
  * puppeteer-core: no browser download): a request made by the CLI appears on the page, with the customer it
  * created; service data is shown as text, never run. Saves a screenshot in test/artifacts/ for a person to look at.
  * Skips, saying why, only where no Chromium is installed (`.ci/run` installs it).

@@ -1,5 +1,5 @@
 /**
- * The request log and `commerce sandbox logs` (issue 11, item 1): the CLI's requests in order, secrets masked,
+ * The request log and `commerce sandbox logs`: the CLI's requests in order, secrets masked,
  * filters, --follow streaming until Ctrl-C (exit 0), and the ring's bound.
  */
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * Scenarios, reset and snapshots (issue 11, item 2): a seed file with references creates exactly what it names,
+ * Scenarios, reset and snapshots: a seed file with references creates exactly what it names,
  * a file with one bad entry creates nothing, `start --seed`, reset keeps the catalogue and keys, and
  * snapshot save -> changes -> restore gives the saved state, while the sandbox runs.
  */

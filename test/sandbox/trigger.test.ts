@@ -1,7 +1,7 @@
 /**
  * `commerce webhooks trigger` against the sandbox, as users run it (the built CLI): every event, --customer,
  * --set overrides that change the delivery only, unknown fields exit 2 with nothing fired or changed, and
- * a human line that says what was created (issue 11 item 4, issue 9 item 7).
+ * a human line that says what was created.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 

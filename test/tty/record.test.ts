@@ -1,5 +1,5 @@
 /**
- * A single resource on a real terminal (issue 9, item 1): the field/value table fits the window, and an embedded
+ * A single resource on a real terminal: the field/value table fits the window, and an embedded
  * collection (`customers get --include orders`) is one entry a line, never one JSON blob wider than the screen.
  */
 import {beforeAll, describe, expect, it} from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * Values a person reads, on a real terminal (issue 9, item 2): timestamps relative or local, arrays as comma
+ * Values a person reads, on a real terminal: timestamps relative or local, arrays as comma
  * lists, money with its currency (`13112 USD`, or `$131.12` once the profile says the service counts cents), and
  * counts that agree in number. The same commands on a pipe keep the service's raw values.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 9, "Done when": no line of any command's table output is wider than the window, at 80 and 160 columns.
+ * No line of any command's table output is wider than the window, at 80 and 160 columns.
  * Every command that prints a table or a field/value view runs in a tmux pane of that width, with data made to
  * be too wide (a long name and email, a webhook endpoint with a long URL and every event); the capture joins
  * wrapped lines, so a line that wrapped is longer than the window here.

@@ -355,7 +355,7 @@ export async function listen(options: ListenOptions): Promise<{end: ListenEnd; e
 /**
  * Starts the listener on `port`, or without one on the port this profile's previous listen used, when it is free
  * (so that the loopback URL, and so the endpoint registered for it, stay the same run after run instead of one
- * more endpoint each time; issue 9), else on a free one. The port used is remembered in the profile.
+ * more endpoint each time), else on a free one. The port used is remembered in the profile.
  */
 async function startListenerOnPort(ctx: WebhookContext, options: ListenerOptions, port: number | undefined): Promise<Listener> {
   const refused = (error: unknown): never => {
