@@ -14,8 +14,8 @@ export default class Autocomplete extends BaseCommand<typeof Autocomplete> {
   static args = {
     shell: Args.string({description: 'Shell type (default: the current shell).', options: ['zsh', 'bash', 'powershell'], required: false}),
   }
-  static description = `Display autocomplete installation instructions. Completes commands, flags and the values of flags that take
-one of a fixed set (--currency, --status, --include...). The completion cache is rebuilt only when the CLI changed.`
+  static summary = `Display autocomplete installation instructions.`
+  static description = `Completes commands, flags and the values of flags that take one of a fixed set (--currency, --status, --include...). The completion cache is rebuilt only when the CLI changed.`
   static examples = [
     '<%= config.bin %> autocomplete',
     '<%= config.bin %> autocomplete bash',

@@ -1,9 +1,10 @@
 /**
- * oclif.manifest.json and the README's command reference are generated from the code (`npm run generate`).
+ * oclif.manifest.json and the command reference (docs/commands/, indexed in the README) are generated from the code
+ * (`npm run generate`).
  * These tests regenerate both from the built commands and fail when the committed files have drifted.
  */
 import {execFileSync} from 'node:child_process'
-import {copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync} from 'node:fs'
+import {copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
@@ -66,19 +67,22 @@ describe('generated files', () => {
     expect(committed === texts[0], 'oclif.manifest.json is not as `npm run generate` writes it: run it and commit').toBe(true)
   }, 60_000)
 
-  it('the README command reference matches the commands', () => {
+  it('the command reference (docs/commands/, and its index in the README) matches the commands', () => {
     const scratch = scratchRoot()
     copyFileSync(join(ROOT, 'README.md'), join(scratch, 'README.md'))
-    const fresh = execFileSync(process.execPath, [OCLIF, 'readme', '--dry-run', '--no-aliases', '--no-source-links'], {
+    execFileSync(process.execPath, [OCLIF, 'readme', '--multi', '--output-dir', 'docs/commands', '--no-aliases', '--no-source-links'], {
       cwd: scratch,
-      encoding: 'utf8',
       env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: 'pipe',
     })
-    // --dry-run prints the README after a few "replacing <!-- x --> in ..." lines.
-    const generated = fresh.replace(/^replacing <!-- [\w-]+ --> in .*\n/gm, '')
-    const committed = readFileSync(join(ROOT, 'README.md'), 'utf8')
-    expect(committed.trim() === generated.trim(), 'README.md command reference is stale: run `npm run generate` and commit it').toBe(true)
+    const stale = 'the command reference is stale: run `npm run generate` and commit it'
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8') === readFileSync(join(scratch, 'README.md'), 'utf8'), `README.md: ${stale}`).toBe(true)
+    const pages = (dir: string) => readdirSync(dir).sort()
+    const fresh = join(scratch, 'docs', 'commands')
+    const committed = join(ROOT, 'docs', 'commands')
+    expect(pages(committed), stale).toEqual(pages(fresh))
+    for (const page of pages(fresh))
+      expect(readFileSync(join(committed, page), 'utf8') === readFileSync(join(fresh, page), 'utf8'), `docs/commands/${page}: ${stale}`).toBe(true)
   }, 60_000)
 
   it('the README table of sandbox decisions matches src/sandbox/decisions.ts', () => {

@@ -1,5 +1,5 @@
 /**
- * Every `commerce …` example line in the README's usage sections (before the generated "# Commands" reference)
+ * Every `commerce …` example line in the README's usage sections (before the generated command reference)
  * runs as written, in bash (pipes, jq, `$id` included), against a sandbox holding customers 1-50 and a paid
  * order 1001, and exits with the code the README implies: 0, unless EXPECTED says otherwise. SKIP lists the lines
  * that cannot run here, each with its reason. Lines run one after the other, in README order, in one config
@@ -47,7 +47,7 @@ function examples(): Example[] {
   const out: Example[] = []
   let inBlock = false
   for (const [i, line] of lines.entries()) {
-    if (line.startsWith('# Commands')) break
+    if (line.startsWith('<!-- commands -->')) break
     if (line.startsWith('```')) {
       inBlock = !inBlock
       continue

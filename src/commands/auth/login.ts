@@ -12,14 +12,10 @@ import {needFlag, promptSecret, promptText} from '../../io/prompt.js'
 import {keyringHint, login} from '../../services/auth.js'
 
 export default class AuthLogin extends ApiCommand<typeof AuthLogin> {
-  static description = `Log in with a key pair: issues a token to check it, then stores the pair and the token in the profile.
+  static summary = `Log in with a key pair: issues a token to check it, then stores the pair and the token in the profile.`
+  static description = `--storage keyring keeps the key secret in the OS keyring (macOS Keychain, Windows Credential Manager, the Secret Service on Linux) instead of config.json; a keyring that fails or does not answer within 3 s means the file, with a warning.
 
---storage keyring keeps the key secret in the OS keyring (macOS Keychain, Windows Credential Manager, the Secret
-Service on Linux) instead of config.json; a keyring that fails or does not answer within 3 s means the file, with
-a warning.
-
-On a terminal, prompts for what is missing (the secret masked). Without one, pass every value as a flag;
---key-secret-stdin reads the secret from standard input so that it stays out of the process list.`
+On a terminal, prompts for what is missing (the secret masked). Without one, pass every value as a flag; --key-secret-stdin reads the secret from standard input so that it stays out of the process list.`
   static examples = [
     '<%= config.bin %> auth login --sandbox',
     '<%= config.bin %> auth login --base-url https://commerce.example.com --key-id key_123',

@@ -3,11 +3,8 @@ import {apiVersionFlag} from '../../base/flags.js'
 import {logout} from '../../services/auth.js'
 
 export default class AuthLogout extends ApiCommand<typeof AuthLogout> {
-  static description = `Revoke the current token and remove the stored key pair and token from the profile (and the key secret from
-the OS keyring, when it is kept there).
-
-Succeeds when already logged out. If the revocation fails, the local credentials are removed all the same and
-the command exits 1: the token stays valid until it expires.`
+  static summary = `Revoke the current token and remove the stored credentials from the profile.`
+  static description = `The stored key pair and token are removed, and the key secret from the OS keyring when it is kept there. Succeeds when already logged out. If the revocation fails, the local credentials are removed all the same and the command exits 1: the token stays valid until it expires.`
   static examples = ['<%= config.bin %> auth logout', '<%= config.bin %> auth logout --profile staging']
   static flags = {...apiVersionFlag}
 

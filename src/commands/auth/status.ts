@@ -4,7 +4,8 @@ import {EXIT} from '../../errors.js'
 import {status} from '../../services/auth.js'
 
 export default class AuthStatus extends ApiCommand<typeof AuthStatus> {
-  static description = 'Show whether the credentials in effect work (exit 0) or not (exit 3). The secret is never shown.'
+  static summary = `Show whether the credentials in effect work (exit 0) or not (exit 3).`
+  static description = `The secret is never shown.`
   static examples = ['<%= config.bin %> auth status', '<%= config.bin %> auth status --json | jq .expires_at']
   static flags = {...apiVersionFlag}
 

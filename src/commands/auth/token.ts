@@ -3,7 +3,7 @@ import {apiVersionFlag} from '../../base/flags.js'
 import {currentToken} from '../../services/auth.js'
 
 export default class AuthToken extends ApiCommand<typeof AuthToken> {
-  static description = 'Print a valid access token (issuing one if needed) and a newline, nothing else.'
+  static summary = `Print a valid access token (issuing one if needed) and a newline, nothing else.`
   static examples = ['curl -H "Authorization: Bearer $(<%= config.bin %> auth token)" "$COMMERCE_BASE_URL/api/v2/orders"']
   static flags = {...apiVersionFlag}
 

@@ -10,8 +10,8 @@ export default class ConfigGet extends ConfigCommand<typeof ConfigGet> {
   }
 
   static baseFlags = {...outputFlags, ...profileFlag}
-  static description = `Print one setting of the selected profile. key_secret is printed masked (only \`auth token\`
-prints a credential). An unset key prints nothing and exits 0; api_version shows the default (v2) when unset.`
+  static summary = `Print one setting of the selected profile.`
+  static description = `key_secret is printed masked (only \`auth token\` prints a credential). An unset key prints nothing and exits 0; api_version shows the default (v2) when unset.`
   static examples = ['<%= config.bin %> config get base_url', '<%= config.bin %> config get api_version --profile staging --json']
 
   async run(): Promise<void> {

@@ -4,8 +4,8 @@ import {CONFIG_KEYS} from '../../services/config.js'
 
 export default class ConfigList extends ConfigCommand<typeof ConfigList> {
   static baseFlags = {...outputFlags, ...profileFlag}
-  static description = `Show the settings of the selected profile (secrets masked), whether a token is cached, and the
-webhook endpoints whose signing secrets are stored.`
+  static summary = `Show the settings of the selected profile, secrets masked.`
+  static description = `Also shows whether a token is cached, and the webhook endpoints whose signing secrets are stored.`
   static examples = ['<%= config.bin %> config list', '<%= config.bin %> config list --profile staging --json']
 
   async run(): Promise<void> {

@@ -3,8 +3,8 @@ import {outputFlags, profileFlag} from '../../base/flags.js'
 
 export default class ConfigProfiles extends ConfigCommand<typeof ConfigProfiles> {
   static baseFlags = {...outputFlags, ...profileFlag}
-  static description = `List the profiles. "current" marks the one a command would use now: --profile, else COMMERCE_PROFILE,
-else the one chosen with \`config use\`, else "default". "logged_in" means a key pair is stored (\`auth status\` checks it).`
+  static summary = `List the profiles.`
+  static description = `"current" marks the one a command would use now: --profile, else COMMERCE_PROFILE, else the one chosen with \`config use\`, else "default". "logged_in" means a key pair is stored (\`auth status\` checks it).`
   static examples = ['<%= config.bin %> config profiles', "<%= config.bin %> config profiles --json | jq -r '.[] | select(.current) | .name'"]
 
   async run(): Promise<void> {

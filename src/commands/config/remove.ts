@@ -7,10 +7,8 @@ export default class ConfigRemove extends ConfigCommand<typeof ConfigRemove> {
     name: Args.string({description: 'The profile to remove.', required: true}),
   }
 
-  static description = `Remove a profile and everything stored in it (key pair, its key secret in the OS keyring, cached token,
-webhook signing secrets).
-When it was the chosen profile, the choice is unset and commands fall back to "default". The cached token is not
-revoked: run \`commerce auth logout --profile NAME\` first to revoke it.`
+  static summary = `Remove a profile and everything stored in it.`
+  static description = `Everything: the key pair, its key secret in the OS keyring, the cached token and the webhook signing secrets. When it was the chosen profile, the choice is unset and commands fall back to "default". The cached token is not revoked: run \`commerce auth logout --profile NAME\` first to revoke it.`
   static examples = ['<%= config.bin %> config remove staging']
 
   async run(): Promise<void> {

@@ -14,9 +14,8 @@ export default class ConfigSet extends ConfigCommand<typeof ConfigSet> {
   }
 
   static baseFlags = {...outputFlags, ...profileFlag}
-  static description = `Set one setting of the selected profile, creating the profile when needed (the first profile ever
-created becomes the one used when none is named). Changing base_url, key_id or key_secret drops the cached token.
-Prefer \`commerce auth login\` for key pairs: it checks them, and keeps the secret out of your shell history.`
+  static summary = `Set one setting of the selected profile, creating the profile when needed.`
+  static description = `The first profile ever created becomes the one used when none is named. Changing base_url, key_id or key_secret drops the cached token. Prefer \`commerce auth login\` for key pairs: it checks them, and keeps the secret out of your shell history.`
   static examples = [
     '<%= config.bin %> config set base_url https://commerce.example.com',
     '<%= config.bin %> config set api_version v1 --profile legacy',

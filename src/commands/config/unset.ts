@@ -10,8 +10,8 @@ export default class ConfigUnset extends ConfigCommand<typeof ConfigUnset> {
   }
 
   static baseFlags = {...outputFlags, ...profileFlag}
-  static description =
-    'Remove one setting from the selected profile (exit 0 also when it was not set). Removing base_url, key_id or key_secret drops the cached token.'
+  static summary = `Remove one setting from the selected profile (exit 0 also when it was not set).`
+  static description = `Removing base_url, key_id or key_secret drops the cached token.`
   static examples = ['<%= config.bin %> config unset api_version', '<%= config.bin %> config unset key_secret --profile staging']
 
   async run(): Promise<void> {

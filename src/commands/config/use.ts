@@ -7,8 +7,8 @@ export default class ConfigUse extends ConfigCommand<typeof ConfigUse> {
     name: Args.string({description: 'An existing profile (see `config profiles`).', required: true}),
   }
 
-  static description = `Choose the profile that commands use when neither --profile nor COMMERCE_PROFILE names one.
-The profile must exist (exit 2 otherwise): create it with \`auth login --profile NAME\` or \`config set ... --profile NAME\`.`
+  static summary = `Choose the profile that commands use when neither --profile nor COMMERCE_PROFILE names one.`
+  static description = `The profile must exist (exit 2 otherwise): create it with \`auth login --profile NAME\` or \`config set ... --profile NAME\`.`
   static examples = ['<%= config.bin %> config use staging']
 
   async run(): Promise<void> {

@@ -9,7 +9,8 @@ import {needFlag, promptText} from '../../io/prompt.js'
 import {createCustomer} from '../../services/customers.js'
 
 export default class CustomersCreate extends ApiCommand<typeof CustomersCreate> {
-  static description = 'Create a customer. On a terminal, prompts for a missing email or name.'
+  static summary = `Create a customer.`
+  static description = `On a terminal, prompts for a missing email or name.`
   static examples = [
     '<%= config.bin %> customers create --email ada@example.com --name "Ada Lovelace" --plan pro',
     '<%= config.bin %> customers create --email ci@example.com --name CI --no-send-invite --metadata source=ci --json',

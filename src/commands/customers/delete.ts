@@ -8,7 +8,8 @@ import {deleteCustomer, getCustomer} from '../../services/customers.js'
 
 export default class CustomersDelete extends ApiCommand<typeof CustomersDelete> {
   static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Customer id.', required: true})}
-  static description = 'Delete a customer (API v2). Asks for confirmation on a terminal; needs --yes without one.'
+  static summary = `Delete a customer (API v2).`
+  static description = `Asks for confirmation on a terminal; needs --yes without one.`
   static examples = ['<%= config.bin %> customers delete 42', '<%= config.bin %> customers delete 42 --yes --json']
   static flags = {...yesFlag}
 

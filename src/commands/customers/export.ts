@@ -7,17 +7,10 @@ import {listCustomersRequest} from '../../services/customers.js'
 
 export default class CustomersExport extends ApiCommand<typeof CustomersExport> {
   static interruptible = true
-  static description = `Export every matching customer, in the service's order (newest first).
+  static summary = `Export every matching customer, in the service's order (newest first).`
+  static description = `Records stream as pages of 100 arrive (memory stays flat whatever the count): page 1 first, then the others with --concurrency pages in flight, written in order. JSONL (default): one customer per line. CSV: a header row of the customer's top-level fields, RFC 4180 quoting, nested values (metadata) as compact JSON; \`customers import\` reads it back. JSON: one array.
 
-Records stream as pages of 100 arrive (memory stays flat whatever the count): page 1 first, then the others
-with --concurrency pages in flight, written in order. JSONL (default): one customer per line. CSV: a header row
-of the customer's top-level fields, RFC 4180 quoting, nested values (metadata) as compact JSON; \`customers
-import\` reads it back. JSON: one array.
-
---output writes an exclusive temporary file beside FILE (mode 0600, never through a link) and renames it at the
-end, so a failed or interrupted export leaves no partial file. --escape-formulas (CSV) prefixes cells that a
-spreadsheet would run as formulas (= + - @ tab CR) with ', for files meant to be opened there. With --json and --output, stdout carries {"exported", "output"}; with --json alone, the records
-as one JSON array. A progress bar is drawn on stderr when it is a terminal (and the records do not go to it).`
+--output writes an exclusive temporary file beside FILE (mode 0600, never through a link) and renames it at the end, so a failed or interrupted export leaves no partial file. --escape-formulas (CSV) prefixes cells that a spreadsheet would run as formulas (= + - @ tab CR) with ', for files meant to be opened there. With --json and --output, stdout carries {"exported", "output"}; with --json alone, the records as one JSON array. A progress bar is drawn on stderr when it is a terminal (and the records do not go to it).`
   static examples = [
     '<%= config.bin %> customers export > customers.jsonl',
     '<%= config.bin %> customers export --format csv --output customers.csv',

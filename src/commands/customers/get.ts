@@ -7,7 +7,7 @@ import {getCustomer} from '../../services/customers.js'
 
 export default class CustomersGet extends ApiCommand<typeof CustomersGet> {
   static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Customer id.', required: true})}
-  static description = 'Show one customer.'
+  static summary = `Show one customer.`
   static examples = ['<%= config.bin %> customers get 42', '<%= config.bin %> customers get 42 --include orders --json']
   static flags = {
     ...fieldsFlag('customer'),

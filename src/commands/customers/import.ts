@@ -10,22 +10,10 @@ import {ON_CONFLICT} from '../../domain/bulk.js'
 export default class CustomersImport extends ApiCommand<typeof CustomersImport> {
   static interruptible = true
   static args = {file: Args.string({description: 'CSV or JSONL file of customers.', required: true})}
-  static description = `Create customers from a CSV or JSONL file, resumably.
+  static summary = `Create customers from a CSV or JSONL file, resumably.`
+  static description = `Rows: CSV columns email, name, and optional send_invite (true/false), plan, metadata.<key> and metadata (a JSON object); or JSONL objects shaped like the create body ({"email", "name", "send_invite", "metadata"}). The columns an export writes but the service sets (id, status, created_at) are ignored, so \`customers export --format csv\` can be imported as is. The format comes from --format or the file's extension (.csv, .jsonl, .ndjson).
 
-Rows: CSV columns email, name, and optional send_invite (true/false), plan, metadata.<key> and metadata (a JSON
-object); or JSONL objects shaped like the create body ({"email", "name", "send_invite", "metadata"}). The columns
-an export writes but the service sets (id, status, created_at) are ignored, so \`customers export --format csv\`
-can be imported as is. The format comes from --format or the file's extension (.csv, .jsonl, .ndjson).
-
-Every row is validated first; bad rows are reported by their line in the file (the CSV header is line 1) and
-nothing is sent (exit 2), unless --skip-invalid leaves them out. Then rows are created --concurrency at a time,
-paced together when the service answers 429. A journal in the config directory records each row as it is done:
-the same command run again after a crash, kill -9 or Ctrl-C goes on where it stopped and creates nothing twice.
-A taken email is failed (--on-conflict fail, the default), skipped, or updated (v2: PATCH of name and metadata).
-Rows that leave send_invite unset get an invitation email from the service: the command says how many before
-sending (and on --dry-run); --no-send-invite sets send_invite false on those rows.
-Prints {created, updated, skipped, failed, invalid, already_done}, counting what this run did (already_done:
-rows an earlier run of the same import had done); exit 1 when a row failed, 130 when interrupted.`
+Every row is validated first; bad rows are reported by their line in the file (the CSV header is line 1) and nothing is sent (exit 2), unless --skip-invalid leaves them out. Then rows are created --concurrency at a time, paced together when the service answers 429. A journal in the config directory records each row as it is done: the same command run again after a crash, kill -9 or Ctrl-C goes on where it stopped and creates nothing twice. A taken email is failed (--on-conflict fail, the default), skipped, or updated (v2: PATCH of name and metadata). Rows that leave send_invite unset get an invitation email from the service: the command says how many before sending (and on --dry-run); --no-send-invite sets send_invite false on those rows. Prints {created, updated, skipped, failed, invalid, already_done}, counting what this run did (already_done: rows an earlier run of the same import had done); exit 1 when a row failed, 130 when interrupted.`
   static examples = [
     '<%= config.bin %> customers import customers.csv',
     '<%= config.bin %> customers import customers.jsonl --on-conflict skip --errors-file failed.csv --json',

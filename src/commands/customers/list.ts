@@ -4,7 +4,7 @@ import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {listCustomers} from '../../services/customers.js'
 
 export default class CustomersList extends ApiCommand<typeof CustomersList> {
-  static description = 'List customers, newest first.'
+  static summary = `List customers, newest first.`
   static examples = [
     '<%= config.bin %> customers list',
     '<%= config.bin %> customers list --status invited --search "@example.com" --per-page 100',

@@ -9,7 +9,7 @@ import {updateCustomer} from '../../services/customers.js'
 
 export default class CustomersUpdate extends ApiCommand<typeof CustomersUpdate> {
   static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Customer id.', required: true})}
-  static description = 'Change a customer (API v2).'
+  static summary = `Change a customer (API v2).`
   static examples = [
     '<%= config.bin %> customers update 42 --status archived',
     '<%= config.bin %> customers update 42 --name "Ada King" --plan enterprise',

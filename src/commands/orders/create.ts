@@ -6,11 +6,8 @@ import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {createOrder, parseItemSpec, readOrderFile} from '../../services/orders.js'
 
 export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
-  static description = `Create an order (status pending).
-
-In v2 every order carries an Idempotency-Key: the one given with --idempotency-key, or a fresh UUID printed on
-stderr. Rerunning with that key replays the original order instead of creating a second one, and the CLI
-retries a lost response with the same key. In v1 there is no such key, and a failed request is never retried.`
+  static summary = `Create an order (status pending).`
+  static description = `In v2 every order carries an Idempotency-Key: the one given with --idempotency-key, or a fresh UUID printed on stderr. Rerunning with that key replays the original order instead of creating a second one, and the CLI retries a lost response with the same key. In v1 there is no such key, and a failed request is never retried.`
   static examples = [
     '<%= config.bin %> orders create --customer 42 --currency USD --item 3:2 --item 7',
     '<%= config.bin %> orders create --from-file order.json --idempotency-key 5f0c6a52-8f2e-4c1e-9b7a-0d7e3f1e2a11 --json',

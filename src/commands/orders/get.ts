@@ -7,7 +7,7 @@ import {getOrder} from '../../services/orders.js'
 
 export default class OrdersGet extends ApiCommand<typeof OrdersGet> {
   static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Order id.', required: true})}
-  static description = 'Show one order (API v2).'
+  static summary = `Show one order (API v2).`
   static examples = ['<%= config.bin %> orders get 1001', '<%= config.bin %> orders get 1001 --jq .items']
   static flags = fieldsFlag('order')
 

@@ -10,10 +10,8 @@ import {getOrder, refundOrder} from '../../services/orders.js'
 
 export default class OrdersRefund extends ApiCommand<typeof OrdersRefund> {
   static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Order id.', required: true})}
-  static description = `Refund an order, in whole or in part (API v2).
-
---amount is an integer in the service's money unit, sent unchanged; without it the whole remaining amount is
-refunded. Asks for confirmation on a terminal; needs --yes without one.`
+  static summary = `Refund an order, in whole or in part (API v2).`
+  static description = `--amount is an integer in the service's money unit, sent unchanged; without it the whole remaining amount is refunded. Asks for confirmation on a terminal; needs --yes without one.`
   static examples = ['<%= config.bin %> orders refund 1001', '<%= config.bin %> orders refund 1001 --amount 500 --reason "damaged box" --yes --json']
   static fieldFlags = {amount: '--amount', reason: '--reason'}
   static flags = {

@@ -7,7 +7,7 @@ import {getProduct} from '../../services/products.js'
 
 export default class ProductsGet extends ApiCommand<typeof ProductsGet> {
   static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Product id.', required: true})}
-  static description = 'Show one product (API v2; public).'
+  static summary = `Show one product (API v2; public).`
   static examples = ['<%= config.bin %> products get 3', '<%= config.bin %> products get 3 --currency GBP --json']
   static flags = {...fieldsFlag('product'), currency: currencyFlag({description: 'Show the price converted to this currency.'})}
 

@@ -4,7 +4,7 @@ import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {listProducts} from '../../services/products.js'
 
 export default class ProductsList extends ApiCommand<typeof ProductsList> {
-  static description = 'List products in the catalogue (public: no login needed).'
+  static summary = `List products in the catalogue (public: no login needed).`
   static examples = [
     '<%= config.bin %> products list',
     '<%= config.bin %> products list --currency EUR --search mug --per-page 50',

@@ -18,7 +18,8 @@ export default class ProductsSearch extends ApiCommand<typeof ProductsSearch> {
       required: true,
     }),
   }
-  static description = 'Search the catalogue (public). v2 lists with q; --api-version v1 calls the v1 search operation.'
+  static summary = `Search the catalogue (public).`
+  static description = `v2 lists with q; --api-version v1 calls the v1 search operation.`
   static examples = ['<%= config.bin %> products search mug', '<%= config.bin %> products search "tea pot" --currency EUR --json']
   static flags = {
     ...fieldsFlag('product'),

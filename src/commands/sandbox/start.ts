@@ -9,13 +9,8 @@ import {DEFAULT_HOST, DEFAULT_PORT, describeSandbox, exposureWarning, infoOf, ru
 
 export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
   static interruptible = true
-  static description = `Run a local emulator of the whole service (every v1 and v2 operation, webhooks included).
-
-Prints its base URL and two test key pairs (one with every scope, one with customers:read only) and records
-them in the config directory, where \`auth login --sandbox\` and \`webhooks trigger\` find them. Data (customers,
-orders, refunds, webhooks) persists in --data (default: sandbox-data.json in the config directory).
-In the foreground it runs until Ctrl-C or SIGTERM (exit 0); --detach runs it in the background and returns.
-Its control path (GET <base URL>/_sandbox) moves orders to paid or shipped and shows webhook deliveries.`
+  static summary = `Run a local emulator of the whole service (every v1 and v2 operation, webhooks included).`
+  static description = `Prints its base URL and two test key pairs (one with every scope, one with customers:read only) and records them in the config directory, where \`auth login --sandbox\` and \`webhooks trigger\` find them. Data (customers, orders, refunds, webhooks) persists in --data (default: sandbox-data.json in the config directory). In the foreground it runs until Ctrl-C or SIGTERM (exit 0); --detach runs it in the background and returns. Its control path (GET <base URL>/_sandbox) moves orders to paid or shipped and shows webhook deliveries.`
   static examples = [
     '<%= config.bin %> sandbox start',
     '<%= config.bin %> sandbox start --detach --port 0 --json',

@@ -3,10 +3,10 @@ import {CliError} from '../../errors.js'
 import {describeSandbox, infoOf, sandboxStatus} from '../../services/sandbox/process.js'
 
 export default class SandboxStatus extends BaseCommand<typeof SandboxStatus> {
-  static description = `Show the local sandbox: base URL, pid, record counts and key pairs. Exit 1 when none runs.
+  static summary = `Show the local sandbox: base URL, pid, record counts and key pairs.`
+  static description = `Exit 1 when none runs.
 
-With --json: {"base_url", "pid", "keys": [{"key_id", "key_secret", "scopes"}]}, as \`start --detach --json\` prints
-it (the counts are in the human output, and at GET <base URL>/_sandbox).`
+With --json: {"base_url", "pid", "keys": [{"key_id", "key_secret", "scopes"}]}, as \`start --detach --json\` prints it (the counts are in the human output, and at GET <base URL>/_sandbox).`
   static examples = ['<%= config.bin %> sandbox status', '<%= config.bin %> sandbox status --json | jq -r .base_url']
 
   async run(): Promise<void> {

@@ -6,9 +6,8 @@ import {EVENT_TYPES, RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {createWebhook, splitEvents} from '../../services/webhooks/endpoints.js'
 
 export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
-  static description = `Register a webhook endpoint (v2) and keep its signing secret in the profile.
-
-The service shows the signing secret only in this answer: it is printed once, and stored in the profile under the endpoint's id (\`config list\` shows it masked), where \`webhooks listen\` finds it. The URL must be HTTPS; against the local sandbox, http://127.0.0.1 URLs are accepted too. The service cannot delete an endpoint.`
+  static summary = `Register a webhook endpoint (v2) and keep its signing secret in the profile.`
+  static description = `The service shows the signing secret only in this answer: it is printed once, and stored in the profile under the endpoint's id (\`config list\` shows it masked), where \`webhooks listen\` finds it. The URL must be HTTPS; against the local sandbox, http://127.0.0.1 URLs are accepted too. The service cannot delete an endpoint.`
   static examples = [
     '<%= config.bin %> webhooks create --url https://example.com/hooks --event order.paid',
     '<%= config.bin %> webhooks create --url https://example.com/hooks --event order.paid --json | jq -r .signing_secret',

@@ -4,10 +4,8 @@ import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {listWebhooks} from '../../services/webhooks/endpoints.js'
 
 export default class WebhooksList extends ApiCommand<typeof WebhooksList> {
-  static description = `List the account's webhook endpoints (v2).
-
-In the table, "secret" says whether this profile holds the endpoint's signing secret (which \`webhooks listen\`
-needs to reuse an endpoint). The service has no operation to delete an endpoint.`
+  static summary = `List the account's webhook endpoints (v2).`
+  static description = `In the table, "secret" says whether this profile holds the endpoint's signing secret (which \`webhooks listen\` needs to reuse an endpoint). The service has no operation to delete an endpoint.`
   static examples = ['<%= config.bin %> webhooks list', "<%= config.bin %> webhooks list --json | jq -r '.[].url'"]
   static flags = fieldsFlag('webhook')
 

@@ -23,9 +23,8 @@ const seconds = Flags.custom<number>({
 const clock = (date = new Date()) => date.toTimeString().slice(0, 8)
 
 export default class WebhooksListen extends ApiCommand<typeof WebhooksListen> {
-  static description = `Receive webhook deliveries locally: verify, print, record and forward each one.
-
-Listens on 127.0.0.1 (any path), verifies X-Service-Signature, prints one line per event, records every verified delivery in the local inbox (see \`webhooks events\`, \`webhooks replay\`), and forwards the raw body and headers to --forward-to, answering the service what the receiver answered (502 when it cannot be reached, so that the service retries). A missing, wrong, stale or future signature is answered 400 and not forwarded.
+  static summary = `Receive webhook deliveries locally: verify, print, record and forward each one.`
+  static description = `Listens on 127.0.0.1 (any path), verifies X-Service-Signature, prints one line per event, records every verified delivery in the local inbox (see \`webhooks events\`, \`webhooks replay\`), and forwards the raw body and headers to --forward-to, answering the service what the receiver answered (502 when it cannot be reached, so that the service retries). A missing, wrong, stale or future signature is answered 400 and not forwarded.
 
 It registers its public URL as a webhook endpoint for the chosen events, reusing an endpoint already registered for that URL whose signing secret this profile holds. The service has no operation to delete an endpoint: each new URL (a new tunnel URL, another port) leaves one registered. Fix --port, or keep --public-url, to reuse one. Against the local sandbox, without --public-url or --tunnel, it registers its own loopback URL.
 

@@ -11,9 +11,8 @@ import {readSecret} from '../../services/webhooks/signatures.js'
 
 export default class WebhooksReplay extends ApiCommand<typeof WebhooksReplay> {
   static args = {id: Args.string({description: 'The event id (evt_...), as `webhooks events` shows it; several may follow.'})}
-  static description = `Send recorded deliveries again: each raw body byte for byte, with its recorded headers.
-
-One EVENT_ID: that event's latest delivery; --json prints {"id", "type", "forward_to", "status", "duration_ms", "resigned"}. Several ids, or --failed (the events whose latest record failed: not forwarded, or answered other than 2xx; narrowed by --since and --type): each event once, in the order received, one line each as it finishes, then a summary; --json prints {"replayed", "succeeded", "failed", "forward_to", "results": [...]}. Every replay is recorded in the inbox with the receiver's answer, so a replay that succeeds takes its event off the --failed list.
+  static summary = `Send recorded deliveries again: each raw body byte for byte, with its recorded headers.`
+  static description = `One EVENT_ID: that event's latest delivery; --json prints {"id", "type", "forward_to", "status", "duration_ms", "resigned"}. Several ids, or --failed (the events whose latest record failed: not forwarded, or answered other than 2xx; narrowed by --since and --type): each event once, in the order received, one line each as it finishes, then a summary; --json prints {"replayed", "succeeded", "failed", "forward_to", "results": [...]}. Every replay is recorded in the inbox with the receiver's answer, so a replay that succeeds takes its event off the --failed list.
 
 Each delivery is signed afresh (current time) with the secret given (--secret-file, --secret-stdin, COMMERCE_WEBHOOK_SECRET or --secret), else with the secret the profile stores for the endpoint it came to. Only when there is none is the recorded X-Service-Signature sent as it was, with a warning: a receiver with a timestamp tolerance may refuse it once it is old. Exit 4 when the inbox has no such event (nothing is sent), 1 when a receiver cannot be reached or answers other than 2xx.`
   static examples = [

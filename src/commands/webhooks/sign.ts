@@ -5,9 +5,8 @@ import {requireSecret, secretFlags} from '../../base/webhook-flags.js'
 import {parseTimestamp, readPayload, sign} from '../../services/webhooks/signatures.js'
 
 export default class WebhooksSign extends BaseCommand<typeof WebhooksSign> {
-  static description = `Print the X-Service-Signature header value for a payload, for testing a receiver.
-
-The payload is signed as raw bytes (a trailing newline counts: prefer printf %s to echo). With --json: {"signature": "t=...,v1=..."}.`
+  static summary = `Print the X-Service-Signature header value for a payload, for testing a receiver.`
+  static description = `The payload is signed as raw bytes (a trailing newline counts: prefer printf %s to echo). With --json: {"signature": "t=...,v1=..."}.`
   static examples = [
     '<%= config.bin %> webhooks sign --secret-file secret.txt --payload-file body.json',
     'COMMERCE_WEBHOOK_SECRET=... <%= config.bin %> webhooks sign --payload-file body.json --timestamp 1900000000',

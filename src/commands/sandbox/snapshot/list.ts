@@ -3,7 +3,8 @@ import {listSnapshots} from '../../../services/sandbox/scenario.js'
 import {counted} from '../../../domain/text.js'
 
 export default class SandboxSnapshotList extends BaseCommand<typeof SandboxSnapshotList> {
-  static description = 'List the saved snapshots of the local sandbox (--json: an array of {name, saved_at, customers, orders, webhooks}).'
+  static summary = `List the saved snapshots of the local sandbox.`
+  static description = `With --json: an array of {name, saved_at, customers, orders, webhooks}.`
   static examples = ['<%= config.bin %> sandbox snapshot list']
 
   async run(): Promise<void> {

@@ -6,7 +6,8 @@ import {counted} from '../../../domain/text.js'
 
 export default class SandboxSnapshotRestore extends BaseCommand<typeof SandboxSnapshotRestore> {
   static args = {name: Args.string({description: 'Snapshot name.', required: true})}
-  static description = `Bring the running sandbox back to a saved state (its key pairs stay). Exit 4 for an unknown name.`
+  static summary = `Bring the running sandbox back to a saved state (its key pairs stay).`
+  static description = `Exit 4 for an unknown name.`
   static examples = ['<%= config.bin %> sandbox snapshot restore before-import']
 
   async run(): Promise<void> {

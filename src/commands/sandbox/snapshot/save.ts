@@ -6,9 +6,8 @@ import {counted} from '../../../domain/text.js'
 
 export default class SandboxSnapshotSave extends BaseCommand<typeof SandboxSnapshotSave> {
   static args = {name: Args.string({description: 'Snapshot name (letters, digits, ".", "_", "-").', required: true})}
-  static description = `Save the local sandbox's whole state under a name (replacing a snapshot of that name).
-
-Snapshots are kept in sandbox-snapshots/ in the config directory (in memory for an --in-memory sandbox).`
+  static summary = `Save the local sandbox's whole state under a name (replacing a snapshot of that name).`
+  static description = `Snapshots are kept in sandbox-snapshots/ in the config directory (in memory for an --in-memory sandbox).`
   static examples = ['<%= config.bin %> sandbox snapshot save before-import']
 
   async run(): Promise<void> {

@@ -7,7 +7,8 @@ import {type InboxRecord, outcomeOf} from '../../../webhooks/inbox.js'
 
 export default class WebhooksEventsGet extends BaseCommand<typeof WebhooksEventsGet> {
   static args = {id: Args.string({description: 'The event id (evt_...), as `webhooks events` shows it.', required: true})}
-  static description = `Show one event of the local inbox whole: each delivery of it (a sender retries; replays count too), oldest first, with the request's headers and raw body and the receiver's answer (status, headers, the first 64 KiB of its body, duration) or the error.
+  static summary = `Show one event of the local inbox whole, every delivery of it.`
+  static description = `Each delivery (a sender retries; replays count too), oldest first, with the request's headers and raw body and the receiver's answer (status, headers, the first 64 KiB of its body, duration) or the error.
 
 --json: {"id", "type", "records": [...]}, each record as \`webhooks events --json\` prints it. Exit 4 when the inbox has no such event.`
   static examples = [
