@@ -10,11 +10,13 @@
 import type {Dispatcher} from 'undici'
 
 import {type ApiVersion, type HttpMethod, V1_SUNSET_DATE} from '../domain/schema.js'
+import {formatBytes} from '../domain/text.js'
 import {isLoopbackHost} from '../domain/url.js'
 import {ApiError, CliError, EXIT, NetworkError, UsageError} from '../errors.js'
 import {errorFromResponse, redirectError, statusText} from './errors.js'
-import {type Attempt, DEFAULT_MAX_WAIT_SECONDS, isRedirect, mayHaveBeenSent} from './policy.js'
+import {DEFAULT_MAX_WAIT_SECONDS, isRedirect, mayHaveBeenSent} from './policy.js'
 import {redactBody, redactHeaders} from './redact.js'
+import {DeadlineExceeded, classifyFailure, describeNetworkError, errorCode, parseBody} from './transport.js'
 import {checkBaseUrl, checkHeaderValue, checkRequestPath} from './url.js'
 import {type Call, type RawResponse, type RequestGate, compose, gated, newCall, renewing, retrying} from './wrappers.js'
 
@@ -101,37 +103,6 @@ export const DEFAULT_TIMEOUT_MS = 30_000
  * end (about 87 MB measured; with 32 MiB it was 109 MB). COMMERCE_HTTP_MAX_BYTES raises it.
  */
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
-
-/** The whole exchange passed COMMERCE_HTTP_TIMEOUT: never retried (that would multiply the wait the user set). */
-class DeadlineExceeded extends Error {
-  readonly code = 'COMMERCE_DEADLINE'
-  constructor(readonly timeoutMs: number) {
-    super(`no complete response within ${timeoutMs / 1000} s`)
-  }
-}
-
-/** `32 MiB`, `1.5 KiB`, `12 bytes`. */
-export function formatBytes(n: number): string {
-  if (n >= 1024 * 1024) return `${+(n / 1024 / 1024).toFixed(1)} MiB`
-  if (n >= 1024) return `${+(n / 1024).toFixed(1)} KiB`
-  return `${n} bytes`
-}
-
-function describeNetworkError(error: unknown): string {
-  const code = errorCode(error)
-  const known: Record<string, string> = {
-    ECONNREFUSED: 'connection refused',
-    ECONNRESET: 'connection reset',
-    ENOTFOUND: 'host not found',
-    ETIMEDOUT: 'connection timed out',
-    UND_ERR_BODY_TIMEOUT: 'timed out reading the response',
-    UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
-    UND_ERR_HEADERS_TIMEOUT: 'timed out waiting for the response',
-    UND_ERR_SOCKET: 'the connection closed before the response was complete',
-  }
-  if (error instanceof DeadlineExceeded) return `timed out: ${error.message} (COMMERCE_HTTP_TIMEOUT)`
-  return (code && known[code]) ?? (error as Error)?.message ?? String(error)
-}
 
 export class ApiClient {
   readonly baseUrl: string
@@ -388,18 +359,6 @@ export class ApiClient {
   }
 }
 
-/** What an exchange that threw came to, for the policy; undefined for our own errors (final as they are). */
-function classifyFailure(error: unknown): Attempt | undefined {
-  if (error instanceof CliError) return undefined
-  if (error instanceof DeadlineExceeded) return {cause: 'deadline', kind: 'no-answer'}
-  return {cause: errorCode(error) === 'ECONNREFUSED' ? 'refused' : 'other', kind: 'no-answer'}
-}
-
-function errorCode(error: unknown): string | undefined {
-  const e = error as NodeJS.ErrnoException & {cause?: NodeJS.ErrnoException}
-  return e?.code ?? e?.cause?.code
-}
-
 /** A loopback host that refuses connections: most likely the local sandbox, not started. */
 const SANDBOX_HINT = 'Nothing is listening there. If it is the local sandbox, start it with `commerce sandbox start --detach`.'
 
@@ -409,16 +368,4 @@ function capitalize(text: string): string {
 
 function lowerKeys(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]))
-}
-
-function parseBody(text: string, contentType: string | undefined): unknown {
-  if (text === '') return undefined
-  if (contentType?.includes('json') || /^\s*[[{]/.test(text)) {
-    try {
-      return JSON.parse(text)
-    } catch {
-      return text
-    }
-  }
-  return text
 }

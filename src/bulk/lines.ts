@@ -65,9 +65,3 @@ export async function* splitLines(source: AsyncIterable<Buffer>, maxLineBytes: n
   }
   if (size > 0) yield finish(true)
 }
-
-export function formatBytes(n: number): string {
-  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`
-  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`
-  return `${n} bytes`
-}

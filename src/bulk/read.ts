@@ -13,7 +13,8 @@ import {Readable, Transform, type TransformCallback} from 'node:stream'
 import {type CsvError, parse} from 'csv-parse'
 
 import {type ImportFormat, MAX_RECORD_BYTES} from '../domain/bulk.js'
-import {formatBytes, splitLines} from './lines.js'
+import {formatBytes} from '../domain/text.js'
+import {splitLines} from './lines.js'
 
 export type {ImportFormat}
 

@@ -4,3 +4,10 @@
 export function counted(n: number, noun: string, plural = `${noun}s`): string {
   return `${n.toLocaleString('en')} ${n === 1 ? noun : plural}`
 }
+
+/** `32 MiB`, `1.5 KiB`, `12 bytes`. */
+export function formatBytes(n: number): string {
+  if (n >= 1024 * 1024) return `${+(n / 1024 / 1024).toFixed(1)} MiB`
+  if (n >= 1024) return `${+(n / 1024).toFixed(1)} KiB`
+  return `${n} bytes`
+}

@@ -26,48 +26,14 @@ import {
   rawHeaderPairs,
 } from './forward.js'
 import {PROBE_PATH, type ProbeNonces} from './probe.js'
+import {isJsonContentType, parseEvent} from './event-body.js'
+import {Gate} from './gate.js'
 import {encodeBody, headerObject, type Inbox, type InboxAnswer, type InboxRecord, recordAnswer} from './inbox.js'
 
 export const DEFAULT_FORWARD_CONCURRENCY = 8
 export const DEFAULT_FORWARD_QUEUE = 100
 /** Seconds a sender is told to wait (Retry-After) when the listener is full. */
 const RETRY_AFTER_SECONDS = 2
-
-/**
- * Forward slots: at most `size` holders at once, others wait in arrival order. A waiter gives up at its deadline
- * (the sender would have given up too): `acquire` then resolves false.
- */
-class Gate {
-  private active = 0
-  private readonly waiting: Array<(granted: boolean) => void> = []
-  constructor(private readonly size: number) {}
-
-  acquire(deadlineMs: number): Promise<boolean> {
-    if (this.active < this.size) {
-      this.active++
-      return Promise.resolve(true)
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        const i = this.waiting.indexOf(grant)
-        if (i >= 0) this.waiting.splice(i, 1)
-        resolve(false)
-      }, deadlineMs)
-      const grant = (granted: boolean) => {
-        clearTimeout(timer)
-        resolve(granted)
-      }
-      this.waiting.push(grant)
-    })
-  }
-
-  release(): void {
-    const next = this.waiting.shift()
-    if (next)
-      next(true) // the slot passes on; `active` stays
-    else this.active--
-  }
-}
 
 /** After a 413, the rest of the body is read and discarded (so the client sees the answer) up to this many times the limit. */
 const DISCARD_FACTOR = 16
@@ -418,24 +384,4 @@ function probeAnswer(probes: ProbeNonces, req: IncomingMessage): Answer {
         ],
         status: 200,
       }
-}
-
-/** application/json, or any `+json` type (a charset parameter allowed). */
-function isJsonContentType(value: string | undefined): boolean {
-  if (!value) return false
-  const type = value.split(';', 1)[0].trim().toLowerCase()
-  return type === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(type)
-}
-
-function parseEvent(body: Buffer): {id: string; type: string; created_at: string | null} | undefined {
-  let value: unknown
-  try {
-    value = JSON.parse(body.toString('utf8'))
-  } catch {
-    return undefined
-  }
-  if (!value || typeof value !== 'object') return undefined
-  const {id, type, created_at: createdAt} = value as Record<string, unknown>
-  if (typeof id !== 'string' || typeof type !== 'string') return undefined
-  return {created_at: typeof createdAt === 'string' ? createdAt : null, id, type}
 }

@@ -1,4 +1,7 @@
-/** Comments speak of the code: no issue numbers or work history in src/ (the history belongs in commits). */
+/**
+ * Rules for the source itself: comments speak of the code (no issue numbers or work history in src/: the history
+ * belongs in commits), and no file in src/ grows past 400 lines (split it where its parts have names of their own).
+ */
 import {readdirSync, readFileSync} from 'node:fs'
 import {join, relative} from 'node:path'
 import {expect, it} from 'vitest'
@@ -18,4 +21,11 @@ it('no comment in src/ names an issue', () => {
       .flatMap((line, i) => (/\bissues? #?\d+|\(#\d+\)/i.test(line) ? [`${relative(ROOT, file)}:${i + 1}: ${line.trim()}`] : [])),
   )
   expect(found).toEqual([])
+})
+
+it('no file in src/ is over 400 lines', () => {
+  const long = sources(join(ROOT, 'src'))
+    .map((file) => ({file: relative(ROOT, file), lines: readFileSync(file, 'utf8').split('\n').length - 1}))
+    .filter(({lines}) => lines > 400)
+  expect(long).toEqual([])
 })
