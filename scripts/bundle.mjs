@@ -10,7 +10,8 @@
  * - commands/**, hooks/*: one line each, `module.exports = require('#app').load('commands/products/list')`, so
  *   that oclif (package.json `oclif.commands`, the manifest) finds one file per command.
  * - vendor/<package>.js: each package our code imports lazily (`await import('undici')`: undici, @inquirer/prompts,
- *   cli-table3, cli-progress, @napi-rs/keyring), required only when that line runs. @napi-rs/keyring is a native
+ *   cli-table3, cli-progress, conf, @napi-rs/keyring), required only when that line runs; conf without ajv, which
+ *   it loads for a JSON Schema the CLI does not give it. @napi-rs/keyring is a native
  *   binding (a .node file per platform): its vendor file only requires it from node_modules.
  * - package.json: CommonJS, and the `#core`, `#app` and `#vendor/*` imports, resolvable at any depth.
  * - *.map: source maps, used only under --debug (bin/run.js), so that stack traces name the .ts files.
@@ -36,7 +37,7 @@ import {createRequire} from 'node:module'
 import {dirname, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-import {HELP_RENDER} from './patches.mjs'
+import {CONF_WITHOUT_AJV, HELP_RENDER} from './patches.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const dist = join(root, 'dist')
@@ -166,6 +167,18 @@ const vendor = {
       const hasDefault = 'default' in (await import(args.path))
       return {contents: `export * from ${name}\n${hasDefault ? `export {default} from ${name}\n` : ''}`, resolveDir: root}
     })
+    // conf's JSON Schema support (ajv), never used: stand-ins that throw if constructed (scripts/patches.mjs).
+    build.onResolve({filter: /^ajv(-formats)?(\/|$)/}, (args) =>
+      args.path in CONF_WITHOUT_AJV.imports ? {namespace: 'no-ajv', path: args.path} : undefined,
+    )
+    build.onLoad({filter: /.*/, namespace: 'no-ajv'}, () => ({
+      contents: [
+        "const unused = () => { throw new Error('conf schema validation is not in the bundle: config fields are checked in src/config/schema.ts') }",
+        'export class Ajv2020 { constructor() { unused() } }',
+        'export default {default: unused}',
+      ].join('\n'),
+      loader: 'js',
+    }))
     const full = require.resolve('undici')
     build.onResolve({filter: /^undici$/}, (args) => (args.namespace === 'vendor' ? {namespace: 'undici-lite', path: full} : undefined))
     build.onLoad({filter: /.*/, namespace: 'undici-lite'}, () => ({

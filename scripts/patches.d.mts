@@ -3,3 +3,4 @@ export declare const HELP_RENDER: {file: RegExp; package: string; module: string
 export declare const UNDICI_MAKE_DISPATCHER: {module: string; sha256: string}
 export declare const PINNED: string[]
 export declare const JQ_OUTPUT_HOOK_IN: string
+export declare const CONF_WITHOUT_AJV: {module: string; imports: Record<string, string>; guard: string}

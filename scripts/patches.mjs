@@ -31,5 +31,18 @@ export const UNDICI_MAKE_DISPATCHER = {
  */
 export const JQ_OUTPUT_HOOK_IN = 'src/io/jq.ts'
 
+/**
+ * conf imports ajv (and ajv-formats) at its top for JSON Schema validation, which the CLI does not use: its fields
+ * are declared in src/config/schema.ts and checked by its deserializer. The bundle gives conf stand-ins that throw
+ * if ever constructed, which saves loading ajv on every command that reads config.json. These are the lines of
+ * conf's dist/source/index.js that make the stand-ins safe: the two imports, and the early return of its validator
+ * set-up when no schema is given.
+ */
+export const CONF_WITHOUT_AJV = {
+  module: 'conf/dist/source/index.js',
+  imports: {'ajv/dist/2020.js': "import { Ajv2020 as Ajv } from 'ajv/dist/2020.js';", 'ajv-formats': "import ajvFormatsModule from 'ajv-formats';"},
+  guard: 'if (!(options.schema ?? options.ajvOptions ?? options.rootSchema)) {\n            return;\n        }',
+}
+
 /** The packages whose internals the build or the CLI touches: pinned to exact versions in package.json. */
-export const PINNED = ['@oclif/core', 'undici', 'jq-web']
+export const PINNED = ['@oclif/core', 'undici', 'jq-web', 'conf']

@@ -2,91 +2,33 @@
  * The config file (`config.json` in the config directory, mode 0600 in a 0700 directory): named profiles, the
  * current profile, and a token cache for key pairs given through the environment.
  *
- * Several `commerce` processes may share the file (parallel CI jobs). Writes are atomic (an exclusive temp file
- * renamed over it), so the file is always whole; `update` is a read-modify-write under a short lock (lock.ts) that
- * never spans network I/O: a token is issued outside it (`withIssueLock`, a second lock that only serialises token
- * issues) and merged in afterwards, so a `config set` run meanwhile is kept. A directory that cannot be read or
- * written (EACCES, EPERM, EROFS, ENOTDIR, EISDIR...) is a warning (`onReadOnly`, once) and changes kept in memory
- * for this process. A file that is not what the CLI writes (invalid JSON, a wrong type) is exit 2 naming the key.
+ * conf owns the file: where it is, reading it, writing it atomically (a temporary file renamed over it), and its
+ * versioned migrations (migrations.ts). What this store adds around conf:
+ * - a read-modify-write under a short cross-process lock (lock.ts) that never spans network I/O: a token is
+ *   issued outside it (`withIssueLock`, a second lock that only serialises token issues) and merged in afterwards,
+ *   so a `config set` run meanwhile is kept; conf's first open, which may migrate and so write, is under it too;
+ * - a directory that cannot be read or written (EACCES, EPERM, EROFS, ENOTDIR, EISDIR...) is a warning
+ *   (`onReadOnly`, once) and changes kept in memory for this process;
+ * - a file that is not what the CLI writes (invalid JSON, a wrong type: schema.ts) is exit 2 naming the key;
+ * - modes 0600 for the file and 0700 for the directory.
+ * Nothing else writes config.json.
  */
-import {mkdirSync, readFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, statSync} from 'node:fs'
 import {join} from 'node:path'
 
-import type {ApiVersion} from '../domain/schema.js'
-import {writeFileAtomic} from '../domain/files.js'
-import {isObject} from '../domain/json.js'
-import {CliError, UsageError} from '../errors.js'
+import type Conf from 'conf'
+
+import {CliError} from '../errors.js'
 import {type HeldLock, LockTimeoutError, acquireLock} from './lock.js'
+import {CONFIG_MIGRATIONS, CONFIG_VERSION} from './migrations.js'
 import {CONFIG_FILE, configDir} from './paths.js'
+import {type ConfigData, type Profile, parseConfig} from './schema.js'
 
-export interface CachedToken {
-  access_token: string
-  /** ISO date-time. */
-  expires_at: string
-  scopes: string[]
-  /** The base URL the token was issued by. */
-  base_url: string
-}
+export type {CachedToken, ConfigData, Profile} from './schema.js'
+export {PROFILE_FIELD_TYPES, configProblem} from './schema.js'
 
-export interface Profile {
-  base_url?: string
-  api_version?: ApiVersion
-  key_id?: string
-  key_secret?: string
-  /** `true`: plain http:// to a host that is not loopback is allowed for this profile. */
-  allow_insecure_http?: string
-  /** Scopes asked for at login; absent means every scope the key is entitled to. */
-  requested_scopes?: string[]
-  access_token?: string
-  expires_at?: string
-  scopes?: string[]
-  token_base_url?: string
-  /** Webhook signing secrets by endpoint id. */
-  webhook_secrets?: Record<string, string>
-  /** The local port of the last `webhooks listen` without --port, taken again when free (same URL, same endpoint). */
-  listen_port?: string
-  /** The unit of the service's money amounts (`minor`, `major`), for how a terminal shows them. */
-  money_unit?: string
-  /** Where the key secret is kept: `keyring` (the OS keyring, `key_secret` then absent here) or `file` (default). */
-  storage?: string
-}
-
-export interface ConfigData {
-  current_profile?: string
-  profiles?: Record<string, Profile>
-  /** Tokens issued for COMMERCE_KEY_ID/COMMERCE_KEY_SECRET, keyed by base URL, key id and scopes. */
-  token_cache?: Record<string, CachedToken>
-  /** Set once `auth login` has mentioned `--storage keyring`: the hint is never repeated. */
-  keyring_hint_shown?: boolean
-}
-
-/**
- * The type of each profile field the CLI reads, checked when the file is read (a hand-edited `"base_url": 5` is
- * exit 2 naming the key, not a crash later). A new profile key adds one line here. Unknown keys are kept as they are.
- */
-export const PROFILE_FIELD_TYPES: Record<string, 'string' | 'strings' | 'map'> = {
-  access_token: 'string',
-  allow_insecure_http: 'string',
-  api_version: 'string',
-  base_url: 'string',
-  expires_at: 'string',
-  key_id: 'string',
-  key_secret: 'string',
-  listen_port: 'string',
-  money_unit: 'string',
-  requested_scopes: 'strings',
-  scopes: 'strings',
-  storage: 'string',
-  token_base_url: 'string',
-  webhook_secrets: 'map',
-}
-
-const TOKEN_FIELD_TYPES: Record<keyof CachedToken, 'string' | 'strings'> = {
-  access_token: 'string',
-  base_url: 'string',
-  expires_at: 'string',
-  scopes: 'strings',
-}
+/** conf's bookkeeping key in the file (the migrated version): kept in the file, never shown to commands. */
+const CONF_INTERNAL = '__internal__'
 
 export const DEFAULT_PROFILE = 'default'
 /** The config lock is held for a read, a change in memory and a write: milliseconds. */
@@ -103,51 +45,11 @@ function isUnusableDir(error: unknown): boolean {
   return UNUSABLE_DIR_CODES.has((error as NodeJS.ErrnoException)?.code ?? '')
 }
 
-function typeName(value: unknown): string {
-  return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`
-}
-
-function checkField(where: string, kind: 'map' | 'string' | 'strings', value: unknown): string | undefined {
-  if (value === undefined) return undefined
-  if (kind === 'string' && typeof value !== 'string') return `${where} must be a string (it is ${typeName(value)})`
-  if (kind === 'strings' && !(Array.isArray(value) && value.every((v) => typeof v === 'string'))) return `${where} must be an array of strings`
-  if (kind === 'map' && !(isObject(value) && Object.values(value).every((v) => typeof v === 'string'))) return `${where} must be an object of strings`
-  return undefined
-}
-
-/** The first thing in the file that is not what the CLI writes, as `key must be ...`; undefined when it is fine. */
-export function configProblem(data: unknown): string | undefined {
-  if (!isObject(data)) return `the file must hold a JSON object (it holds ${typeName(data)})`
-  const top = checkField('current_profile', 'string', data.current_profile)
-  if (top) return top
-  if (data.profiles !== undefined) {
-    if (!isObject(data.profiles)) return `profiles must be an object (it is ${typeName(data.profiles)})`
-    for (const [name, profile] of Object.entries(data.profiles)) {
-      const where = `profiles.${name}`
-      if (!isObject(profile)) return `${where} must be an object (it is ${typeName(profile)})`
-      for (const [key, kind] of Object.entries(PROFILE_FIELD_TYPES)) {
-        const problem = checkField(`${where}.${key}`, kind, profile[key])
-        if (problem) return problem
-      }
-    }
-  }
-  if (data.token_cache !== undefined) {
-    if (!isObject(data.token_cache)) return `token_cache must be an object (it is ${typeName(data.token_cache)})`
-    for (const [key, token] of Object.entries(data.token_cache)) {
-      if (!isObject(token)) return `token_cache[${JSON.stringify(key)}] must be an object (it is ${typeName(token)})`
-      for (const [field, kind] of Object.entries(TOKEN_FIELD_TYPES)) {
-        const problem = checkField(`token_cache[${JSON.stringify(key)}].${field}`, kind, token[field])
-        if (problem) return problem
-      }
-    }
-  }
-  return undefined
-}
-
 export class ConfigStore {
   readonly dir: string
   readonly path: string
   private memory?: ConfigData
+  private conf?: Conf<ConfigData>
   private warned = false
   /** Why the file could not be read or written (changes then live in memory only); undefined while it can. */
   readOnlyReason?: string
@@ -162,28 +64,7 @@ export class ConfigStore {
 
   /** The file as it is now (or this process's in-memory copy once the directory proved unwritable). */
   async read(): Promise<ConfigData> {
-    if (this.memory) return structuredClone(this.memory)
-    let text: string
-    try {
-      text = readFileSync(this.path, 'utf8')
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {}
-      if (!isUnusableDir(error)) throw error
-      this.warn(
-        `cannot read ${this.path} (${(error as NodeJS.ErrnoException).code}); using no saved settings and keeping changes in memory for this command only.`,
-      )
-      this.memory = {}
-      return {}
-    }
-    let data: unknown
-    try {
-      data = JSON.parse(text)
-    } catch (error) {
-      throw new UsageError(`The config file ${this.path} is not valid JSON (${(error as Error).message}).`, {hint: `Fix or remove ${this.path}.`})
-    }
-    const problem = configProblem(data)
-    if (problem) throw new UsageError(`The config file ${this.path} is not valid: ${problem}.`, {hint: `Fix or remove ${this.path}.`})
-    return data as ConfigData
+    return this.readWith(() => this.openLocked())
   }
 
   /**
@@ -206,7 +87,7 @@ export class ConfigStore {
       return this.toMemory(mutate, error)
     }
     try {
-      const data = await this.read()
+      const data = await this.readWith(() => this.open())
       if (this.memory) return mutate(this.memory) // the file proved unreadable
       const before = JSON.stringify(data)
       const result = await mutate(data)
@@ -214,7 +95,8 @@ export class ConfigStore {
         if (lock.compromised)
           throw new CliError(`Another commerce process took over the lock on ${this.path}; nothing was written. Run the command again.`)
         try {
-          await writeFileAtomic(this.path, JSON.stringify(data, undefined, '\t'), {mode: 0o600})
+          // conf writes atomically and keeps its own bookkeeping (the migrated version) from the file.
+          ;(this.conf ?? (await this.open())).store = data
         } catch (error) {
           if (!isUnusableDir(error)) throw error
           this.memory = data
@@ -248,6 +130,70 @@ export class ConfigStore {
     } finally {
       lock?.release()
     }
+  }
+
+  /** conf for this directory, created on first use: creating it may migrate the file, so a caller holds the lock. */
+  private async open(): Promise<Conf<ConfigData>> {
+    if (this.conf) return this.conf
+    const {default: ConfClass} = await import('conf')
+    mkdirSync(this.dir, {mode: 0o700, recursive: true})
+    this.conf = new ConfClass<ConfigData>({
+      accessPropertiesByDotNotation: false,
+      clearInvalidConfig: false,
+      configFileMode: 0o600,
+      configName: CONFIG_FILE.replace(/\.json$/, ''),
+      cwd: this.dir,
+      deserialize: (text) => parseConfig(text, this.path),
+      migrations: CONFIG_MIGRATIONS,
+      projectSuffix: '',
+      projectVersion: CONFIG_VERSION,
+    })
+    return this.conf
+  }
+
+  /** `open` under the config lock, for a read: a file an older release wrote is migrated once, by one process. */
+  private async openLocked(): Promise<{readonly store: ConfigData}> {
+    let lock: HeldLock | undefined
+    try {
+      lock = await acquireLock(`${this.path}.lock`, {staleMs: LOCK_STALE_MS, waitMs: LOCK_WAIT_MS})
+    } catch (error) {
+      // A directory we cannot lock in may still be read; a migration that must write then fails as a write would.
+      if (!(error instanceof LockTimeoutError) && !isUnusableDir(error)) throw error
+    }
+    try {
+      return await this.open()
+    } catch (error) {
+      if (!isUnusableDir(error)) throw error
+      // Readable but not writable, and older than this release: read it as it is, and keep changes in memory.
+      this.memory = parseConfig(readFileSync(this.path, 'utf8'), this.path)
+      this.warnMemory(error)
+      return {store: this.memory}
+    } finally {
+      lock?.release()
+    }
+  }
+
+  /** The file's data through `open` (or {} when there is none); an unreadable directory is a warning and memory. */
+  private async readWith(open: () => Promise<{readonly store: ConfigData}>): Promise<ConfigData> {
+    if (this.memory) return structuredClone(this.memory)
+    try {
+      statSync(this.path)
+      return this.visible((this.conf ?? (await open())).store)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {}
+      if (!isUnusableDir(error)) throw error
+      this.warn(
+        `cannot read ${this.path} (${(error as NodeJS.ErrnoException).code}); using no saved settings and keeping changes in memory for this command only.`,
+      )
+      this.memory = {}
+      return {}
+    }
+  }
+
+  /** What commands see of conf's store: a plain copy, without conf's bookkeeping. */
+  private visible(store: ConfigData): ConfigData {
+    const {[CONF_INTERNAL]: _internal, ...data} = store as ConfigData & {[CONF_INTERNAL]?: unknown}
+    return structuredClone(data)
   }
 
   private async toMemory<T>(mutate: (data: ConfigData) => Promise<T> | T, error: unknown): Promise<T> {

@@ -8,7 +8,7 @@ import {createRequire} from 'node:module'
 import {dirname, join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import {HELP_RENDER, JQ_OUTPUT_HOOK_IN, PINNED, UNDICI_MAKE_DISPATCHER} from '../../scripts/patches.mjs'
+import {CONF_WITHOUT_AJV, HELP_RENDER, JQ_OUTPUT_HOOK_IN, PINNED, UNDICI_MAKE_DISPATCHER} from '../../scripts/patches.mjs'
 import {JQ_OUTPUT_HOOK} from '../../src/io/jq.js'
 import {ROOT} from '../helpers/cli.js'
 
@@ -29,13 +29,26 @@ function bundleFiles(dir = BUNDLE, prefix = ''): string[] {
 describe('packages whose internals the build touches', () => {
   it.each(PINNED)('%s is pinned to the exact version installed', (name: string) => {
     const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {dependencies: Record<string, string>}
-    const installed = (require(`${name}/package.json`) as {version: string}).version
+    // Read from node_modules: a package's exports may not include its package.json (conf's do not).
+    const installed = (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as {version: string}).version
     expect(pjson.dependencies[name], `package.json must pin ${name} to an exact version (scripts/patches.mjs says why)`).toBe(installed)
   })
 
   it('@oclif/core still has the line the fast help render patches', () => {
     const source = readFileSync(join(dirname(require.resolve(`${HELP_RENDER.package}/package.json`)), HELP_RENDER.module), 'utf8')
     expect(source.includes(HELP_RENDER.original), `${HELP_RENDER.module} changed: review the fast-help-render patch (scripts/patches.mjs)`).toBe(true)
+  })
+
+  it('conf still imports ajv only for a schema, which the bundle leaves out', () => {
+    const source = readFileSync(join(ROOT, 'node_modules', CONF_WITHOUT_AJV.module), 'utf8')
+    const review = `${CONF_WITHOUT_AJV.module} changed: review CONF_WITHOUT_AJV (scripts/patches.mjs) before bundling conf without ajv`
+    for (const line of Object.values(CONF_WITHOUT_AJV.imports)) expect(source.includes(line), review).toBe(true)
+    expect(source.includes(CONF_WITHOUT_AJV.guard), review).toBe(true)
+    // The only `new Ajv` is behind that guard: the stand-ins are never constructed without a schema.
+    expect(source.split('new Ajv(').length - 1, review).toBe(1)
+    const bundled = readFileSync(join(ROOT, 'dist', 'bundle', 'vendor', 'conf.js'), 'utf8')
+    expect(bundled).toContain('conf schema validation is not in the bundle')
+    expect(bundled, 'ajv is in vendor/conf.js').not.toContain('strictSchema')
   })
 
   it('jq-web still has the output line the --jq worker hooks', () => {

@@ -1,6 +1,7 @@
 /**
  * Rules for the source itself: comments speak of the code (no issue numbers or work history in src/: the history
- * belongs in commits), and no file in src/ grows past 400 lines (split it where its parts have names of their own).
+ * belongs in commits), no file in src/ grows past 400 lines (split it where its parts have names of their own), and
+ * config.json is written by the config store alone.
  */
 import {readdirSync, readFileSync} from 'node:fs'
 import {join, relative} from 'node:path'
@@ -28,4 +29,12 @@ it('no file in src/ is over 400 lines', () => {
     .map((file) => ({file: relative(ROOT, file), lines: readFileSync(file, 'utf8').split('\n').length - 1}))
     .filter(({lines}) => lines > 400)
   expect(long).toEqual([])
+})
+
+it('nothing but the config store (through conf) names config.json for writing', () => {
+  const naming = sources(join(ROOT, 'src'))
+    .filter((file) => /\bCONFIG_FILE\b/.test(readFileSync(file, 'utf8')))
+    .map((file) => relative(ROOT, file))
+    .sort()
+  expect(naming).toEqual(['src/config/paths.ts', 'src/config/store.ts'])
 })
