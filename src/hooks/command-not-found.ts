@@ -1,36 +1,112 @@
 /**
- * An unknown command: "did you mean" the nearest one, by edit distance over command ids.
+ * An unknown command: "did you mean" the nearest command or topic, by edit distance.
+ *
+ * oclif joins every word before the first flag into the id it could not find (`customers gte 5` arrives as
+ * `customers:gte:5`), so the words are split again: the longest run of leading words that is a command (or the
+ * run nearest to one) is the command, and the words after it are its arguments, kept in order with the flags.
+ * So `customers list extra-arg` runs `customers list`, whose parser says "Unexpected argument"; the suggestion for
+ * `customers gte 5` runs `customers get 5`. Global flags written before the topic (`-p staging customers list`)
+ * are moved after the command. A topic is suggested too (`ordrs` -> `orders`), and shows that topic's commands.
  *
  * This replaces @oclif/plugin-not-found, which prompts whenever stdin is a terminal (also when CI is set) and
  * exits 127; the contract says nothing prompts under CI and that invalid usage is exit 2. On a terminal that
  * may prompt, it offers to run the suggestion; otherwise it names it and exits 2 (a JSON error with --json).
  */
-import {Errors, type Hook, toConfiguredId} from '@oclif/core'
+import {Errors, type Hook, type Interfaces, toConfiguredId} from '@oclif/core'
 
 import {EXIT} from '../errors.js'
 import {jsonRequested, Output} from '../io/output.js'
-import {closest} from '../io/suggest.js'
+import {editDistance} from '../io/suggest.js'
 import {IOStreams} from '../io/streams.js'
+
+interface Resolved {
+  /** A command id, or a topic name (`topic: true`). */
+  id: string
+  topic: boolean
+  /** What follows the command: the words after it, then the flags, in the order typed. */
+  argv: string[]
+  /** 0 when `id` is what was typed. */
+  distance: number
+}
+
+/** Flags of any command that take a value (`-p NAME`, `--profile NAME`), so that their value moves with them. */
+function valueFlags(config: Interfaces.Config): Set<string> {
+  const names = new Set<string>()
+  for (const command of config.commands)
+    for (const [name, flag] of Object.entries(command.flags ?? {}))
+      if (flag.type === 'option') {
+        names.add(`--${name}`)
+        if (flag.char) names.add(`-${flag.char}`)
+      }
+  return names
+}
+
+/** The words and the flags of what was typed: leading flags (global flags before the topic) go after the words. */
+function splitTyped(id: string, argv: readonly string[], takesValue: Set<string>): {words: string[]; rest: string[]} {
+  const tokens = [...id.split(':'), ...argv]
+  const leading: string[] = []
+  let i = 0
+  while (i < tokens.length && tokens[i].startsWith('-')) {
+    leading.push(tokens[i])
+    if (takesValue.has(tokens[i]) && !tokens[i].includes('=') && i + 1 < tokens.length) leading.push(tokens[++i])
+    i++
+  }
+  let end = i
+  while (end < tokens.length && !tokens[end].startsWith('-')) end++
+  return {rest: [...tokens.slice(end), ...leading], words: tokens.slice(i, end)}
+}
+
+function resolve(config: Interfaces.Config, id: string, argv: readonly string[]): Resolved | undefined {
+  const {rest, words} = splitTyped(id, argv, valueFlags(config))
+  const commands = config.commands.filter((c) => !c.hidden).flatMap((c) => [c.id, ...c.aliases])
+  const topics = config.topics.filter((t) => !t.hidden).map((t) => t.name)
+  let best: Resolved | undefined
+  // Longer runs of words first, so that a tie goes to the command that takes more of what was typed.
+  for (let k = words.length; k >= 1; k--) {
+    const typed = words.slice(0, k).join(':')
+    const after = [...words.slice(k), ...rest]
+    for (const [names, topic] of [
+      [commands, false],
+      [topics, true],
+    ] as const)
+      for (const name of names) {
+        // A topic takes no arguments: it is only suggested for all the words.
+        if (topic && k !== words.length) continue
+        const distance = editDistance(typed, name)
+        if (distance <= Math.max(2, Math.floor(typed.length / 3)) && (!best || distance < best.distance))
+          best = {argv: after, distance, id: name, topic}
+      }
+    if (best?.distance === 0) break
+  }
+  return best
+}
+
+function run(config: Interfaces.Config, found: Resolved): Promise<unknown> {
+  return found.topic ? config.runCommand('help', [found.id.replaceAll(':', ' ')]) : config.runCommand(found.id, found.argv)
+}
 
 const hook: Hook<'command_not_found'> = async function (options) {
   const {config} = options
   const argv = options.argv ?? []
+  const found = resolve(config, options.id, argv)
+  // Every word up to the first flag is a command (`customers list extra-arg`), or global flags came first: run it,
+  // and its own parser judges the rest.
+  if (found?.distance === 0 && !found.topic) return run(config, found)
+
   const io = new IOStreams({json: jsonRequested(argv)})
-  const ids = config.commands.filter((c) => !c.hidden).flatMap((c) => [c.id, ...c.aliases])
-  const suggestion = closest(options.id, ids)
   const typed = toConfiguredId(options.id, config)
   const topic = options.id.split(':')[0]
   const help = `${config.bin} help${config.findTopic(topic) ? ` ${topic}` : ''}`
-
-  if (suggestion && io.canPrompt() && !io.json) {
+  const shown = found && `${config.bin} ${toConfiguredId(found.id, config)}${found.argv.length > 0 ? ` ${found.argv.join(' ')}` : ''}`
+  if (found && io.canPrompt() && !io.json) {
     const {confirm} = await import('@inquirer/prompts')
     const yes = await confirm(
-      {default: true, message: `"${typed}" is not a ${config.bin} command. Did you mean \`${config.bin} ${toConfiguredId(suggestion, config)}\`?`},
+      {default: true, message: `"${typed}" is not a ${config.bin} command. Did you mean \`${shown}\`?`},
       {output: io.stderr},
     ).catch(() => false)
-    if (yes) return config.runCommand(suggestion, argv)
+    if (yes) return run(config, found)
   }
-  const message = `"${typed}" is not a ${config.bin} command.${suggestion ? ` Did you mean \`${config.bin} ${toConfiguredId(suggestion, config)}\`?` : ''}`
+  const message = `"${typed}" is not a ${config.bin} command.${found ? ` Did you mean \`${shown}\`?` : ''}`
   new Output(io).error({hint: io.json ? undefined : `Run \`${help}\` for a list of available commands.`, message, status: null})
   throw new Errors.ExitError(EXIT.usage)
 }

@@ -11,6 +11,7 @@ import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from '
 
 import {ROOT, type RunOptions, run} from '../helpers/cli.js'
 import {type TestSandbox, startTestSandbox} from '../helpers/sandbox.js'
+import {keyPairEnv, storeProfile} from '../helpers/login.js'
 import {killAllSessions, startInTmux} from '../helpers/tmux.js'
 
 let sb: TestSandbox
@@ -34,6 +35,8 @@ afterEach(async () => {
 })
 
 const codeCache = () => join(cacheHome, 'commerce', 'v8-code')
+/** A config directory of its own, under this file's temporary home (removed with it). */
+const tmpConfig = () => mkdtempSync(join(home, 'config-'))
 const cli = (args: string[], options: RunOptions = {}) =>
   run(args, {...options, env: {COMMERCE_CONFIG_DIR: join(home, 'config'), HOME: home, XDG_CACHE_HOME: cacheHome, ...options.env}})
 
@@ -165,7 +168,7 @@ describe('plugins, with a cold and with a warm code cache', () => {
 
   it('on a terminal, an unknown command offers to run the nearest one: yes runs it, no is exit 2', async () => {
     const yes = await startInTmux(['products', 'lst', '--base-url', sb.baseUrl, '--per-page', '1'])
-    await yes.waitFor('Did you mean `commerce products list`?')
+    await yes.waitFor('Did you mean `commerce products list --base-url')
     await yes.type('y')
     await yes.sendKeys('Enter')
     expect(await yes.waitForExit()).toBe(0)
@@ -175,6 +178,51 @@ describe('plugins, with a cold and with a warm code cache', () => {
     await no.type('n')
     await no.sendKeys('Enter')
     expect(await no.waitForExit()).toBe(2)
+  })
+
+  it('the suggestion keeps every argument and flag: `customers gte 1` on a terminal, answered yes, runs `customers get 1`', async () => {
+    const plain = await cli(['customers', 'gte', '5', '--base-url', sb.baseUrl])
+    expect(plain.code).toBe(2)
+    expect(plain.stderr).toContain('"customers gte 5" is not a commerce command. Did you mean `commerce customers get 5 --base-url')
+    const term = await startInTmux(['customers', 'gte', '1', '--base-url', sb.baseUrl], {
+      env: keyPairEnv(tmpConfig(), sb.baseUrl, sb.keys[0]),
+    })
+    await term.waitFor('Did you mean `commerce customers get 1 --base-url')
+    await term.type('y')
+    await term.sendKeys('Enter')
+    // It ran `customers get 1` against the (empty) sandbox: the argument arrived, and the service answered 404.
+    const code = await term.waitForExit()
+    expect(code, await term.capture()).toBe(4)
+    expect(await term.capture()).toContain('No customer has id "1"')
+  })
+
+  it('a mistyped topic is suggested (`ordrs` -> `orders`), and yes shows its commands', async () => {
+    const plain = await cli(['ordrs'])
+    expect(plain.code).toBe(2)
+    expect(plain.stderr).toContain('Did you mean `commerce orders`?')
+    const term = await startInTmux(['ordrs'])
+    await term.waitFor('Did you mean `commerce orders`?')
+    await term.type('y')
+    await term.sendKeys('Enter')
+    expect(await term.waitForExit()).toBe(0)
+    expect(await term.capture()).toContain('orders refund')
+  })
+
+  it('extra arguments are "Unexpected argument", not "not a command" (exit 2)', async () => {
+    const r = await cli(['customers', 'list', 'extra-arg'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('Unexpected argument: extra-arg')
+    expect(r.stderr).not.toContain('is not a commerce command')
+  })
+
+  it('global flags written before the topic work: `commerce -p NAME products list`', async () => {
+    const dir = tmpConfig()
+    await storeProfile(dir, 'staging', {base_url: sb.baseUrl})
+    const r = await cli(['-p', 'staging', 'products', 'list', '--per-page', '1', '--json'], {env: {COMMERCE_CONFIG_DIR: dir}})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.json()).toHaveLength(1)
+    const named = await cli(['--profile=nowhere', 'customers', 'list'], {env: {COMMERCE_CONFIG_DIR: dir}})
+    expect(named.stderr).toContain('--profile nowhere')
   })
 
   it('on a terminal with CI set, an unknown command does not prompt: exit 2', async () => {
