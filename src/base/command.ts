@@ -11,10 +11,9 @@ import {LOGIN_HINT} from '../api/auth.js'
 import {CliError, EXIT, UsageError} from '../errors.js'
 import {jsonRequested, Output} from '../io/output.js'
 import {IOStreams} from '../io/streams.js'
-import {closest} from '../io/suggest.js'
-import {selectProfileName} from '../config/store.js'
+import {closest} from '../domain/suggest.js'
 import {MONEY_UNITS, type MoneyUnit} from '../domain/schema.js'
-import {Context, type ContextFlags} from './context.js'
+import {Context} from './context.js'
 import {apiFlags, normalizeEnumValues, outputFlags} from './flags.js'
 
 export type FlagsOf<T extends typeof Command> = Interfaces.InferredFlags<T['flags'] & T['baseFlags']>
@@ -210,6 +209,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T> {
   static baseFlags = apiFlags
   private context?: Context
+  /** Whether the command creates the profile it names (`auth login`); elsewhere a profile named must exist. */
+  static createsProfile = false
 
   /** The v2 command to suggest in the v1 deprecation warning; by default this same command in v2. */
   protected v2Hint(): string {
@@ -222,8 +223,8 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
     // Pipes and --json show raw values, so they never read it; a config file that cannot be read is reported
     // by the command's own read, with its exit code.
     if (this.io.tableOutput && !this.io.json) {
-      const unit = await this.ctx.store.read().then(
-        (data) => data.profiles?.[selectProfileName(data, (this.flags as ContextFlags).profile, process.env)]?.money_unit,
+      const unit = await this.ctx.profile().then(
+        (profile) => profile?.money_unit,
         () => undefined,
       )
       if (unit && (MONEY_UNITS as readonly string[]).includes(unit)) this.io.values.moneyUnit = unit as MoneyUnit
@@ -235,6 +236,7 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
       env: process.env,
       flags: this.flags as never,
       io: this.io,
+      createsProfile: (this.ctor as typeof ApiCommand).createsProfile,
       userAgent: `commerce-cli/${this.config.version} node/${process.version}`,
       v2Hint: this.v2Hint(),
     })

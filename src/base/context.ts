@@ -29,6 +29,8 @@ export interface ContextOptions {
   userAgent: string
   /** The v2 command to name in deprecation warnings. */
   v2Hint?: string
+  /** The command creates the profile it names (`auth login`): a --profile that does not exist yet is no error. */
+  createsProfile?: boolean
 }
 
 // Where they were first declared; the rules live in src/domain/url.ts and src/api/url.ts.
@@ -54,7 +56,10 @@ export class Context {
   }
 
   async profileName(): Promise<string> {
-    return selectProfileName(await this.data(), this.options.flags.profile, this.env)
+    return selectProfileName(await this.data(), this.options.flags.profile, this.env, {
+      loginFlags: this.userFlags(['base-url', 'api-version']),
+      mayCreate: this.options.createsProfile,
+    })
   }
 
   async profile(): Promise<Profile | undefined> {

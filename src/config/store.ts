@@ -18,7 +18,8 @@ import {join} from 'node:path'
 
 import type Conf from 'conf'
 
-import {CliError} from '../errors.js'
+import {closest} from '../domain/suggest.js'
+import {CliError, UsageError} from '../errors.js'
 import {type HeldLock, LockTimeoutError, acquireLock} from './lock.js'
 import {CONFIG_MIGRATIONS, CONFIG_VERSION} from './migrations.js'
 import {CONFIG_FILE, configDir} from './paths.js'
@@ -218,9 +219,36 @@ export class ConfigStore {
   }
 }
 
-/** Profile selection: --profile > COMMERCE_PROFILE > the chosen profile > `default`. */
-export function selectProfileName(data: ConfigData, flag: string | undefined, env: NodeJS.ProcessEnv): string {
-  return flag || env.COMMERCE_PROFILE || data.current_profile || DEFAULT_PROFILE
+/**
+ * Profile selection: --profile > COMMERCE_PROFILE > the chosen profile > `default`. A profile named on purpose
+ * (the flag or the variable) must exist, unless the command creates profiles (`auth login`, `config set`): a
+ * typo is exit 2 naming it and the nearest existing profile, never an empty profile used in silence. `loginFlags`
+ * (` --base-url URL`) are repeated in the command the hint gives.
+ */
+export function selectProfileName(
+  data: ConfigData,
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv,
+  options: {mayCreate?: boolean; loginFlags?: string} = {},
+): string {
+  const named = flag || env.COMMERCE_PROFILE
+  const name = named || data.current_profile || DEFAULT_PROFILE
+  // `default` is what no choice at all selects: naming it is never a typo (credentials may come from the environment).
+  if (named && named !== DEFAULT_PROFILE && !options.mayCreate && !data.profiles?.[named]) {
+    const existing = Object.keys(data.profiles ?? {})
+    const nearest = closest(named, existing)
+    const how = flag ? `--profile ${flag}` : `COMMERCE_PROFILE=${named}`
+    throw new UsageError(`No profile is named "${named}" (${how}).`, {
+      hint: [
+        nearest ? `Did you mean "${nearest}"?` : undefined,
+        existing.length > 0 ? `Profiles: ${existing.join(', ')}.` : 'There are no profiles yet.',
+        `Create it with \`commerce auth login --profile ${named}${options.loginFlags ?? ''}\`.`,
+      ]
+        .filter(Boolean)
+        .join(' '),
+    })
+  }
+  return name
 }
 
 /** Creates the profile when missing; the first profile ever created becomes the chosen one. */

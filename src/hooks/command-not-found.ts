@@ -16,7 +16,7 @@ import {Errors, type Hook, type Interfaces, toConfiguredId} from '@oclif/core'
 
 import {EXIT} from '../errors.js'
 import {jsonRequested, Output} from '../io/output.js'
-import {editDistance} from '../io/suggest.js'
+import {editDistance} from '../domain/suggest.js'
 import {IOStreams} from '../io/streams.js'
 
 interface Resolved {

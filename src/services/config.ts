@@ -122,8 +122,9 @@ export class ConfigService {
     this.store = options.store
   }
 
-  async profileName(data?: ConfigData): Promise<string> {
-    return selectProfileName(data ?? (await this.store.read()), this.options.profile, this.options.env)
+  /** The selected profile; one named on purpose must exist unless `mayCreate` (config set creates profiles). */
+  async profileName(data?: ConfigData, mayCreate = false): Promise<string> {
+    return selectProfileName(data ?? (await this.store.read()), this.options.profile, this.options.env, {mayCreate})
   }
 
   /** Whether the selected profile exists in the file. */
@@ -160,18 +161,18 @@ export class ConfigService {
     const value = checkValue(key, raw)
     if (key === 'storage') return {key, profile: await this.setStorage(value as 'file' | 'keyring'), value}
     const current = await this.store.read()
-    const name = await this.profileName(current)
+    const name = await this.profileName(current, true)
     const before = current.profiles?.[name]
     if (key === 'key_secret' && before?.storage === 'keyring' && before.key_id) {
       await keyringCall(() => keyringSet(keyringAccount(name, before.key_id!), value), 'Nothing was saved')
-      await this.write((data, n) => dropToken(ensureProfile(data, n)))
+      await this.write((data, n) => dropToken(ensureProfile(data, n)), true)
       return {key, profile: name, value: maskSecret(value)!}
     }
     const profile = await this.write((data, name) => {
       const p = ensureProfile(data, name)
       if (p[key] !== value && CREDENTIAL_KEYS.includes(key)) dropToken(p)
       ;(p as Record<ConfigKey, string>)[key] = value
-    })
+    }, true)
     return {key, profile, value: key === 'key_secret' ? maskSecret(value)! : value}
   }
 
@@ -181,7 +182,7 @@ export class ConfigService {
    */
   private async setStorage(storage: 'file' | 'keyring'): Promise<string> {
     const current = await this.store.read()
-    const name = await this.profileName(current)
+    const name = await this.profileName(current, true)
     const p = current.profiles?.[name]
     const was = p?.storage === 'keyring' ? 'keyring' : 'file'
     let secret = p?.key_secret
@@ -195,7 +196,7 @@ export class ConfigService {
       q.storage = storage
       if (storage === 'keyring') delete q.key_secret
       else if (secret) q.key_secret = secret
-    })
+    }, true)
     if (storage === 'file' && was === 'keyring' && p?.key_id) await keyringDelete(keyringAccount(name, p.key_id)).catch(() => false)
     return profile
   }
@@ -276,9 +277,9 @@ export class ConfigService {
    * A locked read-modify-write on the selected profile. When the config directory is not writable the store
    * keeps changes in memory for this process only; for `config` that means nothing was saved, so it fails.
    */
-  private async write(mutate: (data: ConfigData, profile: string) => void): Promise<string> {
+  private async write(mutate: (data: ConfigData, profile: string) => void, mayCreate = false): Promise<string> {
     const profile = await this.store.update(async (data) => {
-      const name = await this.profileName(data)
+      const name = await this.profileName(data, mayCreate)
       mutate(data, name)
       return name
     })

@@ -707,6 +707,11 @@ describe('messages that are right', () => {
   it('hints repeat the --profile, --base-url and --api-version the user gave', async () => {
     const dir = tempDir()
     fx.faulty = await startFaultyServer(() => ({body: {message: 'nope'}, status: 401}))
+    // A profile that does not exist yet: its hint gives the login that creates it, with the flags given.
+    const missing = await run(['customers', 'list', '--profile', 'staging', '--base-url', fx.faulty.url], {env: {COMMERCE_CONFIG_DIR: dir}})
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain(`commerce auth login --profile staging --base-url ${fx.faulty.url}`)
+    await storeProfile(dir, 'staging', {})
     const notLoggedIn = await run(['customers', 'list', '--profile', 'staging', '--base-url', fx.faulty.url], {env: {COMMERCE_CONFIG_DIR: dir}})
     expect(notLoggedIn.code).toBe(3)
     expect(notLoggedIn.stderr).toContain(`commerce auth login --profile staging --base-url ${fx.faulty.url}`)

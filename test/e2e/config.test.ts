@@ -212,21 +212,42 @@ describe('config list', () => {
     expect(r.json()).toMatchObject({key_id: 'key_other', token_cached: false, token_expires_at: null})
   })
 
-  it('on a profile that does not exist: nulls, and a note saying how to create it', async () => {
-    const r = await cfg(['config', 'list', '--json', '--profile', 'ghost'])
-    expect(r.code).toBe(0)
-    expect(r.json()).toEqual({
-      api_version: 'v2',
-      base_url: null,
-      key_id: null,
-      key_secret: null,
-      profile: 'ghost',
-      token_cached: false,
-      token_expires_at: null,
-      webhook_secrets: {},
-    })
-    const human = await cfg(['config', 'list', '--profile', 'ghost'])
-    expect(human.stderr).toContain('Profile "ghost" does not exist yet')
+  it('a profile named on purpose that does not exist is exit 2 naming it and the nearest one; unnamed, nulls and a note', async () => {
+    await cfg(['config', 'set', 'base_url', 'https://staging.example.com', '--profile', 'staging'])
+    for (const [args, env, how] of [
+      [['--profile', 'stagign'], {}, '--profile stagign'],
+      [[], {COMMERCE_PROFILE: 'stagign'}, 'COMMERCE_PROFILE=stagign'],
+    ] as const) {
+      const r = await cfg(['config', 'list', ...args], env)
+      expect(r.code).toBe(2)
+      expect(r.stderr).toContain(`No profile is named "stagign" (${how}).`)
+      expect(r.stderr).toContain('Did you mean "staging"?')
+      const api = await cfg(['customers', 'list', ...args], env)
+      expect(api.code).toBe(2)
+      expect(api.stderr).toContain('Did you mean "staging"?')
+    }
+    // The commands that create profiles take a new name as it is.
+    expect((await cfg(['config', 'set', 'api_version', 'v2', '--profile', 'ghost'])).code).toBe(0)
+
+    const empty = tempConfigDir()
+    try {
+      const r = await run(['config', 'list', '--json'], {env: {COMMERCE_CONFIG_DIR: empty.dir}})
+      expect(r.code).toBe(0)
+      expect(r.json()).toEqual({
+        api_version: 'v2',
+        base_url: null,
+        key_id: null,
+        key_secret: null,
+        profile: 'default',
+        token_cached: false,
+        token_expires_at: null,
+        webhook_secrets: {},
+      })
+      const human = await run(['config', 'list'], {env: {COMMERCE_CONFIG_DIR: empty.dir}})
+      expect(human.stderr).toContain('Profile "default" does not exist yet')
+    } finally {
+      empty.cleanup()
+    }
   })
 
   it('notes the environment variables that take precedence over the profile', async () => {

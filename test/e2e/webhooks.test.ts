@@ -77,6 +77,7 @@ describe('webhooks create and list', () => {
     expect(tsv).toContain(`${endpoint.id}\t${endpoint.url}\t["order.paid"]\tstored`)
 
     // Another profile (same service, same token) does not hold the secret.
+    await session.cli(['config', 'set', 'api_version', 'v2', '--profile', 'other'])
     const other = await session.cli(['webhooks', 'list', '--profile', 'other'], {
       env: {COMMERCE_ACCESS_TOKEN: (await session.cli(['auth', 'token'])).stdout.trim(), COMMERCE_BASE_URL: session.sandbox.baseUrl},
     })

@@ -12,6 +12,7 @@ import {needFlag, promptSecret, promptText} from '../../io/prompt.js'
 import {keyringHint, login} from '../../services/auth.js'
 
 export default class AuthLogin extends ApiCommand<typeof AuthLogin> {
+  static createsProfile = true
   static summary = `Log in with a key pair: issues a token to check it, then stores the pair and the token in the profile.`
   static description = `--storage keyring keeps the key secret in the OS keyring (macOS Keychain, Windows Credential Manager, the Secret Service on Linux) instead of config.json; a keyring that fails or does not answer within 3 s means the file, with a warning.
 
