@@ -11,6 +11,7 @@ import {sanitize} from './sanitize.js'
 import {Spinner} from './spinner.js'
 import type {IOStreams} from './streams.js'
 import {humanValue, type ValueOptions} from './values.js'
+import {cellWidth, fitCells} from './width.js'
 import type {ListPosition} from '../domain/schema.js'
 
 type Row = Record<string, unknown>
@@ -80,11 +81,6 @@ export function fitWidths(natural: readonly number[], available: number, minimum
   return widths
 }
 
-/** `text` cut to `width` characters, ending with `…` when cut. */
-function fit(text: string, width: number): string {
-  return text.length > width ? text.slice(0, Math.max(0, width - 1)) + '…' : text
-}
-
 export type {ListPosition}
 
 /** "Showing 1-30 of 250 (page 1 of 9)". */
@@ -129,12 +125,12 @@ export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row>
   // sized to the terminal, the widest columns cut with `…`. One pass to measure, one to write: linear in rows.
   // While pages arrive (a long --all), a live count on stderr, cleared before the table is written.
   const rows: string[][] = []
-  const natural = columns.map((c) => c.length)
+  const natural = columns.map((c) => cellWidth(c))
   const progress = new Spinner(io)
   try {
     for await (const record of records) {
       const row = columns.map((c) => terminalCell(c, value(record, c), record, io.values, 'list'))
-      for (let i = 0; i < row.length; i++) if (row[i].length > natural[i]) natural[i] = row[i].length
+      for (let i = 0; i < row.length; i++) natural[i] = Math.max(natural[i], cellWidth(row[i]))
       rows.push(row)
       count++
       if (count === 1) progress.start('Fetched 1 record…')
@@ -148,14 +144,14 @@ export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row>
     const widths = fitWidths(
       natural,
       available,
-      columns.map((c) => Math.min(natural[columns.indexOf(c)], Math.max(MIN_WIDTH, c.length))),
+      columns.map((c) => Math.min(natural[columns.indexOf(c)], Math.max(MIN_WIDTH, cellWidth(c)))),
     )
     const last = columns.length - 1
     const line = (cells: string[], style: (column: string, text: string) => string) =>
       cells
         .map((text, i) => {
-          const cut = fit(text, widths[i])
-          return style(columns[i], cut) + (i === last ? '' : ' '.repeat(widths[i] - cut.length))
+          const cut = fitCells(text, widths[i])
+          return style(columns[i], cut) + (i === last ? '' : ' '.repeat(widths[i] - cellWidth(cut)))
         })
         .join(' '.repeat(GAP))
         .trimEnd()
@@ -186,10 +182,10 @@ export async function renderRecordHuman(io: IOStreams, record: Row, fields?: rea
   // Sized to the terminal: the field column as wide as its longest name, the value column as wide as its longest
   // line but no wider than the rest (borders and padding take 7 characters); long text wraps there, and nested
   // values are shown one entry a line.
-  const keyWidth = Math.max(...present.map((k) => sanitize(k).length), 1) + 2
+  const keyWidth = Math.max(...present.map((k) => cellWidth(sanitize(k))), 1) + 2
   const widest = Math.max(MIN_WIDTH, (io.stdout.columns || 80) - keyWidth - 5)
   const cells = present.map((k) => nestedCell(k, record, io.values, widest - 2))
-  const valueWidth = Math.min(widest, Math.max(MIN_WIDTH, ...cells.flatMap((c) => c.split('\n').map((l) => l.length + 2))))
+  const valueWidth = Math.min(widest, Math.max(MIN_WIDTH, ...cells.flatMap((c) => c.split('\n').map((l) => cellWidth(l) + 2))))
   const table = new Table({colWidths: [keyWidth, valueWidth], style: {border: io.color ? ['gray'] : [], compact: true, head: []}, wordWrap: true})
   for (const [i, k] of present.entries()) table.push({[io.color ? io.chalk.bold(sanitize(k)) : sanitize(k)]: styleCell(io, k, cells[i])})
   io.out(table.toString())
@@ -220,7 +216,7 @@ function nestedCell(key: string, record: Row, options: ValueOptions, width: numb
   else if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0)
     lines = Object.entries(value as Record<string, unknown>).map(([k, v]) => pairs({[k]: v}, false))
   else return terminalCell(key, value, record, options, 'record')
-  return lines.map((line) => fit(sanitize(line, 'cell'), Math.max(1, width))).join('\n')
+  return lines.map((line) => fitCells(sanitize(line, 'cell'), Math.max(1, width))).join('\n')
 }
 
 /** Up to this much JSON is held before the array starts streaming out. */

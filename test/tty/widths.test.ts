@@ -1,5 +1,6 @@
 /**
- * No line of any command's table output is wider than the window, at 80 and 160 columns.
+ * No line of any command's table output is wider than the window, at 80 and 160 columns, measured in terminal
+ * cells (a wide character takes two), and a name with double-width characters keeps the columns after it aligned.
  * Every command that prints a table or a field/value view runs in a tmux pane of that width, with data made to
  * be too wide (a long name and email, a webhook endpoint with a long URL and every event); the capture joins
  * wrapped lines, so a line that wrapped is longer than the window here.
@@ -8,6 +9,7 @@ import {beforeAll, describe, expect, it} from 'vitest'
 
 import {run} from '../helpers/cli.js'
 import {startInTmux} from '../helpers/tmux.js'
+import {cellWidth} from '../../src/io/width.js'
 import {newPaidOrder, useTtyFixture} from '../helpers/tty.js'
 
 const fx = useTtyFixture()
@@ -64,11 +66,33 @@ describe('every table fits the window', () => {
         const lines = (await term.capture()).split('\n').filter((l) => !l.startsWith('[tty-exit'))
         expect(code, `${args.join(' ')}\n${lines.join('\n')}`).toBe(0)
         expect(lines.filter((l) => l.trim() !== '').length, args.join(' ')).toBeGreaterThan(1)
-        for (const l of lines) if ([...l].length > width) wide.push(`${args.join(' ')}: ${l.length} > ${width}: ${l.slice(0, 100)}…`)
+        for (const l of lines) if (cellWidth(l) > width) wide.push(`${args.join(' ')}: ${cellWidth(l)} > ${width}: ${l.slice(0, 100)}…`)
         await term.kill()
       }
       expect(wide.join('\n')).toBe('')
     },
     120_000,
   )
+})
+
+describe('double-width characters', () => {
+  it('a name with CJK characters and an emoji keeps the later columns where the header puts them, at 80 columns', async () => {
+    const created = await fx.api('POST', '/api/v2/customers', {
+      email: `anastasia.${process.pid}@example.com`,
+      name: 'Anastasia 小龙 🐉',
+      send_invite: false,
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    const term = await startInTmux(['customers', 'list', '-L', '50'], {env: {...fx.env, NO_COLOR: '1'}, width: 80})
+    expect(await term.waitForExit()).toBe(0)
+    const lines = (await term.capture()).split('\n')
+    const header = lines.find((l) => l.includes('STATUS'))!
+    const row = lines.find((l) => l.includes('Anastasia'))!
+    expect(row, lines.join('\n')).toBeDefined()
+    const status = /\b(active|invited|archived)\b/.exec(row)!
+    // Where STATUS starts in the header, in cells, is where the status starts in the row.
+    expect(cellWidth(row.slice(0, status.index))).toBe(cellWidth(header.slice(0, header.indexOf('STATUS'))))
+    for (const l of lines) expect(cellWidth(l)).toBeLessThanOrEqual(80)
+    await term.kill()
+  })
 })

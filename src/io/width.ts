@@ -1,0 +1,37 @@
+/**
+ * Widths in terminal cells, for every line the CLI fits to a window (tables, field/value views): an East Asian
+ * wide character or an emoji takes two cells, a combining mark none, an escape sequence none. Measured by
+ * string-width (the library cli-table3 and oclif measure with), cut by grapheme so that no character is split.
+ */
+import stringWidth from 'string-width'
+
+/** Printable ASCII only: one cell a character, measured without the library (most cells of most tables). */
+const PLAIN = /^[\x20-\x7e]*$/
+
+/** The cells `text` takes on a terminal. */
+export function cellWidth(text: string): number {
+  return PLAIN.test(text) ? text.length : stringWidth(text)
+}
+
+const graphemes = new Intl.Segmenter(undefined, {granularity: 'grapheme'})
+
+/** `text` cut to at most `width` cells, ending with `…` when cut; a wide character that would not fit is left out. */
+export function fitCells(text: string, width: number): string {
+  if (cellWidth(text) <= width) return text
+  if (width <= 0) return ''
+  if (PLAIN.test(text)) return `${text.slice(0, width - 1)}…`
+  let out = ''
+  let used = 0
+  for (const {segment} of graphemes.segment(text)) {
+    const w = stringWidth(segment)
+    if (used + w > width - 1) break
+    out += segment
+    used += w
+  }
+  return `${out}…`
+}
+
+/** `text` followed by spaces up to `width` cells. */
+export function padCells(text: string, width: number): string {
+  return text + ' '.repeat(Math.max(0, width - cellWidth(text)))
+}
