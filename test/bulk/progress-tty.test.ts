@@ -9,6 +9,7 @@ import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
 import {type Sandbox, startSandbox} from '../../src/sandbox/index.js'
 import {tempConfigDir} from '../helpers/cli.js'
+import {cellWidth} from '../../src/io/width.js'
 import {killAllSessions, startInTmux} from '../helpers/tmux.js'
 
 let sb: Sandbox
@@ -73,5 +74,40 @@ describe('bulk progress bar on a TTY', () => {
     expect(screens.length).toBeGreaterThan(5)
     for (const screen of screens) expect(screen).not.toMatch(/Importing orders/)
     expect(screens.at(-1)).toMatch(/created\s*│\s*8/)
+  })
+})
+
+describe('Ctrl-C during an import', () => {
+  it('clears the bar first, then prints: no piece of the bar is left on the screen', async () => {
+    // A window narrower than the bar's full line: the bar must fit it, or each redraw leaves a wrapped piece.
+    const term = await startInTmux(['orders', 'import', await ordersFile('tty-interrupt')], {env, width: 36})
+    await term.waitFor(/Importing orders \[/, {timeoutMs: 15_000})
+    for (let i = 0; i < 4; i++) {
+      const lines = (await term.capture()).split('\n')
+      // The capture joins wrapped lines: one longer than the window wrapped.
+      for (const line of lines) expect(cellWidth(line), line).toBeLessThanOrEqual(36)
+      await new Promise((resolve) => setTimeout(resolve, 150))
+    }
+    await term.sendKeys('C-c')
+    expect(await term.waitForExit(20_000)).toBe(130)
+    const screen = await term.capture()
+    expect(screen).toMatch(/nterrupted/)
+    // The rate and the time left belong to the bar alone: none of them may survive it.
+    expect(screen, screen).not.toMatch(/\/s \||s left|Importing orders \[/)
+  })
+})
+
+describe('a second Ctrl-C during an import', () => {
+  it('exits at once and leaves the terminal as it found it: the bar stopped, line wrapping back on', async () => {
+    const term = await startInTmux(['orders', 'import', await ordersFile('tty-twice')], {env, width: 60})
+    await term.waitFor(/Importing orders \[/, {timeoutMs: 15_000})
+    expect(await term.paneFormat('#{wrap_flag}')).toBe('0') // the bar turns wrapping off while it draws
+    await term.sendKeys('C-c')
+    await term.waitFor('Stopping: no new rows')
+    await term.sendKeys('C-c')
+    expect(await term.waitForExit(10_000)).toBe(130)
+    expect(await term.paneFormat('#{wrap_flag}')).toBe('1')
+    const screen = await term.capture()
+    expect(screen, screen).not.toMatch(/\/s \||s left|Importing orders \[/)
   })
 })

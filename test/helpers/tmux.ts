@@ -26,7 +26,11 @@ const DEFAULT_TIMEOUT_MS = 10_000
 const TARGET = 'cli'
 /** The line the shell prints when the CLI has exited: `[tty-exit N]` (N is 128 + signal number for a signal). */
 const EXIT_MARKER = '[tty-exit'
-const EXIT_LINE = /\[tty-exit (\d+)\]\s*$/
+/**
+ * The last `[tty-exit N]` on the screen. Not anchored to the screen's end: tmux may add its own "Pane is dead
+ * (status …)" line after it, which wraps to several rows in a narrow window.
+ */
+const EXIT_LINE = /\[tty-exit (\d+)\](?![\s\S]*\[tty-exit)/
 
 export interface TmuxOptions {
   /** Added to the clean environment; `undefined` values are left out. */
@@ -44,6 +48,8 @@ export interface CaptureOptions {
 export interface TmuxSession {
   /** tmux key names, e.g. 'Enter', 'C-c', 'BSpace'. */
   sendKeys(...keys: string[]): Promise<void>
+  /** A tmux format of the pane (`wrap_flag`: 1 while the terminal wraps long lines), e.g. a mode the CLI left set. */
+  paneFormat(format: string): Promise<string>
   /** Literal text, as typed. */
   type(text: string): Promise<void>
   /**
@@ -99,6 +105,9 @@ export async function startInTmux(args: string[], options: TmuxOptions = {}): Pr
       live.delete(session)
       await tmux('kill-server').catch(() => {})
       rmSync(socketDir, {force: true, recursive: true})
+    },
+    async paneFormat(format) {
+      return (await tmux('display-message', '-p', '-t', TARGET, format)).trim()
     },
     async sendKeys(...keys) {
       await tmux('send-keys', '-t', TARGET, ...keys)
