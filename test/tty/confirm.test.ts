@@ -1,5 +1,11 @@
 /** Confirmations on a real terminal: `customers delete` and `orders refund`, answered yes and no; none under CI. */
+import {mkdtempSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
+
+import {formatMoney} from '../../src/io/values.js'
+import {storeProfile} from '../helpers/login.js'
 
 import {startInTmux} from '../helpers/tmux.js'
 import {newCustomer, newPaidOrder, useTtyFixture} from '../helpers/tty.js'
@@ -71,6 +77,25 @@ describe('orders refund on a TTY', () => {
     )
     await term.sendKeys('C-c')
     expect(await term.waitForExit()).toBe(130)
+  })
+
+  it('an --amount over what remains: the error shows money as the confirmation does, and the typed integer', async () => {
+    const id = await newPaidOrder(fx)
+    const order = (await fx.api('GET', `/api/v2/orders/${id}`)).body
+    // A profile that says the service counts in minor units (as the sandbox does): a terminal shows $92.73.
+    const dir = mkdtempSync(join(tmpdir(), 'commerce-money-'))
+    try {
+      await storeProfile(dir, 'default', {money_unit: 'minor'})
+      const term = await startInTmux(['orders', 'refund', String(id), '--amount', '99999999'], {env: {...fx.env, COMMERCE_CONFIG_DIR: dir}})
+      expect(await term.waitForExit()).toBe(2)
+      const screen = await term.capture()
+      const left = formatMoney(order.total, order.currency, 'minor')
+      expect(screen).toContain(`--amount 99999999 (${formatMoney(99999999, order.currency, 'minor')}) is more than the ${left} left to refund`)
+      expect(screen).toContain(`--amount is an integer in the service's money unit: ${order.total} at most for this order.`)
+      expect(screen).not.toContain('Refund ')
+    } finally {
+      rmSync(dir, {force: true, recursive: true})
+    }
   })
 
   it('an order that cannot be refunded (pending): exit 2 before any question, nothing sent', async () => {

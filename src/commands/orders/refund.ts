@@ -22,7 +22,10 @@ export default class OrdersRefund extends ApiCommand<typeof OrdersRefund> {
         if (amount === undefined) throw new Error(`must be a positive integer, in the service's money unit (got ${JSON.stringify(input)})`)
         return amount
       },
-    })({description: 'Amount to refund (integer, service money unit); default: all that remains.'}),
+    })({
+      description:
+        "Amount to refund, an integer in the service's money unit (cents when the profile's money_unit is minor, whole units when major); default: all that remains.",
+    }),
     reason: Flags.string({description: 'Why the order is refunded.'}),
   }
 
@@ -35,10 +38,14 @@ export default class OrdersRefund extends ApiCommand<typeof OrdersRefund> {
         throw new UsageError(`Order ${args.id} is ${order.status}; only a paid or shipped order can be refunded.`)
       const refunded = typeof order.amount_refunded === 'number' ? order.amount_refunded : 0
       const remaining = order.total - refunded
-      if (flags.amount !== undefined && flags.amount > remaining)
-        throw new UsageError(`--amount ${flags.amount} is more than the ${remaining} ${order.currency} left to refund on order ${args.id}.`)
-      const amount = flags.amount ?? remaining
+      // Amounts as the tables show them (the profile's money unit on a terminal), the typed integer beside its own.
       const money = (n: number) => formatMoney(n, order.currency, io.values.moneyUnit)
+      if (flags.amount !== undefined && flags.amount > remaining)
+        throw new UsageError(
+          `--amount ${flags.amount}${io.values.moneyUnit ? ` (${money(flags.amount)})` : ''} is more than the ${money(remaining)} left to refund on order ${args.id}.`,
+          {hint: `--amount is an integer in the service's money unit: ${remaining} at most for this order.`},
+        )
+      const amount = flags.amount ?? remaining
       return `Refund ${money(amount)} of order ${args.id}? (total ${money(order.total)}; ${money(remaining - amount)} would remain)`
     })
     const refund = await refundOrder(client, args.id, {amount: flags.amount, reason: flags.reason})
