@@ -6,9 +6,10 @@
 import {readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
 import {run, tempConfigDir} from '../helpers/cli.js'
+import {killAllSessions, startInTmux} from '../helpers/tmux.js'
 import {type Session, startSession} from '../helpers/webhooks-setup.js'
 import {call, token} from '../helpers/sandbox-client.js'
 
@@ -26,7 +27,7 @@ const get = async (path: string) => (await call(session.sandbox, 'GET', path, {t
 
 describe('sandbox seed', () => {
   it('creates exactly what the file names, resolving ${name.id}; --json prints names -> ids', async () => {
-    await session.cli(['sandbox', 'reset'])
+    await session.cli(['sandbox', 'reset', '--yes'])
     const r = await session.cli(['sandbox', 'seed', SCENARIO, '--json'])
     expect(r.code, r.stderr).toBe(0)
     const ids = r.json()
@@ -39,12 +40,17 @@ describe('sandbox seed', () => {
     expect(first.refunds).toEqual([expect.objectContaining({id: ids.alice_back, amount: 500, reason: 'damaged'})])
     expect(await get(`/api/v2/orders/${ids.bob_pending}`)).toMatchObject({customer_id: ids.bob, status: 'pending', currency: 'EUR'})
     expect((await get('/api/v2/webhooks')).data).toEqual([expect.objectContaining({id: ids.local, events: ['order.paid', 'customer.created']})])
-    const human = await session.cli(['sandbox', 'reset'])
+    // Without a terminal a reset needs --yes: exit 2, and nothing is removed.
+    const unasked = await session.cli(['sandbox', 'reset'])
+    expect(unasked.code).toBe(2)
+    expect(unasked.stderr).toContain('--yes')
+    expect(session.sandbox.counts()).toMatchObject({customers: 2, orders: 2})
+    const human = await session.cli(['sandbox', 'reset', '--yes'])
     expect(human.stdout).toBe('Removed 2 customers, 2 orders, 1 refund and 1 webhook.\n')
   })
 
   it('a file with one bad entry creates nothing: exit 2 naming the entry and the field', async () => {
-    await session.cli(['sandbox', 'reset'])
+    await session.cli(['sandbox', 'reset', '--yes'])
     const dir = tempConfigDir()
     try {
       const bad = (mutate: (s: any) => void) => {
@@ -78,7 +84,7 @@ describe('sandbox seed', () => {
 
 describe('sandbox snapshot', () => {
   it('save -> changes -> restore gives the saved state while running; list shows it; unknown name exit 4', async () => {
-    await session.cli(['sandbox', 'reset'])
+    await session.cli(['sandbox', 'reset', '--yes'])
     const ids = (await session.cli(['sandbox', 'seed', SCENARIO, '--json'])).json()
     const saved = await session.cli(['sandbox', 'snapshot', 'save', 'seeded', '--json'])
     expect(saved.code, saved.stderr).toBe(0)
@@ -90,9 +96,11 @@ describe('sandbox snapshot', () => {
     await session.cli(['customers', 'create', '--email', 'new@example.com', '--name', 'New'])
     expect(session.sandbox.counts().customers).toBe(2)
 
-    const restored = await session.cli(['sandbox', 'snapshot', 'restore', 'seeded'])
+    expect((await session.cli(['sandbox', 'snapshot', 'restore', 'seeded'])).code).toBe(2) // --yes needed here
+    expect(session.sandbox.counts().customers).toBe(2)
+    const restored = await session.cli(['sandbox', 'snapshot', 'restore', 'seeded', '--yes'])
     expect(restored.code, restored.stderr).toBe(0)
-    expect(restored.stdout).toMatch(/Restored snapshot seeded: 2 customers, 2 orders, 1 refund, 1 webhook/)
+    expect(restored.stdout).toMatch(/Restored snapshot seeded: 2 customers, 2 orders, 1 refund and 1 webhook\./)
     expect(await get(`/api/v2/customers/${ids.alice}`)).toEqual(before.alice)
     expect(await get(`/api/v2/orders/${ids.alice_first}`)).toEqual(before.order)
     expect((await call(session.sandbox, 'GET', `/api/v2/customers/${ids.bob}`, {token: t})).status).toBe(200)
@@ -100,7 +108,7 @@ describe('sandbox snapshot', () => {
 
     const list = await session.cli(['sandbox', 'snapshot', 'list', '--json'])
     expect(list.json()).toEqual([expect.objectContaining({name: 'seeded', customers: 2})])
-    expect((await session.cli(['sandbox', 'snapshot', 'restore', 'nope'])).code).toBe(4)
+    expect((await session.cli(['sandbox', 'snapshot', 'restore', 'nope', '--yes'])).code).toBe(4)
     expect((await session.cli(['sandbox', 'snapshot', 'save', '../x'])).code).toBe(2)
   })
 })
@@ -131,3 +139,32 @@ describe('sandbox start --seed', () => {
 function require_(path: string): unknown {
   return JSON.parse(readFileSync(path, 'utf8'))
 }
+
+describe('on a terminal, reset and restore ask first', () => {
+  afterEach(() => killAllSessions())
+
+  it('reset names what it would remove; no keeps everything (exit 1), yes removes it', async () => {
+    await session.cli(['sandbox', 'reset', '--yes'])
+    expect((await session.cli(['sandbox', 'seed', SCENARIO])).code).toBe(0)
+    const no = await startInTmux(['sandbox', 'reset'], {env: session.env})
+    await no.waitFor('Remove 2 customers, 2 orders, 1 refund and 1 webhook from the local sandbox?')
+    await no.type('n')
+    await no.sendKeys('Enter')
+    expect(await no.waitForExit()).toBe(1)
+    expect(session.sandbox.counts()).toMatchObject({customers: 2, orders: 2})
+    const yes = await startInTmux(['sandbox', 'reset'], {env: session.env})
+    await yes.waitFor('from the local sandbox?')
+    await yes.type('y')
+    await yes.sendKeys('Enter')
+    expect(await yes.waitForExit()).toBe(0)
+    expect(session.sandbox.counts()).toMatchObject({customers: 0, orders: 0})
+  })
+
+  it('restore checks the name before asking: an unknown one is exit 4 with no question', async () => {
+    const term = await startInTmux(['sandbox', 'snapshot', 'restore', 'no-such-snapshot'], {env: session.env})
+    expect(await term.waitForExit()).toBe(4)
+    const screen = await term.capture()
+    expect(screen).toContain('No snapshot is named "no-such-snapshot".')
+    expect(screen).not.toContain('Replace')
+  })
+})

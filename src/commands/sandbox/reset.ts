@@ -1,19 +1,24 @@
 import {BaseCommand} from '../../base/command.js'
-import {reset} from '../../services/sandbox/scenario.js'
+import {yesFlag} from '../../base/flags.js'
 import {counted} from '../../domain/text.js'
+import {confirmAfterCheck} from '../../io/prompt.js'
+import {type Counts, currentCounts, reset} from '../../services/sandbox/scenario.js'
+
+/** "12 customers, 30 orders, 3 refunds and 2 webhooks". */
+export function describeCounts(c: Counts): string {
+  return `${counted(c.customers, 'customer')}, ${counted(c.orders, 'order')}, ${counted(c.refunds, 'refund')} and ${counted(c.webhooks, 'webhook')}`
+}
 
 export default class SandboxReset extends BaseCommand<typeof SandboxReset> {
   static summary = `Empty the local sandbox's data; ids start at 1 again.`
-  static description = `Customers, orders, refunds, webhooks and idempotency keys are removed. The product catalogue and the key pairs stay, so profiles keep working. Save the state first with \`sandbox snapshot save NAME\` to come back to it. With --json: {"removed": {customers, orders, refunds, webhooks}}.`
-  static examples = ['<%= config.bin %> sandbox reset']
+  static description = `Customers, orders, refunds, webhooks and idempotency keys are removed. The product catalogue and the key pairs stay, so profiles keep working. Save the state first with \`sandbox snapshot save NAME\` to come back to it. On a terminal it names what it would remove and asks first; --yes skips the question, and is required without a terminal. With --json: {"removed": {customers, orders, refunds, webhooks}}.`
+  static examples = ['<%= config.bin %> sandbox reset', '<%= config.bin %> sandbox reset --yes --json']
+  static flags = {...yesFlag}
 
   async run(): Promise<void> {
-    const {io} = this
+    const {flags, io} = this
+    await confirmAfterCheck(io, flags.yes, async () => `Remove ${describeCounts(await currentCounts(process.env))} from the local sandbox?`)
     const removed = await reset(process.env)
-    await this.output.result({removed}, () => {
-      io.out(
-        `Removed ${counted(removed.customers, 'customer')}, ${counted(removed.orders, 'order')}, ${counted(removed.refunds, 'refund')} and ${counted(removed.webhooks, 'webhook')}.`,
-      )
-    })
+    await this.output.result({removed}, () => io.out(`Removed ${describeCounts(removed)}.`))
   }
 }

@@ -35,6 +35,12 @@ export interface Counts {
   webhooks: number
 }
 
+/** What the running sandbox holds now (what a reset would remove, or a restore replace). */
+export async function currentCounts(env: NodeJS.ProcessEnv): Promise<Counts> {
+  const {counts} = await control<{counts: Counts}>(env, 'GET', '')
+  return {customers: counts.customers, orders: counts.orders, refunds: counts.refunds, webhooks: counts.webhooks}
+}
+
 export async function reset(env: NodeJS.ProcessEnv): Promise<Counts> {
   return (await control<{removed: Counts}>(env, 'POST', '/reset', {body: {}})).removed
 }

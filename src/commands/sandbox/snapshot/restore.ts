@@ -1,23 +1,27 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../../base/command.js'
-import {restoreSnapshot} from '../../../services/sandbox/scenario.js'
-import {counted} from '../../../domain/text.js'
+import {yesFlag} from '../../../base/flags.js'
+import {CliError, EXIT} from '../../../errors.js'
+import {confirmAfterCheck} from '../../../io/prompt.js'
+import {currentCounts, listSnapshots, restoreSnapshot} from '../../../services/sandbox/scenario.js'
+import {describeCounts} from '../reset.js'
 
 export default class SandboxSnapshotRestore extends BaseCommand<typeof SandboxSnapshotRestore> {
   static args = {name: Args.string({description: 'Snapshot name.', required: true})}
   static summary = `Bring the running sandbox back to a saved state (its key pairs stay).`
-  static description = `Exit 4 for an unknown name.`
-  static examples = ['<%= config.bin %> sandbox snapshot restore before-import']
+  static description = `On a terminal it names what would be replaced and asks first; --yes skips the question, and is required without a terminal. Exit 4 for an unknown name (checked before asking).`
+  static examples = ['<%= config.bin %> sandbox snapshot restore before-import', '<%= config.bin %> sandbox snapshot restore before-import --yes']
+  static flags = {...yesFlag}
 
   async run(): Promise<void> {
-    const {args, io} = this
-    const answer = await restoreSnapshot(process.env, args.name)
-    await this.output.result(answer, () => {
-      const c = answer.counts
-      io.out(
-        `Restored snapshot ${answer.restored}: ${counted(c.customers, 'customer')}, ${counted(c.orders, 'order')}, ${counted(c.refunds, 'refund')}, ${counted(c.webhooks, 'webhook')}.`,
-      )
+    const {args, flags, io} = this
+    await confirmAfterCheck(io, flags.yes, async () => {
+      if (!(await listSnapshots(process.env)).some((s) => s.name === args.name))
+        throw new CliError(`No snapshot is named "${args.name}".`, {exitCode: EXIT.notFound, hint: 'See `commerce sandbox snapshot list`.'})
+      return `Replace the local sandbox's ${describeCounts(await currentCounts(process.env))} with snapshot ${args.name}?`
     })
+    const answer = await restoreSnapshot(process.env, args.name)
+    await this.output.result(answer, () => io.out(`Restored snapshot ${answer.restored}: ${describeCounts(answer.counts)}.`))
   }
 }
