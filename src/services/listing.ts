@@ -4,7 +4,7 @@
  */
 import type {ApiClient, ApiRequest} from '../api/client.js'
 import {type PageOptions, DEFAULT_PER_PAGE, type FetchedPage, records} from '../api/paginate.js'
-import type {ApiVersion} from '../domain/schema.js'
+import {type ApiVersion, LIMITS} from '../domain/schema.js'
 import {UsageError} from '../errors.js'
 import type {ListPosition} from '../domain/schema.js'
 
@@ -16,7 +16,9 @@ export interface Listing<T> {
 export function listing<T>(client: ApiClient, request: ApiRequest, options: PageOptions): Listing<T> {
   let first: FetchedPage<T> | undefined
   let shown = 0
-  const perPage = options.perPage ?? DEFAULT_PER_PAGE
+  // Following pages (--all, --limit past one default page): the largest page the service takes, as export and
+  // `api --paginate` do, so fewer requests; one page shown (--page) keeps the default size people read.
+  const perPage = options.perPage ?? (options.all ? LIMITS.perPage.max : Math.min(LIMITS.perPage.max, Math.max(DEFAULT_PER_PAGE, options.limit ?? 0)))
   const startPage = options.page ?? 1
   async function* iterate() {
     for await (const record of records<T>(client, request, {...options, perPage}, (p) => (first ??= p))) {

@@ -124,6 +124,18 @@ describe('customers create / get / update / delete', () => {
 })
 
 describe('customers list', () => {
+  it('--all asks for pages of 100, the most the service takes (as export does); --limit for pages up to what it needs', async () => {
+    const pageSizes = (stderr: string) => [...stderr.matchAll(/^> GET \S*[?&]per_page=(\d+)/gm)].map((m) => Number(m[1]))
+    const all = await customers(['list', '--all', '--json', '--debug'])
+    expect(all.code, all.stderr).toBe(0)
+    expect(pageSizes(all.stderr)).toEqual(expect.arrayContaining([100]))
+    expect(pageSizes(all.stderr).every((n) => n === 100)).toBe(true)
+    const limited = await customers(['list', '--limit', '45', '--json', '--debug'])
+    expect(pageSizes(limited.stderr)[0]).toBe(45)
+    const plain = await customers(['list', '--json', '--debug'])
+    expect(pageSizes(plain.stderr)).toEqual([30])
+  })
+
   it('on a pipe: header line and rows; --json: an array; filters and paging', async () => {
     for (let i = 0; i < 3; i++) await create(['--no-send-invite'])
     const total = fx.sb.counts().customers

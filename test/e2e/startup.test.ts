@@ -208,6 +208,15 @@ describe('plugins, with a cold and with a warm code cache', () => {
     expect(await term.capture()).toContain('orders refund')
   })
 
+  it('`commerce version`, `-v` and `--version` print the same line; `version --json` the parts', async () => {
+    const [long, short, command, json] = await Promise.all([cli(['--version']), cli(['-v']), cli(['version']), cli(['version', '--json'])])
+    for (const r of [long, short, command, json]) expect(r.code, r.stderr).toBe(0)
+    expect(long.stdout).toMatch(/^commerce-cli\/\d+\.\d+\.\d+ \S+ node-v\d+/)
+    expect(short.stdout).toBe(long.stdout)
+    expect(command.stdout).toBe(long.stdout)
+    expect(json.json()).toEqual({arch: process.arch, node: process.version, platform: process.platform, version: expect.any(String)})
+  })
+
   it('extra arguments are "Unexpected argument", not "not a command" (exit 2)', async () => {
     const r = await cli(['customers', 'list', 'extra-arg'])
     expect(r.code).toBe(2)
