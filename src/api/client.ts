@@ -343,7 +343,13 @@ export class ApiClient {
     let use = this.options.v2Hint ? ` Use \`${this.options.v2Hint}\` (v2) instead.` : ' Use API v2 instead.'
     if (fromProfile && profileFlag !== undefined)
       use = ` The profile is set to v1: switch it with \`commerce config set api_version v2${profileFlag}\`, or pass --api-version v2.`
-    this.options.warnOnce?.('deprecation', `API v1 is deprecated and retired on ${V1_SUNSET_DATE}.${use}`)
+    this.options.warnOnce?.('deprecation', `API v1 is deprecated and ${this.retires(V1_SUNSET_DATE, 'retires', 'was due to retire')}.${use}`)
+  }
+
+  /** "retires on DATE", or after that date "was due to retire on DATE: it may stop answering at any time". */
+  private retires(date: string, future: string, past: string): string {
+    const at = Date.parse(date)
+    return Number.isFinite(at) && this.now() >= at ? `${past} on ${date}: it may stop answering at any time` : `${future} on ${date}`
   }
 
   private noticeDeprecation(headers: Record<string, string>, isV1: boolean, v1FromProfile: boolean): void {
@@ -351,7 +357,7 @@ export class ApiClient {
     const sunset = headers.sunset
     if (!deprecation && !sunset) return
     if (isV1) return this.warnV1(v1FromProfile)
-    const when = sunset ? ` and will be removed on ${sunset}` : ''
+    const when = sunset ? ` and ${this.retires(sunset, 'will be removed', 'was due to be removed')}` : ''
     this.options.warnOnce?.(
       'deprecation',
       `The service marks this operation as deprecated${when}.${this.options.v2Hint ? ` See \`${this.options.v2Hint}\`.` : ''}`,

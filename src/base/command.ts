@@ -186,7 +186,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       let hint = error.hint
       if (!hint && error.status === 401) hint = `The token was rejected (expired, revoked or invalid). ${LOGIN_HINT}`
       if (!hint && error.status === 403) hint = 'The credentials lack the permission (scope) this operation needs; log in with a key that has it.'
-      if (!hint && error.status === 422 && error.fieldErrors) hint = 'Fix the values above and run the command again.'
+      // Only where the values are above (the human lines); with --json they are in the document on stdout.
+      if (!hint && error.status === 422 && error.fieldErrors && !jsonRequested(this.argv)) hint = 'Fix the values above and run the command again.'
       return {errors: error.fieldErrors, exitCode: error.exitCode, hint, message: error.message, status: error.status}
     }
     if (error.name === 'ExitPromptError') return {exitCode: EXIT.interrupted, message: 'Interrupted.', status: null}

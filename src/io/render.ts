@@ -85,12 +85,14 @@ export type {ListPosition}
 
 /** "Showing 1-30 of 250 (page 1 of 9)". */
 export function positionLine(pos: ListPosition): string {
-  if (pos.shown === 0) return pos.total ? `No records on this page (${pos.total} in all).` : 'No records.'
-  const range = `${pos.first}-${pos.first + pos.shown - 1}`
-  const of = pos.total === undefined ? '' : ` of ${pos.total}`
+  // Grouped as people read them: "Showing 1-3,255 of 3,255".
+  const n = (value: number) => value.toLocaleString('en')
+  if (pos.shown === 0) return pos.total ? `No records on this page (${n(pos.total)} in all).` : 'No records.'
+  const range = `${n(pos.first)}-${n(pos.first + pos.shown - 1)}`
+  const of = pos.total === undefined ? '' : ` of ${n(pos.total)}`
   const pages =
     pos.page !== undefined && pos.perPage && pos.total !== undefined
-      ? ` (page ${pos.page} of ${Math.max(1, Math.ceil(pos.total / pos.perPage))})`
+      ? ` (page ${n(pos.page)} of ${n(Math.max(1, Math.ceil(pos.total / pos.perPage)))})`
       : ''
   return `Showing ${range}${of}${pages}`
 }

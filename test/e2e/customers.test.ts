@@ -186,6 +186,9 @@ describe('customers: service errors', () => {
     expect(json.code).toBe(2)
     const {error} = json.json()
     expect(error).toEqual({errors: {email: [expect.stringContaining('taken')]}, message: expect.any(String), status: 422})
+    // The values are in the document, not "above": stderr does not point there.
+    expect(human.stderr).toContain('Fix the values above')
+    expect(json.stderr).not.toContain('Fix the values above')
   })
 
   it('422 on update (email taken by another customer): exit 2 naming --email', async () => {

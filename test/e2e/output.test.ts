@@ -160,6 +160,9 @@ describe('shapes', () => {
     try {
       expect(await line(2)).toBe('Showing 51-100 of 120 (page 2 of 3)')
       expect(await line(3)).toBe('Showing 101-120 of 120 (page 3 of 3)')
+      const {positionLine: grouped} = await import('../../src/io/render.js')
+      expect(grouped({first: 1, shown: 3255, total: 3255})).toBe('Showing 1-3,255 of 3,255')
+      expect(grouped({first: 1001, page: 11, perPage: 100, shown: 100, total: 12_345})).toBe('Showing 1,001-1,100 of 12,345 (page 11 of 124)')
     } finally {
       await client.close()
     }
