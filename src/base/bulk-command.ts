@@ -93,7 +93,11 @@ export async function importCommand(options: ImportCommandOptions): Promise<numb
   const {flags, io} = options
   const format = importFormat(options.file, flags.format)
   const noun = options.kind === 'customers' ? 'customer' : 'order'
-  const onStop = () => io.info('Stopping: no new rows; finishing the requests in flight (they are journaled)…')
+  // The bar goes first, for good: a redraw after the message would leave pieces of it behind.
+  const onStop = () => {
+    io.stopStatus()
+    io.info('Stopping: no new rows; finishing the requests in flight (they are journaled)…')
+  }
   options.signal.addEventListener('abort', onStop, {once: true})
   const failures: string[] = []
   let failedNow = 0

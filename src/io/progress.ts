@@ -67,8 +67,8 @@ export async function createProgressBar(io: IOStreams, label: string): Promise<P
   // Started by the first view, so that creating a bar early draws nothing until there is progress to show.
   let started = false
   let stopped = false
-  const status = {clear: () => io.stderr.write('\r\u001B[2K')}
-  return {
+  const status = {clear: () => io.stderr.write('\r\u001B[2K'), stop: () => handle.stop()}
+  const handle: ProgressBar = {
     stop() {
       if (stopped) return
       stopped = true
@@ -89,4 +89,5 @@ export async function createProgressBar(io: IOStreams, label: string): Promise<P
       bar.update(next.done)
     },
   }
+  return handle
 }

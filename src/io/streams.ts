@@ -44,6 +44,13 @@ function quietOnClosedPipe(stream: NodeJS.WriteStream): void {
   })
 }
 
+/** A live line on stderr (spinner, progress bar): cleared before other output, stopped when its work ends. */
+export interface LiveStatus {
+  clear(): void
+  /** Stops redrawing and erases the line; when absent, `clear` is enough. */
+  stop?(): void
+}
+
 export class IOStreams {
   readonly stdin: NodeJS.ReadStream
   readonly stdout: NodeJS.WriteStream
@@ -67,7 +74,7 @@ export class IOStreams {
   /** How values read on a terminal (values.ts): the profile's money unit, set once by ApiCommand. */
   values: ValueOptions = {}
   private readonly said = new Set<string>()
-  private activeStatus?: {clear(): void}
+  private activeStatus?: LiveStatus
 
   constructor(options: IOStreamsOptions = {}) {
     this.stdin = options.stdin ?? process.stdin
@@ -142,14 +149,26 @@ export class IOStreams {
     this.warn(text)
   }
 
-  /** Ctrl-C: erase a live status line, and end the line the terminal echoed ^C on. */
+  /** Ctrl-C: stop and erase a live status line, and end the line the terminal echoed ^C on. */
   interrupted(): void {
-    this.clearStatus()
+    this.stopStatus()
     if (this.isStderrTTY) this.stderr.write('\n')
   }
 
+  /**
+   * Stops the live status line for good (a progress bar that would otherwise redraw over what follows) and
+   * erases it: before a message that ends the work it showed, such as the one Ctrl-C prints.
+   */
+  stopStatus(): void {
+    const status = this.activeStatus
+    if (!status) return
+    if (status.stop) status.stop()
+    else status.clear()
+    if (this.activeStatus === status) this.activeStatus = undefined
+  }
+
   /** Registers a live status line (spinner/progress) to be cleared before any other output. */
-  setStatus(status: {clear(): void} | undefined): void {
+  setStatus(status: LiveStatus | undefined): void {
     this.activeStatus = status
   }
 

@@ -32,8 +32,8 @@ afterAll(async () => {
   config.cleanup()
 })
 
-/** A customer and an orders file of 8 rows; each call a new file, so a new import. */
-async function ordersFile(name: string): Promise<string> {
+/** A customer and an orders file of `rows` rows (8 by default); each call a new file, so a new import. */
+async function ordersFile(name: string, rows = 8): Promise<string> {
   const res = await fetch(`${sb.baseUrl}/api/v2/auth/tokens`, {
     body: JSON.stringify({key_id: sb.keys[0].key_id, key_secret: sb.keys[0].key_secret}),
     headers: {'content-type': 'application/json'},
@@ -47,7 +47,7 @@ async function ordersFile(name: string): Promise<string> {
   })
   const {id} = (await created.json()) as {id: number}
   const file = join(config.dir, `${name}.csv`)
-  writeFileSync(file, ['customer_id,currency,items', ...Array.from({length: 8}, (_, i) => `${id},USD,1:${i + 1}`)].join('\n') + '\n')
+  writeFileSync(file, ['customer_id,currency,items', ...Array.from({length: rows}, (_, i) => `${id},USD,1:${i + 1}`)].join('\n') + '\n')
   return file
 }
 
@@ -80,7 +80,7 @@ describe('bulk progress bar on a TTY', () => {
 describe('Ctrl-C during an import', () => {
   it('clears the bar first, then prints: no piece of the bar is left on the screen', async () => {
     // A window narrower than the bar's full line: the bar must fit it, or each redraw leaves a wrapped piece.
-    const term = await startInTmux(['orders', 'import', await ordersFile('tty-interrupt')], {env, width: 36})
+    const term = await startInTmux(['orders', 'import', await ordersFile('tty-interrupt', 60)], {env, width: 36})
     await term.waitFor(/Importing orders \[/, {timeoutMs: 15_000})
     for (let i = 0; i < 4; i++) {
       const lines = (await term.capture()).split('\n')
@@ -92,6 +92,8 @@ describe('Ctrl-C during an import', () => {
     expect(await term.waitForExit(20_000)).toBe(130)
     const screen = await term.capture()
     expect(screen).toMatch(/nterrupted/)
+    // What Ctrl-C printed stays: a bar redrawn after it used to draw over the "Stopping" line.
+    expect(screen).toContain('Stopping: no new rows')
     // The rate and the time left belong to the bar alone: none of them may survive it.
     expect(screen, screen).not.toMatch(/\/s \||s left|Importing orders \[/)
   })
@@ -99,7 +101,8 @@ describe('Ctrl-C during an import', () => {
 
 describe('a second Ctrl-C during an import', () => {
   it('exits at once and leaves the terminal as it found it: the bar stopped, line wrapping back on', async () => {
-    const term = await startInTmux(['orders', 'import', await ordersFile('tty-twice')], {env, width: 60})
+    // 60 rows at 2 a second: the import is still running when each Ctrl-C arrives, however loaded the machine.
+    const term = await startInTmux(['orders', 'import', await ordersFile('tty-twice', 60)], {env, width: 60})
     await term.waitFor(/Importing orders \[/, {timeoutMs: 15_000})
     expect(await term.paneFormat('#{wrap_flag}')).toBe('0') // the bar turns wrapping off while it draws
     await term.sendKeys('C-c')

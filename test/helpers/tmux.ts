@@ -104,7 +104,8 @@ export async function startInTmux(args: string[], options: TmuxOptions = {}): Pr
       killed = true
       live.delete(session)
       await tmux('kill-server').catch(() => {})
-      rmSync(socketDir, {force: true, recursive: true})
+      // The CLI may still be writing below its HOME (the code cache, at exit) as the server goes: retry a moment.
+      rmSync(socketDir, {force: true, maxRetries: 10, recursive: true, retryDelay: 50})
     },
     async paneFormat(format) {
       return (await tmux('display-message', '-p', '-t', TARGET, format)).trim()
