@@ -12,7 +12,7 @@ import {finished} from 'node:stream/promises'
 import type {ApiRequest} from '../api/client.js'
 import {pages} from '../api/paginate.js'
 import {EXPORT_PER_PAGE} from '../domain/bulk.js'
-import {type AtomicFile, createAtomicFile} from '../domain/files.js'
+import {type AtomicFile, createAtomicFile, fileProblem} from '../domain/files.js'
 import {CliError, UsageError} from '../errors.js'
 import {type BulkProgress, InterruptedError, type PacedClient, startTicker} from './paced.js'
 import {fetchAllPages} from './pages.js'
@@ -75,7 +75,7 @@ export async function openAtomic(path: string, what: string): Promise<AtomicFile
   try {
     return await createAtomicFile(path)
   } catch (error) {
-    throw new UsageError(`Cannot write ${what}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`)
+    throw new UsageError(`Cannot write ${what}: ${fileProblem(error, path, 'write')}.`)
   }
 }
 

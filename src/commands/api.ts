@@ -4,6 +4,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {ApiCommand} from '../base/command.js'
 import {apiVersionFlag, jqStreamingRefusal} from '../base/flags.js'
+import {fileProblem} from '../domain/files.js'
 import {ApiError, UsageError} from '../errors.js'
 import {sanitize} from '../io/sanitize.js'
 import {API_METHODS, paginate, prepareRequest} from '../services/api.js'
@@ -88,7 +89,7 @@ async function readInput(source: string, read: (path: string) => Promise<string>
   try {
     return await read(source)
   } catch (error) {
-    throw new UsageError(`--input: cannot read ${source} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`)
+    throw new UsageError(`--input: ${fileProblem(error, source)}.`)
   }
 }
 

@@ -119,3 +119,34 @@ export async function createAtomicFile(path: string, options: AtomicOptions = {}
     },
   }
 }
+
+/**
+ * A file-system error as a sentence about the path (`nope.csv does not exist`), for the messages people read;
+ * the code (ENOENT...) is what a program checks, not what a person should have to decode.
+ */
+export function fileProblem(error: unknown, path: string, doing: 'read' | 'write' = 'read'): string {
+  const code = (error as NodeJS.ErrnoException)?.code
+  switch (code) {
+    case 'ENOENT':
+      return doing === 'read' ? `${path} does not exist` : `the folder of ${path} does not exist`
+    case 'EACCES':
+    case 'EPERM':
+      return `${path} cannot be ${doing === 'read' ? 'read' : 'written'}: permission denied`
+    case 'EISDIR':
+      return `${path} is a directory, not a file`
+    case 'ENOTDIR':
+      return `${path} is not a path to a file (a part of it is not a directory)`
+    case 'ELOOP':
+      return `${path} is a loop of symbolic links`
+    case 'EEXIST':
+      return `${path} already exists`
+    case 'EROFS':
+      return `${path} is on a read-only file system`
+    case 'ENOSPC':
+      return `there is no space left to write ${path}`
+    case 'ENAMETOOLONG':
+      return `the name ${path} is too long`
+    default:
+      return `${path} cannot be ${doing === 'read' ? 'read' : 'written'} (${code ?? (error as Error)?.message ?? String(error)})`
+  }
+}

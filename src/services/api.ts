@@ -8,6 +8,7 @@ import {pages} from '../api/paginate.js'
 import {type HttpMethod, LIMITS} from '../domain/schema.js'
 import {checkPage, checkPerPage} from '../domain/validate.js'
 import {checkHeaderValue} from '../api/url.js'
+import {fileProblem} from '../domain/files.js'
 import {UsageError} from '../errors.js'
 import {isObject} from '../domain/json.js'
 
@@ -86,7 +87,7 @@ async function parseFields(input: RawRequestInput, read: ReadSource): Promise<Fi
       try {
         content = await read(file)
       } catch (error) {
-        throw new UsageError(`--field ${key}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`)
+        throw new UsageError(`--field ${key}: ${fileProblem(error, file)}.`)
       }
       fields.push({key, text: content, value: content})
     } else fields.push({key, text, value: typedValue(text)})

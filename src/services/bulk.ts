@@ -23,6 +23,7 @@ import {customerSender, orderSender} from '../bulk/senders.js'
 import type {ValidatedFile} from '../bulk/validate-file.js'
 import type {RecordFormat} from '../bulk/write.js'
 import type {ImportFormat, OnConflict} from '../domain/bulk.js'
+import {fileProblem} from '../domain/files.js'
 import {CliError, UsageError} from '../errors.js'
 import {customerApi, orderApi} from './bulk-api.js'
 
@@ -218,7 +219,7 @@ function asUsage(error: unknown): unknown {
     return new CliError(error.message, {cause: error})
   const code = (error as NodeJS.ErrnoException).code
   if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR')
-    return new UsageError(`Cannot read ${(error as NodeJS.ErrnoException).path ?? 'the file'}: ${code}.`)
+    return new UsageError(`Cannot import: ${fileProblem(error, (error as NodeJS.ErrnoException).path ?? 'the file')}.`)
   return error
 }
 

@@ -7,6 +7,7 @@ import {isResource, resourceOf, unexpectedResponse} from '../api/errors.js'
 import type {PageOptions} from '../api/paginate.js'
 import {type ApiVersion, ORDER_STATUSES, type Order, type OrderStatus} from '../domain/schema.js'
 import {checkOneOf, checkPositiveInt, isUuid, validateOrderCreate, validateRefund} from '../domain/validate.js'
+import {fileProblem} from '../domain/files.js'
 import {UsageError} from '../errors.js'
 import {type Listing, listing, requireV2} from './listing.js'
 import {assertValid} from './validation.js'
@@ -76,7 +77,7 @@ export async function readOrderFile(path: string, stdin: NodeJS.ReadableStream =
       text = Buffer.concat(chunks).toString('utf8')
     } else text = await readFile(path, 'utf8')
   } catch (error) {
-    throw new UsageError(`Cannot read --from-file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`)
+    throw new UsageError(`--from-file: ${fileProblem(error, path)}.`)
   }
   let value: unknown
   try {

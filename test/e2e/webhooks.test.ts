@@ -288,7 +288,8 @@ describe('webhooks sign and verify', () => {
       cli(['sign', '--secret', SECRET, '--timestamp', '1e9'], PAYLOAD),
     ])
     expect(results.map((r) => r.code)).toEqual([2, 2, 2, 2, 2, 2, 2, 2, 2, 2])
-    expect(results[2].stderr).toContain('ENOENT')
+    expect(results[2].stderr).toContain(`--payload-file: ${join(tmp.dir, 'nope.json')} does not exist.`)
+    expect(results[2].stderr).not.toContain('ENOENT')
     for (const r of results.slice(5)) expect(r.stdout).toBe('')
     expect(results[5].stderr).toMatch(/--timestamp.*at most 10 digits/)
     const max = await cli(['sign', '--secret', SECRET, '--timestamp', '9999999999'], PAYLOAD)

@@ -2,6 +2,7 @@
 import {readFileSync} from 'node:fs'
 
 import {UsageError} from '../../errors.js'
+import {fileProblem} from '../../domain/files.js'
 import {control} from './control.js'
 import type {SnapshotInfo} from '../../domain/sandbox-control.js'
 
@@ -13,7 +14,7 @@ export function readScenario(path: string): unknown {
   try {
     text = readFileSync(path, 'utf8')
   } catch (error) {
-    throw new UsageError(`Cannot read the scenario file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`)
+    throw new UsageError(`Scenario file: ${fileProblem(error, path)}.`)
   }
   try {
     return JSON.parse(text)

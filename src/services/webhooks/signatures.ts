@@ -2,6 +2,7 @@
 import {readFile} from 'node:fs/promises'
 
 import {DEFAULT_TOLERANCE_SECONDS, signPayload, verifySignature, type VerifyFailure} from '../../domain/signature.js'
+import {fileProblem} from '../../domain/files.js'
 import {UsageError} from '../../errors.js'
 
 /**
@@ -13,7 +14,7 @@ export async function readPayload(file: string | undefined, stdin: NodeJS.ReadSt
     try {
       return await readFile(file)
     } catch (error) {
-      throw new UsageError(`Cannot read --payload-file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`)
+      throw new UsageError(`--payload-file: ${fileProblem(error, file)}.`)
     }
   }
   if (stdin.isTTY) throw new UsageError('No payload: pass --payload-file FILE, or pipe the payload on standard input.')
@@ -58,7 +59,7 @@ export async function readSecret(sources: SecretSources, stdin: NodeJS.ReadStrea
     try {
       value = firstLine(await readFile(sources.secretFile, 'utf8'))
     } catch (error) {
-      throw new UsageError(`Cannot read --secret-file ${sources.secretFile}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`)
+      throw new UsageError(`--secret-file: ${fileProblem(error, sources.secretFile)}.`)
     }
   } else if (sources.secretStdin) {
     from = '--secret-stdin'
