@@ -160,7 +160,7 @@ export async function importCommand(options: ImportCommandOptions): Promise<numb
 function invitationsNote(file: ValidatedFile, verb: string): string | undefined {
   const {sent, unset} = file.invitations
   if (file.kind !== 'customers' || unset === 0) return undefined
-  return `${counted(sent, 'customer')} ${verb} an invitation email (${unset} of them leave send_invite unset; --no-send-invite: none).`
+  return `${counted(sent, 'customer')} ${verb} an invitation email (${unset} of them ${unset === 1 ? 'leaves' : 'leave'} send_invite unset; --no-send-invite: none).`
 }
 
 /** Every bad row by its line, as one usage error (exit 2): nothing was sent. */

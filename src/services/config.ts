@@ -157,9 +157,9 @@ export class ConfigService {
   }
 
   /** Stores a checked value; a new profile is created (the first one ever becomes the chosen one). */
-  async set(key: ConfigKey, raw: string): Promise<{profile: string; key: ConfigKey; value: string}> {
+  async set(key: ConfigKey, raw: string): Promise<{profile: string; key: ConfigKey; value: string; note?: string}> {
     const value = checkValue(key, raw)
-    if (key === 'storage') return {key, profile: await this.setStorage(value as 'file' | 'keyring'), value}
+    if (key === 'storage') return {key, ...(await this.setStorage(value as 'file' | 'keyring')), value}
     const current = await this.store.read()
     const name = await this.profileName(current, true)
     const before = current.profiles?.[name]
@@ -180,7 +180,7 @@ export class ConfigService {
    * `storage keyring` moves the profile's key secret from the file to the OS keyring; `storage file` moves it
    * back. A keyring that fails is exit 1 and nothing changes.
    */
-  private async setStorage(storage: 'file' | 'keyring'): Promise<string> {
+  private async setStorage(storage: 'file' | 'keyring'): Promise<{profile: string; note?: string}> {
     const current = await this.store.read()
     const name = await this.profileName(current, true)
     const p = current.profiles?.[name]
@@ -198,7 +198,12 @@ export class ConfigService {
       else if (secret) q.key_secret = secret
     }, true)
     if (storage === 'file' && was === 'keyring' && p?.key_id) await keyringDelete(keyringAccount(name, p.key_id)).catch(() => false)
-    return profile
+    // Nothing to move: say so, rather than let "Set storage" suggest a secret went somewhere.
+    const note =
+      was !== storage && !(p?.key_id && (secret || was === 'keyring'))
+        ? `Profile "${profile}" holds no key secret, so there is nothing to move; the next \`commerce auth login${this.options.profile ? ` --profile ${profile}` : ''}\` keeps it in the ${storage === 'keyring' ? 'OS keyring' : 'file'}.`
+        : undefined
+    return {note, profile}
   }
 
   /** Removes a key from the profile; `removed` is false when it was not set (not an error). */

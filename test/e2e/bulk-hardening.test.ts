@@ -101,7 +101,7 @@ describe('invitations', () => {
     const csv = 'email,name,send_invite\ninv1@h.io,One,\ninv2@h.io,Two,false\ninv3@h.io,Three,true\n'
     const dry = await cli(['customers', 'import', file('csv', csv), '--dry-run'])
     expect(dry.code, dry.stderr).toBe(0)
-    expect(dry.stderr).toContain('2 customers would get an invitation email (1 of them leave send_invite unset; --no-send-invite: none).')
+    expect(dry.stderr).toContain('2 customers would get an invitation email (1 of them leaves send_invite unset; --no-send-invite: none).')
 
     const real = await cli(['customers', 'import', file('csv', csv), '--json'])
     expect(real.code, real.stderr).toBe(0)

@@ -250,6 +250,16 @@ describe('config list', () => {
     }
   })
 
+  it('storage keyring on a profile with no key secret says there is nothing to move', async () => {
+    await cfg(['config', 'set', 'base_url', 'https://a.example.com', '--profile', 'bare'])
+    const r = await cfg(['config', 'set', 'storage', 'keyring', '--profile', 'bare'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain('Profile "bare" holds no key secret, so there is nothing to move')
+    expect(r.stderr).toContain('`commerce auth login --profile bare` keeps it in the OS keyring')
+    const json = await cfg(['config', 'set', 'storage', 'file', '--profile', 'bare', '--json'])
+    expect(json.json()).toEqual({key: 'storage', profile: 'bare', value: 'file'})
+  })
+
   it('notes the environment variables that take precedence over the profile', async () => {
     await cfg(['config', 'set', 'base_url', 'https://a.example.com'])
     const r = await cfg(['config', 'list'], {COMMERCE_BASE_URL: 'https://env.example.com'})

@@ -27,7 +27,9 @@ export default class ConfigSet extends ConfigCommand<typeof ConfigSet> {
     const key = parseKey(this.args.key)
     const service = this.settings
     const result = await service.set(key, this.args.value)
-    await this.output.result(result, () => this.output.success(`Set ${key} to ${result.value} in profile "${result.profile}".`))
+    const {note, ...shown} = result
+    await this.output.result(shown, () => this.output.success(`Set ${key} to ${result.value} in profile "${result.profile}".`))
+    if (note) io.info(note)
     if (key === 'key_secret')
       io.warn(
         'the key pair was stored without being checked. Prefer `commerce auth login` (it checks the pair, and `--key-secret-stdin` or its prompt keep the secret out of shell history).',
