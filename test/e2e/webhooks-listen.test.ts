@@ -407,7 +407,7 @@ describe('webhooks listen usage errors (exit 2, nothing started or sent)', () =>
         [[], /--public-url URL .* or --tunnel cloudflared\|ngrok/],
         [['--public-url', 'http://hooks.example.com/x'], /must be an HTTPS URL/],
         [['--public-url', 'http://127.0.0.1:9/'], /must be an HTTPS URL/],
-        [['--events', ' , ', '--public-url', 'https://hooks.example.com'], /--events needs at least one event name/],
+        [['--events', ' , ', '--public-url', 'https://hooks.example.com'], /--event needs at least one event name/],
         [['--tunnel', 'cloudflared', '--public-url', 'https://hooks.example.com'], /cannot also be provided/],
         [['--tunnel', 'localtunnel'], /Expected --tunnel=localtunnel to be one of/],
         [['--forward-to', 'ftp://x', '--public-url', 'https://hooks.example.com'], /--forward-to must be an http/],

@@ -10,6 +10,7 @@ import {writeSandboxState} from '../../src/config/sandbox-state.js'
 import {computeSignature, signPayload, verifySignature} from '../../src/domain/signature.js'
 import {Inbox, type InboxRecord} from '../../src/webhooks/inbox.js'
 import {run, tempConfigDir} from '../helpers/cli.js'
+import {startInTmux} from '../helpers/tmux.js'
 import {deadPort, type Receiver, type Session, startReceiver, startSession} from '../helpers/webhooks-setup.js'
 
 const MASK = '********'
@@ -56,6 +57,10 @@ describe('webhooks create and list', () => {
     expect(r.json().events).toEqual(['order.refunded', 'order.paid'])
     const empty = await session.cli(['webhooks', 'create', '--url', 'https://hooks.example.com/c', '--event', ' , '])
     expect(empty.code).toBe(2)
+    // One flag name on create and listen (--event), the plural accepted as its alias on both.
+    const plural = await session.cli(['webhooks', 'create', '--url', 'https://hooks.example.com/d', '--events', 'order.paid', '--json'])
+    expect(plural.code, plural.stderr).toBe(0)
+    expect(plural.json().events).toEqual(['order.paid'])
   })
 
   it('--json prints the endpoint as returned (signing_secret included); list shows which secrets the profile holds', async () => {
@@ -350,6 +355,27 @@ describe('webhooks events and replay', () => {
     expect(records[1]).toMatchObject({body: TEXT, forward_status: 200, received_at: '2030-01-01T00:00:01.000Z', type: 'order.paid'})
     expect(limited.json().map((r: InboxRecord) => r.id)).toEqual(['evt_bin'])
     expect((await cli(['events', '--limit', '0'])).code).toBe(2)
+  })
+
+  it('events on a terminal shows the newest 30 and says how to see more; a pipe shows them all', async () => {
+    const many = tempConfigDir()
+    try {
+      const inbox = new Inbox({path: join(many.dir, 'webhook-inbox.jsonl')})
+      for (let i = 0; i < 35; i++)
+        await inbox.append(record(`evt_${String(i).padStart(2, '0')}`, Buffer.from(TEXT), `2030-01-01T00:00:${String(i).padStart(2, '0')}.000Z`))
+      const term = await startInTmux(['webhooks', 'events'], {env: {COMMERCE_CONFIG_DIR: many.dir}, height: 60})
+      expect(await term.waitForExit()).toBe(0)
+      const screen = await term.capture()
+      expect(screen).toContain('evt_34')
+      expect(screen).toContain('evt_05')
+      expect(screen).not.toContain('evt_04')
+      expect(screen).toContain('The newest 30 of 35; `--limit 35` shows them all')
+      await term.kill()
+      const pipe = await run(['webhooks', 'events'], {env: {COMMERCE_CONFIG_DIR: many.dir}})
+      expect(pipe.stdout.trim().split('\n')).toHaveLength(36)
+    } finally {
+      many.cleanup()
+    }
   })
 
   it('events on an empty inbox prints an empty list', async () => {

@@ -16,6 +16,8 @@ export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
   static flags = {
     ...fieldsFlag('webhook'),
     event: Flags.string({
+      // One name for event types on create and listen; the plural is accepted on both.
+      aliases: ['events'],
       description: `Event to subscribe to (e.g. ${EVENT_TYPES.join(', ')}, or any name the service knows); repeat, or separate with commas.`,
       multiple: true,
       required: true,

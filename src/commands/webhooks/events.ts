@@ -6,6 +6,8 @@ import {splitEvents} from '../../services/webhooks/endpoints.js'
 import {listInboxEvents} from '../../services/webhooks/inbox.js'
 
 const COLUMNS = ['received_at', 'id', 'type', 'forward_status', 'duration_ms', 'forward_error'] as const
+/** How many records a terminal shows without --limit. */
+const TERMINAL_DEFAULT = 30
 
 export default class WebhooksEvents extends BaseCommand<typeof WebhooksEvents> {
   static summary = `List the deliveries recorded in the local inbox by \`webhooks listen\`, newest first.`
@@ -26,13 +28,17 @@ export default class WebhooksEvents extends BaseCommand<typeof WebhooksEvents> {
   }
 
   async run(): Promise<void> {
-    const {flags} = this
-    const {records} = await listInboxEvents(process.env, {
-      limit: flags.limit,
+    const {flags, io} = this
+    // On a terminal, a screenful by default (a pipe or --json gets every record, for scripts).
+    const screen = io.tableOutput && !this.output.json && flags.limit === undefined
+    const {records, total} = await listInboxEvents(process.env, {
+      limit: flags.limit ?? (screen ? TERMINAL_DEFAULT : undefined),
       since: sinceOf(flags.since),
       status: flags.status,
       types: flags.type ? splitEvents(flags.type) : undefined,
     })
     await this.output.list(records as unknown as Array<Record<string, unknown>>, {columns: COLUMNS})
+    if (screen && total > records.length)
+      io.info(`The newest ${records.length} of ${total.toLocaleString('en')}; \`--limit ${total}\` shows them all (a pipe and --json always do).`)
   }
 }

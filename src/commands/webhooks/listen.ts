@@ -39,10 +39,14 @@ With --json, each stdout line is one JSON object: first {"ready": true, "local_u
     '<%= config.bin %> webhooks listen --json --max-events 1 --timeout 60 > events.jsonl &',
     '<%= config.bin %> webhooks listen --tunnel cloudflared --exit-on-unreachable --heartbeat 10 --forward-to http://127.0.0.1:3000/hooks',
   ]
-  static fieldFlags = {events: '--events', url: '--public-url'}
+  static fieldFlags = {events: '--event', url: '--public-url'}
   static interruptible = true
   static flags = {
-    events: Flags.string({description: `Events to subscribe to, comma-separated: any names the service knows (default: ${EVENT_TYPES.join(', ')}).`}),
+    event: Flags.string({
+      aliases: ['events'],
+      description: `Event to subscribe to (any name the service knows); repeat, or separate with commas. Default: every event (${EVENT_TYPES.join(', ')}).`,
+      multiple: true,
+    }),
     'forward-to': Flags.string({description: 'Receiver URL to forward each verified delivery to.'}),
     'forward-concurrency': Flags.integer({
       description:
@@ -89,8 +93,8 @@ With --json, each stdout line is one JSON object: first {"ready": true, "local_u
 
   async run(): Promise<void> {
     const {flags, io} = this
-    const events = flags.events === undefined ? undefined : splitEvents([flags.events])
-    if (events?.length === 0) throw new UsageError('--events needs at least one event name.')
+    const events = flags.event === undefined ? undefined : splitEvents(flags.event)
+    if (events?.length === 0) throw new UsageError('--event needs at least one event name.')
     if (flags['forward-to']) checkForwardUrl(flags['forward-to'])
 
     // Ctrl-C or SIGTERM stops cleanly (BaseCommand.interruptible).

@@ -59,10 +59,13 @@ function matches(record: InboxRecord, filter: EventFilter): boolean {
 }
 
 /** The records that pass the filter, newest first. */
-export async function listInboxEvents(env: NodeJS.ProcessEnv, filter: EventFilter = {}): Promise<{records: InboxRecord[]; path: string}> {
+export async function listInboxEvents(
+  env: NodeJS.ProcessEnv,
+  filter: EventFilter = {},
+): Promise<{records: InboxRecord[]; path: string; total: number}> {
   const inbox = openInbox(env)
   const records = (await inbox.listEvents()).filter((r) => matches(r, filter))
-  return {path: inbox.path, records: filter.limit === undefined ? records : records.slice(0, filter.limit)}
+  return {path: inbox.path, records: filter.limit === undefined ? records : records.slice(0, filter.limit), total: records.length}
 }
 
 function notInInbox(ids: readonly string[], path: string): CliError {
