@@ -34,6 +34,10 @@ describe('sandbox commands', () => {
     const human = await run(['sandbox', 'status'], {env})
     expect(human.stdout).toContain(`Sandbox running at ${info.base_url} (pid ${info.pid})`)
     expect(human.stdout).toMatch(/12 customers/)
+    // Every line fits 80 columns (each key's secret on a line of its own); the banner points to the inspector page.
+    for (const line of human.stdout.trimEnd().split('\n')) expect(line.length, line).toBeLessThanOrEqual(80)
+    expect(human.stdout).toContain(`Inspector: ${info.base_url}/_sandbox/ui (\`commerce sandbox open\`)`)
+    for (const key of info.keys) expect(human.stdout).toContain(`    secret ${key.key_secret}`)
 
     const login = await run(['auth', 'login', '--sandbox', '--json'], {env})
     expect(login.code, login.stderr).toBe(0)
@@ -71,7 +75,7 @@ describe('sandbox commands', () => {
     })
     let out = ''
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d))
-    await expect.poll(() => out, {interval: 50, timeout: 15_000}).toMatch(/sbx_read_\w+ +sbx_secret_\w+ +customers:read/)
+    await expect.poll(() => out, {interval: 50, timeout: 15_000}).toMatch(/sbx_read_\w+ +customers:read\n +secret sbx_secret_\w+/)
     expect(out).toMatch(/^Sandbox running at http:\/\/127\.0\.0\.1:\d+ \(pid \d+\)/)
     expect(existsSync(join(config.dir, 'sandbox.json'))).toBe(true)
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))

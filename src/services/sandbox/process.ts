@@ -238,14 +238,15 @@ export function describeSandbox(state: SandboxState, counts?: SandboxCounts | nu
   const lines = [`Sandbox running at ${state.base_url} (pid ${state.pid})`, `Data file: ${state.data_file ?? 'none (in memory)'}`]
   if (counts) {
     lines.push(
-      `Records: ${counted(counts.customers, 'customer')}, ${counted(counts.orders, 'order')}, ${counted(counts.refunds, 'refund')}, ${counted(counts.webhooks, 'webhook')}, ${counted(counts.products, 'product')}; ${counted(counts.pending_deliveries, 'delivery', 'deliveries')} pending`,
+      `Records: ${counted(counts.customers, 'customer')}, ${counted(counts.orders, 'order')}, ${counted(counts.refunds, 'refund')}, ${counted(counts.webhooks, 'webhook')}, ${counted(counts.products, 'product')}`,
+      `Webhook deliveries pending: ${counts.pending_deliveries.toLocaleString('en')}`,
     )
   } else if (counts === null) {
     lines.push('Records: unknown (the sandbox did not answer on its control path)')
   }
+  // Each key on two lines (id and scopes, then its secret), so that they fit 80 columns.
   lines.push('Key pairs (test keys of this local sandbox):')
-  const width = Math.max(...state.keys.map((k) => k.key_id.length))
-  for (const k of state.keys) lines.push(`  ${k.key_id.padEnd(width)}  ${k.key_secret}  ${k.scopes.join(',')}`)
-  lines.push(`Log in with \`commerce auth login --sandbox\`; sandbox controls: ${state.base_url}${CONTROL_PREFIX}`)
+  for (const k of state.keys) lines.push(`  ${k.key_id}  ${k.scopes.join(',')}`, `    secret ${k.key_secret}`)
+  lines.push('Log in with `commerce auth login --sandbox`.', `Inspector: ${state.base_url}${CONTROL_PREFIX}/ui (\`commerce sandbox open\`)`)
   return lines
 }
