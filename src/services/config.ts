@@ -8,7 +8,7 @@ import {KeyringError, STORAGES, keyringAccount, keyringDelete, keyringGet, keyri
 import {type ConfigData, type ConfigStore, type Profile, ensureProfile, maskSecret, selectProfileName} from '../config/store.js'
 import {API_VERSIONS, type ApiVersion, DEFAULT_API_VERSION, MONEY_UNITS} from '../domain/schema.js'
 import {checkOneOf} from '../domain/validate.js'
-import {CliError, UsageError} from '../errors.js'
+import {CliError, EXIT, UsageError} from '../errors.js'
 
 export const CONFIG_KEYS = ['base_url', 'api_version', 'key_id', 'key_secret', 'allow_insecure_http', 'storage', 'money_unit'] as const
 export type ConfigKey = (typeof CONFIG_KEYS)[number]
@@ -149,6 +149,22 @@ export class ConfigService {
       token_expires_at: tokenCached ? p!.expires_at! : null,
       webhook_secrets: Object.fromEntries(Object.entries(p?.webhook_secrets ?? {}).map(([id, secret]) => [id, maskSecret(secret) ?? ''])),
     }
+  }
+
+  /**
+   * The signing secret the selected profile holds for a webhook endpoint, masked unless `reveal`; exit 4 when it
+   * holds none (a secret is stored by `webhooks create` and by `webhooks listen` for the endpoints they register).
+   */
+  async webhookSecret(id: string, reveal: boolean): Promise<{id: string; profile: string; signing_secret: string}> {
+    const data = await this.store.read()
+    const profile = await this.profileName(data)
+    const secret = data.profiles?.[profile]?.webhook_secrets?.[id]
+    if (secret === undefined)
+      throw new CliError(`Profile "${profile}" holds no signing secret for webhook endpoint ${id}.`, {
+        exitCode: EXIT.notFound,
+        hint: 'Secrets are kept by `commerce webhooks create` and `commerce webhooks listen` for the endpoints they register; `commerce webhooks list` shows which.',
+      })
+    return {id, profile, signing_secret: reveal ? secret : maskSecret(secret)!}
   }
 
   async get(key: ConfigKey): Promise<{key: ConfigKey; value: string | null}> {

@@ -35,7 +35,7 @@ describe('webhooks create and list', () => {
     const secret = fields.signing_secret
     expect(secret).toMatch(/^whsec_/)
     expect(r.stdout.split(secret)).toHaveLength(2)
-    expect(r.stderr).toMatch(/will not be shown again/)
+    expect(r.stderr).toContain(`commerce webhooks secret ${fields.id} --reveal\` prints it again`)
     expect(session.secrets()[fields.id]).toBe(secret)
 
     for (const args of [
@@ -49,6 +49,17 @@ describe('webhooks create and list', () => {
       expect(out.stdout + out.stderr, args.join(' ')).not.toContain(secret)
     }
     expect((await session.cli(['config', 'list', '--json'])).json().webhook_secrets).toMatchObject({[fields.id]: MASK})
+
+    // webhooks secret: masked by default, the secret itself with --reveal; exit 4 for an endpoint it does not hold.
+    const masked = await session.cli(['webhooks', 'secret', fields.id])
+    expect(masked.code, masked.stderr).toBe(0)
+    expect(masked.stdout).toBe(`${MASK}\n`)
+    expect(masked.stdout + masked.stderr).not.toContain(secret)
+    const revealed = await session.cli(['webhooks', 'secret', fields.id, '--reveal', '--json'])
+    expect(revealed.json()).toEqual({id: fields.id, profile: 'default', signing_secret: secret})
+    const none = await session.cli(['webhooks', 'secret', 'we_nope'])
+    expect(none.code).toBe(4)
+    expect(none.stderr).toContain('Profile "default" holds no signing secret for webhook endpoint we_nope.')
   })
 
   it('accepts any non-empty event name (a real service names more than order.paid); an empty list is exit 2', async () => {

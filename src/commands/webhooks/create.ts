@@ -31,7 +31,9 @@ export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
     await this.output.result(endpoint, async () => {
       this.output.success(`Registered webhook endpoint ${endpoint.id}.`)
       await this.output.record(endpoint, [...RESOURCE_COLUMNS.webhook, 'signing_secret'])
-      io.info(`The signing secret will not be shown again. It is stored in profile "${profile}" (masked in \`commerce config list\`).`)
+      io.info(
+        `The signing secret is kept in profile "${profile}" (config.json, mode 0600): \`commerce webhooks secret ${endpoint.id} --reveal\` prints it again.`,
+      )
     })
   }
 }
