@@ -62,6 +62,18 @@ describe('customers create / get / update / delete', () => {
     expect((await create(['--no-send-invite'])).status).toBe('active')
   })
 
+  it('create says that the service will email an invitation, and how not to; --no-send-invite and --json say nothing', async () => {
+    const [invited, quiet, json] = await Promise.all([
+      customers(['create', '--email', 'invite.me@example.com', '--name', 'Invited']),
+      customers(['create', '--email', 'no.invite@example.com', '--name', 'Quiet', '--no-send-invite']),
+      customers(['create', '--email', 'json.invite@example.com', '--name', 'Json', '--json']),
+    ])
+    for (const r of [invited, quiet, json]) expect(r.code, r.stderr).toBe(0)
+    expect(invited.stderr).toContain('The service emails invite.me@example.com an invitation to the account (--no-send-invite: no email).')
+    expect(quiet.stderr).not.toContain('invitation')
+    expect(json.stderr).not.toContain('invitation')
+  })
+
   it('create on a pipe: field<TAB>value lines, tabs and newlines inside values become spaces, nested values compact JSON', async () => {
     const r = await customers(['create', '--email', 'tabs@example.com', '--name', 'Tab\there\nnew line', '--metadata', 'note=a\tb'])
     expect(r.code, r.stderr).toBe(0)

@@ -33,6 +33,8 @@ export default class CustomersCreate extends ApiCommand<typeof CustomersCreate> 
       await this.ctx.apiVersion(),
     )
     this.output.success(`Created customer ${customer.id}.`)
+    // send_invite defaults to true: say what that does, and how not to, while it can still matter next time.
+    if (flags['send-invite']) this.output.note(`The service emails ${email} an invitation to the account (--no-send-invite: no email).`)
     await this.output.record(customer, RESOURCE_COLUMNS.customer)
   }
 
