@@ -26,7 +26,6 @@ import {CONFIG_FILE, configDir} from './paths.js'
 import {type ConfigData, type Profile, parseConfig} from './schema.js'
 
 export type {CachedToken, ConfigData, Profile} from './schema.js'
-export {PROFILE_FIELD_TYPES, configProblem} from './schema.js'
 
 /** conf's bookkeeping key in the file (the migrated version): kept in the file, never shown to commands. */
 const CONF_INTERNAL = '__internal__'

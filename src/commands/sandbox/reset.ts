@@ -1,13 +1,7 @@
 import {BaseCommand} from '../../base/command.js'
 import {yesFlag} from '../../base/flags.js'
-import {counted} from '../../domain/text.js'
 import {confirmAfterCheck} from '../../io/prompt.js'
-import {type Counts, currentCounts, reset} from '../../services/sandbox/scenario.js'
-
-/** "12 customers, 30 orders, 3 refunds and 2 webhooks". */
-export function describeCounts(c: Counts): string {
-  return `${counted(c.customers, 'customer')}, ${counted(c.orders, 'order')}, ${counted(c.refunds, 'refund')} and ${counted(c.webhooks, 'webhook')}`
-}
+import {currentCounts, describeCounts, reset} from '../../services/sandbox/scenario.js'
 
 export default class SandboxReset extends BaseCommand<typeof SandboxReset> {
   static summary = `Empty the local sandbox's data; ids start at 1 again.`

@@ -3,6 +3,7 @@ import {readFileSync} from 'node:fs'
 
 import {UsageError} from '../../errors.js'
 import {fileProblem} from '../../domain/files.js'
+import {counted} from '../../domain/text.js'
 import {control} from './control.js'
 import type {SnapshotInfo} from '../../domain/sandbox-control.js'
 
@@ -34,6 +35,11 @@ export interface Counts {
   orders: number
   refunds: number
   webhooks: number
+}
+
+/** "12 customers, 30 orders, 3 refunds and 2 webhooks". */
+export function describeCounts(c: Counts): string {
+  return `${counted(c.customers, 'customer')}, ${counted(c.orders, 'order')}, ${counted(c.refunds, 'refund')} and ${counted(c.webhooks, 'webhook')}`
 }
 
 /** What the running sandbox holds now (what a reset would remove, or a restore replace). */

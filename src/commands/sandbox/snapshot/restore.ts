@@ -4,8 +4,7 @@ import {BaseCommand} from '../../../base/command.js'
 import {yesFlag} from '../../../base/flags.js'
 import {CliError, EXIT} from '../../../errors.js'
 import {confirmAfterCheck} from '../../../io/prompt.js'
-import {currentCounts, listSnapshots, restoreSnapshot} from '../../../services/sandbox/scenario.js'
-import {describeCounts} from '../reset.js'
+import {currentCounts, describeCounts, listSnapshots, restoreSnapshot} from '../../../services/sandbox/scenario.js'
 
 export default class SandboxSnapshotRestore extends BaseCommand<typeof SandboxSnapshotRestore> {
   static args = {name: Args.string({description: 'Snapshot name.', required: true})}
