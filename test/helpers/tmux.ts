@@ -61,6 +61,11 @@ export interface TmuxSession {
   waitFor(pattern: string | RegExp, options?: CaptureOptions & {timeoutMs?: number}): Promise<string>
   /** Waits for the CLI to exit; resolves with its exit status (128 + signal number when killed by a signal). */
   waitForExit(timeoutMs?: number): Promise<number>
+  /**
+   * The terminal goes away (its tmux server is stopped, the CLI gets SIGHUP), the directory stays: the CLI may
+   * still write below its HOME as it exits. `kill` removes it afterwards.
+   */
+  hangUp(): Promise<void>
   /** Stops the tmux server and removes its socket; safe to call twice. */
   kill(): Promise<void>
 }
@@ -98,6 +103,9 @@ export async function startInTmux(args: string[], options: TmuxOptions = {}): Pr
     async capture(capture = {}) {
       const text = await tmux('capture-pane', '-p', '-J', '-S', '-', ...(capture.escapes ? ['-e'] : []), '-t', TARGET)
       return text.replace(/\n?(\x1b\[[0-9;]*m)*Pane is dead \(.*\)(\x1b\[[0-9;]*m)*\s*$/, '\n').trimEnd()
+    },
+    async hangUp() {
+      await tmux('kill-server').catch(() => {})
     },
     async kill() {
       if (killed) return
