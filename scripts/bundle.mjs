@@ -37,7 +37,7 @@ import {createRequire} from 'node:module'
 import {dirname, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-import {CONF_WITHOUT_AJV, HELP_RENDER} from './patches.mjs'
+import {CONF_WITHOUT_AJV, DYNAMIC_IMPORT_REWRITE, HELP_RENDER} from './patches.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const dist = join(root, 'dist')
@@ -91,7 +91,7 @@ const fastHelpRender = {
  * (figures in bin/compile-cache.js).
  */
 const IMPORTER = "(globalThis[Symbol.for('commerce-cli.import')] ?? ((url) => import(url)))("
-const dynamicImport = /(?<![\w$.'"`])import\((?!\s*['"`])/g
+const dynamicImport = DYNAMIC_IMPORT_REWRITE.pattern
 const viaImporter = {
   name: 'via-importer',
   setup(build) {

@@ -44,5 +44,26 @@ export const CONF_WITHOUT_AJV = {
   guard: 'if (!(options.schema ?? options.ajvOptions ?? options.rootSchema)) {\n            return;\n        }',
 }
 
+/**
+ * bin/compile-cache.js runs core.js from V8's code cache, where a script cannot import() on Node 20, so
+ * scripts/bundle.mjs rewrites third-party `import(x)` (any `import(` not followed by a string literal) into a call
+ * of the importer bin/compile-cache.js provides. A textual rewrite is only safe where it meets real calls: these
+ * are the lines of the bundled packages where it fires today. test/build/bundle.test.ts rescans every third-party
+ * module the bundle holds and fails when an upgrade adds, moves or removes one, so that each is looked at
+ * (a call that must stay native, or a match inside a string or comment).
+ */
+export const DYNAMIC_IMPORT_REWRITE = {
+  pattern: /(?<![\w$.'"`])import\((?!\s*['"`])/g,
+  sites: {
+    'node_modules/@oclif/core/lib/config/ts-path.js': ['const { register } = await import(href);'],
+    'node_modules/@oclif/core/lib/module-loader.js': [
+      'return (isESM ? await import((0, node_url_1.pathToFileURL)(filePath).href) : require(filePath));',
+      'const module = isESM ? await import((0, node_url_1.pathToFileURL)(filePath).href) : require(filePath);',
+      'const module = isESM ? await import((0, node_url_1.pathToFileURL)(filePath).href) : require(filePath);',
+    ],
+    'node_modules/lilconfig/src/index.js': ['const mod = await import(/* webpackIgnore: true */ fileUrl);'],
+  },
+}
+
 /** The packages whose internals the build or the CLI touches: pinned to exact versions in package.json. */
 export const PINNED = ['@oclif/core', 'undici', 'jq-web', 'conf']

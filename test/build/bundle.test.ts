@@ -8,7 +8,7 @@ import {createRequire} from 'node:module'
 import {dirname, join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
-import {CONF_WITHOUT_AJV, HELP_RENDER, JQ_OUTPUT_HOOK_IN, PINNED, UNDICI_MAKE_DISPATCHER} from '../../scripts/patches.mjs'
+import {CONF_WITHOUT_AJV, DYNAMIC_IMPORT_REWRITE, HELP_RENDER, JQ_OUTPUT_HOOK_IN, PINNED, UNDICI_MAKE_DISPATCHER} from '../../scripts/patches.mjs'
 import {JQ_OUTPUT_HOOK} from '../../src/io/jq.js'
 import {ROOT} from '../helpers/cli.js'
 
@@ -94,6 +94,22 @@ describe('the bundle', () => {
     expect(stubs.length).toBeGreaterThan(20)
     for (const file of stubs)
       expect(readFileSync(join(BUNDLE, file), 'utf8'), file).toMatch(/^'use strict'\nmodule\.exports = require\('#app'\)\.load\("[\w/-]+"\)\n$/)
+  })
+
+  it('rewrites import() only on the third-party lines scripts/patches.mjs lists', () => {
+    const meta = JSON.parse(readFileSync(join(ROOT, 'dist', 'metafile.json'), 'utf8')) as Metafile
+    const inputs = new Set(Object.values(meta.outputs).flatMap(({inputs}) => Object.keys(inputs)))
+    const found: Record<string, string[]> = {}
+    for (const input of inputs) {
+      if (!input.startsWith('node_modules/')) continue
+      const lines = readFileSync(join(ROOT, input), 'utf8')
+        .split('\n')
+        .filter((line) => line.match(DYNAMIC_IMPORT_REWRITE.pattern))
+      if (lines.length > 0) found[input] = lines.map((line) => line.trim())
+    }
+    expect(found, 'the import() calls the bundle rewrites changed: review DYNAMIC_IMPORT_REWRITE (scripts/patches.mjs)').toEqual(
+      DYNAMIC_IMPORT_REWRITE.sites,
+    )
   })
 
   it('no import() is left in a shipped file but through the importer of bin/compile-cache.js', () => {
