@@ -4,3 +4,4 @@ export declare const UNDICI_MAKE_DISPATCHER: {module: string; sha256: string}
 export declare const PINNED: string[]
 export declare const JQ_OUTPUT_HOOK_IN: string
 export declare const CONF_WITHOUT_AJV: {module: string; imports: Record<string, string>; guard: string}
+export declare const DYNAMIC_IMPORT_REWRITE: {pattern: RegExp; sites: Record<string, string[]>}

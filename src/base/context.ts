@@ -66,9 +66,14 @@ export class Context {
     return (await this.data()).profiles?.[await this.profileName()]
   }
 
-  /** --base-url > COMMERCE_BASE_URL > the profile's > exit 2 with how to set one. */
+  /** --base-url > COMMERCE_BASE_URL > the profile's, unchecked; undefined when none is set. */
+  async knownBaseUrl(): Promise<string | undefined> {
+    return this.options.flags['base-url'] || this.env.COMMERCE_BASE_URL || (await this.profile())?.base_url
+  }
+
+  /** The base URL in effect (knownBaseUrl), checked; exit 2 with how to set one when there is none. */
   async baseUrl(): Promise<string> {
-    const url = this.options.flags['base-url'] || this.env.COMMERCE_BASE_URL || (await this.profile())?.base_url
+    const url = await this.knownBaseUrl()
     if (!url) throw new UsageError('No base URL is set.', {hint: noBaseUrlHint(this.userFlags(['profile', 'api-version']))})
     return checkBaseUrl(url, {allowInsecureHttp: await this.allowInsecureHttp(), hintFlags: this.userFlags(['profile', 'api-version'])})
   }

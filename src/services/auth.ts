@@ -4,7 +4,30 @@ import type {ApiClient, ClientOptions} from '../api/client.js'
 import type {ApiVersion} from '../domain/schema.js'
 import {ApiError, AuthError, CliError} from '../errors.js'
 import {KeyringError, type Storage, keyringAccount, keyringAnswers, keyringDelete, keyringSet} from '../config/keyring.js'
+import {readSandboxState} from '../config/sandbox-state.js'
 import {type ConfigStore, ensureProfile} from '../config/store.js'
+
+/** Where a profile keeps its key secret: the choices `auth login` offers. */
+export {STORAGES, type Storage} from '../config/keyring.js'
+
+/** What logging into the local sandbox uses: its URL, a key, and the money unit it reports. */
+export interface SandboxLogin {
+  baseUrl: string
+  keyId: string
+  keySecret: string
+  moneyUnit?: string
+}
+
+/**
+ * The running local sandbox's URL and the first of its keys that holds every scope wanted (else its first key);
+ * undefined when none runs.
+ */
+export function sandboxLogin(env: NodeJS.ProcessEnv, scopes: readonly string[]): SandboxLogin | undefined {
+  const state = readSandboxState(env)
+  if (!state) return undefined
+  const key = state.keys.find((k) => scopes.every((s) => k.scopes.includes(s))) ?? state.keys[0]
+  return {baseUrl: state.base_url, keyId: key.key_id, keySecret: key.key_secret, moneyUnit: state.money_unit}
+}
 
 /**
  * What the auth services use of a command's context (base/Context provides it): the config store, the selected

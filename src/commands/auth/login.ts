@@ -3,13 +3,11 @@ import {Flags} from '@oclif/core'
 import {ApiCommand} from '../../base/command.js'
 import {apiVersionFlag} from '../../base/flags.js'
 import {checkBaseUrl} from '../../base/context.js'
-import {STORAGES, type Storage} from '../../config/keyring.js'
-import {readSandboxState} from '../../config/sandbox-state.js'
 import {SCOPES} from '../../domain/schema.js'
 import {checkOneOf} from '../../domain/validate.js'
 import {UsageError} from '../../errors.js'
 import {needFlag, promptSecret, promptText} from '../../io/prompt.js'
-import {keyringHint, login} from '../../services/auth.js'
+import {keyringHint, login, sandboxLogin, STORAGES, type Storage} from '../../services/auth.js'
 
 export default class AuthLogin extends ApiCommand<typeof AuthLogin> {
   static createsProfile = true
@@ -58,17 +56,14 @@ On a terminal, prompts for what is missing (the secret masked). Without one, pas
     let keySecret: string
     let moneyUnit: string | undefined
     if (flags.sandbox) {
-      const state = readSandboxState()
-      if (!state)
+      const sandbox = sandboxLogin(this.ctx.env, SCOPES)
+      if (!sandbox)
         throw new UsageError('No local sandbox is running.', {
           hint: 'Start one with `commerce sandbox start --detach`, then run `commerce auth login --sandbox` again.',
         })
-      const key = state.keys.find((k) => SCOPES.every((s) => k.scopes.includes(s))) ?? state.keys[0]
-      ;({key_id: keyId, key_secret: keySecret} = key)
-      baseUrl = state.base_url
-      moneyUnit = state.money_unit
+      ;({baseUrl, keyId, keySecret, moneyUnit} = sandbox)
     } else {
-      const known = flags['base-url'] || process.env.COMMERCE_BASE_URL || (await this.ctx.profile())?.base_url
+      const known = await this.ctx.knownBaseUrl()
       baseUrl = checkBaseUrl(known ?? (await this.ask('Base URL', '--base-url', false)))
       keyId = flags['key-id'] ?? (await this.ask('Key id', '--key-id', false))
       if (flags['key-secret-stdin']) keySecret = await readStdin()

@@ -6,10 +6,16 @@ import {EVENT_TYPES} from '../../domain/schema.js'
 import {counted} from '../../domain/text.js'
 import {UsageError} from '../../errors.js'
 import {sanitize} from '../../io/sanitize.js'
-import type {ListenerEvent, Rejection} from '../../webhooks/listener.js'
-import {TUNNEL_PROVIDERS} from '../../webhooks/tunnel/index.js'
 import {splitEvents} from '../../services/webhooks/endpoints.js'
-import {checkForwardUrl, listen, type ListenReady, type ReachabilityChange} from '../../services/webhooks/listen.js'
+import {
+  checkForwardUrl,
+  listen,
+  type ListenerEvent,
+  type ListenReady,
+  type ReachabilityChange,
+  type Rejection,
+  TUNNEL_PROVIDERS,
+} from '../../services/webhooks/listen.js'
 
 const seconds = Flags.custom<number>({
   async parse(input) {

@@ -12,6 +12,9 @@ import {decodeBody, defaultInboxPath, headerObject, Inbox, type InboxRecord, out
 import {replayEvent, type ReplayResult} from '../../webhooks/replay.js'
 import {checkForwardUrl} from './listen.js'
 
+/** An inbox record, and what it came to (the command renders both). */
+export {type InboxRecord, outcomeOf} from '../../webhooks/inbox.js'
+
 export function openInbox(env: NodeJS.ProcessEnv): Inbox {
   return new Inbox({path: defaultInboxPath(env)})
 }

@@ -18,6 +18,10 @@ import {probe, ProbeNonces} from '../../webhooks/probe.js'
 import {startTunnel, TunnelError, TunnelNotInstalledError, type Tunnel, type TunnelProvider} from '../../webhooks/tunnel/index.js'
 import {checkEndpointInput, ensureListenEndpoint, listWebhooks, type WebhookContext} from './endpoints.js'
 
+/** What the listener reports (the command prints them), and the tunnels it can run. */
+export type {ListenerEvent, Rejection} from '../../webhooks/listener.js'
+export {TUNNEL_PROVIDERS} from '../../webhooks/tunnel/index.js'
+
 export interface ListenReady {
   ready: true
   local_url: string

@@ -2,8 +2,7 @@ import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../../base/command.js'
 import {sanitize} from '../../../io/sanitize.js'
-import {getInboxEvent} from '../../../services/webhooks/inbox.js'
-import {type InboxRecord, outcomeOf} from '../../../webhooks/inbox.js'
+import {getInboxEvent, type InboxRecord, outcomeOf} from '../../../services/webhooks/inbox.js'
 
 export default class WebhooksEventsGet extends BaseCommand<typeof WebhooksEventsGet> {
   static args = {id: Args.string({description: 'The event id (evt_...), as `webhooks events` shows it.', required: true})}
