@@ -2,6 +2,7 @@
  * Typed errors, each carrying its exit code (cli-contract.md, "Exit codes"). Every layer throws these;
  * BaseCommand.catch renders them and exits with `exitCode`, so the table holds in exactly one place.
  */
+import type {Text} from './domain/phrase.js'
 import type {FieldErrors} from './domain/validate.js'
 
 export const EXIT = {
@@ -21,20 +22,25 @@ export class CliError extends Error {
   readonly fieldErrors?: FieldErrors
   /** A line telling the user what to do next. */
   readonly hint?: string
+  /** The message and the hint as thrown: a Phrase names options, which the command layer spells as its flags. */
+  readonly text: Text
+  readonly hintText?: Text
 
-  constructor(message: string, options: {exitCode?: number; status?: number | null; fieldErrors?: FieldErrors; hint?: string; cause?: unknown} = {}) {
-    super(message, {cause: options.cause})
+  constructor(message: Text, options: {exitCode?: number; status?: number | null; fieldErrors?: FieldErrors; hint?: Text; cause?: unknown} = {}) {
+    super(String(message), {cause: options.cause})
+    this.text = message
+    this.hintText = options.hint
     this.name = new.target.name
     this.exitCode = options.exitCode ?? EXIT.failure
     this.status = options.status ?? null
     this.fieldErrors = options.fieldErrors
-    this.hint = options.hint
+    this.hint = options.hint === undefined ? undefined : String(options.hint)
   }
 }
 
 /** Invalid usage or input (exit 2). */
 export class UsageError extends CliError {
-  constructor(message: string, options: {hint?: string; fieldErrors?: FieldErrors} = {}) {
+  constructor(message: Text, options: {hint?: Text; fieldErrors?: FieldErrors} = {}) {
     super(message, {...options, exitCode: EXIT.usage})
   }
 }

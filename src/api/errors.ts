@@ -6,6 +6,7 @@
 import type {FieldErrors} from '../domain/validate.js'
 import {ApiError, CliError, exitCodeForStatus} from '../errors.js'
 import {isObject} from '../domain/json.js'
+import type {Text} from '../domain/phrase.js'
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
@@ -108,7 +109,7 @@ export function isResource(body: unknown): body is Record<string, unknown> {
  * A 2xx response whose body is not the resource expected (empty, text, an array...): exit 1, said plainly,
  * instead of failing later on a missing field. `hint` says what to do, e.g. how to check whether it took effect.
  */
-export function unexpectedResponse(status: number, body: unknown, expected: string, hint?: string): CliError {
+export function unexpectedResponse(status: number, body: unknown, expected: string, hint?: Text): CliError {
   const got =
     body === undefined
       ? 'an empty body'
@@ -121,7 +122,7 @@ export function unexpectedResponse(status: number, body: unknown, expected: stri
 }
 
 /** The resource object of a response, or `unexpectedResponse`. */
-export function resourceOf<T>(res: {status: number; body: unknown}, expected: string, hint?: string): T {
+export function resourceOf<T>(res: {status: number; body: unknown}, expected: string, hint?: Text): T {
   if (isObject(res.body)) return res.body as T
   throw unexpectedResponse(res.status, res.body, expected, hint)
 }

@@ -3,6 +3,7 @@
  */
 import {type BaseUrlOptions, checkBaseUrlText, dotSegmentProblem, headerValueProblem} from '../domain/url.js'
 import {UsageError} from '../errors.js'
+import {phrase, type Text} from '../domain/phrase.js'
 
 /** How to set a base URL; `flags` repeats the user's own `--profile`/`--api-version` (e.g. ` --profile staging`). */
 export function noBaseUrlHint(flags = ''): string {
@@ -43,10 +44,10 @@ export function checkRequestPath(path: string): void {
 
 /**
  * Exit 2 for a header value with CR, LF or another control character (header injection); the value is never
- * shown (it may be a credential). `source` names where it came from, e.g. `--header X-Trace` or
+ * shown (it may be a credential). `source` names where it came from, e.g. the headers option or
  * `COMMERCE_ACCESS_TOKEN`.
  */
-export function checkHeaderValue(source: string, value: string): void {
+export function checkHeaderValue(source: Text, value: string): void {
   const problem = headerValueProblem(value)
-  if (problem) throw new UsageError(`The value of ${source} ${problem}, which an HTTP header cannot carry. Nothing was sent.`)
+  if (problem) throw new UsageError(phrase`The value of ${source} ${problem}, which an HTTP header cannot carry. Nothing was sent.`)
 }

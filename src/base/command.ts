@@ -12,6 +12,7 @@ import {CliError, EXIT, UsageError} from '../errors.js'
 import {jsonRequested, Output} from '../io/output.js'
 import {IOStreams} from '../io/streams.js'
 import {closest} from '../domain/suggest.js'
+import {kebabFlag, spell, type Text} from '../domain/phrase.js'
 import {MONEY_UNITS, type MoneyUnit} from '../domain/schema.js'
 import {Context} from './context.js'
 import {apiFlags, normalizeEnumValues, outputFlags} from './flags.js'
@@ -31,7 +32,10 @@ interface ErrorShape {
 
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static baseFlags = outputFlags
-  /** Service field name -> the flag that sets it, for naming flags in validation errors. */
+  /**
+   * Service field or option name -> the flag that sets it, for naming flags in errors: an API field in a 422's
+   * field errors, an option a service names in a Phrase. An option not listed is `--` and its name in kebab case.
+   */
   static fieldFlags: Record<string, string> = {}
   /**
    * Commands that stop gracefully (finish what is in progress, print a summary) set this: Ctrl-C and SIGTERM
@@ -162,6 +166,16 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return new UsageError(message, {hint: `See \`${this.commandLine()} --help\`.`})
   }
 
+  /** The flag that sets a service's option (fieldFlags, else `--kebab-case`). */
+  protected flagOf(option: string): string {
+    return (this.ctor as typeof BaseCommand).fieldFlags[option] ?? kebabFlag(option)
+  }
+
+  /** A service's text as this command says it: each option it names spelled as the flag that sets it. */
+  protected say(text: Text): string {
+    return spell(text, (option) => this.flagOf(option))
+  }
+
   /** The `commerce ...` line that runs this command (for hints). */
   protected commandLine(): string {
     return `commerce ${this.id?.replaceAll(':', ' ') ?? ''}`.trim()
@@ -183,12 +197,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   private describe(error: Error & {exitCode?: number; oclif?: {exit?: number}}): ErrorShape {
     if (error instanceof CliError) {
-      let hint = error.hint
+      const flagOf = (option: string) => this.flagOf(option)
+      let hint = spell(error.hintText, flagOf)
       if (!hint && error.status === 401) hint = `The token was rejected (expired, revoked or invalid). ${LOGIN_HINT}`
       if (!hint && error.status === 403) hint = 'The credentials lack the permission (scope) this operation needs; log in with a key that has it.'
       // Only where the values are above (the human lines); with --json they are in the document on stdout.
       if (!hint && error.status === 422 && error.fieldErrors && !jsonRequested(this.argv)) hint = 'Fix the values above and run the command again.'
-      return {errors: error.fieldErrors, exitCode: error.exitCode, hint, message: error.message, status: error.status}
+      return {errors: error.fieldErrors, exitCode: error.exitCode, hint, message: spell(error.text, flagOf), status: error.status}
     }
     if (error.name === 'ExitPromptError') return {exitCode: EXIT.interrupted, message: 'Interrupted.', status: null}
     // oclif's own errors (parsing, unknown flags, missing args): usage, exit 2 via package.json exitCodes.

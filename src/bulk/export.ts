@@ -14,6 +14,7 @@ import {pages} from '../api/paginate.js'
 import {EXPORT_PER_PAGE} from '../domain/bulk.js'
 import {type AtomicFile, createAtomicFile, fileProblem} from '../domain/files.js'
 import {CliError, UsageError} from '../errors.js'
+import {option, phrase, type Text} from '../domain/phrase.js'
 import {type BulkProgress, InterruptedError, type PacedClient, startTicker} from './paced.js'
 import {fetchAllPages} from './pages.js'
 import {ProgressTracker} from './progress.js'
@@ -52,8 +53,9 @@ interface Target {
 async function fileTarget(path: string): Promise<Target> {
   const final = resolve(path)
   // Refused before any request, rather than after a whole export at the final rename.
-  if ((await stat(final).catch(() => undefined))?.isDirectory()) throw new UsageError(`--output ${path} is a directory; name a file.`)
-  const file = await openAtomic(final, `--output ${path}`)
+  if ((await stat(final).catch(() => undefined))?.isDirectory())
+    throw new UsageError(phrase`${option('output')} ${path} is a directory; name a file.`)
+  const file = await openAtomic(final, phrase`${option('output')} ${path}`)
   const stream = atomicStream(file)
   return {
     async abort() {
@@ -71,11 +73,11 @@ async function fileTarget(path: string): Promise<Target> {
 }
 
 /** A new file through an exclusive temp file beside it (src/domain/files.ts), or a usage error naming `what`. */
-export async function openAtomic(path: string, what: string): Promise<AtomicFile> {
+export async function openAtomic(path: string, what: Text): Promise<AtomicFile> {
   try {
     return await createAtomicFile(path)
   } catch (error) {
-    throw new UsageError(`Cannot write ${what}: ${fileProblem(error, path, 'write')}.`)
+    throw new UsageError(phrase`Cannot write ${what}: ${fileProblem(error, path, 'write')}.`)
   }
 }
 

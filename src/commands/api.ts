@@ -19,6 +19,7 @@ export default class Api extends ApiCommand<typeof Api> {
   }
 
   static summary = `Make a raw request to the service and print the JSON response.`
+  static fieldFlags = {fields: '--field', headers: '--header', rawFields: '--raw-field'}
   static description = `The token is sent whenever credentials are available (not with --no-auth, nor when you pass your own Authorization header). The method defaults to POST when --field, --raw-field or --input is given, else GET; --paginate implies GET. --field values are typed: integers without leading zeros, true, false and null; anything else is a string; @FILE reads a file as is (@- standard input). Nested keys as in \`gh api\`: metadata[plan]=pro, items[][product_id]=1. For a GET, or together with --input, the fields are sent as query parameters. The response is printed as JSON (indented on a terminal); a 204 prints nothing. On an HTTP error the response body still goes to stdout (with --json: the {"error": ...} document instead), the error line to stderr, and the exit code follows the table. Retry rules are the usual ones: a POST or PATCH is never repeated after a 5xx or a network error.`
 
   static examples = [

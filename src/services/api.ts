@@ -9,6 +9,7 @@ import {type HttpMethod, LIMITS} from '../domain/schema.js'
 import {checkPage, checkPerPage} from '../domain/validate.js'
 import {checkHeaderValue} from '../api/url.js'
 import {fileProblem} from '../domain/files.js'
+import {option, phrase} from '../domain/phrase.js'
 import {UsageError} from '../errors.js'
 import {isObject} from '../domain/json.js'
 
@@ -47,7 +48,7 @@ export function normalizePath(path: string): string {
   const trimmed = path.trim()
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed))
     throw new UsageError(
-      `PATH is relative to the base URL (got ${JSON.stringify(path)}); e.g. \`commerce api v2/customers\`, and --base-url for the host.`,
+      phrase`PATH is relative to the base URL (got ${JSON.stringify(path)}); e.g. \`commerce api v2/customers\`, and ${option('baseUrl')} for the host.`,
     )
   const bare = trimmed.replace(/^\/+/, '')
   if (bare === '' || bare.startsWith('?')) throw new UsageError('PATH is empty; e.g. `commerce api customers` or `commerce api /api/v2/products`.')
@@ -68,32 +69,32 @@ export function typedValue(text: string): unknown {
   return text
 }
 
-function splitField(spec: string, flag: string): {key: string; text: string} {
+function splitField(spec: string, flag: 'fields' | 'rawFields'): {key: string; text: string} {
   const eq = spec.indexOf('=')
-  if (eq <= 0) throw new UsageError(`${flag} must be KEY=VALUE (got ${JSON.stringify(spec)}).`)
+  if (eq <= 0) throw new UsageError(phrase`${option(flag)} must be KEY=VALUE (got ${JSON.stringify(spec)}).`)
   return {key: spec.slice(0, eq), text: spec.slice(eq + 1)}
 }
 
 async function parseFields(input: RawRequestInput, read: ReadSource): Promise<Field[]> {
   const fields: Field[] = []
   for (const spec of input.fields ?? []) {
-    const {key, text} = splitField(spec, '--field')
+    const {key, text} = splitField(spec, 'fields')
     if (text.startsWith('@')) {
       const file = text.slice(1)
-      if (file === '') throw new UsageError(`--field ${key}: @ must be followed by a file name (or - for standard input).`)
+      if (file === '') throw new UsageError(phrase`${option('fields')} ${key}: @ must be followed by a file name (or - for standard input).`)
       if (file === '-' && input.input?.source === '-')
-        throw new UsageError('Standard input cannot be read twice: --input - and --field KEY=@- together.')
+        throw new UsageError(phrase`Standard input cannot be read twice: ${option('input')} - and ${option('fields')} KEY=@- together.`)
       let content: string
       try {
         content = await read(file)
       } catch (error) {
-        throw new UsageError(`--field ${key}: ${fileProblem(error, file)}.`)
+        throw new UsageError(phrase`${option('fields')} ${key}: ${fileProblem(error, file)}.`)
       }
       fields.push({key, text: content, value: content})
     } else fields.push({key, text, value: typedValue(text)})
   }
   for (const spec of input.rawFields ?? []) {
-    const {key, text} = splitField(spec, '--raw-field')
+    const {key, text} = splitField(spec, 'rawFields')
     fields.push({key, text, value: text})
   }
   return fields
@@ -115,7 +116,7 @@ export function buildBody(fields: readonly {key: string; value: unknown}[]): Rec
   const root: Record<string, unknown> = {}
   for (const {key, value} of fields) {
     const segs = keySegments(key)
-    const conflict = () => new UsageError(`--field ${key}: conflicts with another field's shape (object, array or value).`)
+    const conflict = () => new UsageError(phrase`${option('fields')} ${key}: conflicts with another field's shape (object, array or value).`)
     let node: unknown = root
     for (let i = 0; i < segs.length; i++) {
       const seg = segs[i]
@@ -152,16 +153,18 @@ export function buildBody(fields: readonly {key: string; value: unknown}[]): Rec
 export function parseHeader(spec: string): [string, string] {
   const colon = spec.indexOf(':')
   const name = colon > 0 ? spec.slice(0, colon).trim() : ''
-  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError(`--header must be "Name: value" (got ${JSON.stringify(spec)}).`)
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+    throw new UsageError(phrase`${option('headers')} must be "Name: value" (got ${JSON.stringify(spec)}).`)
   const value = spec.slice(colon + 1).trim()
-  checkHeaderValue(`--header ${name}`, value)
+  checkHeaderValue(phrase`${option('headers')} ${name}`, value)
   return [name, value]
 }
 
 export function parseMethod(method: string | undefined, hasBody: boolean): HttpMethod {
   if (method === undefined) return hasBody ? 'POST' : 'GET'
   const upper = method.toUpperCase() as HttpMethod
-  if (!API_METHODS.includes(upper)) throw new UsageError(`--method must be one of ${API_METHODS.join(', ')} (got ${JSON.stringify(method)}).`)
+  if (!API_METHODS.includes(upper))
+    throw new UsageError(phrase`${option('method')} must be one of ${API_METHODS.join(', ')} (got ${JSON.stringify(method)}).`)
   return upper
 }
 
@@ -185,13 +188,16 @@ export async function prepareRequest(input: RawRequestInput, read: ReadSource): 
   let body: unknown
   let rawBody: string | undefined
   if (input.input) {
-    if (method === 'GET') throw new UsageError('--input sends a body, which a GET cannot carry; pass --method POST (or PATCH, DELETE).')
-    if (input.input.text.trim() === '') throw new UsageError(`--input ${input.input.source}: the body is empty.`)
+    if (method === 'GET')
+      throw new UsageError(phrase`${option('input')} sends a body, which a GET cannot carry; pass ${option('method')} POST (or PATCH, DELETE).`)
+    if (input.input.text.trim() === '') throw new UsageError(phrase`${option('input')} ${input.input.source}: the body is empty.`)
     try {
       JSON.parse(input.input.text)
       rawBody = input.input.text
     } catch (error) {
-      throw new UsageError(`--input ${input.input.source}: not valid JSON (${(error as Error).message}). The service takes JSON bodies only.`)
+      throw new UsageError(
+        phrase`${option('input')} ${input.input.source}: not valid JSON (${(error as Error).message}). The service takes JSON bodies only.`,
+      )
     }
   }
   // Fields go in the query string for a GET, or alongside an --input body (as `gh api` does); else they are the body.
@@ -209,7 +215,7 @@ export async function prepareRequest(input: RawRequestInput, read: ReadSource): 
   let page: number | undefined
   let perPage: number | undefined
   if (input.paginate) {
-    if (method !== 'GET') throw new UsageError(`--paginate follows the pages of a list, which is a GET (got ${method}).`)
+    if (method !== 'GET') throw new UsageError(phrase`${option('paginate')} follows the pages of a list, which is a GET (got ${method}).`)
     page = pageParam(query, 'page', checkPage)
     perPage = pageParam(query, 'per_page', checkPerPage) ?? LIMITS.perPage.max
   }

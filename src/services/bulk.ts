@@ -25,6 +25,7 @@ import type {RecordFormat} from '../bulk/write.js'
 import type {ImportFormat, OnConflict} from '../domain/bulk.js'
 import {fileProblem} from '../domain/files.js'
 import {CliError, UsageError} from '../errors.js'
+import {option, phrase} from '../domain/phrase.js'
 import {customerApi, orderApi} from './bulk-api.js'
 
 export type {BulkProgress, ExportResult, ImportKind, ImportSummary, RecordFormat, RowError, ValidatedFile}
@@ -36,7 +37,7 @@ export function exportFormat(format: RecordFormat | undefined, options: {json: b
   if (options.json && toStdout) {
     if (format !== undefined && format !== 'json')
       throw new UsageError(
-        `--json without --output prints the records as one JSON array; drop --format ${format}, or add --output FILE (then --json prints a summary).`,
+        phrase`${option('json')} without ${option('output')} prints the records as one JSON array; drop ${option('format')} ${format}, or add ${option('output')} FILE (then ${option('json')} prints a summary).`,
       )
     return 'json'
   }
@@ -49,7 +50,7 @@ export function importFormat(file: string, format: ImportFormat | undefined): Im
   const ext = extname(file).toLowerCase()
   if (ext === '.csv') return 'csv'
   if (ext === '.jsonl' || ext === '.ndjson') return 'jsonl'
-  throw new UsageError(`Cannot tell the format of ${file} from its name; pass --format csv or --format jsonl.`)
+  throw new UsageError(phrase`Cannot tell the format of ${file} from its name; pass ${option('format')} csv or ${option('format')} jsonl.`)
 }
 
 /** An export's options, over the plain client: runExport paces it. */
@@ -241,7 +242,7 @@ function withResumeHint(error: unknown, summary: Counts, journal: string): unkno
 
 /** --errors-file: written through a temp file like an export, and renamed into place however the import ends. */
 async function openErrorsFile(path: string) {
-  const file = await openAtomic(resolve(path), `--errors-file ${path}`)
+  const file = await openAtomic(resolve(path), phrase`${option('errorsFile')} ${path}`)
   const stream = atomicStream(file)
   const writer = createErrorsWriter(errorsFileFormat(path), stream)
   return {

@@ -62,7 +62,7 @@ export function bashValueCompletion(bin: string, commands: readonly CompletionCo
     }
   }
   return `
-# Added by ${bin}: completion of enum flag values (e.g. --currency <TAB>), then the function above.
+# Added by ${bin}: completion of enum flag values (a currency after its flag), then the function above.
 _${name}_values_autocomplete()
 {
   local __cword=\${COMP_CWORD} __prev="\${COMP_WORDS[COMP_CWORD-1]}" __cur="\${COMP_WORDS[COMP_CWORD]}" __cmd="" __vals="" __i

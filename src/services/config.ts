@@ -217,7 +217,7 @@ export class ConfigService {
     // Nothing to move: say so, rather than let "Set storage" suggest a secret went somewhere.
     const note =
       was !== storage && !(p?.key_id && (secret || was === 'keyring'))
-        ? `Profile "${profile}" holds no key secret, so there is nothing to move; the next \`commerce auth login${this.options.profile ? ` --profile ${profile}` : ''}\` keeps it in the ${storage === 'keyring' ? 'OS keyring' : 'file'}.`
+        ? `Profile "${profile}" holds no key secret, so there is nothing to move; the next ${this.options.profile ? `\`commerce auth login --profile ${profile}\`` : '`commerce auth login`'} keeps it in the ${storage === 'keyring' ? 'OS keyring' : 'file'}.`
         : undefined
     return {note, profile}
   }

@@ -6,6 +6,7 @@ import {type ApiVersion, CUSTOMER_STATUSES, type Customer, type CustomerInclude,
 import {checkOneOf, checkSearch, validateCustomerCreate, validateCustomerUpdate} from '../domain/validate.js'
 import {type Listing, listing, requireV2} from './listing.js'
 import {assertValid} from './validation.js'
+import {option} from '../domain/phrase.js'
 
 export interface ListCustomersOptions extends PageOptions {
   status?: CustomerStatus
@@ -14,7 +15,7 @@ export interface ListCustomersOptions extends PageOptions {
 }
 
 export function listCustomersRequest(options: {status?: string; search?: string; version: ApiVersion}) {
-  if (options.search !== undefined) requireV2(options.version, '--search')
+  if (options.search !== undefined) requireV2(options.version, option('search'))
   const errors: Record<string, string[]> = {}
   if (options.status !== undefined) {
     const p = checkOneOf(options.status, CUSTOMER_STATUSES)

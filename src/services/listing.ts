@@ -7,6 +7,7 @@ import {type PageOptions, DEFAULT_PER_PAGE, type FetchedPage, records} from '../
 import {type ApiVersion, LIMITS} from '../domain/schema.js'
 import {UsageError} from '../errors.js'
 import type {ListPosition} from '../domain/schema.js'
+import {option, type OptionRef, phrase, type Text} from '../domain/phrase.js'
 
 export interface Listing<T> {
   records: AsyncIterable<T>
@@ -46,9 +47,9 @@ export function listing<T>(client: ApiClient, request: ApiRequest, options: Page
 }
 
 /** A v2-only option used with v1: exit 2 before any request. */
-export function requireV2(version: ApiVersion, what: string): void {
+export function requireV2(version: ApiVersion, what: Text | OptionRef): void {
   if (version !== 'v2')
-    throw new UsageError(`${what} is only available in API v2, and the version in effect is ${version}.`, {
-      hint: 'Drop --api-version v1, or pass --api-version v2 (a profile set to v1: `commerce config unset api_version`).',
+    throw new UsageError(phrase`${what} is only available in API v2, and the version in effect is ${version}.`, {
+      hint: phrase`Drop ${option('apiVersion')} v1, or pass ${option('apiVersion')} v2 (a profile set to v1: \`commerce config unset api_version\`).`,
     })
 }

@@ -11,6 +11,7 @@ import {fileProblem} from '../domain/files.js'
 import {UsageError} from '../errors.js'
 import {type Listing, listing, requireV2} from './listing.js'
 import {assertValid} from './validation.js'
+import {option, phrase} from '../domain/phrase.js'
 
 export interface ListOrdersOptions extends PageOptions {
   status?: OrderStatus
@@ -77,16 +78,16 @@ export async function readOrderFile(path: string, stdin: NodeJS.ReadableStream =
       text = Buffer.concat(chunks).toString('utf8')
     } else text = await readFile(path, 'utf8')
   } catch (error) {
-    throw new UsageError(`--from-file: ${fileProblem(error, path)}.`)
+    throw new UsageError(phrase`${option('fromFile')}: ${fileProblem(error, path)}.`)
   }
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch (error) {
-    throw new UsageError(`--from-file ${path} is not valid JSON: ${(error as Error).message}.`)
+    throw new UsageError(phrase`${option('fromFile')} ${path} is not valid JSON: ${(error as Error).message}.`)
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new UsageError(`--from-file ${path} must hold a JSON object {customer_id, currency, items}.`)
+    throw new UsageError(phrase`${option('fromFile')} ${path} must hold a JSON object {customer_id, currency, items}.`)
   return value
 }
 
@@ -111,7 +112,7 @@ export async function createOrder(
     (errors.idempotency_key ??= []).push(`must be a UUID (got ${JSON.stringify(options.idempotencyKey)})`)
   assertValid('order', errors)
   if (options.version === 'v1') {
-    if (options.idempotencyKey !== undefined) requireV2('v1', '--idempotency-key')
+    if (options.idempotencyKey !== undefined) requireV2('v1', option('idempotencyKey'))
     const res = await client.request({auth: true, body, idempotent: false, method: 'POST', path: '/orders', version: 'v1'})
     return {
       order: resourceOf<Order>(res, 'the new order', 'The order may have been created: check with `commerce orders list` before running this again.'),
@@ -131,7 +132,7 @@ export async function createOrder(
   const order = resourceOf<Order>(
     res,
     'the new order',
-    `The order may have been created: rerun with --idempotency-key ${key} to get it without creating a second one.`,
+    phrase`The order may have been created: rerun with ${option('idempotencyKey')} ${key} to get it without creating a second one.`,
   )
   return {idempotencyKey: key, order}
 }

@@ -35,7 +35,7 @@ export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
     // Read (and parsed) here, so that a missing or malformed file is exit 2 before anything starts.
     const scenario = flags.seed === undefined ? undefined : readScenario(flags.seed)
     const exposed = exposureWarning(flags.host)
-    if (exposed) io.warn(exposed)
+    if (exposed) io.warn(this.say(exposed))
     if (flags.detach) {
       const state = await startDetached({args: [process.argv[1], ...this.foregroundArgv()]}).catch(failed)
       return this.output.result(infoOf(state), () => {

@@ -45,7 +45,7 @@ With --json, each stdout line is one JSON object: first {"ready": true, "local_u
     '<%= config.bin %> webhooks listen --json --max-events 1 --timeout 60 > events.jsonl &',
     '<%= config.bin %> webhooks listen --tunnel cloudflared --exit-on-unreachable --heartbeat 10 --forward-to http://127.0.0.1:3000/hooks',
   ]
-  static fieldFlags = {events: '--event', url: '--public-url'}
+  static fieldFlags = {events: '--event', timeoutSeconds: '--timeout', url: '--public-url'}
   static interruptible = true
   static flags = {
     event: Flags.string({
@@ -124,7 +124,7 @@ With --json, each stdout line is one JSON object: first {"ready": true, "local_u
       onReady: (ready) => this.printReady(ready),
       onRejected: (rejection) => this.printRejection(rejection),
       onTunnelLog: flags.debug ? (line) => io.info(io.chalk.dim(`tunnel: ${line}`)) : undefined,
-      onWarning: (text) => io.warn(text),
+      onWarning: (text) => io.warn(this.say(text)),
       port: flags.port,
       printSecret: flags['print-secret'],
       publicUrl: flags['public-url'],

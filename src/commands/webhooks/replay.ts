@@ -40,7 +40,9 @@ Each delivery is signed afresh (current time) with the secret given (--secret-fi
     const input = {forwardTo: flags['forward-to'], secret, storedSecrets}
 
     if (ids.length === 1) {
-      const result = await replay(process.env, {...input, id: ids[0]})
+      const replayed = await replay(process.env, {...input, id: ids[0]})
+      // JSON.stringify leaves out an undefined warning.
+      const result = {...replayed, warning: replayed.warning === undefined ? undefined : this.say(replayed.warning)}
       if (result.warning) io.warn(result.warning)
       await this.output.result(result, () =>
         io.out(
@@ -57,7 +59,7 @@ Each delivery is signed afresh (current time) with the secret given (--secret-fi
         // Said once: it is the same for every event without a stored secret.
         if (warning && !warned) {
           warned = true
-          io.warn(warning)
+          io.warn(this.say(warning))
         }
         this.output.note(this.itemLine(item))
       },

@@ -2,6 +2,7 @@
 import {UsageError} from '../../errors.js'
 import {control} from './control.js'
 import type {LogEntry} from '../../domain/sandbox-control.js'
+import {option, phrase} from '../../domain/phrase.js'
 
 export type {LogEntry}
 
@@ -16,7 +17,8 @@ export interface LogFilter {
 export function logMatcher(filter: LogFilter): (e: LogEntry) => boolean {
   const statuses = filter.status?.split(',').map((s) => s.trim().toLowerCase())
   for (const s of statuses ?? [])
-    if (!/^[1-5](?:xx|\d\d)$/.test(s)) throw new UsageError(`--status ${JSON.stringify(s)} must be a status (429) or a class (4xx), comma-separated.`)
+    if (!/^[1-5](?:xx|\d\d)$/.test(s))
+      throw new UsageError(phrase`${option('status')} ${JSON.stringify(s)} must be a status (429) or a class (4xx), comma-separated.`)
   const glob =
     filter.path === undefined
       ? undefined

@@ -13,6 +13,8 @@ import {configPath, SANDBOX_DATA_FILE} from '../../config/paths.js'
 import {isProcessAlive} from '../../config/pid.js'
 import {CONTROL_PREFIX, isLoopback, type Limit, type Sandbox, type SandboxCounts} from '../../sandbox/index.js'
 import {counted} from '../../domain/text.js'
+import {option, phrase, type Text} from '../../domain/phrase.js'
+import {CliError} from '../../errors.js'
 
 /** `sandbox start` without `--port`: a fixed port, so that a profile's base URL survives restarts. */
 export const DEFAULT_PORT = 4242
@@ -23,9 +25,9 @@ export const SANDBOX_LOG_FILE = 'sandbox.log'
 export const SANDBOX_SNAPSHOT_DIR = 'sandbox-snapshots'
 
 /** The warning `sandbox start` prints when it listens beyond loopback: its control path has no authentication. */
-export function exposureWarning(host: string): string | undefined {
+export function exposureWarning(host: string): Text | undefined {
   if (isLoopback(host.replace(/^\[|\]$/g, ''))) return undefined
-  return `The sandbox will listen on ${host}, beyond this machine's loopback: anyone who can reach it can use its control path (${CONTROL_PREFIX}/...), which has no authentication, and its test keys. Use --host 127.0.0.1 unless you mean that.`
+  return phrase`The sandbox will listen on ${host}, beyond this machine's loopback: anyone who can reach it can use its control path (${CONTROL_PREFIX}/...), which has no authentication, and its test keys. Use ${option('host')} 127.0.0.1 unless you mean that.`
 }
 
 export interface StartOptions {
@@ -86,8 +88,8 @@ export async function runForeground(options: StartOptions, signal: AbortSignal, 
     tokenTtlSeconds: options.tokenTtlSeconds,
   }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE')
-      throw new Error(
-        `Port ${options.port ?? DEFAULT_PORT} on ${options.host ?? DEFAULT_HOST} is in use; pick another with --port (0: any free port).`,
+      throw new CliError(
+        phrase`Port ${options.port ?? DEFAULT_PORT} on ${options.host ?? DEFAULT_HOST} is in use; pick another with ${option('port')} (0: any free port).`,
       )
     throw error
   })

@@ -11,6 +11,7 @@ import {ForwardError} from '../../webhooks/forward.js'
 import {decodeBody, defaultInboxPath, headerObject, Inbox, type InboxRecord, outcomeOf, recordAnswer} from '../../webhooks/inbox.js'
 import {replayEvent, type ReplayResult} from '../../webhooks/replay.js'
 import {checkForwardUrl} from './listen.js'
+import {option, phrase, type Text} from '../../domain/phrase.js'
 
 /** An inbox record, and what it came to (the command renders both). */
 export {type InboxRecord, outcomeOf} from '../../webhooks/inbox.js'
@@ -46,7 +47,9 @@ export function parseSince(value: string, now = Date.now()): number {
     const ms = Date.parse(text)
     if (!Number.isNaN(ms)) return ms
   }
-  throw new UsageError(`--since: ${JSON.stringify(value)} is neither a duration (30s, 10m, 2h, 1d, 1w) nor an ISO date-time (2026-11-23T10:00:00Z).`)
+  throw new UsageError(
+    phrase`${option('since')}: ${JSON.stringify(value)} is neither a duration (30s, 10m, 2h, 1d, 1w) nor an ISO date-time (2026-11-23T10:00:00Z).`,
+  )
 }
 
 function matchesStatus(record: InboxRecord, status: StatusFilter): boolean {
@@ -96,7 +99,7 @@ export interface ReplayOutcome {
   /** A fresh signature was sent (--secret, or the secret the profile stores for the delivery's endpoint). */
   resigned: boolean
   /** Set when the recorded signature was sent as it was (no secret given or stored for it). */
-  warning?: string
+  warning?: Text
 }
 
 /**
@@ -122,11 +125,11 @@ async function replayRecord(
   inbox: Inbox,
   record: InboxRecord,
   input: ReplayInput,
-): Promise<{result?: ReplayResult; error?: ForwardError; resigned: boolean; warning?: string}> {
+): Promise<{result?: ReplayResult; error?: ForwardError; resigned: boolean; warning?: Text}> {
   const secret = input.secret ?? storedSecretFor(record, input.storedSecrets ?? {})
   const warning =
     secret === undefined
-      ? `No signing secret stored for the endpoint of ${record.id}: sending its recorded signature, which a receiver may refuse as too old (give one with --secret-file, --secret-stdin or COMMERCE_WEBHOOK_SECRET).`
+      ? phrase`No signing secret stored for the endpoint of ${record.id}: sending its recorded signature, which a receiver may refuse as too old (give one with ${option('secretFile')}, ${option('secretStdin')} or COMMERCE_WEBHOOK_SECRET).`
       : undefined
   const now = input.now ?? Date.now
   const receivedAt = new Date(now()).toISOString()
@@ -211,7 +214,7 @@ export async function replayMany(
   input: ReplayInput & {
     ids?: readonly string[]
     failed?: {types?: readonly string[]; since?: number}
-    onResult?: (item: BatchItem, warning?: string) => void
+    onResult?: (item: BatchItem, warning?: Text) => void
   },
 ): Promise<BatchSummary> {
   checkForwardUrl(input.forwardTo)

@@ -17,6 +17,7 @@ import {ListenError, startListener, type Listener, type ListenerEvent, type List
 import {probe, ProbeNonces} from '../../webhooks/probe.js'
 import {startTunnel, TunnelError, TunnelNotInstalledError, type Tunnel, type TunnelProvider} from '../../webhooks/tunnel/index.js'
 import {checkEndpointInput, ensureListenEndpoint, listWebhooks, type WebhookContext} from './endpoints.js'
+import {option, phrase, type Text} from '../../domain/phrase.js'
 
 /** What the listener reports (the command prints them), and the tunnels it can run. */
 export type {ListenerEvent, Rejection} from '../../webhooks/listener.js'
@@ -62,7 +63,7 @@ export interface ListenOptions {
   onRejected: (rejection: Rejection) => void
   onIgnored: (event: {id: string; type: string}) => void
   /** Something the user should know, for stderr (an inbox write that failed). */
-  onWarning(text: string): void
+  onWarning(text: Text): void
   /** Each line the tunnel binary prints (for --debug). */
   onTunnelLog?: (line: string) => void
   /** Skip the reachability probes (the ready line then says verified_reachable null). */
@@ -88,19 +89,18 @@ const RESTART_DELAYS_MS = [1000, 2000, 4000, 8000, 16_000]
 
 export type ListenEnd = 'stopped' | 'max_events' | 'timeout'
 
-export const NEEDS_PUBLIC_URL =
-  'The service must reach this listener at a public HTTPS URL: pass --public-url URL (a tunnel you already run) or --tunnel cloudflared|ngrok. Only the local sandbox can deliver to 127.0.0.1.'
+export const NEEDS_PUBLIC_URL = phrase`The service must reach this listener at a public HTTPS URL: pass ${option('publicUrl')} URL (a tunnel you already run) or ${option('tunnel')} cloudflared|ngrok. Only the local sandbox can deliver to 127.0.0.1.`
 
 /** A http(s) URL for --forward-to (exit 2 otherwise). */
-export function checkForwardUrl(value: string, flag = '--forward-to'): string {
+export function checkForwardUrl(value: string, name = 'forwardTo'): string {
   let url: URL
   try {
     url = new URL(value)
   } catch {
-    throw new UsageError(`${flag}: ${JSON.stringify(value)} is not a valid URL.`)
+    throw new UsageError(phrase`${option(name)}: ${JSON.stringify(value)} is not a valid URL.`)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new UsageError(`${flag} must be an http:// or https:// URL (got ${JSON.stringify(value)}).`)
+    throw new UsageError(phrase`${option(name)} must be an http:// or https:// URL (got ${JSON.stringify(value)}).`)
   return value
 }
 
@@ -217,8 +217,10 @@ export async function listen(options: ListenOptions): Promise<{end: ListenEnd; e
       verified = result.ok
       if (!result.ok) {
         reason = `A probe through ${where} did not come back: ${result.message}.`
-        if (options.exitOnUnreachable) throw new CliError(`${reason} The service could not deliver here (--exit-on-unreachable).`)
-        options.onWarning(`${reason} Deliveries will likely not arrive; check the tunnel, or pass --exit-on-unreachable to fail instead.`)
+        if (options.exitOnUnreachable) throw new CliError(phrase`${reason} The service could not deliver here (${option('exitOnUnreachable')}).`)
+        options.onWarning(
+          phrase`${reason} Deliveries will likely not arrive; check the tunnel, or pass ${option('exitOnUnreachable')} to fail instead.`,
+        )
       }
     }
     options.onReady({
@@ -239,7 +241,7 @@ export async function listen(options: ListenOptions): Promise<{end: ListenEnd; e
     let reachable = verified !== false
     const at = () => new Date().toISOString()
     const lost = (why: 'probe_failed' | 'tunnel_exited' | 'tunnel_restart_failed', message: string) => {
-      if (options.exitOnUnreachable) return settle({error: new CliError(`${message} (--exit-on-unreachable).`)})
+      if (options.exitOnUnreachable) return settle({error: new CliError(phrase`${message} (${option('exitOnUnreachable')}).`)})
       if (!reachable && why === 'probe_failed') return
       reachable = false
       options.onReachability?.({at: at(), event: 'unreachable', message, reason: why})
@@ -333,7 +335,7 @@ export async function listen(options: ListenOptions): Promise<{end: ListenEnd; e
       timer = setTimeout(() => {
         if (options.maxEvents === undefined && count > 0) return settle({end: 'timeout'})
         const got = options.maxEvents === undefined ? 'no event arrived' : `${count} of ${options.maxEvents} events arrived`
-        settle({error: new CliError(`Timed out: ${got} within --timeout ${seconds} s.`)})
+        settle({error: new CliError(phrase`Timed out: ${got} within ${option('timeoutSeconds')} ${seconds} s.`)})
       }, seconds * 1000)
     }
     return finish(await ended)
@@ -365,7 +367,7 @@ async function startListenerOnPort(ctx: WebhookContext, options: ListenerOptions
   const refused = (error: unknown): never => {
     if (error instanceof ListenError)
       throw error.code === 'EADDRINUSE'
-        ? new UsageError(`${error.message}.`, {hint: 'Choose another --port, or leave it out to use a free one.'})
+        ? new UsageError(`${error.message}.`, {hint: phrase`Choose another ${option('port')}, or leave it out to use a free one.`})
         : new CliError(error.message)
     throw error
   }

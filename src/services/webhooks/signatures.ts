@@ -4,6 +4,7 @@ import {readFile} from 'node:fs/promises'
 import {DEFAULT_TOLERANCE_SECONDS, signPayload, verifySignature, type VerifyFailure} from '../../domain/signature.js'
 import {fileProblem} from '../../domain/files.js'
 import {UsageError} from '../../errors.js'
+import {option, type OptionRef, phrase, type Text} from '../../domain/phrase.js'
 
 /**
  * The payload as raw bytes (never decoded: a signature covers bytes): a file, or standard input for `-` or no
@@ -14,10 +15,10 @@ export async function readPayload(file: string | undefined, stdin: NodeJS.ReadSt
     try {
       return await readFile(file)
     } catch (error) {
-      throw new UsageError(`--payload-file: ${fileProblem(error, file)}.`)
+      throw new UsageError(phrase`${option('payloadFile')}: ${fileProblem(error, file)}.`)
     }
   }
-  if (stdin.isTTY) throw new UsageError('No payload: pass --payload-file FILE, or pipe the payload on standard input.')
+  if (stdin.isTTY) throw new UsageError(phrase`No payload: pass ${option('payloadFile')} FILE, or pipe the payload on standard input.`)
   const chunks: Buffer[] = []
   for await (const chunk of stdin) chunks.push(Buffer.from(chunk as Buffer))
   return Buffer.concat(chunks)
@@ -44,26 +45,29 @@ export const SECRET_ENV = 'COMMERCE_WEBHOOK_SECRET'
  */
 export async function readSecret(sources: SecretSources, stdin: NodeJS.ReadStream = process.stdin): Promise<string | undefined> {
   const given = [
-    sources.secret !== undefined && '--secret',
-    sources.secretFile !== undefined && '--secret-file',
-    sources.secretStdin && '--secret-stdin',
-  ].filter((x): x is string => Boolean(x))
-  if (given.length > 1) throw new UsageError(`Give the signing secret one way only, not ${given.join(' and ')}.`)
+    sources.secret !== undefined && option('secret'),
+    sources.secretFile !== undefined && option('secretFile'),
+    sources.secretStdin && option('secretStdin'),
+  ].filter((x): x is OptionRef => Boolean(x))
+  if (given.length > 1)
+    throw new UsageError(
+      phrase`Give the signing secret one way only, not ${given[0]} and ${given[1]}${given.length > 2 ? phrase` and ${given[2]}` : ''}.`,
+    )
   let value: string | undefined
-  let from: string
+  let from: Text
   if (sources.secret !== undefined) {
     value = sources.secret
-    from = '--secret'
+    from = phrase`${option('secret')}`
   } else if (sources.secretFile !== undefined) {
-    from = '--secret-file'
+    from = phrase`${option('secretFile')}`
     try {
       value = firstLine(await readFile(sources.secretFile, 'utf8'))
     } catch (error) {
-      throw new UsageError(`--secret-file: ${fileProblem(error, sources.secretFile)}.`)
+      throw new UsageError(phrase`${option('secretFile')}: ${fileProblem(error, sources.secretFile)}.`)
     }
   } else if (sources.secretStdin) {
-    from = '--secret-stdin'
-    if (stdin.isTTY) throw new UsageError('--secret-stdin: pipe the signing secret on standard input.')
+    from = phrase`${option('secretStdin')}`
+    if (stdin.isTTY) throw new UsageError(phrase`${option('secretStdin')}: pipe the signing secret on standard input.`)
     const chunks: Buffer[] = []
     for await (const chunk of stdin) chunks.push(Buffer.from(chunk as Buffer))
     value = firstLine(Buffer.concat(chunks).toString('utf8'))
@@ -72,7 +76,7 @@ export async function readSecret(sources: SecretSources, stdin: NodeJS.ReadStrea
     from = SECRET_ENV
     if (value === undefined) return undefined
   }
-  if (value.trim() === '') throw new UsageError(`${from}: the signing secret cannot be empty.`)
+  if (value.trim() === '') throw new UsageError(phrase`${from}: the signing secret cannot be empty.`)
   return value
 }
 
@@ -83,13 +87,15 @@ function firstLine(text: string): string {
 /** Unix seconds as `sign --timestamp` takes them: a non-negative integer of at most 10 digits. */
 export function parseTimestamp(text: string): number {
   if (!/^\d{1,10}$/.test(text))
-    throw new UsageError(`--timestamp must be unix seconds: a non-negative integer of at most 10 digits, not "${text.slice(0, 40)}".`)
+    throw new UsageError(
+      phrase`${option('timestamp')} must be unix seconds: a non-negative integer of at most 10 digits, not "${text.slice(0, 40)}".`,
+    )
   return Number(text)
 }
 
 /** The X-Service-Signature header value; `timestamp` in unix seconds, now by default. */
 export function sign(secret: string, payload: Buffer, timestamp?: number): string {
-  if (secret === '') throw new UsageError('--secret cannot be empty.')
+  if (secret === '') throw new UsageError(phrase`${option('secret')} cannot be empty.`)
   return signPayload(secret, payload, timestamp)
 }
 
@@ -100,7 +106,7 @@ export interface Verification {
 }
 
 export function verify(input: {secret: string; header: string; payload: Buffer; toleranceSeconds?: number}): Verification {
-  if (input.secret === '') throw new UsageError('--secret cannot be empty.')
+  if (input.secret === '') throw new UsageError(phrase`${option('secret')} cannot be empty.`)
   const result = verifySignature(input.secret, input.header, input.payload, {toleranceSeconds: input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS})
   return {reason: result.reason, valid: result.valid}
 }

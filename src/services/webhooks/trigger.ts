@@ -6,6 +6,7 @@ import {readSandboxState} from '../../config/sandbox-state.js'
 import {CliError, UsageError} from '../../errors.js'
 import {control} from '../sandbox/control.js'
 import {counted} from '../../domain/text.js'
+import {option, phrase} from '../../domain/phrase.js'
 
 export const START_SANDBOX_HINT = 'Start one with `commerce sandbox start --detach`, then `commerce auth login --sandbox`.'
 
@@ -31,7 +32,7 @@ export function parseOverrides(sets: readonly string[]): Record<string, unknown>
     const eq = set.indexOf('=')
     const path = eq < 0 ? set : set.slice(0, eq)
     if (eq < 0 || !/^data\.[^.=\s]+(\.[^.=\s]+)*$/.test(path))
-      throw new UsageError(`--set ${JSON.stringify(set)} must look like data.FIELD=VALUE (e.g. --set data.total=1).`)
+      throw new UsageError(phrase`${option('set')} ${JSON.stringify(set)} must look like data.FIELD=VALUE (e.g. ${option('set')} data.total=1).`)
     const raw = set.slice(eq + 1)
     let value: unknown = raw
     try {
@@ -82,7 +83,7 @@ export async function trigger(input: {
   const sandboxUrl = state.base_url.replace(/\/+$/, '')
   if (input.baseUrl !== undefined && input.baseUrl.replace(/\/+$/, '') !== sandboxUrl)
     throw new UsageError(`\`webhooks trigger\` works only against the local sandbox (${sandboxUrl}), not ${input.baseUrl}.`, {
-      hint: "Use the profile logged in with `commerce auth login --sandbox`, or pass --base-url with the sandbox's URL.",
+      hint: phrase`Use the profile logged in with \`commerce auth login --sandbox\`, or pass ${option('baseUrl')} with the sandbox's URL.`,
     })
 
   const answer = await control<Triggered | undefined>(input.env, 'POST', '/events', {
