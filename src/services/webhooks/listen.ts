@@ -12,10 +12,11 @@ import {isSandboxUrl} from '../../config/sandbox-state.js'
 import {ensureProfile} from '../../config/store.js'
 import {EVENT_TYPES} from '../../domain/schema.js'
 import {CliError, UsageError} from '../../errors.js'
-import {defaultInboxPath, Inbox} from '../../webhooks/inbox.js'
 import {ListenError, startListener, type Listener, type ListenerEvent, type ListenerOptions, type Rejection} from '../../webhooks/listener.js'
-import {probe, ProbeNonces} from '../../webhooks/probe.js'
-import {startTunnel, TunnelError, TunnelNotInstalledError, type Tunnel, type TunnelProvider} from '../../webhooks/tunnel/index.js'
+import {TunnelError, TunnelNotInstalledError, type TunnelProvider} from '../../webhooks/tunnel/index.js'
+import {firstProbe, startHeartbeat} from './listen-reachability.js'
+import {ListenRun} from './listen-run.js'
+import {openTunnel, restartTunnel} from './listen-tunnel.js'
 import {checkEndpointInput, ensureListenEndpoint, listWebhooks, type WebhookContext} from './endpoints.js'
 import {option, phrase, type Text} from '../../domain/phrase.js'
 
@@ -84,8 +85,7 @@ export type ReachabilityChange =
   | {event: 'unreachable'; reason: 'probe_failed' | 'tunnel_exited' | 'tunnel_restart_failed'; message: string; at: string}
   | {event: 'recovered'; public_url: string; endpoint_id: string; re_registered: boolean; verified_reachable: boolean | null; at: string}
 
-export const DEFAULT_HEARTBEAT_SECONDS = 30
-const RESTART_DELAYS_MS = [1000, 2000, 4000, 8000, 16_000]
+export {DEFAULT_HEARTBEAT_SECONDS} from './listen-reachability.js'
 
 export type ListenEnd = 'stopped' | 'max_events' | 'timeout'
 
@@ -112,249 +112,45 @@ export async function listen(options: ListenOptions): Promise<{end: ListenEnd; e
     throw new UsageError(`No public URL for ${baseUrl} to deliver to.`, {hint: NEEDS_PUBLIC_URL})
   if (options.publicUrl) checkEndpointInput({events, url: options.publicUrl}, baseUrl, ctx.env)
   const existing = (await listWebhooks(await ctx.client())).endpoints
-
-  // Everything that ends the run settles `ended`; the first one wins.
-  let settle!: (outcome: {end: ListenEnd} | {error: CliError}) => void
-  const ended = new Promise<{end: ListenEnd} | {error: CliError}>((resolve) => (settle = resolve))
-  const onStop = () => settle({end: 'stopped'})
-  // Set once the run ends: heartbeats and tunnel restarts stop; their sleeps end at once.
-  let stopped = false
-  const sleepers = new Set<() => void>()
-  const wakeSleepers = () => {
-    for (const wake of sleepers) wake()
-  }
-  void ended.then(() => {
-    stopped = true
-    wakeSleepers()
-  })
-  /** Waits `ms`; resolves true when the run ended meanwhile (or had already). */
-  const sleepUnlessEnded = (ms: number) =>
-    new Promise<boolean>((resolve) => {
-      if (stopped) return resolve(true)
-      const wake = () => {
-        clearTimeout(timeout)
-        sleepers.delete(wake)
-        resolve(stopped)
-      }
-      const timeout = setTimeout(wake, ms)
-      sleepers.add(wake)
-    })
   if (options.stop.aborted) return {end: 'stopped', events: 0}
-  options.stop.addEventListener('abort', onStop, {once: true})
 
-  // Every secret of an endpoint this run registered or reused: after a re-registration, deliveries signed for
-  // the earlier endpoint still verify.
-  const secrets: string[] = []
-  const probes = new ProbeNonces()
-  const envTimeout = Number(ctx.env.COMMERCE_WEBHOOK_PROBE_TIMEOUT) * 1000
-  const probeTimeoutMs = options.probeTimeoutMs ?? (envTimeout > 0 ? envTimeout : undefined)
-  let ready = false
-  let count = 0
-  const early: ListenerEvent[] = []
-  const report = (event: ListenerEvent) => {
-    if (!ready) return void early.push(event)
-    count += 1
-    options.onEvent(event)
-    if (options.maxEvents !== undefined && count >= options.maxEvents) settle({end: 'max_events'})
-  }
-
-  let listener: Listener | undefined
-  let tunnel: Tunnel | undefined
-  let timer: NodeJS.Timeout | undefined
+  const run = new ListenRun(options, events)
   try {
-    const listenerOptions: ListenerOptions = {
-      events,
-      forwardConcurrency: options.forwardConcurrency,
-      forwardTo: options.forwardTo,
-      ...(options.forwardTimeoutSeconds === undefined ? {} : {forwardTimeoutMs: Math.round(options.forwardTimeoutSeconds * 1000)}),
-      inbox: new Inbox({path: defaultInboxPath(ctx.env)}),
-      onEvent: report,
-      onIgnored: options.onIgnored,
-      onInboxError: (error) => options.onWarning(`a delivery could not be recorded in the inbox: ${error.message}`),
-      onRejected: options.onRejected,
-      probes,
-      // Known once the endpoint is registered, which needs the port; until then nothing verifies.
-      secrets: () => secrets,
-      skipVerify: options.skipVerify,
-    }
-    listener = await startListenerOnPort(ctx, listenerOptions, options.port)
-
-    const port = listener.port
-    // Before the ready line a tunnel that dies ends the run; after it, it is restarted (tunnelDied, below).
-    let onTunnelExit = (message: string) =>
-      settle({error: new CliError(`The ${options.tunnel} tunnel stopped, so the service can no longer reach this listener: ${message}`)})
-    let publicUrl = options.publicUrl ?? `${listener.localUrl}/`
-    /** Starts the tunnel; undefined when the run ended meanwhile (the tunnel is then stopped once up). */
-    const openTunnel = async (): Promise<Tunnel | undefined> => {
-      const starting = startTunnel(options.tunnel!, {env: ctx.env, onLog: options.onTunnelLog, port})
-      const first = await Promise.race([starting, ended])
-      if (!('publicUrl' in first)) {
-        void starting.then(
-          (t) => t.stop(),
-          () => {},
-        )
-        return undefined
-      }
-      first.onExit((exit) => onTunnelExit(exit.message))
-      return first
-    }
+    const listener = (run.listener = await startListenerOnPort(ctx, run.listenerOptions(), options.port))
+    run.publicUrl = options.publicUrl ?? `${listener.localUrl}/`
     if (options.tunnel) {
-      tunnel = await openTunnel()
-      if (!tunnel) return finish(await ended)
-      publicUrl = tunnel.publicUrl
+      run.tunnel = await openTunnel(run)
+      if (!run.tunnel) return run.finish(await run.ended)
+      run.publicUrl = run.tunnel.publicUrl
     }
-
-    const registered = await ensureListenEndpoint(ctx, existing, {events, url: publicUrl})
-    secrets.unshift(registered.secret)
-    let endpointId = registered.endpoint.id
-    const where = options.tunnel ? `the ${options.tunnel} tunnel's URL ${publicUrl}` : publicUrl
-    const check = () => probe(publicUrl, probes, {timeoutMs: probeTimeoutMs})
-    let verified: boolean | null = null
-    let reason: string | undefined
-    if (!options.noProbe) {
-      const result = await Promise.race([check(), ended])
-      if (!('ok' in result)) return finish(result)
-      verified = result.ok
-      if (!result.ok) {
-        reason = `A probe through ${where} did not come back: ${result.message}.`
-        if (options.exitOnUnreachable) throw new CliError(phrase`${reason} The service could not deliver here (${option('exitOnUnreachable')}).`)
-        options.onWarning(
-          phrase`${reason} Deliveries will likely not arrive; check the tunnel, or pass ${option('exitOnUnreachable')} to fail instead.`,
-        )
-      }
-    }
+    const registered = await ensureListenEndpoint(ctx, existing, {events, url: run.publicUrl})
+    run.secrets.unshift(registered.secret)
+    run.endpointId = registered.endpoint.id
+    const probed = await firstProbe(run)
+    if (!('verified' in probed)) return run.finish(probed)
     options.onReady({
-      endpoint_id: endpointId,
+      endpoint_id: run.endpointId,
       events,
       forward_to: options.forwardTo ?? null,
       local_url: listener.localUrl,
-      public_url: publicUrl,
+      public_url: run.publicUrl,
       ready: true,
       reused: registered.reused,
-      verified_reachable: verified,
-      ...(reason ? {unreachable_reason: reason} : {}),
+      verified_reachable: probed.verified,
+      ...(probed.reason ? {unreachable_reason: probed.reason} : {}),
       ...(options.printSecret ? {signing_secret: registered.secret} : {}),
     })
-    ready = true
-
-    // Reachability from now on: one state, changed by heartbeats and by the tunnel's death and restart.
-    let reachable = verified !== false
-    const at = () => new Date().toISOString()
-    const lost = (why: 'probe_failed' | 'tunnel_exited' | 'tunnel_restart_failed', message: string) => {
-      if (options.exitOnUnreachable) return settle({error: new CliError(phrase`${message} (${option('exitOnUnreachable')}).`)})
-      if (!reachable && why === 'probe_failed') return
-      reachable = false
-      options.onReachability?.({at: at(), event: 'unreachable', message, reason: why})
-    }
-    let restarting = false
-    const tunnelDied = async (exitMessage: string) => {
-      if (stopped) return
-      const message = `The ${options.tunnel} tunnel stopped, so the service can no longer reach this listener: ${exitMessage}`
-      if (options.exitOnUnreachable) return settle({error: new CliError(message)})
-      lost('tunnel_exited', message)
-      restarting = true
-      const delays = options.restartDelaysMs ?? RESTART_DELAYS_MS
-      for (const [attempt, delay] of delays.entries()) {
-        if (await sleepUnlessEnded(delay)) return
-        let next: Tunnel | undefined
-        try {
-          next = await openTunnel()
-        } catch (error) {
-          options.onWarning(
-            `restarting the ${options.tunnel} tunnel failed (attempt ${attempt + 1} of ${delays.length}): ${(error as Error).message}`,
-          )
-          continue
-        }
-        if (!next) return
-        tunnel = next
-        const changed = next.publicUrl !== publicUrl
-        publicUrl = next.publicUrl
-        let reRegistered = false
-        if (changed) {
-          // The service has no operation to change an endpoint's URL: a new one, whose secret joins the others.
-          try {
-            const fresh = await ensureListenEndpoint(ctx, [], {events, url: publicUrl})
-            secrets.unshift(fresh.secret)
-            endpointId = fresh.endpoint.id
-            reRegistered = !fresh.reused
-          } catch (error) {
-            options.onWarning(`the tunnel is back at ${publicUrl}, but registering it failed: ${(error as Error).message}`)
-            continue
-          }
-        }
-        const result = options.noProbe ? undefined : await check()
-        restarting = false
-        reachable = result?.ok !== false
-        if (result && !result.ok) lost('probe_failed', `The restarted ${options.tunnel} tunnel does not reach this listener: ${result.message}.`)
-        else
-          options.onReachability?.({
-            at: at(),
-            endpoint_id: endpointId,
-            event: 'recovered',
-            public_url: publicUrl,
-            re_registered: reRegistered,
-            verified_reachable: result ? true : null,
-          })
-        return
-      }
-      restarting = false
-      lost('tunnel_restart_failed', `The ${options.tunnel} tunnel could not be restarted after ${delays.length} attempts.`)
-      settle({
-        error: new CliError(
-          `The ${options.tunnel} tunnel could not be restarted after ${delays.length} attempts; the service cannot reach this listener.`,
-        ),
-      })
-    }
-    onTunnelExit = (message) => void tunnelDied(message)
-    const heartbeat = options.noProbe ? 0 : (options.heartbeatSeconds ?? DEFAULT_HEARTBEAT_SECONDS)
-    if (heartbeat > 0) {
-      void (async () => {
-        while (!(await sleepUnlessEnded(heartbeat * 1000))) {
-          if (restarting) continue
-          const result = await check()
-          if (stopped || restarting) continue
-          if (!result.ok) lost('probe_failed', `A heartbeat probe through ${publicUrl} did not come back: ${result.message}.`)
-          else if (!reachable) {
-            reachable = true
-            options.onReachability?.({
-              at: at(),
-              endpoint_id: endpointId,
-              event: 'recovered',
-              public_url: publicUrl,
-              re_registered: false,
-              verified_reachable: true,
-            })
-          }
-        }
-      })()
-    }
-    for (const event of early.splice(0)) report(event)
-    if (options.timeoutSeconds !== undefined) {
-      const seconds = options.timeoutSeconds
-      // With --max-events, fewer than N is a failure; with --timeout alone, no event at all is.
-      timer = setTimeout(() => {
-        if (options.maxEvents === undefined && count > 0) return settle({end: 'timeout'})
-        const got = options.maxEvents === undefined ? 'no event arrived' : `${count} of ${options.maxEvents} events arrived`
-        settle({error: new CliError(phrase`Timed out: ${got} within ${option('timeoutSeconds')} ${seconds} s.`)})
-      }, seconds * 1000)
-    }
-    return finish(await ended)
+    run.reachable = probed.verified !== false
+    run.onTunnelExit = (message) => void restartTunnel(run, message)
+    startHeartbeat(run)
+    run.begin()
+    return run.finish(await run.ended)
   } catch (error) {
     if (error instanceof TunnelNotInstalledError) throw new UsageError(error.message)
     if (error instanceof TunnelError) throw new CliError(error.message)
     throw error
   } finally {
-    stopped = true
-    wakeSleepers()
-    clearTimeout(timer)
-    options.stop.removeEventListener('abort', onStop)
-    await listener?.close()
-    await tunnel?.stop()
-  }
-
-  function finish(outcome: {end: ListenEnd} | {error: CliError}): {end: ListenEnd; events: number} {
-    if ('error' in outcome) throw outcome.error
-    return {end: outcome.end, events: count}
+    await run.close()
   }
 }
 

@@ -1,0 +1,93 @@
+/**
+ * A delivery whose body has been read: verified (signature, tolerance, an event's shape), filtered by type,
+ * forwarded to the receiver in one of the forward slots, recorded in the inbox, then reported.
+ */
+import type {IncomingMessage} from 'node:http'
+import {SIGNATURE_HEADER, describeVerifyFailure, verifySignature} from '../domain/signature.js'
+import {ForwardError, endToEndHeaders, forwardDelivery, loadUndici, rawHeaderPairs} from './forward.js'
+import {parseEvent} from './event-body.js'
+import {encodeBody, headerObject, type InboxAnswer, recordAnswer} from './inbox.js'
+import type {ListenerEvent} from './listener.js'
+import {type Answer, type ListenerState, text} from './listener-state.js'
+
+export async function deliver(state: ListenerState, req: IncomingMessage, body: Buffer): Promise<Answer> {
+  const {options} = state
+  const receivedAt = state.now()
+  const started = performance.now()
+  if (!options.skipVerify) {
+    const header = req.headers[SIGNATURE_HEADER]
+    const result = verifySignature(state.secrets(), Array.isArray(header) ? header.join(',') : header, body, {
+      now: Math.floor(receivedAt / 1000),
+      toleranceSeconds: options.toleranceSeconds,
+    })
+    if (!result.valid && result.reason) return state.reject(req, 400, result.reason, describeVerifyFailure(result.reason))
+  }
+  const event = parseEvent(body)
+  if (!event) return state.reject(req, 400, 'not_an_event', 'body is not a webhook event (JSON with string "id" and "type")')
+  if (state.events && !state.events.has(event.type)) {
+    options.onIgnored?.({id: event.id, type: event.type})
+    return text(200, `ignored: not subscribed to ${event.type}`)
+  }
+  const forwarded = options.forwardTo ? await forward(state, req, body, started) : {answer: text(200, 'received')}
+  if ('busy' in forwarded) return forwarded.busy
+  const record: ListenerEvent = {
+    created_at: event.created_at,
+    duration_ms: Math.round(performance.now() - started),
+    forward_status: forwarded.status ?? null,
+    ...(forwarded.error === undefined ? {} : {forward_error: forwarded.error}),
+    id: event.id,
+    received_at: new Date(receivedAt).toISOString(),
+    type: event.type,
+  }
+  if (options.inbox) {
+    // Recorded before the sender gets its answer, so that an answered delivery is never missing from the inbox.
+    const headers = headerObject(endToEndHeaders(rawHeaderPairs(req.rawHeaders)))
+    await options.inbox
+      .append({...record, headers, ...encodeBody(body), ...(forwarded.response ? {response: forwarded.response} : {})})
+      .catch((error: Error) => options.onInboxError?.(error))
+  }
+  options.onEvent?.(record)
+  return forwarded.answer
+}
+
+interface Forwarded {
+  /** What the sender gets: the receiver's answer, or 502/504. */
+  answer: Answer
+  /** The receiver's status; none when it could not be reached. */
+  status?: number
+  error?: string
+  response?: InboxAnswer
+}
+
+/** To the receiver, in a forward slot; {busy} when no slot came in time. */
+async function forward(state: ListenerState, req: IncomingMessage, body: Buffer, started: number): Promise<Forwarded | {busy: Answer}> {
+  // A slot, early enough to leave the receiver half the forward timeout before the sender's deadline (a forward
+  // started later would likely be cut off, the receiver acting on a delivery its sender then sends again); else
+  // 503, and the sender's retry comes back later.
+  if (!(await state.gate.acquire(state.forwardTimeoutMs / 2)))
+    return {busy: state.busy(req, `${state.concurrency} forwards in progress and the queue did not move in time, retry later`)}
+  const budgetMs = Math.max(1, Math.round(state.forwardTimeoutMs - (performance.now() - started)))
+  try {
+    let result
+    try {
+      state.dispatcher ??= new (await loadUndici()).Agent({connections: state.concurrency, keepAliveTimeout: 4_000})
+      result = await forwardDelivery({
+        body,
+        dispatcher: state.dispatcher,
+        headers: rawHeaderPairs(req.rawHeaders),
+        maxResponseBytes: state.maxBodyBytes,
+        timeoutMs: budgetMs,
+        url: state.options.forwardTo!,
+      })
+    } finally {
+      state.gate.release()
+    }
+    return {answer: {body: result.body, headers: result.headers, status: result.status}, response: recordAnswer(result), status: result.status}
+  } catch (error) {
+    if (!(error instanceof ForwardError)) throw error
+    const answer = error.timedOut
+      ? text(504, `the receiver did not answer in time: ${error.message}`)
+      : text(502, `could not forward to the receiver: ${error.message}`)
+    return {answer, error: error.message}
+  }
+}
