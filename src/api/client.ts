@@ -9,92 +9,25 @@
  */
 import type {Dispatcher} from 'undici'
 
-import {type ApiVersion, type HttpMethod, V1_SUNSET_DATE} from '../domain/schema.js'
+import type {ApiVersion} from '../domain/schema.js'
 import {formatBytes} from '../domain/text.js'
 import {isLoopbackHost} from '../domain/url.js'
-import {ApiError, CliError, EXIT, NetworkError, UsageError} from '../errors.js'
-import {errorFromResponse, redirectError, statusText} from './errors.js'
-import {DEFAULT_MAX_WAIT_SECONDS, isRedirect, mayHaveBeenSent} from './policy.js'
+import {CliError, EXIT, UsageError} from '../errors.js'
+import {httpError, networkError, responseTooLarge} from './client-errors.js'
+import {DeprecationNotices} from './deprecation.js'
+import {redirectError, statusText} from './errors.js'
+import {DEFAULT_MAX_WAIT_SECONDS, isRedirect} from './policy.js'
 import {redactBody, redactHeaders} from './redact.js'
 import {DeadlineExceeded, classifyFailure, describeNetworkError, errorCode, parseBody} from './transport.js'
 import {checkBaseUrl, checkHeaderValue, checkRequestPath} from './url.js'
-import {type Call, type RawResponse, type RequestGate, compose, gated, newCall, renewing, retrying} from './wrappers.js'
+import {type Call, type RawResponse, compose, gated, newCall, renewing, retrying} from './wrappers.js'
 
 export {parseRetryAfter} from './policy.js'
 export type {RequestGate} from './wrappers.js'
 
-export interface TokenSource {
-  /** A token to send, issuing one when needed. Throws AuthError when there are no credentials. */
-  getToken(client: ApiClient): Promise<string>
-  /** After a 401 with `stale`: a fresh token, or undefined when this source cannot renew (static token). */
-  renew(client: ApiClient, stale: string): Promise<string | undefined>
-}
+import type {ApiRequest, ApiResponse, ClientOptions, Query} from './request.js'
 
-export interface ClientOptions {
-  baseUrl: string
-  apiVersion: ApiVersion
-  userAgent: string
-  tokens?: TokenSource
-  /** --max-wait: the bound on time spent waiting for 429s, in seconds. */
-  maxWaitSeconds?: number
-  /** COMMERCE_HTTP_TIMEOUT: the deadline of one whole exchange (connection, headers and body), in ms. Default 30 s. */
-  timeoutMs?: number
-  /** The most bytes a response body may have (COMMERCE_HTTP_MAX_BYTES); default 16 MiB. */
-  maxResponseBytes?: number
-  /** Plain http:// to a host that is not loopback is allowed (--allow-insecure-http, `allow_insecure_http`). */
-  allowInsecureHttp?: boolean
-  /** --debug trace lines (already redacted). */
-  debug?: (line: string) => void
-  /** Warnings shown once per process (deprecation). */
-  warnOnce?: (key: string, text: string) => void
-  /** The v2 command to name in the v1 deprecation warning. */
-  v2Hint?: string
-  /**
-   * The profile whose `api_version` chose v1 (not a flag): the deprecation warning then says how to switch the
-   * profile, instead of naming the very command the user ran. Its value is the ` --profile NAME` to repeat.
-   */
-  v1FromProfile?: string
-  /** How to log in, for a rejected token (401); repeats the user's own flags. */
-  loginHint?: string
-  /** Called while waiting on a 429: returns a function that ends the status display. */
-  onWait?: (status: () => string) => () => void
-  /** A gate shared with other clients (the bulk engine's pacer). */
-  pacer?: RequestGate
-  /** Injectable for tests. */
-  sleep?: (ms: number) => Promise<void>
-  now?: () => number
-  random?: () => number
-  dispatcher?: Dispatcher
-}
-
-export type Query = Record<string, boolean | number | string | undefined>
-
-export interface ApiRequest {
-  method: HttpMethod
-  /** Path after `/api/{version}`, e.g. `/customers/12`; or a full path starting with `/api/` (raw `api` command). */
-  path: string
-  version?: ApiVersion
-  query?: Query
-  body?: unknown
-  /** A JSON body sent byte for byte as given (`api --input`), instead of `body`. */
-  rawBody?: string
-  headers?: Record<string, string>
-  /** Send the bearer token. `'optional'` sends it when credentials exist (raw `api` command). */
-  auth: 'optional' | boolean
-  /** Safe to repeat after a network error or 5xx. Defaults to true for GET and DELETE only. */
-  idempotent?: boolean
-  /**
-   * Names the request in error messages when it is not the user's operation itself, e.g. `the token request`:
-   * its failure is then said as such, not as a POST whose outcome is unknown.
-   */
-  purpose?: string
-}
-
-export interface ApiResponse<T = unknown> {
-  status: number
-  headers: Record<string, string>
-  body: T
-}
+export type {ApiRequest, ApiResponse, ClientOptions, Query, TokenSource} from './request.js'
 
 export const DEFAULT_TIMEOUT_MS = 30_000
 /**
@@ -112,6 +45,7 @@ export class ApiClient {
   private readonly now: () => number
   private readonly random: () => number
   private baseUrlChecked = false
+  private readonly deprecation: DeprecationNotices
 
   constructor(readonly options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '')
@@ -120,6 +54,7 @@ export class ApiClient {
     this.now = options.now ?? Date.now
     this.random = options.random ?? Math.random
     this.dispatcher = options.dispatcher
+    this.deprecation = new DeprecationNotices(options, this.now)
   }
 
   url(path: string, version: ApiVersion, query?: Query): string {
@@ -142,7 +77,7 @@ export class ApiClient {
     const idempotent = req.idempotent ?? (req.method === 'GET' || req.method === 'DELETE')
     const isV1 = req.path.startsWith('/api/v1/') || (!req.path.startsWith('/api/') && version === 'v1')
     const v1FromProfile = isV1 && !req.path.startsWith('/api/')
-    if (isV1) this.warnV1(v1FromProfile)
+    if (isV1) this.deprecation.warnV1(v1FromProfile)
 
     const token = req.auth === false ? undefined : await this.tokenFor(req.auth)
     if (token !== undefined) checkHeaderValue('the access token', token)
@@ -150,7 +85,7 @@ export class ApiClient {
     const {options} = this
     const exchange = async (call: Call): Promise<RawResponse> => {
       const res = await this.send(req, url, call.token)
-      this.noticeDeprecation(res.headers, isV1, v1FromProfile)
+      this.deprecation.notice(res.headers, isV1, v1FromProfile)
       return res
     }
     const policy = compose(
@@ -178,11 +113,11 @@ export class ApiClient {
       res = await policy(exchange)(newCall(token))
     } catch (error) {
       if (error instanceof CliError) throw error
-      throw this.networkError(error, idempotent, req)
+      throw networkError(error, {baseUrl: this.baseUrl, idempotent, loopback: this.loopback(), req})
     }
     if (res.status < 300) return res as ApiResponse<T>
     if (isRedirect(res.status)) throw redirectError(res.status, res.headers.location)
-    throw this.httpError(res.status, res.body, req)
+    throw httpError(res.status, res.body, req, this.options.loginHint)
   }
 
   private loopback(): boolean {
@@ -282,10 +217,7 @@ export class ApiClient {
     const limit = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
     const tooLarge = (what: string) => {
       body.destroy()
-      return new CliError(
-        `The response from ${new URL(this.baseUrl).host} (HTTP ${status}) ${what}, more than the client accepts (${formatBytes(limit)}); it was not read.`,
-        {hint: 'If this response is expected, raise the bound with COMMERCE_HTTP_MAX_BYTES (bytes, or e.g. 64MiB); else check the base URL.'},
-      )
+      return responseTooLarge(this.baseUrl, status, what, limit)
     }
     if (contentLength !== undefined && /^\d+$/.test(contentLength) && Number(contentLength) > limit)
       throw tooLarge(`announces ${formatBytes(Number(contentLength))} (Content-Length)`)
@@ -300,76 +232,6 @@ export class ApiClient {
     }
     return Buffer.concat(chunks, size).toString('utf8')
   }
-
-  private networkError(error: unknown, idempotent: boolean, req: ApiRequest): NetworkError {
-    const what = describeNetworkError(error)
-    const where = new URL(this.baseUrl).host
-    const attempt = classifyFailure(error)
-    const checkNetwork = 'Check the base URL and your network, then try again.'
-    if (attempt && !mayHaveBeenSent(attempt))
-      return new NetworkError(`Could not connect to ${where} (${what}; nothing was sent).`, {
-        cause: error,
-        hint: this.loopback() ? SANDBOX_HINT : checkNetwork,
-      })
-    if (req.purpose) return new NetworkError(`${capitalize(req.purpose)} to ${where} failed: ${what}.`, {cause: error, hint: checkNetwork})
-    if (idempotent) return new NetworkError(`Could not reach the service at ${where}: ${what}.`, {cause: error, hint: checkNetwork})
-    return new NetworkError(`The ${req.method} request to ${where} failed: ${what}. Its outcome is unknown, so it was not retried.`, {
-      cause: error,
-      hint: 'Check whether it took effect (for example with a list command) before running it again.',
-    })
-  }
-
-  private httpError(status: number, body: unknown, req: ApiRequest): ApiError {
-    const error = errorFromResponse(status, body)
-    if (status === 401 && this.options.loginHint)
-      return new ApiError(status, error.message, {
-        body,
-        fieldErrors: error.fieldErrors,
-        hint: `The token was rejected (expired, revoked or invalid). ${this.options.loginHint}`,
-      })
-    if (req.purpose && status >= 500)
-      return new ApiError(status, `${capitalize(req.purpose)} failed: ${error.message} (HTTP ${status}).`, {body, fieldErrors: error.fieldErrors})
-    if (status >= 500 && !(req.idempotent ?? (req.method === 'GET' || req.method === 'DELETE')))
-      return new ApiError(status, `${error.message} (HTTP ${status}). The outcome of this ${req.method} is unknown, so it was not retried.`, {
-        body,
-        fieldErrors: error.fieldErrors,
-        hint: 'Check whether it took effect before running it again.',
-      })
-    return error
-  }
-
-  private warnV1(fromProfile = false): void {
-    const profileFlag = this.options.v1FromProfile
-    let use = this.options.v2Hint ? ` Use \`${this.options.v2Hint}\` (v2) instead.` : ' Use API v2 instead.'
-    if (fromProfile && profileFlag !== undefined)
-      use = ` The profile is set to v1: switch it with \`commerce config set api_version v2${profileFlag}\`, or pass --api-version v2.`
-    this.options.warnOnce?.('deprecation', `API v1 is deprecated and ${this.retires(V1_SUNSET_DATE, 'retires', 'was due to retire')}.${use}`)
-  }
-
-  /** "retires on DATE", or after that date "was due to retire on DATE: it may stop answering at any time". */
-  private retires(date: string, future: string, past: string): string {
-    const at = Date.parse(date)
-    return Number.isFinite(at) && this.now() >= at ? `${past} on ${date}: it may stop answering at any time` : `${future} on ${date}`
-  }
-
-  private noticeDeprecation(headers: Record<string, string>, isV1: boolean, v1FromProfile: boolean): void {
-    const deprecation = headers.deprecation
-    const sunset = headers.sunset
-    if (!deprecation && !sunset) return
-    if (isV1) return this.warnV1(v1FromProfile)
-    const when = sunset ? ` and ${this.retires(sunset, 'will be removed', 'was due to be removed')}` : ''
-    this.options.warnOnce?.(
-      'deprecation',
-      `The service marks this operation as deprecated${when}.${this.options.v2Hint ? ` See \`${this.options.v2Hint}\`.` : ''}`,
-    )
-  }
-}
-
-/** A loopback host that refuses connections: most likely the local sandbox, not started. */
-const SANDBOX_HINT = 'Nothing is listening there. If it is the local sandbox, start it with `commerce sandbox start --detach`.'
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1)
 }
 
 function lowerKeys(headers: Record<string, string>): Record<string, string> {

@@ -1,0 +1,64 @@
+/**
+ * The client's failures in words a user can act on: a request that never got an answer (was it sent? may it be
+ * retried?), an error status (with the login hint for a 401, and "outcome unknown" for an unretried 5xx), and a
+ * response over the size bound.
+ */
+import {formatBytes} from '../domain/text.js'
+import {ApiError, CliError, NetworkError} from '../errors.js'
+import type {ApiRequest} from './request.js'
+import {errorFromResponse} from './errors.js'
+import {mayHaveBeenSent} from './policy.js'
+import {classifyFailure, describeNetworkError} from './transport.js'
+
+/** A loopback host that refuses connections: most likely the local sandbox, not started. */
+const SANDBOX_HINT = 'Nothing is listening there. If it is the local sandbox, start it with `commerce sandbox start --detach`.'
+const CHECK_NETWORK = 'Check the base URL and your network, then try again.'
+
+export function networkError(error: unknown, at: {baseUrl: string; idempotent: boolean; loopback: boolean; req: ApiRequest}): NetworkError {
+  const {req} = at
+  const what = describeNetworkError(error)
+  const where = new URL(at.baseUrl).host
+  const attempt = classifyFailure(error)
+  if (attempt && !mayHaveBeenSent(attempt))
+    return new NetworkError(`Could not connect to ${where} (${what}; nothing was sent).`, {
+      cause: error,
+      hint: at.loopback ? SANDBOX_HINT : CHECK_NETWORK,
+    })
+  if (req.purpose) return new NetworkError(`${capitalize(req.purpose)} to ${where} failed: ${what}.`, {cause: error, hint: CHECK_NETWORK})
+  if (at.idempotent) return new NetworkError(`Could not reach the service at ${where}: ${what}.`, {cause: error, hint: CHECK_NETWORK})
+  return new NetworkError(`The ${req.method} request to ${where} failed: ${what}. Its outcome is unknown, so it was not retried.`, {
+    cause: error,
+    hint: 'Check whether it took effect (for example with a list command) before running it again.',
+  })
+}
+
+export function httpError(status: number, body: unknown, req: ApiRequest, loginHint: string | undefined): ApiError {
+  const error = errorFromResponse(status, body)
+  if (status === 401 && loginHint)
+    return new ApiError(status, error.message, {
+      body,
+      fieldErrors: error.fieldErrors,
+      hint: `The token was rejected (expired, revoked or invalid). ${loginHint}`,
+    })
+  if (req.purpose && status >= 500)
+    return new ApiError(status, `${capitalize(req.purpose)} failed: ${error.message} (HTTP ${status}).`, {body, fieldErrors: error.fieldErrors})
+  if (status >= 500 && !(req.idempotent ?? (req.method === 'GET' || req.method === 'DELETE')))
+    return new ApiError(status, `${error.message} (HTTP ${status}). The outcome of this ${req.method} is unknown, so it was not retried.`, {
+      body,
+      fieldErrors: error.fieldErrors,
+      hint: 'Check whether it took effect before running it again.',
+    })
+  return error
+}
+
+/** A response over `limit` bytes, refused unread: `what` says how it was found out. */
+export function responseTooLarge(baseUrl: string, status: number, what: string, limit: number): CliError {
+  return new CliError(
+    `The response from ${new URL(baseUrl).host} (HTTP ${status}) ${what}, more than the client accepts (${formatBytes(limit)}); it was not read.`,
+    {hint: 'If this response is expected, raise the bound with COMMERCE_HTTP_MAX_BYTES (bytes, or e.g. 64MiB); else check the base URL.'},
+  )
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1)
+}
