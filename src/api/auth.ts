@@ -14,6 +14,7 @@ import type {IssuedToken} from '../domain/schema.js'
 import {ApiError, AuthError, CliError, UsageError} from '../errors.js'
 import {KEYRING_FIX_HINT, KeyringError, type Storage, keyringAccount, keyringGet} from '../config/keyring.js'
 import type {CachedToken, ConfigData, ConfigStore} from '../config/store.js'
+import {setProfileToken} from '../config/schema.js'
 import type {ApiClient, TokenSource} from './client.js'
 import {checkHeaderValue} from './url.js'
 import {type BaseUrlOverride, foreignOrigin} from './origin.js'
@@ -135,10 +136,7 @@ export function profileTokenSlot(profileName: string): TokenSlot {
     set(data, token) {
       const p = data.profiles?.[profileName]
       if (!p) return // logged out meanwhile: do not resurrect the profile
-      p.access_token = token.access_token
-      p.expires_at = token.expires_at
-      p.scopes = token.scopes
-      p.token_base_url = token.base_url
+      setProfileToken(p, token)
     },
   }
 }

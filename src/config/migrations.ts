@@ -4,7 +4,7 @@
  * that version in order, then records the new one. A file without the record (every release before versioning)
  * counts as 0.0.0. A migration changes only what it names and leaves unknown keys as they are.
  */
-import type {ConfigData} from './schema.js'
+import {type ConfigData, setProfileToken} from './schema.js'
 
 /** What a migration gets: the file's data to read and replace (conf's own store, with get/set of top-level keys). */
 export interface MigrationStore {
@@ -26,9 +26,7 @@ export const CONFIG_MIGRATIONS: Record<string, (store: MigrationStore) => void> 
     let changed = false
     for (const profile of Object.values(profiles)) {
       if (profile.access_token === undefined || profile.token_base_url !== undefined) continue
-      delete profile.access_token
-      delete profile.expires_at
-      delete profile.scopes
+      setProfileToken(profile, undefined)
       changed = true
     }
     if (changed) conf.set('profiles', profiles)

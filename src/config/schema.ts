@@ -1,7 +1,7 @@
 /**
  * config.json's declared shape: the types the CLI reads and the one table of profile fields, checked when the file
  * is read (conf hands the text to `parseConfig`), so a hand-edited `"base_url": 5` is exit 2 naming the key, not a
- * crash later. A new profile key is one line in PROFILE_FIELD_TYPES (and its type in Profile).
+ * crash later. A new profile key is one line in PROFILE_FIELDS (and its type in Profile).
  */
 import type {ApiVersion} from '../domain/schema.js'
 import {isObject} from '../domain/json.js'
@@ -48,25 +48,76 @@ export interface ConfigData {
   keyring_hint_shown?: boolean
 }
 
+/** How a profile field is declared: its type, and what the CLI does with it. */
+export interface FieldSpec {
+  type: 'string' | 'strings' | 'map'
+  /** `config get`/`set`/`unset`/`list` show and change it; in this table's order. */
+  settable?: boolean
+  /** Shown masked: the CLI prints it only where a command exists to print it (`auth token`, `webhooks secret`). */
+  secret?: boolean
+  /** Part of the cached access token: written and erased together, only by setProfileToken. */
+  token?: boolean
+  /** Names the credentials: a change makes the cached token useless (it is erased). */
+  credential?: boolean
+  /** Written by `auth login`, erased by logout with the token. */
+  login?: boolean
+  /** Environment variables that take precedence over it when set (said by `config get`/`list`). */
+  env?: readonly string[]
+}
+
 /**
- * The type of each profile field the CLI reads, checked when the file is read (a hand-edited `"base_url": 5` is
- * exit 2 naming the key, not a crash later). A new profile key adds one line here. Unknown keys are kept as they are.
+ * Every field of a profile, once: its type (checked when the file is read, so a hand-edited `"base_url": 5` is
+ * exit 2 naming the key, not a crash later) and its roles. The `config` commands, the masking, the token's
+ * writes and erasures and the read-time check are derived from it. A new field is one line here (and its type in
+ * Profile, which `satisfies` below keeps in step). Unknown keys in the file are kept as they are.
  */
-export const PROFILE_FIELD_TYPES: Record<string, 'string' | 'strings' | 'map'> = {
-  access_token: 'string',
-  allow_insecure_http: 'string',
-  api_version: 'string',
-  base_url: 'string',
-  expires_at: 'string',
-  key_id: 'string',
-  key_secret: 'string',
-  listen_port: 'string',
-  money_unit: 'string',
-  requested_scopes: 'strings',
-  scopes: 'strings',
-  storage: 'string',
-  token_base_url: 'string',
-  webhook_secrets: 'map',
+export const PROFILE_FIELDS = {
+  base_url: {credential: true, env: ['COMMERCE_BASE_URL'], settable: true, type: 'string'},
+  api_version: {settable: true, type: 'string'},
+  key_id: {credential: true, env: ['COMMERCE_ACCESS_TOKEN', 'COMMERCE_KEY_ID'], login: true, settable: true, type: 'string'},
+  key_secret: {credential: true, env: ['COMMERCE_ACCESS_TOKEN', 'COMMERCE_KEY_SECRET'], login: true, secret: true, settable: true, type: 'string'},
+  allow_insecure_http: {settable: true, type: 'string'},
+  storage: {settable: true, type: 'string'},
+  money_unit: {settable: true, type: 'string'},
+  requested_scopes: {login: true, type: 'strings'},
+  access_token: {secret: true, token: true, type: 'string'},
+  expires_at: {token: true, type: 'string'},
+  scopes: {token: true, type: 'strings'},
+  token_base_url: {token: true, type: 'string'},
+  webhook_secrets: {secret: true, type: 'map'},
+  listen_port: {type: 'string'},
+} as const satisfies Record<keyof Profile, FieldSpec>
+
+type Fields = typeof PROFILE_FIELDS
+type FieldName = keyof Fields
+const FIELD_NAMES = Object.keys(PROFILE_FIELDS) as FieldName[]
+const spec = (name: FieldName): FieldSpec => PROFILE_FIELDS[name]
+
+/** The keys the `config` commands take, in the order `config list` shows them. */
+export type ConfigKey = {[K in FieldName]: Fields[K] extends {settable: true} ? K : never}[FieldName]
+export const CONFIG_KEYS = FIELD_NAMES.filter((k): k is ConfigKey => spec(k).settable === true)
+export const isSecretField = (name: FieldName): boolean => spec(name).secret === true
+export const isCredentialField = (name: FieldName): boolean => spec(name).credential === true
+export const envOverrides = (name: FieldName): readonly string[] => spec(name).env ?? []
+const TOKEN_FIELDS = FIELD_NAMES.filter((k) => spec(k).token === true)
+const LOGIN_FIELDS = FIELD_NAMES.filter((k) => spec(k).login === true)
+
+/** The one way a profile's cached token is written (all its fields, for the base URL that issued it) or erased. */
+export function setProfileToken(p: Profile, token: CachedToken | undefined): void {
+  if (!token) {
+    for (const k of TOKEN_FIELDS) delete p[k]
+    return
+  }
+  p.access_token = token.access_token
+  p.expires_at = token.expires_at
+  p.scopes = token.scopes
+  p.token_base_url = token.base_url
+}
+
+/** Logout: the key pair, the scopes asked for and the token go; the rest of the profile stays. */
+export function forgetCredentials(p: Profile): void {
+  for (const k of LOGIN_FIELDS) delete p[k]
+  setProfileToken(p, undefined)
 }
 
 const TOKEN_FIELD_TYPES: Record<keyof CachedToken, 'string' | 'strings'> = {
@@ -98,8 +149,8 @@ export function configProblem(data: unknown): string | undefined {
     for (const [name, profile] of Object.entries(data.profiles)) {
       const where = `profiles.${name}`
       if (!isObject(profile)) return `${where} must be an object (it is ${typeName(profile)})`
-      for (const [key, kind] of Object.entries(PROFILE_FIELD_TYPES)) {
-        const problem = checkField(`${where}.${key}`, kind, profile[key])
+      for (const [key, {type}] of Object.entries(PROFILE_FIELDS)) {
+        const problem = checkField(`${where}.${key}`, type, profile[key])
         if (problem) return problem
       }
     }

@@ -20,6 +20,7 @@ import type Conf from 'conf'
 
 import {closest} from '../domain/suggest.js'
 import {CliError, UsageError} from '../errors.js'
+import {withoutForeignSignalListeners} from './signals.js'
 import {type HeldLock, LockTimeoutError, acquireLock} from './lock.js'
 import {CONFIG_MIGRATIONS, CONFIG_VERSION} from './migrations.js'
 import {CONFIG_FILE, configDir} from './paths.js'
@@ -135,7 +136,8 @@ export class ConfigStore {
   /** conf for this directory, created on first use: creating it may migrate the file, so a caller holds the lock. */
   private async open(): Promise<Conf<ConfigData>> {
     if (this.conf) return this.conf
-    const {default: ConfClass} = await import('conf')
+    const {loaded: confModule} = await withoutForeignSignalListeners(() => import('conf'))
+    const ConfClass = confModule.default
     mkdirSync(this.dir, {mode: 0o700, recursive: true})
     this.conf = new ConfClass<ConfigData>({
       accessPropertiesByDotNotation: false,

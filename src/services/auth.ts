@@ -5,6 +5,7 @@ import type {ApiVersion} from '../domain/schema.js'
 import {ApiError, AuthError, CliError} from '../errors.js'
 import {KeyringError, type Storage, keyringAccount, keyringAnswers, keyringDelete, keyringSet} from '../config/keyring.js'
 import {readSandboxState} from '../config/sandbox-state.js'
+import {forgetCredentials, setProfileToken} from '../config/schema.js'
 import {type ConfigStore, ensureProfile} from '../config/store.js'
 
 /** Where a profile keeps its key secret: the choices `auth login` offers. */
@@ -103,10 +104,7 @@ export async function login(
     p.storage = storage
     if (input.pair.scopes) p.requested_scopes = input.pair.scopes
     else delete p.requested_scopes
-    p.access_token = issued.access_token
-    p.expires_at = expiresAt
-    p.scopes = issued.scopes
-    p.token_base_url = client.baseUrl
+    setProfileToken(p, {access_token: issued.access_token, base_url: client.baseUrl, expires_at: expiresAt, scopes: issued.scopes})
   })
   const movedFrom = before?.base_url && before.base_url !== client.baseUrl ? before.base_url : undefined
   return {
@@ -263,8 +261,7 @@ export async function logout(ctx: AuthContext): Promise<LogoutOutcome> {
   }
   await ctx.store.update((data) => {
     const p = data.profiles?.[profileName]
-    if (p)
-      for (const k of ['key_id', 'key_secret', 'requested_scopes', 'access_token', 'expires_at', 'scopes', 'token_base_url'] as const) delete p[k]
+    if (p) forgetCredentials(p)
     if (creds.source === 'COMMERCE_KEY_ID' && data.token_cache && ctx.env.COMMERCE_KEY_ID) {
       for (const k of Object.keys(data.token_cache)) if (k.split(' ')[1] === ctx.env.COMMERCE_KEY_ID) delete data.token_cache[k]
     }

@@ -3,26 +3,15 @@
  * sent. Secrets (the key secret, webhook signing secrets) are only ever returned masked: the one command that
  * prints a credential is `auth token`.
  */
-import {checkBaseUrl} from '../api/url.js'
-import {KeyringError, STORAGES, keyringAccount, keyringDelete, keyringGet, keyringSet} from '../config/keyring.js'
-import {type ConfigData, type ConfigStore, type Profile, ensureProfile, maskSecret, selectProfileName} from '../config/store.js'
-import {API_VERSIONS, type ApiVersion, DEFAULT_API_VERSION, MONEY_UNITS} from '../domain/schema.js'
-import {checkOneOf} from '../domain/validate.js'
+import {KeyringError, keyringAccount, keyringDelete, keyringGet, keyringSet} from '../config/keyring.js'
+import {type ConfigKey, envOverrides, isCredentialField, isSecretField, setProfileToken} from '../config/schema.js'
+import {type ConfigData, type ConfigStore, ensureProfile, maskSecret, selectProfileName} from '../config/store.js'
+import type {ApiVersion} from '../domain/schema.js'
 import {CliError, EXIT, UsageError} from '../errors.js'
+import {checkValue, shown} from './config-values.js'
 
-export const CONFIG_KEYS = ['base_url', 'api_version', 'key_id', 'key_secret', 'allow_insecure_http', 'storage', 'money_unit'] as const
-export type ConfigKey = (typeof CONFIG_KEYS)[number]
-
-/** Profile fields of a cached token: dropped whenever the credentials or the URL they belong to change. */
-const TOKEN_FIELDS = ['access_token', 'expires_at', 'scopes', 'token_base_url'] as const
-/** Keys whose change makes the cached token useless. */
-const CREDENTIAL_KEYS: readonly ConfigKey[] = ['base_url', 'key_id', 'key_secret']
-/** Environment variables that take precedence over a profile key. */
-const ENV_OVERRIDES: Partial<Record<ConfigKey, string[]>> = {
-  base_url: ['COMMERCE_BASE_URL'],
-  key_id: ['COMMERCE_ACCESS_TOKEN', 'COMMERCE_KEY_ID'],
-  key_secret: ['COMMERCE_ACCESS_TOKEN', 'COMMERCE_KEY_SECRET'],
-}
+export {CONFIG_KEYS, type ConfigKey} from '../config/schema.js'
+export {checkValue, parseKey} from './config-values.js'
 
 export interface ConfigListing {
   profile: string
@@ -58,63 +47,6 @@ export interface ConfigServiceOptions {
   env: NodeJS.ProcessEnv
 }
 
-/** Parses a KEY argument: an unknown key is exit 2, naming the keys. */
-export function parseKey(key: string): ConfigKey {
-  if ((CONFIG_KEYS as readonly string[]).includes(key)) return key as ConfigKey
-  throw new UsageError(`Unknown key ${JSON.stringify(key)}. Keys: ${CONFIG_KEYS.join(', ')}.`)
-}
-
-/** Checks and normalises a value for a key (exit 2 when invalid). */
-export function checkValue(key: ConfigKey, value: string): string {
-  switch (key) {
-    case 'base_url': {
-      return checkBaseUrl(value.trim())
-    }
-
-    case 'api_version': {
-      const problem = checkOneOf(value, API_VERSIONS)
-      if (problem) throw new UsageError(`api_version ${problem}`)
-      return value
-    }
-
-    case 'storage': {
-      const problem = checkOneOf(value, STORAGES)
-      if (problem) throw new UsageError(`storage ${problem}`)
-      return value
-    }
-
-    case 'money_unit': {
-      // The unit of the service's amounts, for how a terminal shows them (src/io/values.ts); never sent.
-      const v = value.trim().toLowerCase()
-      const problem = checkOneOf(v, MONEY_UNITS)
-      if (problem)
-        throw new UsageError(`money_unit ${problem}: minor when amounts count cents and pence (13112 is €131.12), major when they count whole units.`)
-      return v
-    }
-
-    case 'allow_insecure_http': {
-      const v = value.trim().toLowerCase()
-      if (v !== 'true' && v !== 'false') throw new UsageError(`allow_insecure_http must be true or false (got ${JSON.stringify(value)}).`)
-      return v
-    }
-
-    case 'key_id':
-    case 'key_secret': {
-      if (value.trim() === '') throw new UsageError(`${key} cannot be empty; use \`commerce config unset ${key}\` to remove it.`)
-      return key === 'key_id' ? value.trim() : value
-    }
-  }
-}
-
-function shown(key: ConfigKey, profile: Profile | undefined): string | null {
-  if (key === 'api_version') return profile?.api_version ?? DEFAULT_API_VERSION
-  if (key === 'storage') return profile?.storage ?? 'file'
-  if (key === 'key_secret' && profile?.storage === 'keyring' && profile.key_id && !profile.key_secret) return maskSecret('keyring')!
-  const value = profile?.[key]
-  if (value === undefined || value === '') return null
-  return key === 'key_secret' ? maskSecret(value)! : value
-}
-
 export class ConfigService {
   private readonly store: ConfigStore
 
@@ -147,6 +79,7 @@ export class ConfigService {
       ...(p?.money_unit ? {money_unit: p.money_unit} : {}),
       token_cached: tokenCached,
       token_expires_at: tokenCached ? p!.expires_at! : null,
+      // Secret fields (PROFILE_FIELDS): masked.
       webhook_secrets: Object.fromEntries(Object.entries(p?.webhook_secrets ?? {}).map(([id, secret]) => [id, maskSecret(secret) ?? ''])),
     }
   }
@@ -181,15 +114,15 @@ export class ConfigService {
     const before = current.profiles?.[name]
     if (key === 'key_secret' && before?.storage === 'keyring' && before.key_id) {
       await keyringCall(() => keyringSet(keyringAccount(name, before.key_id!), value), 'Nothing was saved')
-      await this.write((data, n) => dropToken(ensureProfile(data, n)), true)
+      await this.write((data, n) => setProfileToken(ensureProfile(data, n), undefined), true)
       return {key, profile: name, value: maskSecret(value)!}
     }
     const profile = await this.write((data, name) => {
       const p = ensureProfile(data, name)
-      if (p[key] !== value && CREDENTIAL_KEYS.includes(key)) dropToken(p)
+      if (p[key] !== value && isCredentialField(key)) setProfileToken(p, undefined)
       ;(p as Record<ConfigKey, string>)[key] = value
     }, true)
-    return {key, profile, value: key === 'key_secret' ? maskSecret(value)! : value}
+    return {key, profile, value: isSecretField(key) ? maskSecret(value)! : value}
   }
 
   /**
@@ -229,7 +162,7 @@ export class ConfigService {
       const p = data.profiles?.[name]
       if (!p || p[key] === undefined) return
       delete p[key]
-      if (CREDENTIAL_KEYS.includes(key)) dropToken(p)
+      if (isCredentialField(key)) setProfileToken(p, undefined)
       removed = true
     })
     return {key, profile, removed}
@@ -291,7 +224,7 @@ export class ConfigService {
 
   /** Environment variables set now that take precedence over this key (for a note on stderr). */
   overriddenBy(key: ConfigKey): string[] {
-    return (ENV_OVERRIDES[key] ?? []).filter((v) => this.options.env[v])
+    return envOverrides(key).filter((v) => this.options.env[v])
   }
 
   /**
@@ -321,10 +254,6 @@ async function keyringCall<T>(run: () => Promise<T>, nothing: string): Promise<T
     if (!(error instanceof KeyringError)) throw error
     throw new CliError(`${nothing}: ${error.message}.`)
   }
-}
-
-function dropToken(p: Profile): void {
-  for (const k of TOKEN_FIELDS) delete p[k]
 }
 
 function unknownProfile(name: string, data: ConfigData): UsageError {
