@@ -170,63 +170,9 @@ function triggerEvent(
   orderFrom: (raw: string) => OrderRecord,
   answer: (emitted: Emitted, order?: OrderRecord, extra?: Record<string, unknown>) => Reply,
 ): Reply {
-  const problem = checkOneOf(input.type, SANDBOX_EVENTS)
-  if (problem) throw validationError({type: [problem]})
-  const type = input.type as SandboxEvent
-  const orderEvent = type.startsWith('order.')
-  const errors: Record<string, string[]> = {}
-  for (const [field, value] of [
-    ['order_id', input.order_id],
-    ['customer_id', input.customer_id],
-  ] as const) {
-    const bad = value === undefined ? undefined : checkPositiveInt(value)
-    if (bad) errors[field] = [bad]
-  }
-  if (orderEvent && input.customer_id !== undefined) errors.customer_id = [`is for customer events; ${type} takes order_id`]
-  if (!orderEvent && input.order_id !== undefined) errors.order_id = [`is for order events; ${type} takes customer_id`]
-  let overrides: Overrides = {}
-  if (input.set !== undefined) {
-    if (typeof input.set !== 'object' || input.set === null || Array.isArray(input.set)) errors.set = ['must be an object of "data.FIELD": value']
-    else {
-      overrides = input.set as Overrides
-      const bad = checkOverrides(type, overrides)
-      if (bad.length > 0) errors.set = bad
-    }
-  }
-  if (Object.keys(errors).length > 0) throw validationError(errors)
+  const {type, overrides} = checkEventInput(input)
 
-  if (orderEvent) {
-    const named = input.order_id === undefined ? undefined : orderFrom(`${input.order_id as number}`)
-    // Check the named order can take the change before anything happens.
-    if (named && type === 'order.paid' && named.status !== 'pending')
-      throw new HttpError(409, `Order ${named.id} is ${named.status}; only a pending order can be paid`)
-    if (named && type === 'order.shipped' && named.status !== 'paid')
-      throw new HttpError(409, `Order ${named.id} is ${named.status}; only a paid order can be shipped`)
-    if (named && type === 'order.refunded' && named.status !== 'paid' && named.status !== 'shipped')
-      throw new HttpError(409, `Order ${named.id} is ${named.status}; only a paid or shipped order can be refunded`)
-    let created: {customer?: number; order?: number} = {}
-    let order = named
-    if (!order) {
-      const trigger = triggerCustomer(core)
-      const placed = placeOrder(
-        core,
-        {currency: CATALOGUE[0].currency, customer_id: trigger.id, items: [{product_id: CATALOGUE[0].id}]},
-        type === 'order.created' ? overrides : undefined,
-      )
-      order = placed.order
-      created = {...(trigger.created ? {customer: trigger.id} : {}), order: order.id}
-      if (type === 'order.created') return answer(placed.emitted, order, {created, customer: customerView(core.store.customer(trigger.id)!)})
-    }
-    const customer = core.store.customer(order.customer_id)
-    const extra = {created, ...(customer ? {customer: customerView(customer)} : {})}
-    if (type === 'order.created') return answer(emit(core, type, orderView(order), overrides), order, extra)
-    if (!named || type === 'order.paid') {
-      const paid = payOrder(core, order, type === 'order.paid' ? overrides : undefined)
-      if (type === 'order.paid') return answer(paid, order, extra)
-    }
-    if (type === 'order.shipped') return answer(shipOrder(core, order, overrides), order, extra)
-    return answer(refundOrder(core, order, {reason: 'sandbox trigger'}, overrides).emitted, order, extra)
-  }
+  if (type.startsWith('order.')) return triggerOrderEvent(core, type, input, overrides, orderFrom, answer)
 
   const id = input.customer_id as number | undefined
   const named = id === undefined ? undefined : core.store.customer(id)
@@ -274,4 +220,74 @@ function triggerCustomer(core: Core): {id: number; created: boolean} {
     send_invite: false,
   })
   return {created: true, id: customer.id}
+}
+
+/** The trigger's type and overrides, checked: a 422 naming every bad field, before anything happens. */
+function checkEventInput(input: EventInput): {type: SandboxEvent; overrides: Overrides} {
+  const problem = checkOneOf(input.type, SANDBOX_EVENTS)
+  if (problem) throw validationError({type: [problem]})
+  const type = input.type as SandboxEvent
+  const orderEvent = type.startsWith('order.')
+  const errors: Record<string, string[]> = {}
+  for (const [field, value] of [
+    ['order_id', input.order_id],
+    ['customer_id', input.customer_id],
+  ] as const) {
+    const bad = value === undefined ? undefined : checkPositiveInt(value)
+    if (bad) errors[field] = [bad]
+  }
+  if (orderEvent && input.customer_id !== undefined) errors.customer_id = [`is for customer events; ${type} takes order_id`]
+  if (!orderEvent && input.order_id !== undefined) errors.order_id = [`is for order events; ${type} takes customer_id`]
+  let overrides: Overrides = {}
+  if (input.set !== undefined) {
+    if (typeof input.set !== 'object' || input.set === null || Array.isArray(input.set)) errors.set = ['must be an object of "data.FIELD": value']
+    else {
+      overrides = input.set as Overrides
+      const bad = checkOverrides(type, overrides)
+      if (bad.length > 0) errors.set = bad
+    }
+  }
+  if (Object.keys(errors).length > 0) throw validationError(errors)
+  return {overrides, type}
+}
+
+/** An order event: on the named order (which must be in a state that takes it), or on a new order. */
+function triggerOrderEvent(
+  core: Core,
+  type: SandboxEvent,
+  input: EventInput,
+  overrides: Overrides,
+  orderFrom: (raw: string) => OrderRecord,
+  answer: (emitted: Emitted, order?: OrderRecord, extra?: Record<string, unknown>) => Reply,
+): Reply {
+  const named = input.order_id === undefined ? undefined : orderFrom(`${input.order_id as number}`)
+  // Check the named order can take the change before anything happens.
+  if (named && type === 'order.paid' && named.status !== 'pending')
+    throw new HttpError(409, `Order ${named.id} is ${named.status}; only a pending order can be paid`)
+  if (named && type === 'order.shipped' && named.status !== 'paid')
+    throw new HttpError(409, `Order ${named.id} is ${named.status}; only a paid order can be shipped`)
+  if (named && type === 'order.refunded' && named.status !== 'paid' && named.status !== 'shipped')
+    throw new HttpError(409, `Order ${named.id} is ${named.status}; only a paid or shipped order can be refunded`)
+  let created: {customer?: number; order?: number} = {}
+  let order = named
+  if (!order) {
+    const trigger = triggerCustomer(core)
+    const placed = placeOrder(
+      core,
+      {currency: CATALOGUE[0].currency, customer_id: trigger.id, items: [{product_id: CATALOGUE[0].id}]},
+      type === 'order.created' ? overrides : undefined,
+    )
+    order = placed.order
+    created = {...(trigger.created ? {customer: trigger.id} : {}), order: order.id}
+    if (type === 'order.created') return answer(placed.emitted, order, {created, customer: customerView(core.store.customer(trigger.id)!)})
+  }
+  const customer = core.store.customer(order.customer_id)
+  const extra = {created, ...(customer ? {customer: customerView(customer)} : {})}
+  if (type === 'order.created') return answer(emit(core, type, orderView(order), overrides), order, extra)
+  if (!named || type === 'order.paid') {
+    const paid = payOrder(core, order, type === 'order.paid' ? overrides : undefined)
+    if (type === 'order.paid') return answer(paid, order, extra)
+  }
+  if (type === 'order.shipped') return answer(shipOrder(core, order, overrides), order, extra)
+  return answer(refundOrder(core, order, {reason: 'sandbox trigger'}, overrides).emitted, order, extra)
 }

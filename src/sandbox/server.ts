@@ -2,33 +2,29 @@
  * `startSandbox()`: the whole service on node:http, plus the control path. Every request is answered,
  * whatever it holds: handler errors become `{message}` replies (a 500 for anything unexpected).
  */
-import {createServer, type IncomingMessage, type ServerResponse, STATUS_CODES} from 'node:http'
-import type {AddressInfo, Socket} from 'node:net'
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
 
 import {type MoneyUnit, RATE_LIMITS} from '../domain/schema.js'
 import {apiRoutes} from './api.js'
 import {controlRoutes} from './control.js'
 import type {Core} from './core.js'
 import {
-  CONTROL_PREFIX,
   DELIVERY_LOG_LIMIT,
   DELIVERY_RETRY_DELAYS_MS,
   DELIVERY_TIMEOUT_MS,
-  MAX_BODY_BYTES,
-  MAX_JSON_DEPTH,
   MONEY_UNIT_SETTING,
   REQUEST_LOG_BODY_BYTES,
   REQUEST_LOG_FILE_BYTES,
   REQUEST_LOG_LIMIT,
-  V1_DEPRECATION_HEADER,
-  V1_SUNSET_HEADER,
 } from './decisions.js'
 import {Deliveries, type DeliveryAttempt} from './deliveries.js'
-import {allowedHosts, checkControlRequest} from './guard.js'
-import {errorReply, HttpError, readJsonBody, type Reply, Router, writeReply} from './http.js'
-import {describeFault, type FaultRule, Faults} from './faults.js'
+import {allowedHosts} from './guard.js'
+import {Router} from './http.js'
+import {Faults} from './faults.js'
 import {RequestLog} from './request-log.js'
 import {applyScenario, type ScenarioIds} from './scenario.js'
+import {answerClientError, handleRequest, type Site} from './server-handle.js'
 import {SnapshotShelf} from './snapshots.js'
 import {DataFile, loadSnapshot} from './persistence.js'
 import {type Limit, RateLimiter} from './rate-limit.js'
@@ -120,32 +116,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     store.onChange = (change, next) => dataFile.record(change, next)
   }
 
-  const requestLog = new RequestLog({
-    file: options.requestLogFile,
-    limit: REQUEST_LOG_LIMIT,
-    maxBodyBytes: REQUEST_LOG_BODY_BYTES,
-    maxFileBytes: REQUEST_LOG_FILE_BYTES,
-    onError: (e) => log(`could not write the request log: ${e.message}`),
-  })
-  const core: Core = {
-    faults: new Faults(),
-    requestLog,
-    deliveries: new Deliveries({
-      logLimit: DELIVERY_LOG_LIMIT,
-      now,
-      retryDelaysMs: options.retryDelaysMs ?? DELIVERY_RETRY_DELAYS_MS,
-      timeoutMs: options.deliveryTimeoutMs ?? DELIVERY_TIMEOUT_MS,
-      userAgent: 'commerce-sandbox/1',
-    }),
-    limits: {
-      orders: new RateLimiter(now, options.orderLimit ?? RATE_LIMITS.orderCreate),
-      v1Customers: new RateLimiter(now, options.v1CustomersLimit ?? RATE_LIMITS.v1CustomersList),
-      v1Products: new RateLimiter(now, options.v1ProductsLimit ?? RATE_LIMITS.v1ProductsList),
-    },
-    now,
-    store,
-    tokens: new Tokens(now, options.tokenTtlSeconds ?? 3600),
-  }
+  const core = buildCore(options, store, now, log)
+  const {requestLog} = core
 
   const counts = (): SandboxCounts => ({
     ...store.counts(),
@@ -160,93 +132,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let controlHosts = new Set<string>()
   controlRoutes(router, core, new SnapshotShelf(options.snapshotDir), () => ({service: 'commerce sandbox', base_url: baseUrl, counts: counts()}))
 
-  const server = createServer({requestTimeout: 30_000}, (req, res) => void handle(req, res))
+  const site: Site = {controlHosts: () => controlHosts, core, dataFile, log, now, router}
+  const server = createServer({requestTimeout: 30_000}, (req, res) => void handleRequest(site, req, res))
   server.on('clientError', answerClientError)
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const started = performance.now()
-    const at = now()
-    const target = req.url ?? '/'
-    const q = target.indexOf('?')
-    const path = q < 0 ? target : target.slice(0, q)
-    const method = req.method ?? 'GET'
-    let fault: FaultRule | undefined
-    let parsedBody: Promise<unknown> | undefined
-    let requestBody: unknown = null
-    let reply: Reply
-    try {
-      if (path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`)) checkControlRequest(req, controlHosts)
-      fault = path.startsWith('/api/') ? core.faults.take(method, path) : undefined
-      if (fault) {
-        if (fault.delay_ms) await new Promise((resolve) => setTimeout(resolve, fault!.delay_ms!))
-        if (fault.drop) {
-          req.socket.destroy()
-          throw new HttpError(0, 'dropped')
-        }
-        if (fault.status !== null)
-          throw new HttpError(
-            fault.status,
-            `Injected fault ${describeFault(fault)} (sandbox fault add)`,
-            undefined,
-            fault.retry_after === null ? {} : {'retry-after': String(fault.retry_after)},
-          )
-      }
-      const {handler, params} = router.resolve(method, path)
-      reply = await handler({
-        body: () =>
-          (parsedBody ??= readJsonBody(req, MAX_BODY_BYTES, MAX_JSON_DEPTH).then((value) => {
-            requestBody = value ?? null
-            return value
-          })),
-        method,
-        params,
-        path,
-        query: new URLSearchParams(q < 0 ? '' : target.slice(q + 1)),
-        req,
-      })
-    } catch (error) {
-      if (error instanceof HttpError) {
-        reply = errorReply(error)
-      } else {
-        log(`${method} ${path} failed: ${(error as Error)?.stack ?? String(error)}`)
-        reply = {body: {message: 'Internal sandbox error'}, status: 500}
-      }
-    }
-    // A write is answered only once it is on disk (the journal's group commit); failing that, a 500.
-    if (dataFile) {
-      try {
-        await dataFile.sync()
-      } catch (error) {
-        log(`could not save a change to ${dataFile.path}: ${(error as Error).message}`)
-        reply = {body: {message: 'The sandbox could not save the change to its data file'}, status: 500}
-      }
-    }
-    if (path.startsWith('/api/v1/'))
-      reply.headers = {...reply.headers, deprecation: V1_DEPRECATION_HEADER, link: '</api/v2>; rel="successor-version"', sunset: V1_SUNSET_HEADER}
-    const entry = {
-      duration_ms: 0,
-      ...(fault ? {fault: describeFault(fault)} : {}),
-      key_id: keyIdOf(core, req, requestBody),
-      method,
-      path,
-      query: q < 0 ? '' : target.slice(q + 1),
-      request_body: requestBody,
-      status: reply.status,
-      time: new Date(at).toISOString(),
-    }
-    if (res.headersSent || res.destroyed) {
-      if (!unlogged(method, path)) requestLog.add({...entry, duration_ms: Math.round((performance.now() - started) * 10) / 10})
-      return
-    }
-    const text = reply.raw ?? (reply.body === undefined ? undefined : JSON.stringify(reply.body))
-    try {
-      writeReply(res, {...reply, raw: text})
-    } catch (error) {
-      log(`could not answer ${method} ${path}: ${(error as Error).message}`)
-      res.destroy()
-    }
-    if (!unlogged(method, path)) requestLog.add({...entry, duration_ms: Math.round((performance.now() - started) * 10) / 10, response_text: text})
-  }
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -290,39 +178,32 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   }
 }
 
-/** Reads of the control path are not logged: `logs --follow` and the inspector page would fill the log with themselves. */
-function unlogged(method: string, path: string): boolean {
-  return (method === 'GET' || method === 'HEAD') && (path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`))
-}
-
-/** The key pair behind a request: its bearer token's, or the key_id of a token request. */
-function keyIdOf(core: Core, req: IncomingMessage, body: unknown): string | null {
-  const m = /^Bearer +(\S+)/i.exec(req.headers.authorization ?? '')
-  if (m) {
-    const found = core.tokens.lookup(m[1])
-    return found.state === 'valid' || found.state === 'revoked' ? found.token.keyId : null
+/** The emulator's state and machinery around its store: faults, request log, deliveries, rate limits, tokens. */
+function buildCore(options: SandboxOptions, store: Store, now: () => number, log: (line: string) => void): Core {
+  const requestLog = new RequestLog({
+    file: options.requestLogFile,
+    limit: REQUEST_LOG_LIMIT,
+    maxBodyBytes: REQUEST_LOG_BODY_BYTES,
+    maxFileBytes: REQUEST_LOG_FILE_BYTES,
+    onError: (e) => log(`could not write the request log: ${e.message}`),
+  })
+  return {
+    faults: new Faults(),
+    requestLog,
+    deliveries: new Deliveries({
+      logLimit: DELIVERY_LOG_LIMIT,
+      now,
+      retryDelaysMs: options.retryDelaysMs ?? DELIVERY_RETRY_DELAYS_MS,
+      timeoutMs: options.deliveryTimeoutMs ?? DELIVERY_TIMEOUT_MS,
+      userAgent: 'commerce-sandbox/1',
+    }),
+    limits: {
+      orders: new RateLimiter(now, options.orderLimit ?? RATE_LIMITS.orderCreate),
+      v1Customers: new RateLimiter(now, options.v1CustomersLimit ?? RATE_LIMITS.v1CustomersList),
+      v1Products: new RateLimiter(now, options.v1ProductsLimit ?? RATE_LIMITS.v1ProductsList),
+    },
+    now,
+    store,
+    tokens: new Tokens(now, options.tokenTtlSeconds ?? 3600),
   }
-  const keyId = (body as {key_id?: unknown} | null)?.key_id
-  return typeof keyId === 'string' ? keyId : null
-}
-
-/**
- * Requests Node cannot parse (a malformed request line or header, headers over its size limit, a body cut
- * short) never reach the router; they get a JSON `{message}` too (Node's default answer has no body), unless
- * a response is already being written on the connection (as Node checks), and the connection is closed.
- */
-function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  const inFlight = (socket as Socket & {_httpMessage?: ServerResponse | null})._httpMessage
-  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) return void socket.destroy()
-  const [status, message] =
-    error.code === 'HPE_HEADER_OVERFLOW'
-      ? [431, 'Request headers are too large']
-      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'The request was not received in time']
-        : [400, `Malformed HTTP request${error.code ? ` (${error.code})` : ''}`]
-  const body = JSON.stringify({message})
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-  )
 }
