@@ -117,12 +117,7 @@ export async function runImport(options: ImportRunOptions): Promise<ImportOutcom
   let ticker: {stop(): void} | undefined
   const tracker = new ProgressTracker()
   try {
-    if (!options.dryRun && options.connect) {
-      const {client, onConflict, tokens} = await options.connect()
-      const progress = await options.progress?.()
-      const paced = pacedClient(client, tokens, {expectedLimit: options.expectedLimit, quietWaits: progress !== undefined, signal: options.signal})
-      connection = {onConflict, paced, progress}
-    }
+    connection = await connectImport(options)
     const paced = connection?.paced
     const send = rowSender(options.kind, paced, connection?.onConflict)
     let answered = 0
@@ -191,6 +186,15 @@ export async function runImport(options: ImportRunOptions): Promise<ImportOutcom
     await errors?.close()
     await connection?.paced.close()
   }
+}
+
+/** The paced client an import sends through, with its progress display; none for a dry run. */
+async function connectImport(options: ImportRunOptions): Promise<Connection | undefined> {
+  if (options.dryRun || !options.connect) return undefined
+  const {client, onConflict, tokens} = await options.connect()
+  const progress = await options.progress?.()
+  const paced = pacedClient(client, tokens, {expectedLimit: options.expectedLimit, quietWaits: progress !== undefined, signal: options.signal})
+  return {onConflict, paced, progress}
 }
 
 /** The summary, in the contract's order, then the rows an earlier run had done. */

@@ -7,7 +7,7 @@ import {createInterface} from 'node:readline'
 import {cloudflared} from './cloudflared.js'
 import {TunnelNotInstalledError, TunnelStartError, type TunnelProvider} from './errors.js'
 import {ngrok} from './ngrok.js'
-import type {ProviderSpec} from './provider.js'
+import type {ProviderPlan, ProviderSpec} from './provider.js'
 import {findExecutable} from './support.js'
 
 export {TunnelError, TunnelNotInstalledError, TunnelStartError, type TunnelProvider} from './errors.js'
@@ -107,37 +107,21 @@ export async function startTunnel(provider: TunnelProvider, options: TunnelOptio
       clearTimeout(kill)
     })())
 
-  const timeoutMs = options.timeoutMs ?? 30_000
-  let settled = false
-  let pollTimer: NodeJS.Timeout | undefined
-  let deadline: NodeJS.Timeout | undefined
   try {
-    publicUrl = await new Promise<string>((resolve, reject) => {
-      found = resolve
-      const poll = () => {
-        void plan.poll().then((url) => {
-          if (url) resolve(url)
-          else if (!settled) pollTimer = setTimeout(poll, options.pollIntervalMs ?? 200)
-        })
-      }
-      poll()
-      deadline = setTimeout(() => {
-        const message = `${spec.binary} gave no public URL within ${timeoutMs / 1000} s${tail(lastLines)}`
-        reject(new TunnelStartError(message, provider, [...lastLines]))
-      }, timeoutMs)
-      void exited.then((exit) => {
-        if (child.pid === undefined) return reject(notInstalled())
-        const message = `${spec.binary} ${howItEnded(exit.code, exit.signal)} before giving a public URL${tail(exit.lastLines)}`
-        reject(new TunnelStartError(message, provider, exit.lastLines))
-      })
+    publicUrl = await waitForPublicUrl({
+      exited,
+      lastLines,
+      listen: (resolve) => (found = resolve),
+      notInstalled: () => (child.pid === undefined ? notInstalled() : undefined),
+      plan,
+      pollIntervalMs: options.pollIntervalMs ?? 200,
+      provider,
+      timeoutMs: options.timeoutMs ?? 30_000,
     })
   } catch (error) {
     await stop()
     throw error
   } finally {
-    settled = true
-    clearTimeout(pollTimer)
-    clearTimeout(deadline)
     found = undefined
   }
 
@@ -157,6 +141,52 @@ function howItEnded(code: number | null, signal: NodeJS.Signals | null): string 
   return code === null ? 'could not be started' : `exited with code ${code}`
 }
 
-function tail(lines: string[]): string {
+function tail(lines: readonly string[]): string {
   return lines.length === 0 ? '.' : `. Its last output:\n  ${lines.slice(-QUOTED_LINES).join('\n  ')}`
+}
+
+/**
+ * The first public URL a line of the binary's output gives (through `listen`) or a poll of its API finds;
+ * rejects at the deadline, or when the binary exits first (not installed, when it never started).
+ */
+async function waitForPublicUrl(w: {
+  plan: ProviderPlan
+  provider: TunnelProvider
+  exited: Promise<TunnelExit>
+  lastLines: readonly string[]
+  listen: (resolve: (url: string) => void) => void
+  notInstalled: () => TunnelNotInstalledError | undefined
+  timeoutMs: number
+  pollIntervalMs: number
+}): Promise<string> {
+  const binary = SPECS[w.provider].binary
+  let settled = false
+  let pollTimer: NodeJS.Timeout | undefined
+  let deadline: NodeJS.Timeout | undefined
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      w.listen(resolve)
+      const poll = () => {
+        void w.plan.poll().then((url) => {
+          if (url) resolve(url)
+          else if (!settled) pollTimer = setTimeout(poll, w.pollIntervalMs)
+        })
+      }
+      poll()
+      deadline = setTimeout(() => {
+        const message = `${binary} gave no public URL within ${w.timeoutMs / 1000} s${tail(w.lastLines)}`
+        reject(new TunnelStartError(message, w.provider, [...w.lastLines]))
+      }, w.timeoutMs)
+      void w.exited.then((exit) => {
+        const missing = w.notInstalled()
+        if (missing) return reject(missing)
+        const message = `${binary} ${howItEnded(exit.code, exit.signal)} before giving a public URL${tail(exit.lastLines)}`
+        reject(new TunnelStartError(message, w.provider, exit.lastLines))
+      })
+    })
+  } finally {
+    settled = true
+    clearTimeout(pollTimer)
+    clearTimeout(deadline)
+  }
 }
