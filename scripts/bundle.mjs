@@ -10,7 +10,7 @@
  * - commands/**, hooks/*: one line each, `module.exports = require('#app').load('commands/products/list')`, so
  *   that oclif (package.json `oclif.commands`, the manifest) finds one file per command.
  * - vendor/<package>.js: each package our code imports lazily (`await import('undici')`: undici, @inquirer/prompts,
- *   cli-table3, cli-progress, conf, @napi-rs/keyring), required only when that line runs; conf without ajv, which
+ *   cli-progress, conf, @napi-rs/keyring), required only when that line runs; conf without ajv, which
  *   it loads for a JSON Schema the CLI does not give it. @napi-rs/keyring is a native
  *   binding (a .node file per platform): its vendor file only requires it from node_modules.
  * - package.json: CommonJS, and the `#core`, `#app` and `#vendor/*` imports, resolvable at any depth.

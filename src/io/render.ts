@@ -1,7 +1,7 @@
 /**
  * Renderers for the three output modes of the contract:
- * - TTY: borderless tables sized to the terminal (lists) and two-column field/value tables (one resource, still
- *   cli-table3);
+ * - TTY: borderless tables sized to the terminal (lists) and field/value lines (one resource), one engine: widths
+ *   in terminal cells (width.ts), the widest column cut with `…`, a long value wrapped at words;
  * - pipe: tab-separated rows with a header line (lists) or `field<TAB>value` lines, no colour;
  * - --json: one JSON document; lists stream as an array while records arrive (writeJsonArray). Which mode
  *   applies is decided in Output (output.ts), the one path commands print results through.
@@ -11,7 +11,7 @@ import {sanitize} from './sanitize.js'
 import {Spinner} from './spinner.js'
 import type {IOStreams} from './streams.js'
 import {humanValue, type ValueOptions} from './values.js'
-import {cellWidth, fitCells} from './width.js'
+import {cellWidth, fitCells, padCells, wrapCells} from './width.js'
 import type {ListPosition} from '../domain/schema.js'
 
 type Row = Record<string, unknown>
@@ -171,7 +171,7 @@ export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row>
   return count
 }
 
-/** One resource, for people: a two-column field/value table on a TTY, `field<TAB>value` lines on a pipe. */
+/** One resource, for people: field/value lines fitted to the terminal on a TTY, `field<TAB>value` lines on a pipe. */
 export async function renderRecordHuman(io: IOStreams, record: Row, fields?: readonly string[]): Promise<void> {
   if (io.fields) record = project(record, io.fields)
   const keys = fields ? [...fields, ...Object.keys(record).filter((k) => !fields.includes(k))] : Object.keys(record)
@@ -180,17 +180,21 @@ export async function renderRecordHuman(io: IOStreams, record: Row, fields?: rea
     io.out(present.map((k) => `${sanitize(k, 'tsv')}\t${formatCell(record[k], true)}`).join('\n'))
     return
   }
-  const {default: Table} = await import('cli-table3')
-  // Sized to the terminal: the field column as wide as its longest name, the value column as wide as its longest
-  // line but no wider than the rest (borders and padding take 7 characters); long text wraps there, and nested
-  // values are shown one entry a line.
-  const keyWidth = Math.max(...present.map((k) => cellWidth(sanitize(k))), 1) + 2
-  const widest = Math.max(MIN_WIDTH, (io.stdout.columns || 80) - keyWidth - 5)
-  const cells = present.map((k) => nestedCell(k, record, io.values, widest - 2))
-  const valueWidth = Math.min(widest, Math.max(MIN_WIDTH, ...cells.flatMap((c) => c.split('\n').map((l) => cellWidth(l) + 2))))
-  const table = new Table({colWidths: [keyWidth, valueWidth], style: {border: io.color ? ['gray'] : [], compact: true, head: []}, wordWrap: true})
-  for (const [i, k] of present.entries()) table.push({[io.color ? io.chalk.bold(sanitize(k)) : sanitize(k)]: styleCell(io, k, cells[i])})
-  io.out(table.toString())
+  // Field names in a column as wide as the longest, values beside them in the rest of the window: a long value
+  // wraps at words there, and nested values are shown one entry a line (each cut with `…` to the column).
+  const keyWidth = Math.max(...present.map((k) => cellWidth(sanitize(k))), 1)
+  const valueWidth = Math.max(MIN_WIDTH, (io.stdout.columns || 80) - keyWidth - GAP)
+  const indent = ' '.repeat(keyWidth + GAP)
+  const lines: string[] = []
+  for (const k of present) {
+    const name = padCells(sanitize(k), keyWidth)
+    const valueLines = nestedCell(k, record, io.values, valueWidth)
+      .split('\n')
+      .flatMap((line) => wrapCells(line, valueWidth))
+    for (const [i, line] of valueLines.entries())
+      lines.push(`${i === 0 ? (io.color ? io.chalk.bold(name) : name) : indent}${' '.repeat(i === 0 ? GAP : 0)}${styleCell(io, k, line)}`.trimEnd())
+  }
+  io.out(lines.join('\n'))
 }
 
 /**

@@ -1,9 +1,11 @@
 /**
  * Widths in terminal cells, for every line the CLI fits to a window (tables, field/value views): an East Asian
  * wide character or an emoji takes two cells, a combining mark none, an escape sequence none. Measured by
- * string-width (the library cli-table3 and oclif measure with), cut by grapheme so that no character is split.
+ * string-width (the library oclif measures with), cut by grapheme so that no character is split, and wrapped at
+ * words by wrap-ansi (which measures with the same string-width).
  */
 import stringWidth from 'string-width'
+import wrapAnsi from 'wrap-ansi'
 
 /** Printable ASCII only: one cell a character, measured without the library (most cells of most tables). */
 const PLAIN = /^[\x20-\x7e]*$/
@@ -34,4 +36,10 @@ export function fitCells(text: string, width: number): string {
 /** `text` followed by spaces up to `width` cells. */
 export function padCells(text: string, width: number): string {
   return text + ' '.repeat(Math.max(0, width - cellWidth(text)))
+}
+
+/** `text` wrapped at words into lines of at most `width` cells (a longer word is broken), without trailing spaces. */
+export function wrapCells(text: string, width: number): string[] {
+  if (cellWidth(text) <= width) return [text]
+  return wrapAnsi(text, Math.max(1, width), {hard: true, trim: true}).split('\n')
 }
