@@ -8,6 +8,7 @@
  */
 import {createReadStream} from 'node:fs'
 
+import {isObject} from '../domain/json.js'
 import {type ImportFormat, MAX_RECORD_BYTES} from '../domain/bulk.js'
 import {splitLines} from './lines.js'
 import {readCsv} from './read-csv.js'
@@ -51,11 +52,11 @@ async function* readJsonl(file: string, options: ReadOptions): AsyncGenerator<Re
         yield {line, error: `is not valid JSON (${(error as Error).message})`}
         continue
       }
-      if (typeof record !== 'object' || record === null || Array.isArray(record)) {
+      if (!isObject(record)) {
         yield {line, error: 'must be a JSON object'}
         continue
       }
-      yield {line, record: record as Record<string, unknown>}
+      yield {line, record: record}
     }
   } finally {
     raw.destroy()

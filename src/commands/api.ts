@@ -4,7 +4,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {ApiCommand} from '../base/command.js'
 import {apiVersionFlag, jqStreamingRefusal} from '../base/flags.js'
-import {fileProblem} from '../domain/files.js'
+import {fileProblem, readAll} from '../domain/files.js'
 import {ApiError, UsageError} from '../errors.js'
 import {sanitize} from '../io/sanitize.js'
 import {API_METHODS, paginate, prepareRequest} from '../services/api.js'
@@ -52,7 +52,7 @@ export default class Api extends ApiCommand<typeof Api> {
 
   async run(): Promise<void> {
     const {flags} = this
-    const read = (path: string) => (path === '-' ? readStdin() : readFile(path, 'utf8'))
+    const read = async (path: string) => (path === '-' ? (await readAll(process.stdin)).toString('utf8') : readFile(path, 'utf8'))
     const prepared = await prepareRequest(
       {
         fields: flags.field,
@@ -92,10 +92,4 @@ async function readInput(source: string, read: (path: string) => Promise<string>
   } catch (error) {
     throw new UsageError(`--input: ${fileProblem(error, source)}.`)
   }
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = []
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
 }

@@ -150,3 +150,10 @@ export function fileProblem(error: unknown, path: string, doing: 'read' | 'write
       return `${path} cannot be ${doing === 'read' ? 'read' : 'written'} (${code ?? (error as Error)?.message ?? String(error)})`
   }
 }
+
+/** Everything a stream gives until it ends (standard input piped to a command), as one buffer. */
+export async function readAll(stream: AsyncIterable<unknown>): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array))
+  return Buffer.concat(chunks)
+}

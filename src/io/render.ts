@@ -12,6 +12,7 @@ import {Spinner} from './spinner.js'
 import type {IOStreams} from './streams.js'
 import {humanValue, type ValueOptions} from './values.js'
 import {cellWidth, fitCells, padCells, wrapCells} from './width.js'
+import {isObject} from '../domain/json.js'
 import type {ListPosition} from '../domain/schema.js'
 
 type Row = Record<string, unknown>
@@ -207,7 +208,7 @@ function nestedCell(key: string, record: Row, options: ValueOptions, width: numb
   const value = record[key]
   // Entries of a collection are resources (human forms apply); an object's pairs (metadata) are the user's own.
   const pairs = (entry: unknown, human = true): string =>
-    entry !== null && typeof entry === 'object' && !Array.isArray(entry)
+    isObject(entry)
       ? Object.entries(entry)
           .map(([k, v]) => {
             const shown = human ? humanValue(k, v, {currency: record.currency, ...(entry as Row)}, options, 'list') : undefined
@@ -219,8 +220,8 @@ function nestedCell(key: string, record: Row, options: ValueOptions, width: numb
         : JSON.stringify(entry)
   let lines: string[]
   if (Array.isArray(value) && (value as unknown[]).some((e) => e !== null && typeof e === 'object')) lines = (value as unknown[]).map((e) => pairs(e))
-  else if (value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length > 0)
-    lines = Object.entries(value as Record<string, unknown>).map(([k, v]) => pairs({[k]: v}, false))
+  else if (isObject(value) && Object.keys(value).length > 0)
+    lines = Object.entries(value).map(([k, v]) => pairs({[k]: v}, false))
   else return terminalCell(key, value, record, options, 'record')
   return lines.map((line) => fitCells(sanitize(line, 'cell'), Math.max(1, width))).join('\n')
 }

@@ -11,6 +11,7 @@ import {Chalk, type ChalkInstance} from 'chalk'
 import {project} from './fields.js'
 import type {JqFilter} from './jq.js'
 import {sanitize} from './sanitize.js'
+import {isObject} from '../domain/json.js'
 import type {ValueOptions} from './values.js'
 
 export interface IOStreamsOptions {
@@ -118,9 +119,8 @@ export class IOStreams {
   /** A record, or each record of an array, with only --fields; other values unchanged. */
   projected(value: unknown): unknown {
     if (!this.fields) return value
-    const isRecord = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v)
-    if (Array.isArray(value)) return (value as unknown[]).map((v) => (isRecord(v) ? project(v as Record<string, unknown>, this.fields!) : v))
-    return isRecord(value) ? project(value as Record<string, unknown>, this.fields) : value
+    if (Array.isArray(value)) return (value as unknown[]).map((v) => (isObject(v) ? project(v, this.fields!) : v))
+    return isObject(value) ? project(value, this.fields) : value
   }
 
   /** The --jq results for one JSON document (its text), written as jq prints them; raw strings made safe on a terminal. */

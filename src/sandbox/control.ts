@@ -2,6 +2,7 @@
  * The sandbox-only control path, outside `/api/`: no authentication, JSON in and out. It moves orders along
  * (paying one fires `order.paid` deliveries) and shows the delivery log. `GET /_sandbox` describes it.
  */
+import {isObject} from '../domain/json.js'
 import {checkOneOf, checkPositiveInt, parseId} from '../domain/validate.js'
 import {
   checkOverrides,
@@ -240,9 +241,9 @@ function checkEventInput(input: EventInput): {type: SandboxEvent; overrides: Ove
   if (!orderEvent && input.order_id !== undefined) errors.order_id = [`is for order events; ${type} takes customer_id`]
   let overrides: Overrides = {}
   if (input.set !== undefined) {
-    if (typeof input.set !== 'object' || input.set === null || Array.isArray(input.set)) errors.set = ['must be an object of "data.FIELD": value']
+    if (!isObject(input.set)) errors.set = ['must be an object of "data.FIELD": value']
     else {
-      overrides = input.set as Overrides
+      overrides = input.set
       const bad = checkOverrides(type, overrides)
       if (bad.length > 0) errors.set = bad
     }

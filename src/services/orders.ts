@@ -7,7 +7,8 @@ import {isResource, resourceOf, unexpectedResponse} from '../api/errors.js'
 import type {PageOptions} from '../api/paginate.js'
 import {type ApiVersion, ORDER_STATUSES, type Order, type OrderStatus} from '../domain/schema.js'
 import {checkOneOf, checkPositiveInt, isUuid, validateOrderCreate, validateRefund} from '../domain/validate.js'
-import {fileProblem} from '../domain/files.js'
+import {fileProblem, readAll} from '../domain/files.js'
+import {isObject} from '../domain/json.js'
 import {UsageError} from '../errors.js'
 import {type Listing, listing, requireV2} from './listing.js'
 import {assertValid} from './validation.js'
@@ -72,11 +73,7 @@ export interface OrderInput {
 export async function readOrderFile(path: string, stdin: NodeJS.ReadableStream = process.stdin): Promise<OrderInput> {
   let text: string
   try {
-    if (path === '-') {
-      const chunks: Buffer[] = []
-      for await (const chunk of stdin) chunks.push(Buffer.from(chunk as Buffer))
-      text = Buffer.concat(chunks).toString('utf8')
-    } else text = await readFile(path, 'utf8')
+    text = path === '-' ? (await readAll(stdin)).toString('utf8') : await readFile(path, 'utf8')
   } catch (error) {
     throw new UsageError(phrase`${option('fromFile')}: ${fileProblem(error, path)}.`)
   }
@@ -86,8 +83,7 @@ export async function readOrderFile(path: string, stdin: NodeJS.ReadableStream =
   } catch (error) {
     throw new UsageError(phrase`${option('fromFile')} ${path} is not valid JSON: ${(error as Error).message}.`)
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new UsageError(phrase`${option('fromFile')} ${path} must hold a JSON object {customer_id, currency, items}.`)
+  if (!isObject(value)) throw new UsageError(phrase`${option('fromFile')} ${path} must hold a JSON object {customer_id, currency, items}.`)
   return value
 }
 

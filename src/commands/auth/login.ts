@@ -5,6 +5,7 @@ import {apiVersionFlag} from '../../base/flags.js'
 import {checkBaseUrl} from '../../base/context.js'
 import {SCOPES} from '../../domain/schema.js'
 import {checkOneOf} from '../../domain/validate.js'
+import {readAll} from '../../domain/files.js'
 import {UsageError} from '../../errors.js'
 import {needFlag, promptSecret, promptText} from '../../io/prompt.js'
 import {keyringHint, login, sandboxLogin, STORAGES, type Storage} from '../../services/auth.js'
@@ -102,9 +103,5 @@ On a terminal, prompts for what is missing (the secret masked). Without one, pas
 async function readStdin(): Promise<string> {
   if (process.stdin.isTTY)
     throw new UsageError('--key-secret-stdin reads the secret from a pipe, e.g. `printf %s "$SECRET" | commerce auth login ... --key-secret-stdin`.')
-  const chunks: Buffer[] = []
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks)
-    .toString('utf8')
-    .replace(/\r?\n$/, '')
+  return (await readAll(process.stdin)).toString('utf8').replace(/\r?\n$/, '')
 }

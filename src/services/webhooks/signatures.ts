@@ -2,7 +2,7 @@
 import {readFile} from 'node:fs/promises'
 
 import {DEFAULT_TOLERANCE_SECONDS, signPayload, verifySignature, type VerifyFailure} from '../../domain/signature.js'
-import {fileProblem} from '../../domain/files.js'
+import {fileProblem, readAll} from '../../domain/files.js'
 import {UsageError} from '../../errors.js'
 import {option, type OptionRef, phrase, type Text} from '../../domain/phrase.js'
 
@@ -19,9 +19,7 @@ export async function readPayload(file: string | undefined, stdin: NodeJS.ReadSt
     }
   }
   if (stdin.isTTY) throw new UsageError(phrase`No payload: pass ${option('payloadFile')} FILE, or pipe the payload on standard input.`)
-  const chunks: Buffer[] = []
-  for await (const chunk of stdin) chunks.push(Buffer.from(chunk as Buffer))
-  return Buffer.concat(chunks)
+  return readAll(stdin)
 }
 
 /** Where a signing secret may come from, besides the command line (which `ps` shows). */
@@ -68,9 +66,7 @@ export async function readSecret(sources: SecretSources, stdin: NodeJS.ReadStrea
   } else if (sources.secretStdin) {
     from = phrase`${option('secretStdin')}`
     if (stdin.isTTY) throw new UsageError(phrase`${option('secretStdin')}: pipe the signing secret on standard input.`)
-    const chunks: Buffer[] = []
-    for await (const chunk of stdin) chunks.push(Buffer.from(chunk as Buffer))
-    value = firstLine(Buffer.concat(chunks).toString('utf8'))
+    value = firstLine((await readAll(stdin)).toString('utf8'))
   } else {
     value = sources.env?.[SECRET_ENV]
     from = SECRET_ENV
