@@ -2,9 +2,12 @@
  * The bulk commands' rendering, shared by customers|orders export|import: the progress bar (on a terminal),
  * the summaries and the exit codes. Ctrl-C comes as BaseCommand's `interrupted` signal, handed to the services.
  */
+import type {Command} from '@oclif/core'
+
 import type {ApiClient, ApiRequest, TokenSource} from '../api/client.js'
 import type {ImportFormat, OnConflict} from '../domain/bulk.js'
 import {EXIT, UsageError} from '../errors.js'
+import {ApiCommand} from './command.js'
 import {createProgressBar} from '../io/progress.js'
 import {type Output, renderRecord} from '../io/output.js'
 import {counted} from '../domain/text.js'
@@ -174,4 +177,38 @@ function invalidFile(file: ValidatedFile, name: string): UsageError {
     fieldErrors: errors,
     hint: 'Fix them, or pass --skip-invalid to import the other rows.',
   })
+}
+
+/**
+ * customers|orders export|import: interruptible (Ctrl-C stops taking work and finishes what is in flight), and
+ * wired to this command's context once: its client and credentials, its streams, its flags and its Ctrl-C.
+ */
+export abstract class BulkCommand<T extends typeof Command> extends ApiCommand<T> {
+  static interruptible = true
+
+  protected async exportRecords(spec: Pick<ExportCommandOptions, 'columns' | 'expectedLimit' | 'noun' | 'request'>): Promise<void> {
+    await exportCommand({
+      ...spec,
+      client: await this.ctx.client(),
+      flags: this.flags as ExportCommandOptions['flags'],
+      io: this.io,
+      output: this.output,
+      signal: this.interrupted,
+      tokens: (await this.ctx.credentials()).tokens,
+    })
+  }
+
+  /** Exits with the import's code (130 interrupted, 1 a row failed) unless it is 0. */
+  protected async importRecords(spec: {kind: ImportKind; file: string; onConflict?: OnConflict; expectedLimit?: number}): Promise<void> {
+    const {onConflict, ...rest} = spec
+    const code = await importCommand({
+      ...rest,
+      connect: async () => ({client: await this.ctx.client(), onConflict, tokens: (await this.ctx.credentials()).tokens}),
+      env: this.ctx.env,
+      flags: this.flags as ImportCommandOptions['flags'],
+      io: this.io,
+      signal: this.interrupted,
+    })
+    if (code !== 0) this.exit(code)
+  }
 }

@@ -220,8 +220,7 @@ function nestedCell(key: string, record: Row, options: ValueOptions, width: numb
         : JSON.stringify(entry)
   let lines: string[]
   if (Array.isArray(value) && (value as unknown[]).some((e) => e !== null && typeof e === 'object')) lines = (value as unknown[]).map((e) => pairs(e))
-  else if (isObject(value) && Object.keys(value).length > 0)
-    lines = Object.entries(value).map(([k, v]) => pairs({[k]: v}, false))
+  else if (isObject(value) && Object.keys(value).length > 0) lines = Object.entries(value).map(([k, v]) => pairs({[k]: v}, false))
   else return terminalCell(key, value, record, options, 'record')
   return lines.map((line) => fitCells(sanitize(line, 'cell'), Math.max(1, width))).join('\n')
 }

@@ -1,12 +1,10 @@
-import {ApiCommand} from '../../base/command.js'
+import {BulkCommand} from '../../base/bulk-command.js'
 import {exportFlags} from '../../base/bulk-flags.js'
 import {apiVersionFlag, customerStatusFlag, searchFlag, jqStreamingRefusal} from '../../base/flags.js'
 import {RATE_LIMITS, RESOURCE_COLUMNS} from '../../domain/schema.js'
-import {exportCommand} from '../../base/bulk-command.js'
 import {listCustomersRequest} from '../../services/customers.js'
 
-export default class CustomersExport extends ApiCommand<typeof CustomersExport> {
-  static interruptible = true
+export default class CustomersExport extends BulkCommand<typeof CustomersExport> {
   static summary = `Export every matching customer, in the service's order (newest first).`
   static description = `Records stream as pages of 100 arrive (memory stays flat whatever the count): page 1 first, then the others with --concurrency pages in flight, written in order. JSONL (default): one customer per line. CSV: a header row of the customer's top-level fields, RFC 4180 quoting, nested values (metadata) as compact JSON; \`customers import\` reads it back. JSON: one array.
 
@@ -31,17 +29,11 @@ export default class CustomersExport extends ApiCommand<typeof CustomersExport> 
   async run(): Promise<void> {
     const {flags} = this
     const version = await this.ctx.apiVersion()
-    await exportCommand({
-      client: await this.ctx.client(),
+    await this.exportRecords({
       columns: RESOURCE_COLUMNS.customer,
       expectedLimit: version === 'v1' ? RATE_LIMITS.v1CustomersList.limit : undefined,
-      flags,
-      io: this.io,
-      output: this.output,
-      signal: this.interrupted,
       noun: 'customer',
       request: listCustomersRequest({search: flags.search, status: flags.status, version}),
-      tokens: (await this.ctx.credentials()).tokens,
     })
   }
 }

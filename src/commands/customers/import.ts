@@ -1,14 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 
-import {ApiCommand} from '../../base/command.js'
+import {BulkCommand} from '../../base/bulk-command.js'
 import {importFlags} from '../../base/bulk-flags.js'
 import {apiVersionFlag} from '../../base/flags.js'
 import {UsageError} from '../../errors.js'
-import {importCommand} from '../../base/bulk-command.js'
 import {ON_CONFLICT} from '../../domain/bulk.js'
 
-export default class CustomersImport extends ApiCommand<typeof CustomersImport> {
-  static interruptible = true
+export default class CustomersImport extends BulkCommand<typeof CustomersImport> {
   static args = {file: Args.string({description: 'CSV or JSONL file of customers.', required: true})}
   static summary = `Create customers from a CSV or JSONL file, resumably.`
   static description = `Rows: CSV columns email, name, and optional send_invite (true/false), plan, metadata.<key> and metadata (a JSON object); or JSONL objects shaped like the create body ({"email", "name", "send_invite", "metadata"}). The columns an export writes but the service sets (id, status, created_at) are ignored, so \`customers export --format csv\` can be imported as is. The format comes from --format or the file's extension (.csv, .jsonl, .ndjson).
@@ -35,15 +33,6 @@ Every row is validated first; bad rows are reported by their line in the file (t
     const onConflict = flags['on-conflict']
     if (onConflict === 'update' && (await this.ctx.apiVersion()) !== 'v2')
       throw new UsageError('--on-conflict update needs API v2 (it finds and updates customers); drop --api-version v1.')
-    const code = await importCommand({
-      connect: async () => ({client: await this.ctx.client(), onConflict, tokens: (await this.ctx.credentials()).tokens}),
-      env: this.ctx.env,
-      file: this.args.file,
-      flags,
-      io: this.io,
-      signal: this.interrupted,
-      kind: 'customers',
-    })
-    if (code !== 0) this.exit(code)
+    await this.importRecords({file: this.args.file, kind: 'customers', onConflict})
   }
 }

@@ -1,12 +1,10 @@
-import {ApiCommand} from '../../base/command.js'
+import {BulkCommand} from '../../base/bulk-command.js'
 import {exportFlags} from '../../base/bulk-flags.js'
 import {apiVersionFlag, idFlag, orderStatusFlag, jqStreamingRefusal} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
-import {exportCommand} from '../../base/bulk-command.js'
 import {listOrdersRequest} from '../../services/orders.js'
 
-export default class OrdersExport extends ApiCommand<typeof OrdersExport> {
-  static interruptible = true
+export default class OrdersExport extends BulkCommand<typeof OrdersExport> {
   static summary = `Export every matching order, in the service's order, as the list operation returns them.`
   static description = `Records stream as pages of 100 arrive (memory stays flat whatever the count): page 1 first, then the others with --concurrency pages in flight, written in order. JSONL (default): one order per line. CSV: a header row of the order's top-level fields, RFC 4180 quoting, nested values as compact JSON. JSON: one array. (The list operation does not return items, so an order export cannot be imported back as is.)
 
@@ -30,16 +28,10 @@ export default class OrdersExport extends ApiCommand<typeof OrdersExport> {
 
   async run(): Promise<void> {
     const {flags} = this
-    await exportCommand({
-      client: await this.ctx.client(),
+    await this.exportRecords({
       columns: RESOURCE_COLUMNS.order,
-      flags,
-      io: this.io,
-      output: this.output,
-      signal: this.interrupted,
       noun: 'order',
       request: listOrdersRequest({customerId: flags.customer, status: flags.status, version: await this.ctx.apiVersion()}),
-      tokens: (await this.ctx.credentials()).tokens,
     })
   }
 }

@@ -1,14 +1,12 @@
 import {Args} from '@oclif/core'
 
-import {ApiCommand} from '../../base/command.js'
+import {BulkCommand} from '../../base/bulk-command.js'
 import {importFlags} from '../../base/bulk-flags.js'
 import {apiVersionFlag} from '../../base/flags.js'
 import {UsageError} from '../../errors.js'
-import {importCommand} from '../../base/bulk-command.js'
 import {ORDER_EXPECTED_LIMIT} from '../../domain/bulk.js'
 
-export default class OrdersImport extends ApiCommand<typeof OrdersImport> {
-  static interruptible = true
+export default class OrdersImport extends BulkCommand<typeof OrdersImport> {
   static args = {file: Args.string({description: 'CSV or JSONL file of orders.', required: true})}
   static summary = `Create orders from a CSV or JSONL file, resumably and never twice (v2 only).`
   static description = `Rows: CSV columns customer_id, currency, items (PRODUCT_ID[:QUANTITY] entries separated by ";") and optional idempotency_key; or JSONL objects {"customer_id", "currency", "items": [{"product_id", "quantity"}], "idempotency_key"?}. The format comes from --format or the file's extension (.csv, .jsonl, .ndjson).
@@ -29,16 +27,6 @@ Every row is validated first; bad rows are reported by their line in the file an
       throw new UsageError(
         'orders import needs API v2: v1 has no Idempotency-Key, so a retried row could create a second order. Drop --api-version v1.',
       )
-    const code = await importCommand({
-      connect: async () => ({client: await this.ctx.client(), tokens: (await this.ctx.credentials()).tokens}),
-      env: this.ctx.env,
-      expectedLimit: ORDER_EXPECTED_LIMIT,
-      file: this.args.file,
-      flags: this.flags,
-      io: this.io,
-      signal: this.interrupted,
-      kind: 'orders',
-    })
-    if (code !== 0) this.exit(code)
+    await this.importRecords({expectedLimit: ORDER_EXPECTED_LIMIT, file: this.args.file, kind: 'orders'})
   }
 }
