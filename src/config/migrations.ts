@@ -32,3 +32,22 @@ export const CONFIG_MIGRATIONS: Record<string, (store: MigrationStore) => void> 
     if (changed) conf.set('profiles', profiles)
   },
 }
+
+const versionParts = (v: string) => v.split('.').map((n) => Number.parseInt(n, 10) || 0)
+const newer = (a: string, b: string) => {
+  const [x, y] = [versionParts(a), versionParts(b)]
+  for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) > (y[i] ?? 0)
+  return false
+}
+
+/**
+ * The migrations conf would run, applied to a copy in memory: for a file this release can read but not write
+ * (the store then keeps its changes in memory), so that it is used as this release would have written it.
+ */
+export function migrateInMemory(data: ConfigData): ConfigData {
+  const copy = structuredClone(data) as ConfigData & {__internal__?: {migrations?: {version?: string}}}
+  const recorded = copy.__internal__?.migrations?.version ?? '0.0.0'
+  const store: MigrationStore = {store: copy, set: (key, value) => void ((copy as Record<string, unknown>)[key] = value)}
+  for (const [version, migrate] of Object.entries(CONFIG_MIGRATIONS)) if (newer(version, recorded)) migrate(store)
+  return copy
+}

@@ -22,7 +22,7 @@ import {closest} from '../domain/suggest.js'
 import {CliError, UsageError} from '../errors.js'
 import {withoutForeignSignalListeners} from './signals.js'
 import {type HeldLock, LockTimeoutError, acquireLock} from './lock.js'
-import {CONFIG_MIGRATIONS, CONFIG_VERSION} from './migrations.js'
+import {CONFIG_MIGRATIONS, CONFIG_VERSION, migrateInMemory} from './migrations.js'
 import {CONFIG_FILE, configDir} from './paths.js'
 import {type ConfigData, type Profile, parseConfig} from './schema.js'
 
@@ -166,8 +166,8 @@ export class ConfigStore {
       return await this.open()
     } catch (error) {
       if (!isUnusableDir(error)) throw error
-      // Readable but not writable, and older than this release: read it as it is, and keep changes in memory.
-      this.memory = parseConfig(readFileSync(this.path, 'utf8'), this.path)
+      // Readable but not writable, and older than this release: migrated in memory, and changes kept there.
+      this.memory = migrateInMemory(parseConfig(readFileSync(this.path, 'utf8'), this.path))
       this.warnMemory(error)
       return {store: this.memory}
     } finally {
