@@ -15,6 +15,7 @@ import {isLoopbackHost} from '../domain/url.js'
 import {CliError, EXIT, UsageError} from '../errors.js'
 import {httpError, networkError, responseTooLarge} from './client-errors.js'
 import {DeprecationNotices} from './deprecation.js'
+import {RequestStatus} from './request-status.js'
 import {redirectError, statusText} from './errors.js'
 import {DEFAULT_MAX_WAIT_SECONDS, isRedirect} from './policy.js'
 import {redactBody, redactHeaders} from './redact.js'
@@ -83,6 +84,7 @@ export class ApiClient {
     if (token !== undefined) checkHeaderValue('the access token', token)
 
     const {options} = this
+    const status = new RequestStatus(options.onWait, req.purpose ? capitalize(req.purpose) : `${req.method} ${new URL(url).pathname}`)
     const exchange = async (call: Call): Promise<RawResponse> => {
       const res = await this.send(req, url, call.token)
       this.deprecation.notice(res.headers, isV1, v1FromProfile)
@@ -102,7 +104,8 @@ export class ApiClient {
         loopback: this.loopback(),
         maxWaitSeconds: options.maxWaitSeconds ?? DEFAULT_MAX_WAIT_SECONDS,
         now: this.now,
-        onWait: options.onWait,
+        onBackoff: (why, retry, of) => status.retrying(why, retry, of),
+        onWait: (text) => status.waiting(text),
         random: this.random,
         sleep: this.sleep,
       }),
@@ -114,6 +117,8 @@ export class ApiClient {
     } catch (error) {
       if (error instanceof CliError) throw error
       throw networkError(error, {baseUrl: this.baseUrl, idempotent, loopback: this.loopback(), req})
+    } finally {
+      status.done()
     }
     if (res.status < 300) return res as ApiResponse<T>
     if (isRedirect(res.status)) throw redirectError(res.status, res.headers.location)
@@ -236,4 +241,8 @@ export class ApiClient {
 
 function lowerKeys(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]))
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1)
 }

@@ -91,6 +91,8 @@ export interface RetryingOptions {
    * moment it is called (the seconds left count down), for a spinner to redraw.
    */
   onWait?: (status: () => string) => () => void
+  /** A backoff after no answer or a 5xx, before retry `retry` of `of`: `why` says what happened. */
+  onBackoff?: (why: string, retry: number, of: number) => void
   debug?: (line: string) => void
 }
 
@@ -130,6 +132,7 @@ export function retrying(options: RetryingOptions): Wrapper {
 async function carryOut(decision: Extract<Decision, {action: 'backoff' | 'wait'}>, why: string, options: RetryingOptions): Promise<void> {
   if (decision.action === 'backoff') {
     options.debug?.(`* ${why}: retry ${decision.retry} of ${decision.of} in ${decision.waitMs} ms`)
+    options.onBackoff?.(why, decision.retry, decision.of)
     await options.sleep(decision.waitMs)
     return
   }

@@ -3,6 +3,7 @@
  * nothing (a script's stderr stays quiet), except that `stop(final)` can still report a final line.
  */
 import type {IOStreams} from './streams.js'
+import {fitCells} from './width.js'
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
 
@@ -47,7 +48,8 @@ export class Spinner {
   private draw(): void {
     if (!this.io.claimStatus(this)) return
     this.frame = (this.frame + 1) % FRAMES.length
-    const text = typeof this.text === 'function' ? this.text() : this.text
+    // Cut to the window: a line that wrapped could not be redrawn in place.
+    const text = fitCells(typeof this.text === 'function' ? this.text() : this.text, (this.io.stderr.columns || 80) - 3)
     this.io.stderr.write(`\r\u001B[2K${this.io.chalk.cyan(FRAMES[this.frame])} ${text}`)
     this.drawn = true
   }

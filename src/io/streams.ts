@@ -150,9 +150,13 @@ export class IOStreams {
   }
 
   /** Ctrl-C: stop and erase a live status line, and end the line the terminal echoed ^C on. */
+  /** Said on stderr if Ctrl-C ends the command now (e.g. the key that replays a request in flight). */
+  interruptNote?: string
+
   interrupted(): void {
     this.stopStatus()
     if (this.isStderrTTY) this.stderr.write('\n')
+    if (this.interruptNote) this.stderr.write(`${this.interruptNote}\n`)
   }
 
   /**

@@ -9,7 +9,7 @@ import {type ApiVersion, ORDER_STATUSES, type Order, type OrderStatus} from '../
 import {checkOneOf, checkPositiveInt, isUuid, validateOrderCreate, validateRefund} from '../domain/validate.js'
 import {fileProblem, readAll} from '../domain/files.js'
 import {isObject} from '../domain/json.js'
-import {UsageError} from '../errors.js'
+import {ApiError, CliError, NetworkError, UsageError} from '../errors.js'
 import {type Listing, listing, requireV2} from './listing.js'
 import {assertValid} from './validation.js'
 import {option, phrase} from '../domain/phrase.js'
@@ -115,21 +115,28 @@ export async function createOrder(
     }
   }
   const key = options.idempotencyKey ?? randomUUID()
+  // Said before the request (a command keeps it for Ctrl-C), and in the hint of any failure whose outcome is
+  // unknown; a definite refusal (4xx: nothing was created) does not mention it.
   options.onKey?.(key)
-  const res = await client.request({
-    auth: true,
-    body,
-    headers: {'Idempotency-Key': key},
-    idempotent: true,
-    method: 'POST',
-    path: '/orders',
-    version: 'v2',
-  })
-  const order = resourceOf<Order>(
-    res,
-    'the new order',
-    phrase`The order may have been created: rerun with ${option('idempotencyKey')} ${key} to get it without creating a second one.`,
-  )
+  // Two lines that fit 80 columns, the key whole on the second.
+  const replay = phrase`The order may have been created. To get it without creating a second one, rerun\nwith ${option('idempotencyKey')} ${key}.`
+  let res
+  try {
+    res = await client.request({
+      auth: true,
+      body,
+      headers: {'Idempotency-Key': key},
+      idempotent: true,
+      method: 'POST',
+      path: '/orders',
+      version: 'v2',
+    })
+  } catch (error) {
+    const unknown = error instanceof NetworkError || (error instanceof ApiError && error.status !== null && error.status >= 500)
+    if (!unknown) throw error
+    throw new CliError(error.text, {cause: error, exitCode: error.exitCode, hint: replay, status: error.status})
+  }
+  const order = resourceOf<Order>(res, 'the new order', replay)
   return {idempotencyKey: key, order}
 }
 

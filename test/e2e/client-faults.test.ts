@@ -149,6 +149,14 @@ describe('network errors and 5xx', () => {
     expect(r.json()).toMatchObject({customer_id: customerId, idempotency_key: key})
   })
 
+  it('v2 order create whose every attempt is lost: exit 1, and the hint gives the key that replays it, in 80 columns', async () => {
+    const r = await against(() => ({drop: true, forward: true}), createOrder('v2'), {upstream: fx.sb.baseUrl})
+    expect(r.code).toBe(1)
+    const key = String(requestsTo(r.requests, 'POST', '/api/v2/orders')[0].headers['idempotency-key'])
+    expect(r.stderr).toContain(`The order may have been created. To get it without creating a second one, rerun\nwith --idempotency-key ${key}.`)
+    for (const line of r.stderr.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80)
+  })
+
   it('v1 order create whose response is lost: exactly 1 request, never retried, exit 1 (the order exists)', async () => {
     const before = fx.sb.counts().orders
     const r = await against(() => ({drop: true, forward: true}), createOrder('v1'), {upstream: fx.sb.baseUrl})
@@ -414,7 +422,7 @@ describe('2xx responses of another shape than the resource', () => {
     expect(order.code).toBe(1)
     const key = order.requests[0].headers['idempotency-key']
     expect(order.json().error.message).toMatch(/Unexpected response/)
-    expect(order.stderr).toContain(`rerun with --idempotency-key ${String(key)}`)
+    expect(order.stderr).toContain(`with --idempotency-key ${String(key)}.`)
     const get = await against(() => ({body: 'hello', status: 200}), ['customers', 'get', '9', '--json'])
     expect(get.code).toBe(1)
     expect(get.json().error.message).toMatch(/not JSON/)

@@ -79,6 +79,16 @@ describe('orders create', () => {
     expect(fx.sb.counts().orders).toBe(before + 1)
   })
 
+  it('the key is said after the order is made, in 80 columns; a request the service refuses does not mention it', async () => {
+    const made = await orders(['create', '--customer', String(customerId), '--currency', 'USD', '--item', '1'])
+    expect(made.code, made.stderr).toBe(0)
+    expect(made.stderr).toMatch(/^Idempotency-Key: [0-9a-f-]{36}$/m)
+    for (const line of made.stderr.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80)
+    const refused = await orders(['create', '--customer', '99999999', '--currency', 'USD', '--item', '1'])
+    expect(refused.code, refused.stderr).not.toBe(0)
+    expect(refused.stderr).not.toMatch(/idempotency/i)
+  })
+
   it('a rerun with --idempotency-key replays the original order instead of creating a second one', async () => {
     const first = await createOrder()
     const before = fx.sb.counts().orders

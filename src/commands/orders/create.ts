@@ -34,11 +34,15 @@ export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
     }
     const {idempotencyKey, order} = await createOrder(await this.ctx.client(), input, {
       idempotencyKey: flags['idempotency-key'],
-      onKey(key) {
-        if (!flags['idempotency-key']) io.info(`Idempotency-Key: ${key} (rerun with --idempotency-key ${key} to replay, not duplicate)`)
+      // A key of our making is said on Ctrl-C during the request (the order may have been created), and after it.
+      onKey: (key) => {
+        if (!flags['idempotency-key'])
+          io.interruptNote = `The order may have been created. To get it without creating a second one, rerun\nwith --idempotency-key ${key}.`
       },
       version: await this.ctx.apiVersion(),
     })
+    io.interruptNote = undefined
+    if (idempotencyKey && !flags['idempotency-key']) io.info(`Idempotency-Key: ${idempotencyKey}`)
     const shown = idempotencyKey ? {...order, idempotency_key: idempotencyKey} : order
     this.output.success(`Created order ${order.id}.`)
     await this.output.record(shown, [...RESOURCE_COLUMNS.order, 'items', 'idempotency_key'])
