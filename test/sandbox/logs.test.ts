@@ -5,6 +5,7 @@
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
 import {maskSecrets, RequestLog} from '../../src/sandbox/request-log.js'
+import {startInTmux} from '../helpers/tmux.js'
 import {killAll, type Session, spawnCli, startSession} from '../helpers/webhooks-setup.js'
 import {call} from '../helpers/sandbox-client.js'
 
@@ -16,6 +17,19 @@ afterAll(() => session.close())
 afterEach(() => killAll())
 
 describe('sandbox logs', () => {
+  it('on an 80-column terminal every entry fits, the path and query cut with …', async () => {
+    expect(
+      (await session.cli(['customers', 'list', '--search', 'a-rather-long-search-text-that-goes-on@example.com', '--per-page', '17'])).code,
+    ).toBe(0)
+    const term = await startInTmux(['sandbox', 'logs', '--limit', '5'], {env: session.env, width: 80})
+    expect(await term.waitForExit()).toBe(0)
+    const lines = (await term.capture()).split('\n').filter((l) => / GET | POST /.test(l))
+    expect(lines.length).toBeGreaterThan(0)
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(80)
+    expect(lines.join('\n')).toMatch(/GET +\/api\/v2\/customers\?\S*…  200 /)
+    await term.kill()
+  })
+
   it('--json shows the CLI requests in order, one object per line, with secrets masked', async () => {
     const created = await session.cli(['customers', 'create', '--email', 'logs@example.com', '--name', 'Logs', '--json'])
     expect(created.code, created.stderr).toBe(0)

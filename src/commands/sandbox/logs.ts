@@ -3,7 +3,8 @@ import {Flags} from '@oclif/core'
 import {BaseCommand} from '../../base/command.js'
 import {jqStreamingRefusal} from '../../base/flags.js'
 import {sanitize} from '../../io/sanitize.js'
-import {fetchLogs, formatLogLine, type LogEntry, logMatcher} from '../../services/sandbox/logs.js'
+import {cellWidth, fitCells} from '../../io/width.js'
+import {fetchLogs, type LogEntry, logMatcher} from '../../services/sandbox/logs.js'
 
 export default class SandboxLogs extends BaseCommand<typeof SandboxLogs> {
   static summary = `Show the requests the local sandbox answered, oldest first, as \`stripe logs tail\` does.`
@@ -28,7 +29,9 @@ export default class SandboxLogs extends BaseCommand<typeof SandboxLogs> {
   async run(): Promise<void> {
     const {flags, io} = this
     const matches = logMatcher({path: flags.path, status: flags.status})
-    const show = (e: LogEntry) => this.output.line(e, () => io.out(sanitize(formatLogLine(e), 'terminal')))
+    // On a terminal each entry fits the window (the path and query cut with `…`); a pipe gets them whole.
+    const width = io.isStdoutTTY ? io.stdout.columns || 80 : undefined
+    const show = (e: LogEntry) => this.output.line(e, () => io.out(formatLogLine(e, width)))
     const first = await fetchLogs(process.env)
     for (const e of first.filter(matches).slice(-flags.limit)) show(e)
     if (!flags.follow) return
@@ -46,4 +49,18 @@ export default class SandboxLogs extends BaseCommand<typeof SandboxLogs> {
       }
     }
   }
+}
+
+/** `10:31:02.114  GET    /api/v2/customers?page=2  200  3.1 ms  sbx_all_1a2b3c`, cut to `width` cells when given. */
+function formatLogLine(e: LogEntry, width?: number): string {
+  const time = new Date(e.time)
+  const hh = (n: number, w = 2) => String(n).padStart(w, '0')
+  const clock = `${hh(time.getHours())}:${hh(time.getMinutes())}:${hh(time.getSeconds())}.${hh(time.getMilliseconds(), 3)}`
+  const target = sanitize(e.query ? `${e.path}?${e.query}` : e.path, 'cell')
+  const head = `${clock}  ${sanitize(e.method, 'cell').padEnd(6)} `
+  const tail = sanitize(`  ${e.status}  ${e.duration_ms} ms${e.key_id ? `  ${e.key_id}` : ''}${e.fault ? `  (fault: ${e.fault})` : ''}`, 'cell')
+  if (width === undefined) return head + target + tail
+  const room = width - cellWidth(head) - cellWidth(tail)
+  // The path keeps at least a few characters; past that the tail (key id, fault) is what gives way.
+  return fitCells(head + fitCells(target, Math.max(12, room)) + tail, width)
 }

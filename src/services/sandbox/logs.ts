@@ -41,12 +41,3 @@ export async function fetchLogs(env: NodeJS.ProcessEnv, after = 0, waitSeconds =
   })
   return answer.data
 }
-
-/** One line for a person: local time, method, path and query, status, duration, key. */
-export function formatLogLine(e: LogEntry): string {
-  const time = new Date(e.time)
-  const hh = (n: number, w = 2) => String(n).padStart(w, '0')
-  const clock = `${hh(time.getHours())}:${hh(time.getMinutes())}:${hh(time.getSeconds())}.${hh(time.getMilliseconds(), 3)}`
-  const target = e.query ? `${e.path}?${e.query}` : e.path
-  return `${clock}  ${e.method.padEnd(6)} ${target}  ${e.status}  ${e.duration_ms} ms${e.key_id ? `  ${e.key_id}` : ''}${e.fault ? `  (fault: ${e.fault})` : ''}`
-}
