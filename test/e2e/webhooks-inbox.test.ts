@@ -7,6 +7,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {SIGNATURE_HEADER, signPayload} from '../../src/domain/signature.js'
+import {startInTmux} from '../helpers/tmux.js'
 import {killAll, type Receiver, type Session, spawnCli, startReceiver, startSession} from '../helpers/webhooks-setup.js'
 
 let session: Session
@@ -91,6 +92,16 @@ describe('the inbox records the receiver’s answer', () => {
     const unknown = await session.cli(['webhooks', 'events', 'get', 'evt_nope'])
     expect(unknown.code).toBe(4)
     expect(unknown.stderr).toContain('evt_nope')
+  })
+
+  it('events get on a terminal lays a JSON body out two spaces a level; a pipe gets it as it came', async () => {
+    const term = await startInTmux(['webhooks', 'events', 'get', 'evt_retry'], {env: session.env, height: 60, width: 100})
+    expect(await term.waitForExit()).toBe(0)
+    const screen = await term.capture()
+    expect(screen).toMatch(/^ {2}\{\n {4}"created_at": "[^"]+",\n {4}"data": \{\n {6}"id": 7,/m)
+    const piped = await session.cli(['webhooks', 'events', 'get', 'evt_retry'])
+    expect(piped.stdout).toContain('  {"created_at":')
+    await term.kill()
   })
 
   it('events filters by --status, --type and --since', async () => {

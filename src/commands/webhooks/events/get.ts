@@ -24,6 +24,10 @@ export default class WebhooksEventsGet extends BaseCommand<typeof WebhooksEvents
     })
   }
 
+  private readable(body: string, encoding: string | undefined): string {
+    return this.io.isStdoutTTY && encoding !== 'base64' ? prettyJson(body) : body
+  }
+
   /** One record as text; everything that came from the sender or the receiver is sanitized. */
   private recordText(record: InboxRecord, title: string): string {
     const {io} = this
@@ -35,7 +39,7 @@ export default class WebhooksEventsGet extends BaseCommand<typeof WebhooksEvents
     lines.push(
       '',
       bold(`Request body${record.body_encoding === 'base64' ? ' (base64: not UTF-8)' : ''}`),
-      indent(sanitize(record.body, 'terminal')),
+      indent(sanitize(this.readable(record.body, record.body_encoding), 'terminal')),
       '',
     )
     if (record.forward_error !== undefined) lines.push(`${bold('Answer')}: ${io.chalk.red(`failed: ${sanitize(record.forward_error, 'cell')}`)}`)
@@ -52,11 +56,21 @@ export default class WebhooksEventsGet extends BaseCommand<typeof WebhooksEvents
         lines.push(
           '',
           bold(`Answer body${response.body_encoding === 'base64' ? ' (base64: not UTF-8)' : ''}${cut}`),
-          indent(sanitize(response.body, 'terminal')),
+          indent(sanitize(this.readable(response.body, response.body_encoding), 'terminal')),
         )
       }
     }
     return lines.join('\n') + '\n'
+  }
+}
+
+/** A JSON body laid out two spaces a level, for a person at a terminal; anything else (and a pipe) as it came. */
+function prettyJson(body: string): string {
+  try {
+    const value: unknown = JSON.parse(body)
+    return typeof value === 'object' && value !== null ? JSON.stringify(value, null, 2) : body
+  } catch {
+    return body
   }
 }
 
