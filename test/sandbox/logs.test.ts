@@ -26,7 +26,7 @@ describe('sandbox logs', () => {
     const lines = (await term.capture()).split('\n').filter((l) => / GET | POST /.test(l))
     expect(lines.length).toBeGreaterThan(0)
     for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(80)
-    expect(lines.join('\n')).toMatch(/GET +\/api\/v2\/customers\?\S*…  200 /)
+    expect(lines.join('\n')).toMatch(/GET +\/api\/v2\/customers\?\S*… {2}200 /)
     await term.kill()
   })
 
