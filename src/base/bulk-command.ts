@@ -18,6 +18,7 @@ import {
   type ExportResult,
   type ImportKind,
   type ImportOutcome,
+  type Invitations,
   importFormat,
   type RecordFormat,
   runExport,
@@ -123,8 +124,8 @@ export async function importCommand(options: ImportCommandOptions): Promise<numb
       },
       onSkipped: (e) => io.warn(`skipping invalid ${sanitize(e.message, 'cell')}`),
       progress: () => createProgressBar(io, `Importing ${noun}s`),
-      onStart(file) {
-        const note = invitationsNote(file, 'will get')
+      onStart(file, invitations) {
+        const note = invitationsNote(file.kind, invitations, 'will get')
         if (note) io.info(note)
       },
       sendInvite: flags['send-invite'],
@@ -139,7 +140,7 @@ export async function importCommand(options: ImportCommandOptions): Promise<numb
   if (outcome.status === 'dry-run') {
     const {file} = outcome
     io.info(`Dry run: ${file.valid} valid row${file.valid === 1 ? '' : 's'}, ${file.invalidCount} invalid; nothing was sent.`)
-    const note = invitationsNote(file, 'would get')
+    const note = invitationsNote(file.kind, file.invitations, 'would get')
     if (note) io.info(note)
     await renderRecord(io, {...outcome.summary})
     return EXIT.ok
@@ -160,9 +161,9 @@ export async function importCommand(options: ImportCommandOptions): Promise<numb
  * Customers whose rows leave send_invite unset get an invitation email from the service: said before it
  * happens (and by a dry run), with the way out. Nothing when every row says what it wants.
  */
-function invitationsNote(file: ValidatedFile, verb: string): string | undefined {
-  const {sent, unset} = file.invitations
-  if (file.kind !== 'customers' || unset === 0) return undefined
+function invitationsNote(kind: ImportKind, invitations: Invitations, verb: string): string | undefined {
+  const {sent, unset} = invitations
+  if (kind !== 'customers' || unset === 0) return undefined
   return `${counted(sent, 'customer')} ${verb} an invitation email (${unset} of them ${unset === 1 ? 'leaves' : 'leave'} send_invite unset; --no-send-invite: none).`
 }
 

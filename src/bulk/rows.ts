@@ -219,11 +219,28 @@ function mergeErrors(a: FieldErrors, b: FieldErrors): FieldErrors {
  * idempotency_key, seen on an earlier valid row makes a later row invalid (the service would see a conflict,
  * or replay the first order for the second row). Both passes over a file use a fresh checker, so they agree.
  */
+export interface Invitations {
+  sent: number
+  unset: number
+  sentLines: number[]
+  unsetLines: number[]
+}
+
+/** The invitations of the rows not yet done: what a run (or a rerun) will actually send. */
+export function pendingInvitations(all: Invitations, isDone: (line: number) => boolean): Invitations {
+  const sentLines = all.sentLines.filter((l) => !isDone(l))
+  const unsetLines = all.unsetLines.filter((l) => !isDone(l))
+  return {sent: sentLines.length, sentLines, unset: unsetLines.length, unsetLines}
+}
+
 export class RowChecker {
   private readonly seen = new Map<string, number>()
 
-  /** Valid customer rows that will email an invitation, and those of them that left send_invite unset. */
-  readonly invitations = {unset: 0, sent: 0}
+  /**
+   * Valid customer rows that will email an invitation, and those of them that left send_invite unset, with
+   * their lines (so that a rerun counts only the rows its journal does not have as done).
+   */
+  readonly invitations: Invitations = {sent: 0, sentLines: [], unset: 0, unsetLines: []}
 
   constructor(
     private readonly kind: ImportKind,
@@ -243,7 +260,11 @@ export class RowChecker {
       if (body.send_invite === undefined && this.sendInvite !== undefined) body.send_invite = this.sendInvite
       if (body.send_invite !== false) {
         this.invitations.sent++
-        if (body.send_invite === undefined) this.invitations.unset++
+        this.invitations.sentLines.push(line)
+        if (body.send_invite === undefined) {
+          this.invitations.unset++
+          this.invitations.unsetLines.push(line)
+        }
       }
       return {row: {kind: 'customers', line, body}}
     }

@@ -8,7 +8,7 @@ import {stat} from 'node:fs/promises'
 import {resolve} from 'node:path'
 
 import {type ImportFormat, readRows} from './read.js'
-import {checkHeader, type ImportKind, type ImportRow, RowChecker, type RowError, rowError} from './rows.js'
+import {checkHeader, type ImportKind, type ImportRow, type Invitations, RowChecker, type RowError, rowError} from './rows.js'
 
 export interface ValidateFileOptions {
   file: string
@@ -31,7 +31,7 @@ export interface ValidatedFile {
   invalidCount: number
   invalid: RowError[]
   /** Customers: valid rows that will email an invitation, and how many of them leave send_invite unset. */
-  invitations: {sent: number; unset: number}
+  invitations: Invitations
   /** A fatal error (unreadable CSV, bad header): rows after it were not read, so no import may go on. */
   fatal?: RowError
   /** The send pass: the valid rows, in file order. Throws when the file changed since validation. */
@@ -82,7 +82,7 @@ export async function validateFile(options: ValidateFileOptions): Promise<Valida
     format,
     invalid,
     invalidCount,
-    invitations: {...checker.invitations},
+    invitations: checker.invitations,
     kind,
     rows: () => sendPass(file, kind, format, sha256, before, options.sendInvite),
     sha256,

@@ -17,7 +17,7 @@ import {type ImportFileResult, importFile} from '../bulk/import.js'
 import {type Counts, type Journal, journalDir, type RowOutcome} from '../bulk/journal.js'
 import {type BulkProgress, type PacedClient, pacedClient, startTicker} from '../bulk/paced.js'
 import {ProgressTracker} from '../bulk/progress.js'
-import type {ImportKind, ImportRow, RowError} from '../bulk/rows.js'
+import {type ImportKind, type ImportRow, type Invitations, pendingInvitations, type RowError} from '../bulk/rows.js'
 import type {ImportSummary, SendContext} from '../bulk/runner.js'
 import {customerSender, orderSender} from '../bulk/senders.js'
 import type {ValidatedFile} from '../bulk/validate-file.js'
@@ -28,7 +28,7 @@ import {CliError, UsageError} from '../errors.js'
 import {option, phrase} from '../domain/phrase.js'
 import {customerApi, orderApi} from './bulk-api.js'
 
-export type {BulkProgress, ExportResult, ImportKind, ImportSummary, RecordFormat, RowError, ValidatedFile}
+export type {BulkProgress, ExportResult, ImportKind, ImportSummary, Invitations, RecordFormat, RowError, ValidatedFile}
 export {InterruptedError} from '../bulk/paced.js'
 
 /** --format, or from --json: without --output, `--json` makes stdout one JSON document (the array). */
@@ -95,7 +95,8 @@ export interface ImportRunOptions {
   /** Each row that failed now (the service refused it). */
   onFailed?: (line: number, reason: string) => void
   /** Validation passed and rows are about to be sent. */
-  onStart?: (file: ValidatedFile) => void
+  /** The file validated and the journal opened: `invitations` counts the rows not yet done. */
+  onStart?: (file: ValidatedFile, invitations: Invitations) => void
 }
 
 export type ImportOutcome =
@@ -152,7 +153,10 @@ export async function runImport(options: ImportRunOptions): Promise<ImportOutcom
         },
         onStart(file, journal) {
           started = {file, journal}
-          options.onStart?.(file)
+          options.onStart?.(
+            file,
+            pendingInvitations(file.invitations, (line) => journal.isDone(line)),
+          )
           for (const e of file.invalid) options.onSkipped?.(e)
           tracker.setTotal(file.valid)
           if (connection?.progress && paced) ticker = startTicker(tracker, connection.progress, paced.pacer)

@@ -103,9 +103,15 @@ describe('invitations', () => {
     expect(dry.code, dry.stderr).toBe(0)
     expect(dry.stderr).toContain('2 customers would get an invitation email (1 of them leaves send_invite unset; --no-send-invite: none).')
 
-    const real = await cli(['customers', 'import', file('csv', csv), '--json'])
+    const path = file('csv', csv)
+    const real = await cli(['customers', 'import', path, '--json'])
     expect(real.code, real.stderr).toBe(0)
     expect(real.stderr).toContain('2 customers will get an invitation email')
+    // The same import again: every row is done (the journal), so nothing is sent and no invitation announced.
+    const again = await cli(['customers', 'import', path, '--json'])
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stderr).toContain('Nothing to send: every row was done by an earlier run of this import.')
+    expect(again.stderr).not.toContain('invitation')
 
     const quiet = await cli(['customers', 'import', file('csv', csv.replaceAll(/inv(\d)@/g, 'quiet$1@')), '--no-send-invite', '--json'])
     expect(quiet.code, quiet.stderr).toBe(0)
