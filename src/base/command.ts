@@ -15,6 +15,7 @@ import {closest} from '../domain/suggest.js'
 import {kebabFlag, spell, type Text} from '../domain/phrase.js'
 import {MONEY_UNITS, type MoneyUnit} from '../domain/schema.js'
 import {Context} from './context.js'
+import {parseErrorMessage} from './parse-errors.js'
 import {apiFlags, normalizeEnumValues, outputFlags} from './flags.js'
 
 export type FlagsOf<T extends typeof Command> = Interfaces.InferredFlags<T['flags'] & T['baseFlags']>
@@ -163,7 +164,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       .replace(/\n\s*See more help with --help\s*$/, '')
       .replace(/^Parsing (--[\w-]+) *\n\s*/, '$1: ')
       .trim()
-    return new UsageError(message, {hint: `See \`${this.commandLine()} --help\`.`})
+    const args = (error as {args?: Array<{name: string; description?: string}>}).args
+    return new UsageError(parseErrorMessage(message, Array.isArray(args) ? args : undefined), {hint: `See \`${this.commandLine()} --help\`.`})
   }
 
   /** The flag that sets a service's option (fieldFlags, else `--kebab-case`). */

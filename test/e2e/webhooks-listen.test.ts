@@ -408,8 +408,8 @@ describe('webhooks listen usage errors (exit 2, nothing started or sent)', () =>
         [['--public-url', 'http://hooks.example.com/x'], /must be an HTTPS URL/],
         [['--public-url', 'http://127.0.0.1:9/'], /must be an HTTPS URL/],
         [['--events', ' , ', '--public-url', 'https://hooks.example.com'], /--event needs at least one event name/],
-        [['--tunnel', 'cloudflared', '--public-url', 'https://hooks.example.com'], /cannot also be provided/],
-        [['--tunnel', 'localtunnel'], /Expected --tunnel=localtunnel to be one of/],
+        [['--tunnel', 'cloudflared', '--public-url', 'https://hooks.example.com'], /--public-url and --tunnel cannot be used together\./],
+        [['--tunnel', 'localtunnel'], /--tunnel must be one of cloudflared, ngrok \(got "localtunnel"\)/],
         [['--forward-to', 'ftp://x', '--public-url', 'https://hooks.example.com'], /--forward-to must be an http/],
         [['--timeout', '0', '--public-url', 'https://hooks.example.com'], /positive number of seconds/],
       ]
