@@ -38,6 +38,9 @@ describe('sandbox commands', () => {
     for (const line of human.stdout.trimEnd().split('\n')) expect(line.length, line).toBeLessThanOrEqual(80)
     expect(human.stdout).toContain(`Inspector: ${info.base_url}/_sandbox/ui (\`commerce sandbox open\`)`)
     for (const key of info.keys) expect(human.stdout).toContain(`    secret ${key.key_secret}`)
+    // Which scope each operation needs is the sandbox's choice (the spec does not say): the banner says it.
+    expect(human.stdout).toContain("Scopes (this sandbox's choice; the spec does not say, and a service may differ):")
+    expect(human.stdout).toMatch(/^ {2}orders:write {4}create customer, update customer, delete customer,$/m)
 
     const login = await run(['auth', 'login', '--sandbox', '--json'], {env})
     expect(login.code, login.stderr).toBe(0)
