@@ -28,7 +28,7 @@ import {CATALOGUE} from './seed.js'
 import {checkSnapshotName, type SnapshotShelf} from './snapshots.js'
 import type {CustomerRecord, OrderRecord} from './store.js'
 import {isLoopback} from './guard.js'
-import {UI_HTML} from './ui.js'
+import {inspectorPage} from './ui.js'
 import {customerView, orderSummary, orderView, webhookView} from './views.js'
 
 export const CONTROL_ROUTES = [
@@ -88,6 +88,11 @@ interface EventInput {
 }
 
 export function controlRoutes(router: Router, core: Core, shelf: SnapshotShelf, describe: () => Record<string, unknown>): void {
+  const dataBody = () => ({
+    customers: core.store.listCustomers({page: 1, perPage: 100}).data.map(customerView),
+    orders: core.store.listOrders({page: 1, perPage: 100}).data.map(orderSummary),
+    webhooks: core.store.listWebhooks().map(webhookView),
+  })
   const orderFrom = (raw: string): OrderRecord => {
     const id = parseId(raw)
     const order = id === undefined ? undefined : core.store.order(id)
@@ -127,20 +132,19 @@ export function controlRoutes(router: Router, core: Core, shelf: SnapshotShelf, 
       core.store.replace(saved)
       return {body: {restored: params.name, counts: core.store.counts()}, status: 200}
     })
-    .add('GET', `${CONTROL_PREFIX}/data`, () => ({
-      body: {
-        customers: core.store.listCustomers({page: 1, perPage: 100}).data.map(customerView),
-        orders: core.store.listOrders({page: 1, perPage: 100}).data.map(orderSummary),
-        webhooks: core.store.listWebhooks().map(webhookView),
-      },
-      status: 200,
-    }))
+    .add('GET', `${CONTROL_PREFIX}/data`, () => ({body: dataBody(), status: 200}))
     .add('GET', `${CONTROL_PREFIX}/ui`, ({req}) => {
       if (!isLoopback(req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? ''))
         throw new HttpError(403, 'The inspector page is served to this machine only (loopback clients)')
       return {
         headers: {'cache-control': 'no-store', 'content-type': 'text/html; charset=utf-8', 'x-frame-options': 'DENY'},
-        raw: UI_HTML,
+        // What the sandbox holds now, drawn before the page fetches anything.
+        raw: inspectorPage({
+          data: dataBody(),
+          deliveries: {data: core.deliveries.entries().reverse()},
+          info: describe(),
+          logs: {data: core.requestLog.since(0)},
+        }),
         status: 200,
       }
     })

@@ -130,7 +130,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   apiRoutes(router, core)
   let baseUrl = ''
   let controlHosts = new Set<string>()
-  controlRoutes(router, core, new SnapshotShelf(options.snapshotDir), () => ({service: 'commerce sandbox', base_url: baseUrl, counts: counts()}))
+  controlRoutes(router, core, new SnapshotShelf(options.snapshotDir), () => ({
+    service: 'commerce sandbox',
+    base_url: baseUrl,
+    counts: counts(),
+    money_unit: MONEY_UNIT_SETTING,
+  }))
 
   const site: Site = {controlHosts: () => controlHosts, core, dataFile, log, now, router}
   const server = createServer({requestTimeout: 30_000}, (req, res) => void handleRequest(site, req, res))

@@ -1,10 +1,12 @@
 /**
- * The inspector page (`GET /_sandbox/ui`): one static HTML document, no build step and no framework, reading the
- * control path from the same origin: the request log by long poll (`/_sandbox/logs?after=N&wait=20`), and the
- * deliveries and data every 2 s. Every value is put in the page as text (textContent), never as HTML, so data
+ * The inspector page (`GET /_sandbox/ui`): one HTML document, no build step and no framework. It arrives with
+ * what the sandbox holds at that moment (a JSON block, drawn before anything is fetched: a screenshot taken as soon
+ * as it loads shows data), then reads the control path from the same origin: the request log by long poll
+ * (`/_sandbox/logs?after=N&wait=20`), and the deliveries and data every 2 s. Money is shown as the CLI shows it,
+ * in the sandbox's money unit; a request or a delivery that got no answer says so, not "0". Every value is put in the page as text (textContent), never as HTML, so data
  * from the service (a customer named `<img onerror=…>`) cannot run in it. Served to loopback clients only.
  */
-export const UI_HTML = `<!doctype html>
+const UI_HTML = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -38,6 +40,7 @@ export const UI_HTML = `<!doctype html>
   <section><h2>Orders</h2><table><thead><tr><th>id</th><th>customer</th><th>status</th><th>total</th><th>currency</th></tr></thead><tbody id="orders"></tbody></table></section>
   <section class="wide"><h2>Webhook endpoints</h2><table><thead><tr><th>id</th><th>url</th><th>events</th></tr></thead><tbody id="endpoints"></tbody></table></section>
 </main>
+<script type="application/json" id="initial">__INITIAL__</script>
 <script>
 "use strict";
 const $ = (id) => document.getElementById(id);
@@ -51,34 +54,68 @@ function bodies(e) {
   const td = document.createElement("td"); td.append(d); return td;
 }
 let after = 0;
+let unit = "minor";
+const formats = new Map();
+function money(amount, currency) {
+  if (typeof amount !== "number" || typeof currency !== "string") return amount;
+  let f = formats.get(currency);
+  if (!f) { try { f = new Intl.NumberFormat("en", {style: "currency", currency}); } catch { return amount + " " + currency; } formats.set(currency, f); }
+  const digits = f.resolvedOptions().maximumFractionDigits ?? 2;
+  return f.format(unit === "minor" ? amount / 10 ** digits : amount);
+}
+function answered(status, error) {
+  if (status) return cell(status, "s" + String(status)[0]);
+  const td = cell("no answer", "s0"); if (error) td.title = error; return td;
+}
+function addRequests(data) {
+  for (const e of data) {
+    after = e.seq;
+    $("requests").prepend(row([cell(new Date(e.time).toLocaleTimeString()), cell(e.method), cell(e.query ? e.path + "?" + e.query : e.path), answered(e.status), cell(e.duration_ms), cell(e.key_id), bodies(e)]));
+  }
+  while ($("requests").children.length > 500) $("requests").lastChild.remove();
+}
+function draw(info, deliveries, data) {
+  $("base").textContent = info.base_url;
+  if (info.money_unit) unit = info.money_unit;
+  const c = info.counts;
+  $("counts").textContent = c.customers + " customers, " + c.orders + " orders, " + c.webhooks + " endpoints, " + c.pending_deliveries + " deliveries pending";
+  fill("deliveries", deliveries.data.slice(0, 200).map((d) => row([cell(new Date(d.at).toLocaleTimeString()), cell(d.event_id), cell(d.event_type), cell(d.url), cell(d.attempt), answered(d.status, d.error), cell(d.outcome)])));
+  fill("customers", data.customers.map((x) => row([cell(x.id), cell(x.email), cell(x.name), cell(x.status)])));
+  fill("orders", data.orders.map((x) => row([cell(x.id), cell(x.customer_id), cell(x.status), cell(money(x.total, x.currency)), cell(x.currency)])));
+  fill("endpoints", data.webhooks.map((x) => row([cell(x.id), cell(x.url), cell(x.events.join(", "))])));
+}
 async function follow() {
   for (;;) {
     try {
-      const {data} = await get("/_sandbox/logs?after=" + after + "&wait=20");
-      for (const e of data) {
-        after = e.seq;
-        $("requests").prepend(row([cell(new Date(e.time).toLocaleTimeString()), cell(e.method), cell(e.query ? e.path + "?" + e.query : e.path), cell(e.status, "s" + String(e.status)[0]), cell(e.duration_ms), cell(e.key_id), bodies(e)]));
-      }
-      while ($("requests").children.length > 500) $("requests").lastChild.remove();
+      addRequests((await get("/_sandbox/logs?after=" + after + "&wait=20")).data);
     } catch { await new Promise((r) => setTimeout(r, 1000)); }
   }
 }
 async function refresh() {
   try {
     const [info, deliveries, data] = await Promise.all([get("/_sandbox"), get("/_sandbox/deliveries"), get("/_sandbox/data")]);
-    $("base").textContent = info.base_url;
-    const c = info.counts;
-    $("counts").textContent = c.customers + " customers, " + c.orders + " orders, " + c.webhooks + " endpoints, " + c.pending_deliveries + " deliveries pending";
-    fill("deliveries", deliveries.data.slice(0, 200).map((d) => row([cell(new Date(d.at).toLocaleTimeString()), cell(d.event_id), cell(d.event_type), cell(d.url), cell(d.attempt), cell(d.status ?? d.error, d.status ? "s" + String(d.status)[0] : "s0"), cell(d.outcome)])));
-    fill("customers", data.customers.map((x) => row([cell(x.id), cell(x.email), cell(x.name), cell(x.status)])));
-    fill("orders", data.orders.map((x) => row([cell(x.id), cell(x.customer_id), cell(x.status), cell(x.total), cell(x.currency)])));
-    fill("endpoints", data.webhooks.map((x) => row([cell(x.id), cell(x.url), cell(x.events.join(", "))])));
+    draw(info, deliveries, data);
   } catch {}
 }
+const initial = JSON.parse($("initial").textContent);
+draw(initial.info, initial.deliveries, initial.data);
+addRequests(initial.logs.data);
 follow();
-refresh();
 setInterval(refresh, 2000);
 </script>
 </body>
 </html>
 `
+
+/**
+ * The page with `initial` in it: the bodies of `/_sandbox`, `/_sandbox/deliveries`, `/_sandbox/data` and
+ * `/_sandbox/logs` now. As JSON in a non-script block; `<`, U+2028 and U+2029 escaped, so that no value can end
+ * the block (`</script>`) or break the parse.
+ */
+export function inspectorPage(initial: {info: unknown; deliveries: unknown; data: unknown; logs: unknown}): string {
+  const json = JSON.stringify(initial)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029')
+  return UI_HTML.replace('__INITIAL__', () => json)
+}

@@ -10,6 +10,8 @@ import {join} from 'node:path'
 import puppeteer, {type Browser} from 'puppeteer-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {formatMoney} from '../../src/io/values.js'
+import {call} from '../helpers/sandbox-client.js'
 import {type Session, startSession} from '../helpers/webhooks-setup.js'
 
 const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p))
@@ -32,6 +34,42 @@ describe.skipIf(!CHROMIUM)('inspector page in headless Chromium', () => {
     await browser?.close()
     await session?.close()
   })
+
+  it('arrives with what the sandbox holds: drawn before anything is fetched, money as the CLI shows it', async () => {
+    const customer = await session.cli(['customers', 'create', '--email', 'first-paint@example.com', '--name', 'First Paint', '--json'])
+    expect(customer.code, customer.stderr).toBe(0)
+    const order = await session.cli(['orders', 'create', '--customer', String(customer.json().id), '--currency', 'EUR', '--item', '1:3', '--json'])
+    expect(order.code, order.stderr).toBe(0)
+    const page = await browser.newPage()
+    // Nothing may be fetched: what shows comes with the page itself.
+    await page.setRequestInterception(true)
+    page.on('request', (req) => void (req.url().endsWith('/_sandbox/ui') ? req.continue() : req.abort()))
+    await page.goto(`${session.sandbox.baseUrl}/_sandbox/ui`, {waitUntil: 'domcontentloaded'})
+    expect(await page.$eval('#customers', (el) => el.textContent)).toContain('first-paint@example.com')
+    const {total, currency} = order.json()
+    const orders = await page.$eval('#orders', (el) => el.textContent)
+    expect(orders).toContain(formatMoney(total as number, currency, 'minor'))
+    expect(await page.$eval('#requests', (el) => el.textContent)).toContain('/api/v2/orders')
+    await page.close()
+  }, 60_000)
+
+  it('a request or a delivery that got no answer says "no answer", not 0', async () => {
+    const fault = await call(session.sandbox, 'POST', '/_sandbox/faults', {json: {count: 1, drop: true, method: 'GET', path: '/api/v2/products'}})
+    expect(fault.status).toBe(201)
+    expect((await session.cli(['products', 'list'])).code).toBe(0) // the GET is retried after the drop
+    const endpoint = await session.cli(['webhooks', 'create', '--url', 'http://127.0.0.1:1/hooks', '--event', 'customer.created', '--json'])
+    expect(endpoint.code, endpoint.stderr).toBe(0)
+    expect((await session.cli(['webhooks', 'trigger', 'customer.created'])).code).toBe(0)
+    await session.sandbox.deliveriesSettled()
+    const page = await browser.newPage()
+    await page.goto(`${session.sandbox.baseUrl}/_sandbox/ui`, {waitUntil: 'domcontentloaded'})
+    const requests = await page.$$eval('#requests tr', (rows) => rows.map((r) => r.textContent ?? ''))
+    expect(requests.some((r) => r.includes('/api/v2/products') && r.includes('no answer'))).toBe(true)
+    const deliveries = await page.$$eval('#deliveries tr', (rows) => rows.map((r) => r.textContent ?? ''))
+    expect(deliveries.length).toBeGreaterThan(0)
+    expect(deliveries.every((r) => r.includes('no answer'))).toBe(true)
+    await page.close()
+  }, 60_000)
 
   it('shows a request made by the CLI, live, and the data it created; service data stays text', async () => {
     const open = await session.cli(['sandbox', 'open', '--no-browser'])
