@@ -61,6 +61,12 @@ export const V1_SUNSET_HEADER = 'Tue, 01 Sep 2026 00:00:00 GMT'
  * error, or no answer within DELIVERY_TIMEOUT_MS). 1 attempt + 5 retries, then the delivery is `failed`.
  */
 export const DELIVERY_RETRY_DELAYS_MS: readonly number[] = [1_000, 5_000, 25_000, 120_000, 600_000]
+
+/**
+ * An endpoint that has refused every connection for 10 minutes (a `webhooks listen` that has ended: the service
+ * has no operation to delete an endpoint) gets no more retries; its deliveries are `abandoned`.
+ */
+export const DELIVERY_ABANDON_REFUSED_MS = 10 * 60_000
 export const DELIVERY_TIMEOUT_MS = 10_000
 /** The delivery log keeps the most recent attempts only. */
 export const DELIVERY_LOG_LIMIT = 1_000

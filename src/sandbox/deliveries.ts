@@ -34,6 +34,8 @@ export interface DeliveryOptions {
   timeoutMs: number
   logLimit: number
   userAgent: string
+  /** An endpoint refusing connections this long (injected clock) gets no more retries: its deliveries are abandoned. */
+  abandonRefusedMs: number
 }
 
 interface Job {
@@ -50,6 +52,8 @@ export class Deliveries {
   private readonly log: DeliveryAttempt[] = []
   private waiters: Array<() => void> = []
   private closed = false
+  /** Endpoint id -> when its current run of refused connections began. */
+  private readonly refusedSince = new Map<string, number>()
 
   constructor(private readonly opts: DeliveryOptions) {}
 
@@ -103,15 +107,17 @@ export class Deliveries {
     const abort = new AbortController()
     job.abort = abort
     let done = false
-    const finish = (status: number | null, error: string | null) => {
+    const finish = (status: number | null, error: string | null, refused = false) => {
       if (done || !this.jobs.has(job)) return
       done = true
       job.abort = undefined
       const durationMs = Math.round(performance.now() - started)
       const ok = status !== null && status >= 200 && status < 300
-      const delay = ok ? undefined : this.opts.retryDelaysMs[job.attempt - 1]
-      const outcome: DeliveryOutcome = ok ? 'delivered' : delay === undefined ? 'failed' : 'retrying'
-      this.record(job, {duration_ms: durationMs, error, next_attempt_in_ms: delay ?? null, outcome, status}, startedAt)
+      const gone = this.refusing(job.endpoint.id, refused, startedAt)
+      const delay = ok || gone ? undefined : this.opts.retryDelaysMs[job.attempt - 1]
+      const outcome: DeliveryOutcome = ok ? 'delivered' : gone ? 'abandoned' : delay === undefined ? 'failed' : 'retrying'
+      const said = gone ? `${error}; refused for ${Math.round(this.opts.abandonRefusedMs / 60_000)} minutes: not retried` : error
+      this.record(job, {duration_ms: durationMs, error: said, next_attempt_in_ms: delay ?? null, outcome, status}, startedAt)
       if (delay === undefined) {
         this.jobs.delete(job)
         this.wake()
@@ -137,8 +143,22 @@ export class Deliveries {
       finish(res.statusCode ?? null, res.statusCode && res.statusCode < 300 ? null : `HTTP ${res.statusCode}`)
     })
     request.on('timeout', () => request.destroy(new Error(`no response within ${this.opts.timeoutMs} ms`)))
-    request.on('error', (err) => finish(null, err.message))
+    request.on('error', (err: NodeJS.ErrnoException) => finish(null, err.message, err.code === 'ECONNREFUSED'))
     request.end(job.body)
+  }
+
+  /**
+   * Notes an attempt's refusal (or its end); true when the endpoint has refused every connection for
+   * abandonRefusedMs: a listener that is gone, whose endpoint the service cannot delete.
+   */
+  private refusing(endpointId: string, refused: boolean, at: number): boolean {
+    if (!refused) {
+      this.refusedSince.delete(endpointId)
+      return false
+    }
+    const since = this.refusedSince.get(endpointId) ?? at
+    this.refusedSince.set(endpointId, since)
+    return at - since >= this.opts.abandonRefusedMs
   }
 
   private record(

@@ -10,6 +10,7 @@ import {apiRoutes} from './api.js'
 import {controlRoutes} from './control.js'
 import type {Core} from './core.js'
 import {
+  DELIVERY_ABANDON_REFUSED_MS,
   DELIVERY_LOG_LIMIT,
   DELIVERY_RETRY_DELAYS_MS,
   DELIVERY_TIMEOUT_MS,
@@ -198,6 +199,7 @@ function buildCore(options: SandboxOptions, store: Store, now: () => number, log
     deliveries: new Deliveries({
       logLimit: DELIVERY_LOG_LIMIT,
       now,
+      abandonRefusedMs: DELIVERY_ABANDON_REFUSED_MS,
       retryDelaysMs: options.retryDelaysMs ?? DELIVERY_RETRY_DELAYS_MS,
       timeoutMs: options.deliveryTimeoutMs ?? DELIVERY_TIMEOUT_MS,
       userAgent: 'commerce-sandbox/1',

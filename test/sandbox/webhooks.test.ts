@@ -160,6 +160,23 @@ describe('order.paid deliveries', () => {
     expect(log.every((d) => d.status === null && /ECONNREFUSED/.test(d.error ?? ''))).toBe(true)
   })
 
+  it('stops retrying an endpoint that has refused every connection for 10 minutes: its deliveries are abandoned', async () => {
+    const r = await receiver()
+    servers.push(r.server)
+    await new Promise((resolve) => r.server.close(resolve)) // a listen that has ended: the port refuses
+    await register(r.url)
+    await call(sb, 'POST', '/_sandbox/events', {json: {type: 'order.paid'}})
+    await sb.deliveriesSettled()
+    expect(sb.deliveries().map((d) => d.outcome)).toEqual(['retrying', 'retrying', 'failed'])
+    sb.clock.advance(10 * 60_000) // still refusing, 10 minutes on (the sandbox's clock)
+    await call(sb, 'POST', '/_sandbox/events', {json: {type: 'order.paid'}})
+    await sb.deliveriesSettled()
+    const later = sb.deliveries().slice(3)
+    expect(later).toHaveLength(1) // one attempt, no retries
+    expect(later[0]).toMatchObject({next_attempt_in_ms: null, outcome: 'abandoned', status: null})
+    expect(later[0].error).toMatch(/ECONNREFUSED.*refused for 10 minutes: not retried/)
+  })
+
   it('does not block requests on a slow receiver, and close() abandons pending deliveries at once', async () => {
     const hanging = createServer(() => {}) // never answers
     servers.push(hanging)
