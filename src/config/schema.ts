@@ -33,6 +33,8 @@ export interface Profile {
   webhook_secrets?: Record<string, string>
   /** The local port of the last `webhooks listen` without --port, taken again when free (same URL, same endpoint). */
   listen_port?: string
+  /** Endpoints `webhooks listen` registered, id -> URL: `webhooks list` says which no longer answer. */
+  listen_endpoints?: Record<string, string>
   /** The unit of the service's money amounts (`minor`, `major`), for how a terminal shows them. */
   money_unit?: string
   /** Where the key secret is kept: `keyring` (the OS keyring, `key_secret` then absent here) or `file` (default). */
@@ -86,6 +88,7 @@ export const PROFILE_FIELDS = {
   token_base_url: {token: true, type: 'string'},
   webhook_secrets: {secret: true, type: 'map'},
   listen_port: {type: 'string'},
+  listen_endpoints: {type: 'map'},
 } as const satisfies Record<keyof Profile, FieldSpec>
 
 type Fields = typeof PROFILE_FIELDS

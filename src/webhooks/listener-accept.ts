@@ -8,7 +8,7 @@ import {SIGNATURE_HEADER, describeVerifyFailure, parseSignatureHeader, type Veri
 import {isJsonContentType} from './event-body.js'
 import {deliver} from './listener-deliver.js'
 import {type Answer, type ListenerState, text} from './listener-state.js'
-import {PROBE_PATH, type ProbeNonces} from './probe.js'
+import {PROBE_PATH, type ProbeNonces, UNKNOWN_PROBE} from './probe.js'
 
 /** After a 413, the rest of the body is read and discarded (so the client sees the answer) up to this many times the limit. */
 const DISCARD_FACTOR = 16
@@ -125,7 +125,7 @@ function readBody(state: ListenerState, req: IncomingMessage, res: ServerRespons
 function probeAnswer(probes: ProbeNonces, req: IncomingMessage): Answer {
   req.resume()
   const nonce = req.method === 'GET' ? probes.take(req.url ?? '') : undefined
-  if (nonce === undefined) return text(404, 'unknown probe')
+  if (nonce === undefined) return text(404, UNKNOWN_PROBE)
   return {
     body: nonce,
     headers: [

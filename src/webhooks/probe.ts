@@ -45,6 +45,27 @@ export class ProbeNonces {
 }
 
 /** `https://x.example.com/hooks/` + the probe path. */
+/** What a listener answers (404) on its probe path to a nonce it did not issue: it is there, and it is ours. */
+export const UNKNOWN_PROBE = 'unknown probe'
+
+/**
+ * Whether a `webhooks listen` listener answers at `url` now (any of ours: its answer to an unknown probe), within
+ * `timeoutMs`; false for no answer, or an answer from something else.
+ */
+export async function listening(url: string, timeoutMs: number): Promise<boolean> {
+  const {Agent, request} = await loadUndici()
+  const agent = new Agent({connect: {timeout: timeoutMs}, pipelining: 0})
+  try {
+    const response = await request(probeUrl(url, 'alive'), {dispatcher: agent, method: 'GET', signal: AbortSignal.timeout(timeoutMs)})
+    const body = await response.body.text()
+    return response.statusCode === 404 && body.trim() === UNKNOWN_PROBE
+  } catch {
+    return false
+  } finally {
+    void agent.destroy().catch(() => {})
+  }
+}
+
 function probeUrl(publicUrl: string, nonce: string): string {
   const url = new URL(publicUrl)
   url.pathname = `${url.pathname.replace(/\/+$/, '')}${PROBE_PATH}${nonce}`

@@ -204,4 +204,20 @@ describe('listen without --port', () => {
     const endpoints = (await session.cli(['webhooks', 'list', '--json'])).json()
     expect(endpoints).toHaveLength(1)
   })
+
+  it('webhooks list marks the endpoint of a running listen as listening, and stale once it has ended', async () => {
+    session = await startSession()
+    const p = listen(session, [])
+    const ready = await p.json(0)
+    const running = await session.cli(['webhooks', 'list'])
+    expect(running.code, running.stderr).toBe(0)
+    expect(running.stdout).toMatch(new RegExp(`^${ready.endpoint_id}\\b.*\\blistening$`, 'm'))
+    p.child.kill('SIGTERM')
+    expect((await p.exited).code).toBe(0)
+    const ended = await session.cli(['webhooks', 'list'])
+    expect(ended.stdout).toMatch(new RegExp(`^${ready.endpoint_id}\\b.*\\bstale$`, 'm'))
+    expect(ended.stderr).toContain('1 endpoint that `webhooks listen` registered no longer answers (stale); the service cannot delete endpoints.')
+    // --json is the service's list as it came.
+    expect((await session.cli(['webhooks', 'list', '--json'])).json()[0]).not.toHaveProperty('state')
+  })
 })

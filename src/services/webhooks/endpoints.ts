@@ -8,6 +8,7 @@ import {type ConfigStore, ensureProfile, type Profile} from '../../config/store.
 import type {WebhookEndpoint} from '../../domain/schema.js'
 import {validateWebhookCreate} from '../../domain/validate.js'
 import {CliError} from '../../errors.js'
+import {listening} from '../../webhooks/probe.js'
 import {assertValid} from '../validation.js'
 
 /** What the webhook services use of the command's context (base's Context satisfies it). */
@@ -129,5 +130,25 @@ export async function ensureListenEndpoint(
   )
   if (reusable) return {endpoint: reusable, reused: true, secret: secrets[reusable.id]}
   const {endpoint} = await createWebhook(ctx, input)
+  // Remembered as a listen endpoint: once its listener has gone, `webhooks list` says so (it cannot be deleted).
+  const name = await ctx.profileName()
+  await ctx.store.update((data) => {
+    const profile = ensureProfile(data, name)
+    profile.listen_endpoints = {...profile.listen_endpoints, [endpoint.id]: input.url}
+  })
   return {endpoint, reused: false, secret: endpoint.signing_secret}
+}
+
+/** How long `webhooks list` waits for each listen endpoint's listener to answer. */
+const LISTENING_TIMEOUT_MS = 1000
+
+/**
+ * Of the endpoints this profile's `webhooks listen` registered, those whose listener no longer answers (checked
+ * in parallel, a second each): stale, since the service has no operation to delete an endpoint.
+ */
+export async function staleListenEndpoints(ctx: WebhookContext, endpoints: readonly WebhookEndpoint[]): Promise<Set<string>> {
+  const registered = (await ctx.profile())?.listen_endpoints ?? {}
+  const ours = endpoints.filter((e) => typeof e.url === 'string' && registered[e.id] !== undefined)
+  const alive = await Promise.all(ours.map((e) => listening(e.url, LISTENING_TIMEOUT_MS)))
+  return new Set(ours.filter((_, i) => !alive[i]).map((e) => e.id))
 }
