@@ -62,6 +62,11 @@ export interface ForwardOptions {
   body: Buffer
   /** Whole exchange, from connecting to the last byte of the answer. */
   timeoutMs: number
+  /**
+   * The timeout as the user set it (--forward-timeout), for the message when it passes; default timeoutMs. The
+   * listener gives a forward what is left of it once the delivery is read and checked, a millisecond or two less.
+   */
+  saidTimeoutMs?: number
   /** Largest answer body read back. */
   maxResponseBytes: number
   /** A pooled agent to reuse connections; a one-off connection when omitted. */
@@ -119,7 +124,7 @@ export async function forwardDelivery(options: ForwardOptions): Promise<ForwardR
     }
   } catch (error) {
     if (error instanceof ForwardError) throw error
-    throw new ForwardError(describeNetworkError(error, signal, options.timeoutMs), options.url, signal.aborted)
+    throw new ForwardError(describeNetworkError(error, signal, options.saidTimeoutMs ?? options.timeoutMs), options.url, signal.aborted)
   } finally {
     if (ownDispatcher) void ownDispatcher.destroy().catch(() => {})
   }

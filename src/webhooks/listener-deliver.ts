@@ -76,6 +76,7 @@ async function forward(state: ListenerState, req: IncomingMessage, body: Buffer,
         dispatcher: state.dispatcher,
         headers: rawHeaderPairs(req.rawHeaders),
         maxResponseBytes: state.maxBodyBytes,
+        saidTimeoutMs: state.forwardTimeoutMs,
         timeoutMs: budgetMs,
         url: state.options.forwardTo!,
       })
