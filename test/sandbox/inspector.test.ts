@@ -53,7 +53,7 @@ describe.skipIf(!CHROMIUM)('inspector page in headless Chromium', () => {
     await page.close()
   }, 60_000)
 
-  it('a request or a delivery that got no answer says "no answer", not 0', async () => {
+  it('a request or a delivery that got no answer says "no answer", not 0; a delivery given up on says abandoned', async () => {
     const fault = await call(session.sandbox, 'POST', '/_sandbox/faults', {json: {count: 1, drop: true, method: 'GET', path: '/api/v2/products'}})
     expect(fault.status).toBe(201)
     expect((await session.cli(['products', 'list'])).code).toBe(0) // the GET is retried after the drop
@@ -61,8 +61,13 @@ describe.skipIf(!CHROMIUM)('inspector page in headless Chromium', () => {
     expect(endpoint.code, endpoint.stderr).toBe(0)
     expect((await session.cli(['webhooks', 'trigger', 'customer.created'])).code).toBe(0)
     await session.sandbox.deliveriesSettled()
+    // Refused for 10 minutes (the sandbox's clock): the next delivery there is abandoned, and the page says so.
+    session.sandbox.clock.advance(10 * 60_000)
+    expect((await session.cli(['webhooks', 'trigger', 'customer.created'])).code).toBe(0)
+    await session.sandbox.deliveriesSettled()
     const page = await browser.newPage()
     await page.goto(`${session.sandbox.baseUrl}/_sandbox/ui`, {waitUntil: 'domcontentloaded'})
+    expect(await page.$eval('#deliveries tr', (tr) => tr.textContent)).toMatch(/no answer\s*abandoned$/)
     const requests = await page.$$eval('#requests tr', (rows) => rows.map((r) => r.textContent ?? ''))
     expect(requests.some((r) => r.includes('/api/v2/products') && r.includes('no answer'))).toBe(true)
     const deliveries = await page.$$eval('#deliveries tr', (rows) => rows.map((r) => r.textContent ?? ''))
