@@ -5,17 +5,17 @@
  * - BaseCommand: `--json` and `--debug` (commands that never call the service: sign, verify, sandbox...).
  * - ApiCommand: adds `--profile`, `--base-url`, `--max-wait` and the Context/client.
  */
-import {Command, Errors, type Interfaces} from '@oclif/core'
+import {Command, type Config, Errors, type Interfaces} from '@oclif/core'
 
 import {LOGIN_HINT} from '../api/auth.js'
 import {CliError, EXIT, UsageError} from '../errors.js'
 import {jsonRequested, Output} from '../io/output.js'
 import {IOStreams} from '../io/streams.js'
-import {closest} from '../domain/suggest.js'
 import {kebabFlag, spell, type Text} from '../domain/phrase.js'
 import {MONEY_UNITS, type MoneyUnit} from '../domain/schema.js'
 import {Context} from './context.js'
-import {parseErrorMessage} from './parse-errors.js'
+import {type CommandDeps, processDeps} from './deps.js'
+import {usageFromParse} from './parse-errors.js'
 import {apiFlags, normalizeEnumValues, outputFlags} from './flags.js'
 
 export type FlagsOf<T extends typeof Command> = Interfaces.InferredFlags<T['flags'] & T['baseFlags']>
@@ -52,6 +52,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** The one path a result takes to stdout: `this.output.result(value, () => render...)`, `list`, `record`. */
   protected output!: Output
   private readonly interruption = new AbortController()
+  /** Environment and streams: the process's, unless a test gave its own (runWith). */
+  protected deps: CommandDeps = processDeps()
+  private signalListeners: Array<[NodeJS.Signals, () => void]> = []
   /** The --jq worker, ended when the command ends. */
   private jq?: import('../io/jq.js').JqFilter
 
@@ -60,10 +63,34 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return this.interruption.signal
   }
 
+  /**
+   * Runs the command in this process with `deps` for its environment and streams: the seam tests use to run a
+   * command without a process. Resolves with the exit code (0, or the code of the error that ended it).
+   */
+  static async runWith(
+    this: new (argv: string[], config: Config) => BaseCommand<typeof Command>,
+    id: string,
+    argv: string[],
+    config: Config,
+    deps: CommandDeps,
+  ): Promise<number> {
+    const command = new this(argv, config)
+    command.id = id
+    command.deps = deps
+    try {
+      await command._run()
+      return 0
+    } catch (error) {
+      if (error instanceof Errors.ExitError) return error.oclif.exit ?? 1
+      throw error
+    }
+  }
+
   public async init(): Promise<void> {
     await super.init()
     // Decided once, before parsing, so that a parse error is rendered as JSON too.
-    this.io = new IOStreams({json: jsonRequested(this.argv)})
+    const {env, stderr, stdin, stdout} = this.deps
+    this.io = new IOStreams({env, json: jsonRequested(this.argv), stderr, stdin, stdout})
     this.output = new Output(this.io)
     this.handleInterrupts()
     const allFlags = {...(this.ctor as typeof BaseCommand).baseFlags, ...this.ctor.flags}
@@ -109,7 +136,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const refusal = this.jqRefusal()
     if (refusal) throw new UsageError(`--jq cannot be used here: ${refusal}`)
     const {compileJq} = await import('../io/jq.js')
-    const jq = await compileJq(flags.jq, {env: process.env, pretty: io.isStdoutTTY})
+    const jq = await compileJq(flags.jq, {env: this.deps.env, pretty: io.isStdoutTTY})
     this.jq = jq
     this.output.setFilter(async (document) => {
       await io.outJq(jq, JSON.stringify(io.projected(document)))
@@ -124,48 +151,35 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * exit code); exit handlers (the config lock's release) still run.
    */
   protected async finally(error: Error | undefined): Promise<void> {
+    for (const [signal, listener] of this.signalListeners.splice(0)) process.removeListener(signal, listener)
     await this.jq?.close()
     await super.finally(error)
   }
 
   private handleInterrupts(): void {
+    const listen = (signal: NodeJS.Signals, listener: () => void) => {
+      process.on(signal, listener)
+      this.signalListeners.push([signal, listener])
+    }
     if ((this.ctor as typeof BaseCommand).interruptible) {
       const onSignal = () => {
         if (!this.interruption.signal.aborted) this.interruption.abort()
       }
-      process.on('SIGINT', onSignal)
-      process.on('SIGTERM', onSignal)
+      listen('SIGINT', onSignal)
+      listen('SIGTERM', onSignal)
       return
     }
-    process.on('SIGINT', () => {
+    listen('SIGINT', () => {
       this.io?.interrupted()
       process.exit(EXIT.interrupted)
     })
   }
 
-  /**
-   * Any failure to parse the command line is invalid usage (exit 2): oclif gives some parse errors its default
-   * exit code (1), and a flag's own parse function throws a plain Error. The flag stays named in the message.
-   */
+  /** Any failure to parse the command line is invalid usage (exit 2), in our words (parse-errors.ts). */
   private usageFromParse(error: unknown): unknown {
     if (!(error instanceof Error) || error instanceof CliError || error instanceof Errors.ExitError) return error
-    const unknown = (error as {flags?: unknown}).flags
-    if (error.name === 'NonExistentFlagsError' || Array.isArray(unknown)) {
-      const names = Object.keys({...(this.ctor as typeof BaseCommand).baseFlags, ...this.ctor.flags}).map((n) => `--${n}`)
-      const guesses = (Array.isArray(unknown) ? (unknown as string[]) : []).map((f) => [f, closest(f.replace(/=.*$/, ''), names)] as const)
-      const meant = guesses.filter(([, g]) => g)
-      const text = meant.length === 1 ? `Did you mean ${meant[0][1]}?` : meant.map(([f, g]) => `${f}: did you mean ${g}?`).join(' ')
-      if (meant.length > 0)
-        return new UsageError(`${error.message.replace(/\n\s*See more help with --help\s*$/, '').trim()}. ${text}`, {
-          hint: `See \`${this.commandLine()} --help\`.`,
-        })
-    }
-    const message = error.message
-      .replace(/\n\s*See more help with --help\s*$/, '')
-      .replace(/^Parsing (--[\w-]+) *\n\s*/, '$1: ')
-      .trim()
-    const args = (error as {args?: Array<{name: string; description?: string}>}).args
-    return new UsageError(parseErrorMessage(message, Array.isArray(args) ? args : undefined), {hint: `See \`${this.commandLine()} --help\`.`})
+    const flags = Object.keys({...(this.ctor as typeof BaseCommand).baseFlags, ...this.ctor.flags}).map((n) => `--${n}`)
+    return usageFromParse(error, flags, `See \`${this.commandLine()} --help\`.`)
   }
 
   /** The flag that sets a service's option (fieldFlags, else `--kebab-case`). */
@@ -251,7 +265,7 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
 
   protected get ctx(): Context {
     this.context ??= new Context({
-      env: process.env,
+      env: this.deps.env,
       flags: this.flags as never,
       io: this.io,
       createsProfile: (this.ctor as typeof ApiCommand).createsProfile,

@@ -15,9 +15,9 @@ export abstract class ConfigCommand<T extends typeof Command> extends BaseComman
 
   protected get settings(): ConfigService {
     this.service ??= new ConfigService({
-      env: process.env,
+      env: this.deps.env,
       profile: (this.flags as {profile?: string}).profile,
-      store: new ConfigStore(configDir(process.env)),
+      store: new ConfigStore(configDir(this.deps.env)),
     })
     return this.service
   }

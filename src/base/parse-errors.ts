@@ -6,6 +6,9 @@
  */
 import {stripVTControlCharacters} from 'node:util'
 
+import {closest} from '../domain/suggest.js'
+import {UsageError} from '../errors.js'
+
 /** One reason of a failed flag validation or a violated constraint, reworded. */
 function reason(text: string): string {
   let m = /^Missing required flag ([\w-]+)$/.exec(text)
@@ -42,4 +45,25 @@ export function parseErrorMessage(message: string, args?: ReadonlyArray<{name: s
   const argOption = /^Expected (.*) to be one of: (.+)$/.exec(text)
   if (argOption) return `The argument must be one of ${argOption[2]} (got ${JSON.stringify(argOption[1])}).`
   return text
+}
+
+/**
+ * A failure to parse the command line as invalid usage (exit 2): oclif gives some parse errors its default exit
+ * code (1), and a flag's own parse function throws a plain Error (the flag stays named). An unknown flag gets the
+ * nearest of `flags` suggested.
+ */
+export function usageFromParse(error: Error, flags: readonly string[], hint: string): UsageError {
+  const unknown = (error as {flags?: unknown}).flags
+  if (error.name === 'NonExistentFlagsError' || Array.isArray(unknown)) {
+    const guesses = (Array.isArray(unknown) ? (unknown as string[]) : []).map((f) => [f, closest(f.replace(/=.*$/, ''), flags)] as const)
+    const meant = guesses.filter(([, g]) => g)
+    const text = meant.length === 1 ? `Did you mean ${meant[0][1]}?` : meant.map(([f, g]) => `${f}: did you mean ${g}?`).join(' ')
+    if (meant.length > 0) return new UsageError(`${error.message.replace(/\n\s*See more help with --help\s*$/, '').trim()}. ${text}`, {hint})
+  }
+  const message = error.message
+    .replace(/\n\s*See more help with --help\s*$/, '')
+    .replace(/^Parsing (--[\w-]+) *\n\s*/, '$1: ')
+    .trim()
+  const args = (error as {args?: Array<{name: string; description?: string}>}).args
+  return new UsageError(parseErrorMessage(message, Array.isArray(args) ? args : undefined), {hint})
 }

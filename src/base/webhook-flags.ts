@@ -19,10 +19,17 @@ export interface SecretFlagValues {
 }
 
 /** The secret from the flags or COMMERCE_WEBHOOK_SECRET; exit 2 when there is none. */
-export async function requireSecret(flags: SecretFlagValues, payloadFile: string | undefined): Promise<string> {
+export async function requireSecret(
+  flags: SecretFlagValues,
+  payloadFile: string | undefined,
+  deps: {env: NodeJS.ProcessEnv; stdin: NodeJS.ReadStream},
+): Promise<string> {
   if (flags['secret-stdin'] && (payloadFile === undefined || payloadFile === '-'))
     throw new UsageError('--secret-stdin takes standard input: give the payload with --payload-file FILE.')
-  const secret = await readSecret({env: process.env, secret: flags.secret, secretFile: flags['secret-file'], secretStdin: flags['secret-stdin']})
+  const secret = await readSecret(
+    {env: deps.env, secret: flags.secret, secretFile: flags['secret-file'], secretStdin: flags['secret-stdin']},
+    deps.stdin,
+  )
   if (secret === undefined) throw new UsageError(`No signing secret: pass --secret-file FILE, --secret-stdin, or set ${SECRET_ENV}.`)
   return secret
 }

@@ -52,7 +52,7 @@ export default class Api extends ApiCommand<typeof Api> {
 
   async run(): Promise<void> {
     const {flags} = this
-    const read = async (path: string) => (path === '-' ? (await readAll(process.stdin)).toString('utf8') : readFile(path, 'utf8'))
+    const read = async (path: string) => (path === '-' ? (await readAll(this.deps.stdin)).toString('utf8') : readFile(path, 'utf8'))
     const prepared = await prepareRequest(
       {
         fields: flags.field,

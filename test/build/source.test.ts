@@ -38,3 +38,14 @@ it('nothing but the config store (through conf) names config.json for writing', 
     .sort()
   expect(naming).toEqual(['src/config/paths.ts', 'src/config/store.ts'])
 })
+
+it("commands take the process's environment and streams from their deps only (the seam of base/deps.ts)", () => {
+  const found = [...sources(join(ROOT, 'src', 'commands')), ...sources(join(ROOT, 'src', 'base')), ...sources(join(ROOT, 'src', 'hooks'))]
+    .filter((file) => !file.endsWith(join('base', 'deps.ts')))
+    .flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (/\bprocess\.(env|stdin|stdout|stderr)\b/.test(line) ? [`${relative(ROOT, file)}:${i + 1}: ${line.trim()}`] : [])),
+    )
+  expect(found, 'use this.deps (src/base/deps.ts)').toEqual([])
+})

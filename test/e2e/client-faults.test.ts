@@ -9,6 +9,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {run, tempConfigDir} from '../helpers/cli.js'
 import {useE2E} from '../helpers/e2e.js'
 import {type Script, startFaultyServer} from '../helpers/faulty-server.js'
+import {runArgvInProcess} from '../helpers/in-process.js'
 import {issueToken, keyPairEnv, occurrences, requestsTo, storeProfile} from '../helpers/login.js'
 
 const fx = useE2E({orderLimit: {limit: 1000, windowSeconds: 60}})
@@ -43,7 +44,10 @@ const page = (data: unknown[] = [CUSTOMER], total = data.length) => ({body: {dat
 async function against(script: Script, args: string[], options: {upstream?: string; env?: Record<string, string>} = {}) {
   await fx.faulty?.close() // a test may call this more than once
   fx.faulty = await startFaultyServer(script, options)
-  const r = await run(args, {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: fx.faulty.url, COMMERCE_CONFIG_DIR: fx.dir, ...options.env}})
+  // In this process, through the commands' seam: the client's behaviour needs no child process.
+  const r = await runArgvInProcess(args, {
+    env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: fx.faulty.url, COMMERCE_CONFIG_DIR: fx.dir, ...options.env},
+  })
   return {...r, requests: fx.faulty.requests}
 }
 

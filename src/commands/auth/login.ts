@@ -67,7 +67,7 @@ On a terminal, prompts for what is missing (the secret masked). Without one, pas
       const known = await this.ctx.knownBaseUrl()
       baseUrl = checkBaseUrl(known ?? (await this.ask('Base URL', '--base-url', false)))
       keyId = flags['key-id'] ?? (await this.ask('Key id', '--key-id', false))
-      if (flags['key-secret-stdin']) keySecret = await readStdin()
+      if (flags['key-secret-stdin']) keySecret = await readStdin(this.deps.stdin)
       else keySecret = flags['key-secret'] ?? (await this.ask('Key secret', '--key-secret or --key-secret-stdin', true))
       if (!keySecret) throw new UsageError('The key secret is empty.')
     }
@@ -100,8 +100,8 @@ On a terminal, prompts for what is missing (the secret masked). Without one, pas
   }
 }
 
-async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY)
+async function readStdin(stdin: NodeJS.ReadStream): Promise<string> {
+  if (stdin.isTTY)
     throw new UsageError('--key-secret-stdin reads the secret from a pipe, e.g. `printf %s "$SECRET" | commerce auth login ... --key-secret-stdin`.')
-  return (await readAll(process.stdin)).toString('utf8').replace(/\r?\n$/, '')
+  return (await readAll(stdin)).toString('utf8').replace(/\r?\n$/, '')
 }

@@ -16,7 +16,7 @@ export default class ConfigUse extends ConfigCommand<typeof ConfigUse> {
     const service = this.settings
     const result = await service.use(this.args.name)
     await this.output.result(result, () => this.output.success(`Commands now use profile "${result.profile}" when none is named.`))
-    const fromEnv = process.env.COMMERCE_PROFILE
+    const fromEnv = this.deps.env.COMMERCE_PROFILE
     if (fromEnv && fromEnv !== result.profile) io.warn(`COMMERCE_PROFILE=${fromEnv} is set in this shell and takes precedence.`)
   }
 }

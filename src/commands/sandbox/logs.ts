@@ -32,14 +32,14 @@ export default class SandboxLogs extends BaseCommand<typeof SandboxLogs> {
     // On a terminal each entry fits the window (the path and query cut with `…`); a pipe gets them whole.
     const width = io.isStdoutTTY ? io.stdout.columns || 80 : undefined
     const show = (e: LogEntry) => this.output.line(e, () => io.out(formatLogLine(e, width)))
-    const first = await fetchLogs(process.env)
+    const first = await fetchLogs(this.deps.env)
     for (const e of first.filter(matches).slice(-flags.limit)) show(e)
     if (!flags.follow) return
     let after = first.at(-1)?.seq ?? 0
     // Ctrl-C or SIGTERM ends --follow (BaseCommand.interruptible).
     const stop = this.interrupted
     while (!stop.aborted) {
-      const entries = await fetchLogs(process.env, after, 20, stop).catch((error: Error) => {
+      const entries = await fetchLogs(this.deps.env, after, 20, stop).catch((error: Error) => {
         if (stop.aborted) return []
         throw error
       })

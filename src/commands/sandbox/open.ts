@@ -15,17 +15,17 @@ export default class SandboxOpen extends BaseCommand<typeof SandboxOpen> {
 
   async run(): Promise<void> {
     const {flags, io} = this
-    const url = `${sandboxUrl(process.env)}/_sandbox/ui`
+    const url = `${sandboxUrl(this.deps.env)}/_sandbox/ui`
     await this.output.result({url}, () => {
       io.out(url)
-      if (flags.browser && process.stdout.isTTY) openInBrowser(url)
+      if (flags.browser && io.isStdoutTTY) openInBrowser(url, this.deps.env)
     })
   }
 }
 
 /** xdg-open / open / start, detached and silent; nothing happens without a desktop. */
-function openInBrowser(url: string): void {
-  const desktop = process.platform === 'darwin' || process.platform === 'win32' || Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY)
+function openInBrowser(url: string, env: NodeJS.ProcessEnv): void {
+  const desktop = process.platform === 'darwin' || process.platform === 'win32' || Boolean(env.DISPLAY || env.WAYLAND_DISPLAY)
   if (!desktop) return
   const [cmd, args] =
     process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]]

@@ -11,8 +11,8 @@ export default class SandboxReset extends BaseCommand<typeof SandboxReset> {
 
   async run(): Promise<void> {
     const {flags, io} = this
-    await confirmAfterCheck(io, flags.yes, async () => `Remove ${describeCounts(await currentCounts(process.env))} from the local sandbox?`)
-    const removed = await reset(process.env)
+    await confirmAfterCheck(io, flags.yes, async () => `Remove ${describeCounts(await currentCounts(this.deps.env))} from the local sandbox?`)
+    const removed = await reset(this.deps.env)
     await this.output.result({removed}, () => io.out(`Removed ${describeCounts(removed)}.`))
   }
 }

@@ -11,7 +11,7 @@ export default class SandboxSeed extends BaseCommand<typeof SandboxSeed> {
 
   async run(): Promise<void> {
     const {args, io} = this
-    const ids = await seed(process.env, readScenario(args.file))
+    const ids = await seed(this.deps.env, readScenario(args.file))
     await this.output.result(ids, () => {
       const names = Object.entries(ids)
       io.out(`Created ${names.length} entr${names.length === 1 ? 'y' : 'ies'}: ${names.map(([n, id]) => `${n} ${id}`).join(', ')}`)

@@ -31,7 +31,7 @@ export default class WebhooksEvents extends BaseCommand<typeof WebhooksEvents> {
     const {flags, io} = this
     // On a terminal, a screenful by default (a pipe or --json gets every record, for scripts).
     const screen = io.tableOutput && !this.output.json && flags.limit === undefined
-    const {records, total} = await listInboxEvents(process.env, {
+    const {records, total} = await listInboxEvents(this.deps.env, {
       limit: flags.limit ?? (screen ? TERMINAL_DEFAULT : undefined),
       since: sinceOf(flags.since),
       status: flags.status,

@@ -35,12 +35,15 @@ Each delivery is signed afresh (current time) with the secret given (--secret-fi
     if (!flags.failed && ids.length === 0) throw new UsageError('Name the events to replay (EVENT_ID...), or pass --failed.')
     if (!flags.failed && (flags.since !== undefined || flags.type !== undefined))
       throw new UsageError('--since and --type choose among failed events: use them with --failed.')
-    const secret = await readSecret({env: process.env, secret: flags.secret, secretFile: flags['secret-file'], secretStdin: flags['secret-stdin']})
+    const secret = await readSecret(
+      {env: this.deps.env, secret: flags.secret, secretFile: flags['secret-file'], secretStdin: flags['secret-stdin']},
+      this.deps.stdin,
+    )
     const storedSecrets = secret === undefined ? (await this.ctx.profile())?.webhook_secrets : undefined
     const input = {forwardTo: flags['forward-to'], secret, storedSecrets}
 
     if (ids.length === 1) {
-      const replayed = await replay(process.env, {...input, id: ids[0]})
+      const replayed = await replay(this.deps.env, {...input, id: ids[0]})
       // JSON.stringify leaves out an undefined warning.
       const result = {...replayed, warning: replayed.warning === undefined ? undefined : this.say(replayed.warning)}
       if (result.warning) io.warn(result.warning)
@@ -52,7 +55,7 @@ Each delivery is signed afresh (current time) with the secret given (--secret-fi
       return
     }
     let warned = false
-    const summary = await replayMany(process.env, {
+    const summary = await replayMany(this.deps.env, {
       ...input,
       ...(flags.failed ? {failed: {since: sinceOf(flags.since), types: flags.type ? splitEvents(flags.type) : undefined}} : {ids}),
       onResult: (item, warning) => {

@@ -21,8 +21,8 @@ export default class WebhooksSign extends BaseCommand<typeof WebhooksSign> {
   async run(): Promise<void> {
     const {flags, io} = this
     const timestamp = flags.timestamp === undefined ? undefined : parseTimestamp(flags.timestamp)
-    const secret = await requireSecret(flags, flags['payload-file'])
-    const header = sign(secret, await readPayload(flags['payload-file']), timestamp)
+    const secret = await requireSecret(flags, flags['payload-file'], this.deps)
+    const header = sign(secret, await readPayload(flags['payload-file'], this.deps.stdin), timestamp)
     await this.output.result({signature: header}, () => io.out(header))
   }
 }

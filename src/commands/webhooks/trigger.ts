@@ -33,11 +33,11 @@ export default class WebhooksTrigger extends ApiCommand<typeof WebhooksTrigger> 
     const {args, flags, io} = this
     const set = parseOverrides(flags.set ?? [])
     // A base URL that is set must be the sandbox's; none set means the running sandbox.
-    const baseUrl = flags['base-url'] || process.env.COMMERCE_BASE_URL || (await this.ctx.profile())?.base_url
+    const baseUrl = await this.ctx.knownBaseUrl()
     const answer = await trigger({
       baseUrl,
       customerId: flags.customer,
-      env: process.env,
+      env: this.deps.env,
       orderId: flags.order,
       set,
       type: args.event,

@@ -21,8 +21,8 @@ export default class WebhooksVerify extends BaseCommand<typeof WebhooksVerify> {
 
   async run(): Promise<void> {
     const {flags, io} = this
-    const secret = await requireSecret(flags, flags['payload-file'])
-    const payload = await readPayload(flags['payload-file'])
+    const secret = await requireSecret(flags, flags['payload-file'], this.deps)
+    const payload = await readPayload(flags['payload-file'], this.deps.stdin)
     const result = verify({header: flags.signature, payload, secret, toleranceSeconds: flags.tolerance})
     await this.output.result(result, () =>
       result.valid ? io.out('Signature is valid.') : io.info(io.chalk.red('Signature is not valid: ') + describeVerifyFailure(result.reason!)),

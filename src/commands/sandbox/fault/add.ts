@@ -30,7 +30,7 @@ export default class SandboxFaultAdd extends BaseCommand<typeof SandboxFaultAdd>
     const rate = flags.rate === undefined ? undefined : Number(flags.rate)
     if (rate !== undefined && !(rate > 0 && rate <= 1)) throw new UsageError(`--rate must be a number above 0 and at most 1 (got ${flags.rate}).`)
     if (flags.status === undefined && !flags.drop && flags.delay === undefined) throw new UsageError('Give --status, --delay or --drop.')
-    const rule = await addFault(process.env, {
+    const rule = await addFault(this.deps.env, {
       count: flags.count,
       delay_ms: flags.delay,
       drop: flags.drop || undefined,

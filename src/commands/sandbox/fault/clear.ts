@@ -7,7 +7,7 @@ export default class SandboxFaultClear extends BaseCommand<typeof SandboxFaultCl
 
   async run(): Promise<void> {
     const {io} = this
-    const cleared = await clearFaults(process.env)
+    const cleared = await clearFaults(this.deps.env)
     await this.output.result({cleared}, () => io.out(`Removed ${cleared} fault rule${cleared === 1 ? '' : 's'}.`))
   }
 }

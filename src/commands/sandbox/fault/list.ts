@@ -7,7 +7,7 @@ export default class SandboxFaultList extends BaseCommand<typeof SandboxFaultLis
 
   async run(): Promise<void> {
     const {io} = this
-    const rules = await listFaults(process.env)
+    const rules = await listFaults(this.deps.env)
     await this.output.result(rules, () => io.out(rules.length === 0 ? 'No fault rules.' : rules.map((r) => describeRule(r)).join('\n')))
   }
 }

@@ -9,7 +9,7 @@ export default class SandboxSnapshotList extends BaseCommand<typeof SandboxSnaps
 
   async run(): Promise<void> {
     const {io} = this
-    const list = await listSnapshots(process.env)
+    const list = await listSnapshots(this.deps.env)
     await this.output.result(list, () => {
       if (list.length === 0) return io.out('No snapshots.')
       for (const s of list)

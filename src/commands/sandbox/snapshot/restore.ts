@@ -16,11 +16,11 @@ export default class SandboxSnapshotRestore extends BaseCommand<typeof SandboxSn
   async run(): Promise<void> {
     const {args, flags, io} = this
     await confirmAfterCheck(io, flags.yes, async () => {
-      if (!(await listSnapshots(process.env)).some((s) => s.name === args.name))
+      if (!(await listSnapshots(this.deps.env)).some((s) => s.name === args.name))
         throw new CliError(`No snapshot is named "${args.name}".`, {exitCode: EXIT.notFound, hint: 'See `commerce sandbox snapshot list`.'})
-      return `Replace the local sandbox's ${describeCounts(await currentCounts(process.env))} with snapshot ${args.name}?`
+      return `Replace the local sandbox's ${describeCounts(await currentCounts(this.deps.env))} with snapshot ${args.name}?`
     })
-    const answer = await restoreSnapshot(process.env, args.name)
+    const answer = await restoreSnapshot(this.deps.env, args.name)
     await this.output.result(answer, () => io.out(`Restored snapshot ${answer.restored}: ${describeCounts(answer.counts)}.`))
   }
 }

@@ -12,7 +12,7 @@ export default class SandboxSnapshotSave extends BaseCommand<typeof SandboxSnaps
 
   async run(): Promise<void> {
     const {args, io} = this
-    const info = await saveSnapshot(process.env, args.name)
+    const info = await saveSnapshot(this.deps.env, args.name)
     await this.output.result(info, () => {
       io.out(
         `Saved snapshot ${info.name}: ${counted(info.customers, 'customer')}, ${counted(info.orders, 'order')}, ${counted(info.webhooks, 'webhook')}.`,

@@ -16,7 +16,7 @@ export default class WebhooksEventsGet extends BaseCommand<typeof WebhooksEvents
   ]
 
   async run(): Promise<void> {
-    const event = await getInboxEvent(process.env, this.args.id)
+    const event = await getInboxEvent(this.deps.env, this.args.id)
     await this.output.result(event, () => {
       const {io} = this
       const total = event.records.length
