@@ -70,7 +70,7 @@ export interface OrderInput {
 }
 
 /** `--from-file FILE|-`: a JSON object {customer_id, currency, items}. */
-export async function readOrderFile(path: string, stdin: NodeJS.ReadableStream = process.stdin): Promise<OrderInput> {
+export async function readOrderFile(path: string, stdin: NodeJS.ReadableStream): Promise<OrderInput> {
   let text: string
   try {
     text = path === '-' ? (await readAll(stdin)).toString('utf8') : await readFile(path, 'utf8')

@@ -49,3 +49,16 @@ it("commands take the process's environment and streams from their deps only (th
     )
   expect(found, 'use this.deps (src/base/deps.ts)').toEqual([])
 })
+
+it("services take the environment and streams they use as arguments, never from process (the command's deps)", () => {
+  const found = sources(join(ROOT, 'src', 'services')).flatMap((file) =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .flatMap((line, i) =>
+        /\bprocess\.(env|stdin|stdout|stderr)\b/.test(line) && !/^\s*(\*|\/\/)/.test(line)
+          ? [`${relative(ROOT, file)}:${i + 1}: ${line.trim()}`]
+          : [],
+      ),
+  )
+  expect(found).toEqual([])
+})

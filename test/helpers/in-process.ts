@@ -4,6 +4,7 @@
  * process. Standard output and error are collected as text; stdin is empty unless given. Not a terminal, like a
  * command in a pipe.
  */
+import {tmpdir} from 'node:os'
 import {PassThrough, Readable} from 'node:stream'
 
 import {Config} from '@oclif/core'
@@ -66,4 +67,28 @@ export async function runArgvInProcess(argv: string[], options: {env: NodeJS.Pro
     if (found) return runInProcess((await found.load()) as unknown as Runnable, id, argv.slice(n), options)
   }
   throw new Error(`no command in ${JSON.stringify(argv)}`)
+}
+
+/**
+ * `run` of test/helpers/cli.ts, in this process: the same arguments and result, for the e2e files whose tests
+ * need no process of their own (no terminal, no signals, no start-up), so that they take milliseconds a command.
+ */
+export async function runHere(
+  args: string[],
+  options: {env?: Record<string, string | undefined>; input?: string | Buffer} = {},
+): Promise<{code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; json<T = any>(): T}> {
+  const env: NodeJS.ProcessEnv = {HOME: options.env?.HOME ?? tmpdir(), LANG: 'C.UTF-8'}
+  for (const [k, v] of Object.entries(options.env ?? {})) if (v !== undefined) env[k] = v
+  const r = await runArgvInProcess(args, {env, stdin: options.input?.toString()})
+  return {
+    ...r,
+    json<T>(): T {
+      try {
+        return JSON.parse(r.stdout) as T
+      } catch {
+        throw new Error(`stdout is not JSON (exit ${r.code}):\n${r.stdout}\nstderr:\n${r.stderr}`)
+      }
+    },
+    signal: null,
+  }
 }

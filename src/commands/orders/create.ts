@@ -26,7 +26,7 @@ export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
 
   async run(): Promise<void> {
     const {flags, io} = this
-    const fromFile = flags['from-file'] ? await readOrderFile(flags['from-file']) : {}
+    const fromFile = flags['from-file'] ? await readOrderFile(flags['from-file'], this.deps.stdin) : {}
     const input = {
       currency: flags.currency ?? fromFile.currency,
       customer_id: flags.customer ?? fromFile.customer_id,

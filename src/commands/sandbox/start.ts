@@ -37,7 +37,7 @@ export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
     const exposed = exposureWarning(flags.host)
     if (exposed) io.warn(this.say(exposed))
     if (flags.detach) {
-      const state = await startDetached({args: [process.argv[1], ...this.foregroundArgv()]}).catch(failed)
+      const state = await startDetached({args: [process.argv[1], ...this.foregroundArgv()], env: this.deps.env}).catch(failed)
       return this.output.result(infoOf(state), () => {
         io.out(describeSandbox(state).join('\n'))
         io.info('Running in the background; stop it with `commerce sandbox stop`.')
@@ -56,6 +56,7 @@ export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
         tokenTtlSeconds: flags['token-ttl'],
       },
       this.interrupted,
+      this.deps.env,
     ).catch(failed)
     await this.output.result(infoOf(state), () => io.out(describeSandbox(state).join('\n')))
     io.info('Press Ctrl-C to stop.')

@@ -11,7 +11,7 @@ With --json: {"base_url", "pid", "keys": [{"key_id", "key_secret", "scopes"}]}, 
 
   async run(): Promise<void> {
     const {io} = this
-    const status = await sandboxStatus()
+    const status = await sandboxStatus(this.deps.env)
     if (!status) throw new CliError('No local sandbox is running.', {hint: 'Start one with `commerce sandbox start --detach`.'})
     await this.output.result(infoOf(status.state), () => io.out(describeSandbox(status.state, status.counts).join('\n')))
   }

@@ -8,7 +8,7 @@ export default class SandboxStop extends BaseCommand<typeof SandboxStop> {
 
   async run(): Promise<void> {
     const {io} = this
-    const state = await stopSandbox()
+    const state = await stopSandbox(this.deps.env)
     await this.output.result(state ? {base_url: state.base_url, pid: state.pid, stopped: true} : {stopped: false}, () =>
       io.out(state ? `Stopped the sandbox at ${state.base_url} (pid ${state.pid}).` : 'No local sandbox is running; nothing to stop.'),
     )

@@ -70,7 +70,7 @@ export interface Foreground {
 }
 
 /** Starts the sandbox in this process and records it; stops cleanly when `signal` aborts. */
-export async function runForeground(options: StartOptions, signal: AbortSignal, env: NodeJS.ProcessEnv = process.env): Promise<Foreground> {
+export async function runForeground(options: StartOptions, signal: AbortSignal, env: NodeJS.ProcessEnv): Promise<Foreground> {
   const running = readSandboxState(env)
   if (running) throw alreadyRunning(running)
   const dataFile = resolveDataFile(options.dataFile, env)
@@ -129,7 +129,8 @@ export interface DetachOptions {
   args: string[]
   /** Node's own options for the child; default this process's (e.g. `--import tsx` under bin/dev.js). */
   nodeOptions?: string[]
-  env?: NodeJS.ProcessEnv
+  /** The child's environment, which also says where the config directory is. */
+  env: NodeJS.ProcessEnv
   timeoutMs?: number
 }
 
@@ -138,7 +139,7 @@ export interface DetachOptions {
  * child has recorded itself in the state file.
  */
 export async function startDetached(options: DetachOptions): Promise<SandboxState> {
-  const {env = process.env, timeoutMs = 20_000} = options
+  const {env, timeoutMs = 20_000} = options
   const running = readSandboxState(env)
   if (running) throw alreadyRunning(running)
   const logPath = configPath(SANDBOX_LOG_FILE, env)
@@ -184,7 +185,7 @@ function readTail(path: string): string {
 }
 
 /** Stops the recorded sandbox (SIGTERM, then SIGKILL after `timeoutMs`); undefined when none runs. */
-export async function stopSandbox(env: NodeJS.ProcessEnv = process.env, timeoutMs = 10_000): Promise<SandboxState | undefined> {
+export async function stopSandbox(env: NodeJS.ProcessEnv, timeoutMs = 10_000): Promise<SandboxState | undefined> {
   const state = readSandboxState(env)
   if (!state) return undefined
   await terminate(state.pid, timeoutMs)
@@ -220,7 +221,7 @@ export interface Status {
 }
 
 /** The recorded sandbox and its counts; undefined when none runs (a stale state file is removed). */
-export async function sandboxStatus(env: NodeJS.ProcessEnv = process.env): Promise<Status | undefined> {
+export async function sandboxStatus(env: NodeJS.ProcessEnv): Promise<Status | undefined> {
   const state = readSandboxState(env)
   if (!state) return undefined
   try {

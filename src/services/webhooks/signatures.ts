@@ -10,7 +10,7 @@ import {option, type OptionRef, phrase, type Text} from '../../domain/phrase.js'
  * The payload as raw bytes (never decoded: a signature covers bytes): a file, or standard input for `-` or no
  * file. A terminal on standard input is refused rather than waited on.
  */
-export async function readPayload(file: string | undefined, stdin: NodeJS.ReadStream = process.stdin): Promise<Buffer> {
+export async function readPayload(file: string | undefined, stdin: NodeJS.ReadStream): Promise<Buffer> {
   if (file !== undefined && file !== '-') {
     try {
       return await readFile(file)
@@ -41,7 +41,7 @@ export const SECRET_ENV = 'COMMERCE_WEBHOOK_SECRET'
  * undefined when none is given. Exit 2 for two sources at once, an unreadable file or an empty secret. The error
  * messages never contain the secret.
  */
-export async function readSecret(sources: SecretSources, stdin: NodeJS.ReadStream = process.stdin): Promise<string | undefined> {
+export async function readSecret(sources: SecretSources, stdin: NodeJS.ReadStream): Promise<string | undefined> {
   const given = [
     sources.secret !== undefined && option('secret'),
     sources.secretFile !== undefined && option('secretFile'),
