@@ -91,6 +91,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     // Decided once, before parsing, so that a parse error is rendered as JSON too.
     const {env, stderr, stdin, stdout} = this.deps
     this.io = new IOStreams({env, json: jsonRequested(this.argv), stderr, stdin, stdout})
+    this.io.values.now = this.deps.now()
     this.output = new Output(this.io)
     this.handleInterrupts()
     const allFlags = {...(this.ctor as typeof BaseCommand).baseFlags, ...this.ctor.flags}
@@ -267,6 +268,7 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
     this.context ??= new Context({
       env: this.deps.env,
       flags: this.flags as never,
+      now: this.deps.now,
       io: this.io,
       createsProfile: (this.ctor as typeof ApiCommand).createsProfile,
       userAgent: `commerce-cli/${this.config.version} node/${process.version}`,

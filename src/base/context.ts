@@ -31,6 +31,8 @@ export interface ContextOptions {
   v2Hint?: string
   /** The command creates the profile it names (`auth login`): a --profile that does not exist yet is no error. */
   createsProfile?: boolean
+  /** The command's clock (its deps): the client's, for 429 waits and deprecation dates. */
+  now?: () => number
 }
 
 // Where they were first declared; the rules live in src/domain/url.ts and src/api/url.ts.
@@ -134,6 +136,7 @@ export class Context {
         baseUrl,
         debug: this.options.flags.debug ? (line) => io.info(io.chalk.dim(line)) : undefined,
         maxWaitSeconds: this.options.flags['max-wait'],
+        now: this.options.now,
         onWait(status) {
           const spinner = new Spinner(io).start(status)
           return () => spinner.stop()

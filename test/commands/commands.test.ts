@@ -64,6 +64,15 @@ describe('customers, in process', () => {
   })
 })
 
+describe('the clock, injected', () => {
+  it("the v1 deprecation speaks in the tense of the command's clock", async () => {
+    const before = await runInProcess(CustomersList, 'customers:list', ['--api-version', 'v1'], {env, now: () => Date.parse('2026-01-01T00:00:00Z')})
+    expect(before.stderr).toMatch(/API v1 is deprecated and retires on 2026-09-01/)
+    const after = await runInProcess(CustomersList, 'customers:list', ['--api-version', 'v1'], {env, now: () => Date.parse('2026-10-01T00:00:00Z')})
+    expect(after.stderr).toMatch(/API v1 is deprecated and was due to retire on 2026-09-01: it may stop answering at any time/)
+  })
+})
+
 describe('orders, in process', () => {
   it('an order the service refuses names no Idempotency-Key', async () => {
     const refused = await runInProcess(OrdersCreate, 'orders:create', ['--customer', '99999999', '--currency', 'USD', '--item', '1'], {env})

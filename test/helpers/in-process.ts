@@ -28,7 +28,7 @@ export async function runInProcess(
   command: Runnable,
   id: string,
   argv: string[],
-  options: {env: NodeJS.ProcessEnv; stdin?: string},
+  options: {env: NodeJS.ProcessEnv; stdin?: string; now?: () => number},
 ): Promise<InProcessResult> {
   config ??= Config.load({root: ROOT})
   const out = collect()
@@ -36,6 +36,7 @@ export async function runInProcess(
   const stdin = Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]) as unknown as NodeJS.ReadStream
   const code = await command.runWith(id, argv, await config, {
     env: {PATH: process.env.PATH, ...options.env},
+    now: options.now ?? Date.now,
     stderr: err.stream,
     stdin,
     stdout: out.stream,
@@ -56,7 +57,10 @@ function collect(): {stream: NodeJS.WriteStream; text(): string} {
  * manifest, the built bundle's class), then run through its seam. What a child process would do, minus the
  * process: for tests of the client and the services that need no terminal and no signals.
  */
-export async function runArgvInProcess(argv: string[], options: {env: NodeJS.ProcessEnv; stdin?: string}): Promise<InProcessResult> {
+export async function runArgvInProcess(
+  argv: string[],
+  options: {env: NodeJS.ProcessEnv; stdin?: string; now?: () => number},
+): Promise<InProcessResult> {
   config ??= Config.load({root: ROOT})
   const loaded = await config
   let words = argv.findIndex((a) => a.startsWith('-'))
