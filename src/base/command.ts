@@ -52,7 +52,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** The one path a result takes to stdout: `this.output.result(value, () => render...)`, `list`, `record`. */
   protected output!: Output
   private readonly interruption = new AbortController()
-  /** Environment and streams: the process's, unless a test gave its own (runWith). */
+  /** Environment, streams and clock: the process's, unless a test gave its own (runWith). */
   protected deps: CommandDeps = processDeps()
   private signalListeners: Array<[NodeJS.Signals, () => void]> = []
   /** The --jq worker, ended when the command ends. */

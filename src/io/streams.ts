@@ -149,10 +149,10 @@ export class IOStreams {
     this.warn(text)
   }
 
-  /** Ctrl-C: stop and erase a live status line, and end the line the terminal echoed ^C on. */
   /** Said on stderr if Ctrl-C ends the command now (e.g. the key that replays a request in flight). */
   interruptNote?: string
 
+  /** Ctrl-C: stop and erase a live status line, end the line the terminal echoed ^C on, and say the note. */
   interrupted(): void {
     this.stopStatus()
     if (this.isStderrTTY) this.stderr.write('\n')
