@@ -3,7 +3,7 @@
  * retried?), an error status (with the login hint for a 401, and "outcome unknown" for an unretried 5xx), and a
  * response over the size bound.
  */
-import {formatBytes} from '../domain/text.js'
+import {capitalize, formatBytes} from '../domain/text.js'
 import {ApiError, CliError, NetworkError} from '../errors.js'
 import type {ApiRequest} from './request.js'
 import {errorFromResponse} from './errors.js'
@@ -57,8 +57,4 @@ export function responseTooLarge(baseUrl: string, status: number, what: string, 
     `The response from ${new URL(baseUrl).host} (HTTP ${status}) ${what}, more than the client accepts (${formatBytes(limit)}); it was not read.`,
     {hint: 'If this response is expected, raise the bound with COMMERCE_HTTP_MAX_BYTES (bytes, or e.g. 64MiB); else check the base URL.'},
   )
-}
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1)
 }

@@ -10,7 +10,7 @@
 import type {Dispatcher} from 'undici'
 
 import type {ApiVersion} from '../domain/schema.js'
-import {formatBytes} from '../domain/text.js'
+import {capitalize, formatBytes} from '../domain/text.js'
 import {isLoopbackHost} from '../domain/url.js'
 import {CliError, EXIT, UsageError} from '../errors.js'
 import {httpError, networkError, responseTooLarge} from './client-errors.js'
@@ -241,8 +241,4 @@ export class ApiClient {
 
 function lowerKeys(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]))
-}
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1)
 }

@@ -11,3 +11,8 @@ export function formatBytes(n: number): string {
   if (n >= 1024) return `${+(n / 1024).toFixed(1)} KiB`
   return `${n} bytes`
 }
+
+/** `the token request` -> `The token request`. */
+export function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1)
+}

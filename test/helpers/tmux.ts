@@ -52,6 +52,8 @@ export interface TmuxSession {
   paneFormat(format: string): Promise<string>
   /** Literal text, as typed. */
   type(text: string): Promise<void>
+  /** Waits for a question, types the reply and Enter; resolves with the exit code once the CLI ends. */
+  answer(question: string | RegExp, reply: string): Promise<number>
   /**
    * The whole pane, scroll-back included, wrapped lines joined; without tmux's own "Pane is dead" line, but with
    * the `[tty-exit N]` line once the CLI has exited.
@@ -123,6 +125,12 @@ export async function startInTmux(args: string[], options: TmuxOptions = {}): Pr
     },
     async type(text) {
       await tmux('send-keys', '-t', TARGET, '-l', text)
+    },
+    async answer(question, reply) {
+      await session.waitFor(question)
+      await session.type(reply)
+      await session.sendKeys('Enter')
+      return session.waitForExit()
     },
     async waitFor(pattern, wait = {}) {
       let last = ''

@@ -15,10 +15,7 @@ const fx = useTtyFixture()
 /** Starts the command, waits for its question, answers it and returns the exit status and the last screen. */
 async function answer(args: string[], question: string, reply: 'n' | 'y') {
   const term = await startInTmux(args, {env: fx.env})
-  await term.waitFor(question)
-  await term.type(reply)
-  await term.sendKeys('Enter')
-  const code = await term.waitForExit()
+  const code = await term.answer(question, reply)
   return {code, screen: await term.capture()}
 }
 

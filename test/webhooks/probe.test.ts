@@ -7,7 +7,7 @@ import {join, resolve} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
 import {startListener, type Listener} from '../../src/webhooks/listener.js'
-import {PROBE_PATH, probe, ProbeNonces} from '../../src/webhooks/probe.js'
+import {listening, PROBE_PATH, probe, ProbeNonces} from '../../src/webhooks/probe.js'
 import {deadPort} from '../helpers/webhooks.js'
 
 const TLS = resolve(import.meta.dirname, '../fixtures/tls')
@@ -22,6 +22,22 @@ async function serve(server: Server): Promise<string> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
   return `127.0.0.1:${(server.address() as AddressInfo).port}`
 }
+
+describe('listening (webhooks list: is a listen endpoint stale?)', () => {
+  it('true for a running listener, false for a refused port, another server, or one that never answers, within the deadline', async () => {
+    // As webhooks listen starts it: with its probe nonces, so that its probe path answers.
+    const listener = await startListener({probes: new ProbeNonces(), skipVerify: true})
+    servers.push(listener)
+    expect(await listening(`${listener.localUrl}/`, 1000)).toBe(true)
+    expect(await listening(`http://127.0.0.1:${await deadPort()}/`, 1000)).toBe(false)
+    const other = await serve(createServer((_req, res) => res.writeHead(404).end('not found\n')))
+    expect(await listening(`http://${other}/`, 1000)).toBe(false)
+    const silent = await serve(createServer(() => {})) // accepts, never answers
+    const started = Date.now()
+    expect(await listening(`http://${silent}/`, 300)).toBe(false)
+    expect(Date.now() - started).toBeLessThan(3000)
+  })
+})
 
 describe('probe', () => {
   it('comes back from the listener that issued the nonce, once; the listener records and forwards nothing', async () => {
