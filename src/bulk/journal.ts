@@ -14,12 +14,12 @@
  * customers: see customers.ts).
  */
 import {createHash} from 'node:crypto'
-import {closeSync, constants, createReadStream, fstatSync, mkdirSync, openSync, readFileSync, readSync, rmSync, writeSync} from 'node:fs'
+import {closeSync, constants, createReadStream, fstatSync, mkdirSync, openSync, readSync, rmSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 
 import {configDir, JOURNALS_DIR} from '../config/paths.js'
-import {isProcessAlive} from '../config/pid.js'
+import {acquirePidLock, PidLockBusyError} from '../config/pid.js'
 import type {ImportKind} from './rows.js'
 
 /** `<config dir>/journals`. */
@@ -215,19 +215,12 @@ export class Journal {
 
   /** One process per journal: two imports of one file at once would send its rows twice. A dead owner's lock is taken over. */
   private lock(): void {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const fd = openSync(this.lockPath, 'wx', 0o600)
-        writeSync(fd, String(process.pid))
-        closeSync(fd)
-        this.locked = true
-        return
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error
-      }
-      const pid = Number(readFileSync(this.lockPath, 'utf8'))
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isProcessAlive(pid)) throw new JournalBusyError(pid)
-      rmSync(this.lockPath, {force: true})
+    try {
+      acquirePidLock(this.lockPath)
+    } catch (error) {
+      if (error instanceof PidLockBusyError) throw new JournalBusyError(error.pid)
+      throw error
     }
+    this.locked = true
   }
 }

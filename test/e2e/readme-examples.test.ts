@@ -93,6 +93,14 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'backlog.jsonl'), '{"customer_id": 1, "currency": "USD", "items": [{"product_id": 3, "quantity": 1}]}\n')
   writeFileSync(join(dir, 'secret.txt'), 'whsec_readme\n')
   writeFileSync(join(dir, 'order.json'), '{"customer_id": 1, "currency": "USD", "items": [{"product_id": 3, "quantity": 1}]}')
+  writeFileSync(
+    join(dir, 'fixtures.json'),
+    JSON.stringify({
+      customers: {alice: {email: 'fixture-alice@example.com', name: 'Alice Lima', send_invite: false}},
+      orders: {first: {currency: 'USD', customer_id: '${alice.id}', items: [{product_id: 3, quantity: 2}]}},
+      webhooks: {hook: {events: ['order.paid'], url: 'https://hooks.example.com/commerce'}},
+    }),
+  )
   writeFileSync(join(dir, 'body.json'), '{"url": "https://hooks.example.com/x", "events": ["order.paid"]}')
   env = {
     BIN,

@@ -1,0 +1,80 @@
+import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+
+import {describe, expect, it} from 'vitest'
+
+import {RunLedger} from '../../src/config/ledger.js'
+import {applySets, checkScenario, parseScenario, resolveReferences, ScenarioError} from '../../src/domain/scenario.js'
+
+const fixtureChecks = {checkEvents: () => undefined, loopbackWebhooks: false, sandbox: false}
+
+describe('the scenario format (one parser and validator for sandbox seed and fixtures run)', () => {
+  it('parses entries in file order and refuses unknown kinds, bad and repeated names', () => {
+    const entries = parseScenario({customers: {a: {email: 'a@x.io', name: 'A'}}, orders: {o: {customer_id: '${a.id}'}}})
+    expect(entries.map((e) => `${e.kind}.${e.name}`)).toEqual(['customers.a', 'orders.o'])
+    let error: unknown
+    try {
+      parseScenario({customers: {a: {}, 'b c': {}}, orders: {a: {}}, gadgets: {}})
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(ScenarioError)
+    expect(Object.keys((error as ScenarioError).errors).sort()).toEqual(['customers.b c', 'gadgets', 'orders.a'])
+  })
+
+  it('checks every field by the create rules, ids of earlier entries as ids, and references forward as errors', () => {
+    const entries = parseScenario({
+      customers: {a: {email: 'nope', name: 'A'}, b: {email: 'b@x.io', name: '${a.name} junior'}},
+      orders: {o: {currency: 'XYZ', customer_id: '${a.id}', items: [{product_id: 1}], status: 'paid'}},
+      refunds: {r: {order_id: '${later.id}'}},
+    })
+    const errors = checkScenario(entries, fixtureChecks)
+    expect(Object.keys(errors).sort()).toEqual(['customers.a.email', 'orders.o.currency', 'orders.o.status', 'refunds.r.order_id'])
+    expect(errors['orders.o.status'][0]).toContain('sandbox-only')
+    expect(checkScenario(entries, {...fixtureChecks, sandbox: true})['orders.o.status']).toBeUndefined()
+  })
+
+  it('resolves any field of an earlier record: a whole reference keeps its type, a spliced one becomes text', () => {
+    const records = {a: {email: 'a@x.io', id: 7, items: [{product_id: 3}]}}
+    expect(resolveReferences({id: '${a.id}', note: 'for ${a.email}', p: '${a.items.0.product_id}'}, records, 'x')).toEqual({
+      id: 7,
+      note: 'for a@x.io',
+      p: 3,
+    })
+    expect(() => resolveReferences('${a.phone}', records, 'orders.o.note')).toThrow(/orders\.o\.note.*a\.phone|does not have/)
+  })
+
+  it('--set NAME.FIELD=VALUE sets a field (JSON when it parses) on a copy; an unknown name or shape is a problem', () => {
+    const doc = {customers: {a: {email: 'a@x.io', name: 'A'}}}
+    const {problems, scenario} = applySets(doc, ['a.name=Ada', 'a.metadata.plan="pro"', 'a.send_invite=false', 'zed.name=x', 'broken'])
+    expect(scenario).toEqual({customers: {a: {email: 'a@x.io', metadata: {plan: 'pro'}, name: 'Ada', send_invite: false}}})
+    expect(doc.customers.a.name).toBe('A')
+    expect(problems).toHaveLength(2)
+  })
+})
+
+describe('the fixtures ledger', () => {
+  it('is 0600, keeps what was created, and reads past a torn last line (a kill mid-write)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ledger-'))
+    try {
+      const header = {base_url: 'http://x', file: '/f', generation: 1, identity: 'a'.repeat(64), key_id: 'k', run: 'aaaaaaaaaaaa', started_at: 'now'}
+      const ledger = RunLedger.create(join(dir, 'fixtures'), header)
+      ledger.started('alice', 'customers', 1)
+      ledger.created('alice', 'customers', {id: 4, name: 'A'})
+      ledger.started('first', 'orders', 2)
+      ledger.close()
+      writeFileSync(ledger.path, `${readFileSync(ledger.path, 'utf8')}{"entry":"first","id":`)
+      const read = RunLedger.read(ledger.path)!
+      expect(read.entries.get('alice')).toMatchObject({id: 4, started: true})
+      expect(read.entries.get('first')).toMatchObject({started: true})
+      expect(read.entries.get('first')!.id).toBeUndefined()
+      read.cleaned('alice', 'deleted')
+      read.close()
+      expect(RunLedger.read(ledger.path)!.entries.get('alice')!.clean).toEqual({outcome: 'deleted', reason: undefined})
+      expect(statSync(ledger.path).mode & 0o777).toBe(0o600)
+    } finally {
+      rmSync(dir, {force: true, recursive: true})
+    }
+  })
+})

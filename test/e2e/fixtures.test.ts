@@ -1,0 +1,321 @@
+/**
+ * `commerce fixtures run|list|clean` end to end, against two services: the sandbox (behind a recording proxy, so
+ * every request the CLI sends is counted) and an independent fake written from the spec alone
+ * (test/helpers/independent-service.ts), which decides the spec's gaps differently. The same tests run against
+ * both: what passes depends on no sandbox decision.
+ */
+import {spawn} from 'node:child_process'
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
+
+import {BIN, tempConfigDir} from '../helpers/cli.js'
+import {type FaultyServer, type RecordedRequest, startFaultyServer} from '../helpers/faulty-server.js'
+import {startIndependentService, type IndependentService} from '../helpers/independent-service.js'
+import {runHere as run} from '../helpers/in-process.js'
+import {call} from '../helpers/sandbox-client.js'
+import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
+
+interface Sent {
+  method: string
+  path: string
+  idempotencyKey?: string
+}
+
+/** One service under test, as the tests see it. */
+interface Target {
+  url: string
+  key: {key_id: string; key_secret: string}
+  /** API requests received so far (token issues left out). */
+  sent(): Sent[]
+  counts(): Promise<{customers: number; orders: number; webhooks: number}>
+  pay(orderId: number): Promise<void>
+  customerExists(id: number): Promise<boolean>
+  orderStatus(id: number): Promise<string>
+  /** Creates a customer outside the CLI (an email the file will clash with); returns a function that deletes it. */
+  occupy(email: string): Promise<() => Promise<void>>
+  /** The next POST /api/v2/orders takes effect and is never answered; resolves when it has arrived. */
+  holdNextOrder(): Promise<void>
+  close(): Promise<void>
+}
+
+async function sandboxTarget(): Promise<Target> {
+  const sb: TestSandbox = await startTestSandbox()
+  let hold: (() => void) | undefined
+  let holding = false
+  const proxy: FaultyServer = await startFaultyServer(
+    async (req: RecordedRequest) => {
+      if (holding && req.method === 'POST' && req.url === '/api/v2/orders') {
+        holding = false
+        const pick = ['authorization', 'content-type', 'idempotency-key'].map((h) => [h, String(req.headers[h])])
+        await fetch(`${sb.baseUrl}${req.url}`, {body: req.body, headers: Object.fromEntries(pick), method: 'POST'})
+        hold?.()
+        return new Promise(() => {}) // took effect; its answer never comes back
+      }
+      return {forward: true}
+    },
+    {upstream: sb.baseUrl},
+  )
+  const token = async () => (await call(sb, 'POST', '/api/v2/auth/tokens', {json: sb.keys[0]})).body.access_token as string
+  return {
+    async close() {
+      await proxy.close()
+      await sb.close()
+    },
+    async counts() {
+      const {customers, orders, webhooks} = sb.counts()
+      return {customers, orders, webhooks}
+    },
+    customerExists: async (id) => (await call(sb, 'GET', `/api/v2/customers/${id}`, {token: await token()})).status === 200,
+    holdNextOrder() {
+      holding = true
+      return new Promise((resolve) => (hold = resolve))
+    },
+    key: sb.keys[0],
+    async occupy(email) {
+      const auth = {token: await token()}
+      const c = await call(sb, 'POST', '/api/v2/customers', {...auth, json: {email, name: 'Squatter', send_invite: false}})
+      return async () => void (await call(sb, 'DELETE', `/api/v2/customers/${c.body.id}`, auth))
+    },
+    orderStatus: async (id) => (await call(sb, 'GET', `/api/v2/orders/${id}`, {token: await token()})).body.status,
+    async pay(id) {
+      expect((await call(sb, 'POST', `/_sandbox/orders/${id}/pay`, {json: {}})).status).toBe(200)
+    },
+    sent: () =>
+      proxy.requests
+        .filter((r) => !r.url.includes('/auth/tokens'))
+        .map((r) => ({idempotencyKey: r.headers['idempotency-key'] as string | undefined, method: r.method, path: r.url})),
+    url: proxy.url,
+  }
+}
+
+async function independentTarget(): Promise<Target> {
+  const s: IndependentService = await startIndependentService()
+  return {
+    close: () => s.close(),
+    counts: async () => ({customers: s.customers.size, orders: s.orders.size, webhooks: s.webhooks.length}),
+    customerExists: async (id) => s.customers.has(id),
+    holdNextOrder() {
+      let once = true
+      s.hold((r) => r.method === 'POST' && r.path === '/api/v2/orders' && once && !(once = false))
+      return s.held().then(() => {})
+    },
+    key: s.key,
+    async occupy(email) {
+      const id = 9000 + s.customers.size
+      s.customers.set(id, {created_at: new Date().toISOString(), email, id, name: 'Squatter', status: 'active'})
+      return async () => void s.customers.delete(id)
+    },
+    orderStatus: async (id) => s.orders.get(id)!.status,
+    pay: async (id) => s.pay(id),
+    sent: () => s.apiRequests().map((r) => ({idempotencyKey: r.headers['idempotency-key'] as string | undefined, method: r.method, path: r.path})),
+    url: s.url,
+  }
+}
+
+let fileCounter = 0
+
+describe.each([
+  ['the sandbox', sandboxTarget],
+  ['an independent fake of the service', independentTarget],
+])('fixtures against %s', (_, start) => {
+  let target: Target
+  let tmp: {dir: string; cleanup: () => void}
+  beforeAll(async () => {
+    target = await start()
+  })
+  afterAll(async () => {
+    await target?.close()
+  })
+  let dir: string
+  afterEach(() => tmp?.cleanup())
+
+  const env = () => ({
+    COMMERCE_BASE_URL: target.url,
+    COMMERCE_CONFIG_DIR: dir,
+    COMMERCE_KEY_ID: target.key.key_id,
+    COMMERCE_KEY_SECRET: target.key.key_secret,
+  })
+  const fixtures = (args: string[]) => run(['fixtures', ...args], {env: env()})
+
+  /** A fixtures file with emails unique to this test: two customers, an order of the first, a webhook endpoint. */
+  function writeFile(extra: Record<string, unknown> = {}): string {
+    tmp = tempConfigDir()
+    dir = join(tmp.dir, 'config')
+    const n = ++fileCounter
+    const file = join(tmp.dir, 'fixtures.json')
+    const doc = {
+      customers: {
+        alice: {email: `alice-${n}-${process.pid}@fixtures.example`, name: 'Alice Fixture', send_invite: false},
+        bob: {email: `bob-${n}-${process.pid}@fixtures.example`, name: 'Bob for ${alice.name}', send_invite: false},
+      },
+      orders: {first: {currency: 'USD', customer_id: '${alice.id}', items: [{product_id: 1, quantity: 2}]}},
+      webhooks: {hook: {events: ['order.shipped'], url: `https://hooks.example.invalid/fixtures/${n}`}},
+      ...extra,
+    }
+    writeFileSync(file, JSON.stringify(doc, null, 2))
+    return file
+  }
+
+  it('runs: prints each name with its id and record; a rerun reuses everything (GETs only); dry run and list', async () => {
+    const file = writeFile()
+    const before = await target.counts()
+    const mark = target.sent().length
+    const plan = await fixtures(['run', file, '--dry-run', '--json'])
+    expect(plan.code, plan.stderr).toBe(0)
+    expect(plan.json().steps.map((s: any) => `${s.name} ${s.method} ${s.path}`)).toEqual([
+      'alice POST /api/v2/customers',
+      'bob POST /api/v2/customers',
+      'first POST /api/v2/orders',
+      'hook POST /api/v2/webhooks',
+    ])
+    expect(target.sent()).toHaveLength(mark)
+
+    const first = await fixtures(['run', file, '--json'])
+    expect(first.code, first.stderr).toBe(0)
+    const made = first.json()
+    expect(Object.keys(made)).toEqual(['alice', 'bob', 'first', 'hook'])
+    expect(made.first.record.customer_id).toBe(made.alice.id)
+    expect(made.bob.record.name).toBe('Bob for Alice Fixture')
+    expect(made.hook.record.signing_secret).toBeUndefined()
+    expect(Object.values(made).every((r: any) => r.reused === false)).toBe(true)
+    const after = await target.counts()
+    expect(after).toEqual({customers: before.customers + 2, orders: before.orders + 1, webhooks: before.webhooks + 1})
+
+    const sentBefore = target.sent().length
+    const again = await fixtures(['run', file, '--json'])
+    expect(again.code, again.stderr).toBe(0)
+    expect(Object.values(again.json()).every((r: any) => r.reused === true)).toBe(true)
+    expect(Object.fromEntries(Object.entries(again.json()).map(([n, r]: [string, any]) => [n, r.id]))).toEqual(
+      Object.fromEntries(Object.entries(made).map(([n, r]: [string, any]) => [n, r.id])),
+    )
+    expect(await target.counts()).toEqual(after)
+    expect(
+      target
+        .sent()
+        .slice(sentBefore)
+        .every((r) => r.method === 'GET'),
+    ).toBe(true)
+
+    const list = await fixtures(['list', '--json'])
+    expect(list.code, list.stderr).toBe(0)
+    expect(list.json()).toMatchObject([{cleaned: 'no', customers: 2, file, orders: 1, refunds: 0, webhooks: 1}])
+    const ledger = readFileSync(join(dir, 'fixtures', `${list.json()[0].run}.jsonl`), 'utf8')
+    expect(ledger).not.toMatch(/signing_secret|whsec/)
+  })
+
+  it('a bad file is exit 2 naming each entry and field, with nothing sent (order status is sandbox-only)', async () => {
+    const file = writeFile({
+      refunds: {back: {order_id: '${nobody.id}'}},
+    })
+    const doc = JSON.parse(readFileSync(file, 'utf8'))
+    doc.customers.bob.email = 'not-an-email'
+    doc.orders.first.status = 'paid'
+    writeFileSync(file, JSON.stringify(doc))
+    const mark = target.sent().length
+    const r = await fixtures(['run', file])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('customers.bob.email')
+    expect(r.stderr).toContain('orders.first.status')
+    expect(r.stderr).toContain('sandbox-only')
+    expect(r.stderr).toContain('refunds.back.order_id')
+    expect(r.stderr).toContain('nothing was sent')
+    const set = await fixtures(['run', file, '--set', 'ghost.name=x', '--json'])
+    expect(set.code).toBe(2)
+    expect(set.json().error.message).toContain('ghost')
+    expect(target.sent()).toHaveLength(mark)
+  })
+
+  it('clean deletes the customers, refunds the paid order, reports the endpoint; a second clean sends nothing', async () => {
+    const file = writeFile()
+    const made = (await fixtures(['run', file, '--json'])).json()
+    await target.pay(made.first.id)
+    const unasked = await fixtures(['clean'])
+    expect(unasked.code).toBe(2)
+    expect(unasked.stderr).toContain('--yes')
+
+    const plan = await fixtures(['clean', '--dry-run', '--json'])
+    expect(plan.json().steps.map((s: any) => `${s.name} ${s.action}`)).toEqual(['hook report', 'first check', 'bob delete', 'alice delete'])
+    const sentBefore = target.sent().length
+    const r = await fixtures(['clean', '--yes', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    const result = r.json()
+    expect(result.undone.map((u: any) => `${u.name} ${u.outcome}`)).toEqual(['first refunded', 'bob deleted', 'alice deleted'])
+    expect(result.left).toEqual([
+      expect.objectContaining({id: made.hook.id, name: 'hook', reason: expect.stringContaining('no operation to delete')}),
+    ])
+    expect(result.failed).toEqual([])
+    expect(await target.customerExists(made.alice.id)).toBe(false)
+    expect(await target.customerExists(made.bob.id)).toBe(false)
+    expect(await target.orderStatus(made.first.id)).toBe('refunded')
+    expect(target.sent().length).toBeGreaterThan(sentBefore)
+
+    const sentAfter = target.sent().length
+    const second = await fixtures(['clean', '--yes', '--json'])
+    expect(second.code, second.stderr).toBe(0)
+    expect(second.json().undone).toHaveLength(3)
+    expect(target.sent().length).toBe(sentAfter)
+    expect((await fixtures(['list', '--json'])).json()[0].cleaned).toBe('yes')
+
+    // The same file run after its clean is a new run: fresh records, not the undone ones.
+    const rerun = (await fixtures(['run', file, '--json'])).json()
+    expect(rerun.alice.reused).toBe(false)
+    expect(rerun.alice.id).not.toBe(made.alice.id)
+    expect(rerun.first.id).not.toBe(made.first.id)
+  })
+
+  it('a refusal in the middle (422) is exit 2 naming the entry; the ledger keeps what was made and a rerun finishes', async () => {
+    const file = writeFile()
+    const doc = JSON.parse(readFileSync(file, 'utf8'))
+    doc.customers = {...doc.customers, carol: {email: `carol-${fileCounter}-${process.pid}@fixtures.example`, name: 'Carol'}}
+    writeFileSync(file, JSON.stringify(doc))
+    const free = await target.occupy(doc.customers.carol.email)
+    const failed = await fixtures(['run', file])
+    expect(failed.code).toBe(2)
+    expect(failed.stderr).toContain('Entry customers.carol')
+    expect(failed.stderr).toContain('run the same command again to finish')
+    expect((await fixtures(['list', '--json'])).json()).toMatchObject([{customers: 2, orders: 0}])
+    await free()
+    const r = await fixtures(['run', file, '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    const made = r.json()
+    expect([made.alice.reused, made.bob.reused, made.carol.reused, made.first.reused]).toEqual([true, true, false, false])
+    expect((await fixtures(['list', '--json'])).json()).toMatchObject([{customers: 3, orders: 1, webhooks: 1}])
+
+    // Its order was never paid: the clean leaves it, saying why, and still exits 0 (all that could be undone was).
+    const cleaned = await fixtures(['clean', '--yes', '--json'])
+    expect(cleaned.code, cleaned.stderr).toBe(0)
+    expect(cleaned.json().left.map((l: any) => `${l.name}: ${l.reason}`)).toEqual([
+      'hook: the API has no operation to delete a webhook endpoint: it stays registered',
+      'first: pending: the API cannot cancel an order, and a pending one cannot be refunded',
+    ])
+    expect(await target.orderStatus(made.first.id)).toBe('pending')
+  })
+
+  it('a run killed (-9) while its order create is in flight, run again: complete, nothing twice', async () => {
+    const file = writeFile()
+    const before = await target.counts()
+    const mark = target.sent().length
+    const held = target.holdNextOrder()
+    const child = spawn(process.execPath, [BIN, 'fixtures', 'run', file, '--json'], {env: {...env(), PATH: process.env.PATH}, stdio: 'ignore'})
+    const exited = new Promise((resolve) => child.on('exit', resolve))
+    await held
+    child.kill('SIGKILL')
+    await exited
+    expect(await target.counts()).toMatchObject({customers: before.customers + 2, orders: before.orders + 1})
+
+    const r = await fixtures(['run', file, '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    const made = r.json()
+    expect(made.alice.reused && made.bob.reused).toBe(true)
+    expect(made.hook.reused).toBe(false)
+    expect(await target.counts()).toEqual({customers: before.customers + 2, orders: before.orders + 1, webhooks: before.webhooks + 1})
+    const orderPosts = target
+      .sent()
+      .slice(mark)
+      .filter((s) => s.method === 'POST' && s.path === '/api/v2/orders')
+    expect(orderPosts).toHaveLength(2)
+    expect(orderPosts[0].idempotencyKey).toBe(orderPosts[1].idempotencyKey)
+  })
+})
