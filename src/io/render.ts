@@ -106,6 +106,31 @@ export interface ListRenderOptions {
   position?: () => ListPosition | undefined
 }
 
+/** Ids are what people copy into the next command: a table never cuts one. */
+export function isIdColumn(column: string): boolean {
+  return column === 'id' || column.endsWith('_id') || column === 'run'
+}
+
+/**
+ * The columns kept and their widths for `available` cells: other columns narrowed first (never an id); when even
+ * that does not fit, the rightmost column that is not an id is dropped, then the next, while two or more remain.
+ */
+export function fitTable(columns: readonly string[], natural: readonly number[], available: number): {keep: number[]; widths: number[]} {
+  let keep = columns.map((_, i) => i)
+  const total = (widths: readonly number[]) => widths.reduce((sum, w) => sum + w, 0) + GAP * Math.max(0, widths.length - 1)
+  for (;;) {
+    const minimum = keep.map((i) => (isIdColumn(columns[i]) ? natural[i] : Math.min(natural[i], Math.max(MIN_WIDTH, cellWidth(columns[i])))))
+    const widths = fitWidths(
+      keep.map((i) => natural[i]),
+      available,
+      minimum,
+    )
+    const drop = keep.findLastIndex((i) => !isIdColumn(columns[i]))
+    if (total(widths) <= available || keep.length <= 2 || drop <= 0) return {keep, widths}
+    keep = keep.filter((_, k) => k !== drop)
+  }
+}
+
 /** Renders records as they arrive, for people: a table (TTY) or TSV rows (pipe). Returns how many were written. */
 export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row> | Iterable<Row>, options: ListRenderOptions): Promise<number> {
   let count = 0
@@ -144,11 +169,10 @@ export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row>
   }
   if (count > 0) {
     const available = io.stdout.columns || 80
-    const widths = fitWidths(
-      natural,
-      available,
-      columns.map((c) => Math.min(natural[columns.indexOf(c)], Math.max(MIN_WIDTH, cellWidth(c)))),
-    )
+    const {keep, widths} = fitTable(columns, natural, available)
+    const shown = keep.map((i) => columns[i])
+    if (shown.length < columns.length) for (const row of rows) row.splice(0, row.length, ...keep.map((i) => row[i]))
+    columns.splice(0, columns.length, ...shown)
     const last = columns.length - 1
     const line = (cells: string[], style: (column: string, text: string) => string) =>
       cells

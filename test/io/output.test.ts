@@ -4,7 +4,7 @@ import {describe, expect, it} from 'vitest'
 
 import {normalizeEnumValues} from '../../src/base/flags.js'
 import {jsonRequested, Output} from '../../src/io/output.js'
-import {fitWidths} from '../../src/io/render.js'
+import {fitTable, fitWidths} from '../../src/io/render.js'
 import {IOStreams} from '../../src/io/streams.js'
 
 function output(json: boolean, isTTY = false) {
@@ -71,5 +71,40 @@ describe('fitWidths', () => {
     expect(widths.reduce((a, b) => a + b, 0) + 4).toBe(50)
     expect(widths[0]).toBe(2)
     expect(Math.abs(widths[1] - widths[2])).toBeLessThanOrEqual(1)
+  })
+})
+
+describe('ids are never cut', () => {
+  it('a table at 80 columns narrows the other columns and keeps every id whole (webhooks events)', async () => {
+    const stdout = Object.assign(new PassThrough(), {columns: 80, isTTY: true}) as unknown as NodeJS.WriteStream
+    let out = ''
+    stdout.on('data', (d: Buffer) => (out += d.toString()))
+    const io = new IOStreams({
+      env: {NO_COLOR: '1'},
+      json: false,
+      stderr: new PassThrough() as unknown as NodeJS.WriteStream,
+      stdin: process.stdin,
+      stdout,
+    })
+    const id = 'evt_c75ed8a1b2c3d4e5f6a7b8c9d0e1f2a3'
+    const record = {
+      duration_ms: 12,
+      forward_error: 'connect ECONNREFUSED 127.0.0.1:3000 (the forward target refused)',
+      forward_status: null,
+      id,
+      received_at: '2026-11-25T21:56:59.868Z',
+      type: 'order.refunded',
+    }
+    await new Output(io).list([record], {columns: ['received_at', 'id', 'type', 'forward_status', 'duration_ms', 'forward_error']})
+    const lines = out.split('\n').filter(Boolean)
+    expect(lines[1]).toContain(id)
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(80)
+  })
+
+  it('when narrowing is not enough, the rightmost column that is not an id goes, never an id', () => {
+    const {keep, widths} = fitTable(['id', 'customer_id', 'name', 'email'], [40, 30, 20, 30], 80)
+    expect(keep).toEqual([0, 1, 2])
+    expect(widths).toEqual([40, 30, 6])
+    expect(fitTable(['id', 'name'], [10, 90], 80)).toEqual({keep: [0, 1], widths: [10, 68]})
   })
 })
