@@ -12,12 +12,27 @@ import {BaseCommand} from './command.js'
 
 export abstract class ConfigCommand<T extends typeof Command> extends BaseCommand<T> {
   private service?: ConfigService
+  private configStore?: ConfigStore
+
+  /** The config file of this user (COMMERCE_CONFIG_DIR, else the platform's). */
+  protected get store(): ConfigStore {
+    this.configStore ??= new ConfigStore(configDir(this.deps.env))
+    return this.configStore
+  }
+
+  /** Command ids (words joined by spaces) and topics: what an alias may start with and never shadow. */
+  protected commandNames(): {commands: string[]; topics: string[]} {
+    return {
+      commands: this.config.commands.flatMap((c) => [c.id, ...c.aliases]).map((id) => id.replaceAll(':', ' ')),
+      topics: this.config.topics.map((t) => t.name.replaceAll(':', ' ')),
+    }
+  }
 
   protected get settings(): ConfigService {
     this.service ??= new ConfigService({
       env: this.deps.env,
       profile: (this.flags as {profile?: string}).profile,
-      store: new ConfigStore(configDir(this.deps.env)),
+      store: this.store,
     })
     return this.service
   }

@@ -48,6 +48,8 @@ export interface ConfigData {
   token_cache?: Record<string, CachedToken>
   /** Set once `auth login` has mentioned `--storage keyring`: the hint is never repeated. */
   keyring_hint_shown?: boolean
+  /** `commerce alias set NAME EXPANSION`: per user, whatever the profile. */
+  aliases?: Record<string, string>
 }
 
 /** How a profile field is declared: its type, and what the CLI does with it. */
@@ -158,6 +160,8 @@ export function configProblem(data: unknown): string | undefined {
       }
     }
   }
+  const aliases = checkField('aliases', 'map', data.aliases)
+  if (aliases) return aliases
   if (data.token_cache !== undefined) {
     if (!isObject(data.token_cache)) return `token_cache must be an object (it is ${typeName(data.token_cache)})`
     for (const [key, token] of Object.entries(data.token_cache)) {

@@ -14,7 +14,10 @@
  */
 import {Errors, type Hook, type Interfaces, toConfiguredId} from '@oclif/core'
 
-import {EXIT} from '../errors.js'
+import {processDeps} from '../base/deps.js'
+import {expandAlias} from '../domain/alias.js'
+import {EXIT, UsageError} from '../errors.js'
+import {aliasesOf} from '../services/aliases.js'
 import {jsonRequested, Output} from '../io/output.js'
 import {editDistance} from '../domain/suggest.js'
 import {IOStreams} from '../io/streams.js'
@@ -85,17 +88,48 @@ function run(config: Interfaces.Config, found: Resolved): Promise<unknown> {
   return found.topic ? config.runCommand('help', [found.id.replaceAll(':', ' ')]) : config.runCommand(found.id, found.argv)
 }
 
+/**
+ * The words typed with an alias expanded: leading global flags kept, the alias replaced by its expansion with `$N`
+ * taken from the words after it. Undefined when the first word is not an alias. Aliases are read only here, when no
+ * command matched, so a command never pays for them.
+ */
+async function expandedAlias(config: Interfaces.Config, id: string, argv: readonly string[]): Promise<string[] | undefined> {
+  const tokens = [...id.split(':'), ...argv]
+  const takesValue = valueFlags(config)
+  let i = 0
+  while (i < tokens.length && tokens[i].startsWith('-')) i += takesValue.has(tokens[i]) && !tokens[i].includes('=') ? 2 : 1
+  const name = tokens[i]
+  if (name === undefined) return undefined
+  const aliases = await aliasesOf(processDeps().env)
+  if (!Object.hasOwn(aliases, name)) return undefined
+  const {argv: expanded, missing} = expandAlias(aliases[name], tokens.slice(i + 1))
+  if (missing > 0)
+    throw new UsageError(`The alias ${name} (\`${config.bin} ${aliases[name]}\`) needs ${missing} more argument${missing === 1 ? '' : 's'}.`)
+  return [...expanded, ...tokens.slice(0, i)]
+}
+
 const hook: Hook<'command_not_found'> = async function (options) {
   const {config} = options
-  const argv = options.argv ?? []
-  const found = resolve(config, options.id, argv)
+  let argv = options.argv ?? []
+  let id = options.id
+  let expanded: string[] | undefined
+  try {
+    expanded = await expandedAlias(config, id, argv)
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error
+    const io = new IOStreams({json: jsonRequested(argv)})
+    new Output(io).error({message: error.message, status: null})
+    throw new Errors.ExitError(EXIT.usage)
+  }
+  if (expanded) [id, ...argv] = expanded
+  const found = resolve(config, id, argv)
   // Every word up to the first flag is a command (`customers list extra-arg`), or global flags came first: run it,
   // and its own parser judges the rest.
   if (found?.distance === 0 && !found.topic) return run(config, found)
 
   const io = new IOStreams({json: jsonRequested(argv)})
-  const typed = toConfiguredId(options.id, config)
-  const topic = options.id.split(':')[0]
+  const typed = toConfiguredId(id, config)
+  const topic = id.split(':')[0]
   const help = `${config.bin} help${config.findTopic(topic) ? ` ${topic}` : ''}`
   const shown = found && `${config.bin} ${toConfiguredId(found.id, config)}${found.argv.length > 0 ? ` ${found.argv.join(' ')}` : ''}`
   if (found && io.canPrompt() && !io.json) {

@@ -1,0 +1,62 @@
+/**
+ * Aliases (`commerce alias set NAME 'EXPANSION'`), as `gh alias` has them: an expansion is words as a shell would
+ * split them (single and double quotes group, a backslash escapes), `$1`, `$2`... take the arguments typed after the
+ * alias, and the arguments no placeholder took are appended.
+ */
+
+export const ALIAS_NAME = /^[A-Za-z][\w-]*$/
+
+/** Words of `text` as a POSIX shell splits them (quotes, backslashes; no expansion). Throws on an open quote. */
+export function shellWords(text: string): string[] {
+  const words: string[] = []
+  let word = ''
+  let inWord = false
+  let quote: '"' | "'" | undefined
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]
+    if (quote) {
+      if (c === quote) quote = undefined
+      else if (c === '\\' && quote === '"' && i + 1 < text.length && '"\\$`'.includes(text[i + 1])) word += text[++i]
+      else word += c
+    } else if (c === '"' || c === "'") {
+      quote = c
+      inWord = true
+    } else if (c === '\\' && i + 1 < text.length) {
+      word += text[++i]
+      inWord = true
+    } else if (/\s/.test(c)) {
+      if (inWord) words.push(word)
+      word = ''
+      inWord = false
+    } else {
+      word += c
+      inWord = true
+    }
+  }
+  if (quote) throw new Error(`an unclosed ${quote} quote`)
+  if (inWord) words.push(word)
+  return words
+}
+
+/** The highest `$N` of an expansion: how many arguments the alias needs. */
+export function placeholderCount(words: readonly string[]): number {
+  let max = 0
+  for (const w of words) for (const m of w.matchAll(/\$(\d+)/g)) max = Math.max(max, Number(m[1]))
+  return max
+}
+
+/** The expansion's words with `$N` replaced by the N-th argument, then the arguments no placeholder took. */
+export function expandAlias(expansion: string, args: readonly string[]): {argv: string[]; missing: number} {
+  const words = shellWords(expansion)
+  const used = new Set<number>()
+  const argv = words.map((w) =>
+    w.replace(/\$(\d+)/g, (ref, n: string) => {
+      const i = Number(n) - 1
+      if (i < 0 || i >= args.length) return ref
+      used.add(i)
+      return args[i]
+    }),
+  )
+  const needed = placeholderCount(words)
+  return {argv: [...argv, ...args.filter((_, i) => !used.has(i))], missing: Math.max(0, needed - args.length)}
+}

@@ -1,0 +1,67 @@
+/** Aliases, kept per user in the config file (`aliases`), whatever the profile. */
+import {configDir} from '../config/paths.js'
+import {ConfigStore} from '../config/store.js'
+import {ALIAS_NAME, shellWords} from '../domain/alias.js'
+import {UsageError} from '../errors.js'
+
+/** The names an alias must not take, and the command ids an expansion may start with (ids with spaces). */
+export interface CommandNames {
+  commands: readonly string[]
+  topics: readonly string[]
+}
+
+/** The aliases of the user whose environment this is; none when the config cannot be read (the command's read says why). */
+export async function aliasesOf(env: NodeJS.ProcessEnv): Promise<Record<string, string>> {
+  return listAliases(new ConfigStore(configDir(env))).catch(() => ({}))
+}
+
+export async function listAliases(store: ConfigStore): Promise<Record<string, string>> {
+  return {...(await store.read()).aliases}
+}
+
+/** Exit 2 naming the clash: a command, a topic or a command's alias keeps its name. */
+export async function setAlias(
+  store: ConfigStore,
+  name: string,
+  expansion: string,
+  names: CommandNames,
+): Promise<{name: string; expansion: string; replaced?: string}> {
+  if (!ALIAS_NAME.test(name)) throw new UsageError(`The alias name ${JSON.stringify(name)} must be one word: a letter, then letters, digits, _ or -.`)
+  const firstWords = new Set([...names.commands, ...names.topics].map((id) => id.split(' ')[0]))
+  if (firstWords.has(name)) {
+    const what = names.commands.includes(name) ? 'command' : 'topic'
+    throw new UsageError(`"${name}" is a commerce ${what}: an alias can never shadow one. Choose another name.`)
+  }
+  let words: string[]
+  try {
+    words = shellWords(expansion)
+  } catch (error) {
+    throw new UsageError(`The expansion has ${(error as Error).message}.`)
+  }
+  const flagAt = words.findIndex((w) => w.startsWith('-'))
+  const leading = flagAt < 0 ? words : words.slice(0, flagAt)
+  const starts = names.commands.some((id) => {
+    const parts = id.split(' ')
+    return parts.every((p, i) => leading[i] === p)
+  })
+  if (!starts)
+    throw new UsageError(`The expansion ${JSON.stringify(expansion)} must start with a commerce command (e.g. 'customers list --status active').`)
+  let replaced: string | undefined
+  await store.update((data) => {
+    replaced = data.aliases?.[name]
+    data.aliases = {...data.aliases, [name]: expansion}
+  })
+  return {expansion, name, ...(replaced === undefined ? {} : {replaced})}
+}
+
+export async function deleteAlias(store: ConfigStore, name: string): Promise<{name: string; expansion: string}> {
+  let expansion: string | undefined
+  await store.update((data) => {
+    expansion = data.aliases?.[name]
+    if (expansion === undefined) return
+    const {[name]: _gone, ...rest} = data.aliases!
+    data.aliases = rest
+  })
+  if (expansion === undefined) throw new UsageError(`No alias named "${name}". See \`commerce alias list\`.`)
+  return {expansion, name}
+}

@@ -1,0 +1,68 @@
+/**
+ * `commerce alias set|list|delete` and the expansion, run as processes (the expansion happens in the
+ * command_not_found hook, before oclif parses the expanded command) against the sandbox.
+ */
+import {describe, expect, it} from 'vitest'
+
+import {run} from '../helpers/cli.js'
+import {useE2E} from '../helpers/e2e.js'
+import {keyPairEnv} from '../helpers/login.js'
+
+const fx = useE2E()
+const env = () => keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[0])
+const cli = (args: string[]) => run(args, {env: env()})
+
+describe('aliases', () => {
+  it('expand before parsing: flags typed after the alias reach the expanded command, $N take arguments, the rest is appended', async () => {
+    for (const email of ['a1@alias.example', 'a2@alias.example'])
+      expect((await cli(['customers', 'create', '--email', email, '--name', 'Alias Person', '--no-send-invite'])).code).toBe(0)
+    expect((await cli(['alias', 'set', 'recent', 'customers list --per-page 1'])).code).toBe(0)
+    expect((await cli(['alias', 'set', 'who', "customers get $1 --fields 'id,email'"])).code).toBe(0)
+
+    const listed = await cli(['alias', 'list', '--json'])
+    expect(listed.json()).toEqual({recent: 'customers list --per-page 1', who: "customers get $1 --fields 'id,email'"})
+
+    const viaAlias = await cli(['recent', '--json'])
+    expect(viaAlias.code, viaAlias.stderr).toBe(0)
+    expect(viaAlias.stdout).toBe((await cli(['customers', 'list', '--per-page', '1', '--json'])).stdout)
+    expect(viaAlias.json()).toHaveLength(1)
+
+    const id = String(viaAlias.json()[0].id)
+    const who = await cli(['who', id, '--json'])
+    expect(who.code, who.stderr).toBe(0)
+    expect(who.json()).toEqual({email: 'a2@alias.example', id: Number(id)})
+
+    // The expanded command's own parser judges what follows the alias.
+    const bad = await cli(['recent', '--per-page', '0'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('per-page')
+    const missing = await cli(['who'])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain('needs 1 more argument')
+  })
+
+  it('never shadows a command or a topic, and an expansion must start with a command: exit 2 naming the clash', async () => {
+    const topic = await cli(['alias', 'set', 'orders', 'orders list'])
+    expect(topic.code).toBe(2)
+    expect(topic.stderr).toContain('"orders" is a commerce topic')
+    const command = await cli(['alias', 'set', 'version', 'customers list'])
+    expect(command.code).toBe(2)
+    expect(command.stderr).toContain('"version" is a commerce command')
+    const nowhere = await cli(['alias', 'set', 'x', 'custmers list'])
+    expect(nowhere.code).toBe(2)
+    expect(nowhere.stderr).toContain('must start with a commerce command')
+    expect((await cli(['alias', 'list', '--json'])).json()).not.toHaveProperty('orders')
+  })
+
+  it('help lists aliases in their own section; delete removes one, and an unknown name is exit 2', async () => {
+    expect((await cli(['alias', 'set', 'gone', 'products list'])).code).toBe(0)
+    const help = await cli(['--help'])
+    expect(help.stdout).toMatch(/ALIASES\n(.*\n)*\s+gone\s+commerce products list/)
+    const removed = await cli(['alias', 'delete', 'gone', '--json'])
+    expect(removed.json()).toEqual({expansion: 'products list', name: 'gone'})
+    expect((await cli(['gone'])).code).toBe(2)
+    const again = await cli(['alias', 'delete', 'gone'])
+    expect(again.code).toBe(2)
+    expect(again.stderr).toContain('No alias named "gone"')
+  })
+})
