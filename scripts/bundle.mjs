@@ -205,7 +205,8 @@ function mergeMeta(metas) {
 }
 
 try {
-  const modules = {...entries(join(root, 'src', 'commands')), ...entries(join(root, 'src', 'hooks'))}
+  // index: the plugin API (the package's main entry), on the same module instances as the commands.
+  const modules = {...entries(join(root, 'src', 'commands')), ...entries(join(root, 'src', 'hooks')), index: join(root, 'src', 'index.ts')}
   const [core, app] = await Promise.all([
     // Reached only by oclif's development-mode TypeScript support (bin/dev.js), never by the shipped CLI.
     build({

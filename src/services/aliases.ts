@@ -44,8 +44,7 @@ export async function setAlias(
     const parts = id.split(' ')
     return parts.every((p, i) => leading[i] === p)
   })
-  if (!starts)
-    throw new UsageError(`The expansion ${JSON.stringify(expansion)} must start with a commerce command (e.g. 'customers list --status active').`)
+  if (!starts) throw new UsageError(`The expansion ${JSON.stringify(expansion)} must start with a commerce command (e.g. 'customers list').`)
   let replaced: string | undefined
   await store.update((data) => {
     replaced = data.aliases?.[name]

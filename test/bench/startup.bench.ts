@@ -10,7 +10,7 @@
  *   node --import tsx test/bench/startup.bench.ts [runs] [warmups]
  */
 import {spawn, spawnSync} from 'node:child_process'
-import {existsSync, mkdtempSync, readdirSync, rmSync, statSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {pathToFileURL} from 'node:url'
@@ -60,6 +60,8 @@ interface Case {
   name: string
   command: string
   args: string[]
+  /** Variables added to the shared environment for this case. */
+  env?: NodeJS.ProcessEnv
 }
 
 export async function run(options: {runs?: number; warmups?: number; out?: NodeJS.WritableStream} = {}): Promise<StartupBenchResult> {
@@ -82,6 +84,8 @@ export async function run(options: {runs?: number; warmups?: number; out?: NodeJ
     const cases: Case[] = [
       {args: ['-e', '0'], command: node, name: 'node -e 0'},
       {args: [BIN, '--version'], command: node, name: 'commerce --version'},
+      // The same with examples/plugin-hello linked (the data dir's package.json, as `plugins link` writes it).
+      {args: [BIN, '--version'], command: node, env: {COMMERCE_DATA_DIR: linkedDataDir(configDir)}, name: 'commerce --version (plugin linked)'},
       {args: [BIN, 'customers', 'list', '--help'], command: node, name: 'commerce customers list --help'},
       {args: [BIN, 'products', 'list', '--json', '--base-url', sandbox.baseUrl], command: node, name: 'commerce products list --json'},
       {args: ['-e', httpScript], command: node, name: 'node:http GET'},
@@ -94,7 +98,7 @@ export async function run(options: {runs?: number; warmups?: number; out?: NodeJ
     // Rounds run every case once, so that drift in the machine's load spreads over all of them alike.
     for (let round = 0; round < warmups + runs; round++) {
       for (const c of cases) {
-        const ms = await timeProcess(c, env)
+        const ms = await timeProcess(c, {...env, ...c.env})
         if (round >= warmups) times.get(c.name)!.push(ms)
       }
     }
@@ -107,6 +111,8 @@ export async function run(options: {runs?: number; warmups?: number; out?: NodeJ
     }
     const ratios = [
       ...ratio('--version / node -e 0', 'commerce --version', 'node -e 0', GOAL),
+      ...ratio('--version, plugin linked / node -e 0', 'commerce --version (plugin linked)', 'node -e 0', GOAL),
+      ...ratio('--version, plugin linked / without', 'commerce --version (plugin linked)', 'commerce --version'),
       ...ratio('customers list --help / node -e 0', 'commerce customers list --help', 'node -e 0', GOAL),
       ...ratio('products list --json / node:http GET', 'commerce products list --json', 'node:http GET', GOAL),
       ...ratio('products list --json / node -e 0', 'commerce products list --json', 'node -e 0'),
@@ -132,6 +138,15 @@ export async function run(options: {runs?: number; warmups?: number; out?: NodeJ
   }
 }
 
+/** A data directory where examples/plugin-hello is linked, as `commerce plugins link` records it. */
+function linkedDataDir(parent: string): string {
+  const dir = join(parent, 'data-linked')
+  mkdirSync(dir, {recursive: true})
+  const plugin = {name: 'commerce-plugin-hello', root: join(ROOT, 'examples', 'plugin-hello'), type: 'link'}
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({dependencies: {}, name: 'commerce', oclif: {plugins: [plugin], schema: 1}, private: true}))
+  return dir
+}
+
 /**
  * The environment of every measured process: the caller's, without what would make one case pay for something
  * the others do not (NODE_EXTRA_CA_CERTS loads certificates at startup, NODE_OPTIONS may preload modules) or
@@ -140,10 +155,13 @@ export async function run(options: {runs?: number; warmups?: number; out?: NodeJ
 function childEnv(configDir: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
   for (const [k, v] of Object.entries(process.env)) {
-    if (k.startsWith('COMMERCE_') || ['CI', 'FORCE_COLOR', 'NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS', 'NO_COLOR'].includes(k)) continue
+    if (k.startsWith('COMMERCE_') || k.startsWith('XDG_') || ['CI', 'FORCE_COLOR', 'NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS', 'NO_COLOR'].includes(k))
+      continue
     env[k] = v
   }
   env.COMMERCE_CONFIG_DIR = configDir
+  // No plugins but those a case links: the user's own would be measured too.
+  env.COMMERCE_DATA_DIR = join(configDir, 'data')
   return env
 }
 

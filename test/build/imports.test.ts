@@ -31,6 +31,8 @@ const SRC = join(ROOT, 'src')
 export const LAYERS: Record<string, readonly string[]> = {
   commands: ['base', 'services', 'io', 'domain', 'errors.ts'],
   hooks: ['base', 'services', 'io', 'domain', 'errors.ts'],
+  // The plugin API (the package's main entry): what a plugin command builds on, as commands do.
+  'index.ts': ['base', 'services', 'io', 'domain', 'errors.ts'],
   base: ['services', 'io', 'api', 'config', 'domain', 'errors.ts'],
   services: ['bulk', 'webhooks', 'api', 'config', 'sandbox', 'domain', 'errors.ts'],
   bulk: ['api', 'config', 'domain', 'errors.ts'],

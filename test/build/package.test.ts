@@ -95,7 +95,10 @@ describe('the packed tarball', () => {
   it('holds only what the installed CLI loads, the README and the licence', () => {
     const files = pack.files.map((f) => f.path).sort()
     const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, {relativePath: string[]}>}
-    const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {oclif: {hooks: Record<string, string>}}
+    const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      main: string
+      oclif: {helpClass: string; hooks: Record<string, string>}
+    }
     const app = readFileSync(join(ROOT, 'dist', 'bundle', 'app.js'), 'utf8')
     const vendors = [...app.matchAll(/require\("#vendor\/([^"]+)"\)/g)].map((m) => m[1])
     const withMap = (path: string) => [path, `${path}.map`]
@@ -112,7 +115,9 @@ describe('the packed tarball', () => {
       ...withMap('dist/bundle/app.js'),
       // One file per command of the manifest and per hook, each a line requiring app.js (no source map).
       ...Object.values(manifest.commands).map((c) => c.relativePath.join('/')),
-      ...Object.values(pjson.oclif.hooks).map((path) => `${path.replace(/^\.\//, '')}.js`),
+      ...[...Object.values(pjson.oclif.hooks), pjson.oclif.helpClass].map((path) => `${path.replace(/^\.\//, '')}.js`),
+      // The plugin API (the package's main entry), a line requiring app.js like the commands.
+      pjson.main.replace(/^\.\//, ''),
       // The packages app.js requires lazily.
       ...new Set(vendors.flatMap((name) => withMap(`dist/bundle/vendor/${name}.js`))),
     ].sort()

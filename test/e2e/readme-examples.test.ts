@@ -31,6 +31,7 @@ const SKIP: Array<[RegExp, string]> = [
   [/webhooks listen/, 'runs until stopped; registers a public endpoint or a tunnel'],
   [/webhooks (replay|events get) evt_123/, 'needs an event in the local inbox of a listen'],
   [/asks for confirmation/, 'an interactive prompt (the same line with --yes is what scripts run)'],
+  [/^commerce (plugins|hello)\b/, 'links the example plugin (run from the repository, installing into it): test/e2e/plugins.test.ts runs these'],
   [/^commerce webhooks trigger/, 'needs a detached `sandbox start` sandbox (it refuses any other service)'],
 ]
 

@@ -1,0 +1,53 @@
+/**
+ * `commerce plugins` (@oclif/plugin-plugins) with the example plugin of the repository: linked (its dependency on
+ * commerce-cli installed by the link), run against the sandbox through the plugin API's client and output channel,
+ * and unlinked. Processes, in a private data directory (COMMERCE_DATA_DIR) so that no user plugin is touched.
+ */
+import {rmSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {afterAll, describe, expect, it} from 'vitest'
+
+import {ROOT, run} from '../helpers/cli.js'
+import {useE2E} from '../helpers/e2e.js'
+import {keyPairEnv} from '../helpers/login.js'
+
+const fx = useE2E()
+const EXAMPLE = join(ROOT, 'examples', 'plugin-hello')
+const env = () => ({...keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[0]), COMMERCE_DATA_DIR: join(fx.dir, 'data'), HOME: fx.dir})
+const cli = (args: string[], timeoutMs?: number) => run(args, {env: env(), timeoutMs})
+
+afterAll(() => rmSync(join(EXAMPLE, 'node_modules'), {force: true, recursive: true}))
+
+describe('plugins: the example plugin', () => {
+  it('links, counts the customers through the plugin API, shows in help and the list, and unlinks', async () => {
+    for (const email of ['p1@plugins.example', 'p2@plugins.example', 'p3@plugins.example'])
+      expect((await cli(['customers', 'create', '--email', email, '--name', 'Plugin Person', '--no-send-invite'])).code).toBe(0)
+    const before = await cli(['hello'])
+    expect(before.code).toBe(2)
+
+    const linked = await cli(['plugins', 'link', EXAMPLE], 60_000)
+    expect(linked.code, linked.stderr).toBe(0)
+    expect(linked.stderr).not.toMatch(/ModuleLoadError|MODULE_NOT_FOUND/)
+    const list = await cli(['plugins', '--json'])
+    expect(list.json().filter((p: {type: string}) => p.type !== 'core')).toEqual([
+      expect.objectContaining({name: 'commerce-plugin-hello', type: 'link'}),
+    ])
+
+    const json = await cli(['hello', '--json'])
+    expect(json.code, json.stderr).toBe(0)
+    expect(json.json()).toEqual({customers: fx.sb.counts().customers})
+    const human = await cli(['hello'])
+    expect(human.stdout).toBe(`Hello! This account has ${fx.sb.counts().customers} customers.\n`)
+    // The client's exit codes: no credentials is exit 3, as for any built-in command.
+    const unauthenticated = await run(['hello'], {
+      env: {COMMERCE_BASE_URL: fx.sb.baseUrl, COMMERCE_CONFIG_DIR: join(fx.dir, 'none'), COMMERCE_DATA_DIR: join(fx.dir, 'data')},
+    })
+    expect(unauthenticated.code).toBe(3)
+    expect((await cli(['--help'])).stdout).toMatch(/hello\s+Say hello with the number of customers/)
+
+    const unlinked = await cli(['plugins', 'unlink', 'commerce-plugin-hello'])
+    expect(unlinked.code, unlinked.stderr).toBe(0)
+    expect((await cli(['hello'])).code).toBe(2)
+  }, 90_000)
+})
