@@ -14,6 +14,9 @@ import {IOStreams} from '../io/streams.js'
 import {kebabFlag, spell, type Text} from '../domain/phrase.js'
 import {MONEY_UNITS, type MoneyUnit} from '../domain/schema.js'
 import {Context} from './context.js'
+import {pickId} from './pick.js'
+import type {PickKind} from '../services/pickers.js'
+import type {ApiClient} from '../api/client.js'
 import {type CommandDeps, processDeps} from './deps.js'
 import {usageFromParse} from './parse-errors.js'
 import {apiFlags, normalizeEnumValues, outputFlags} from './flags.js'
@@ -193,6 +196,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return spell(text, (option) => this.flagOf(option))
   }
 
+  /** An id left out: a picker on a terminal (base/pick.ts), else exit 2 naming it. */
+  protected pick(kind: PickKind, client?: () => Promise<ApiClient>, missing?: string): Promise<number | string> {
+    return pickId({io: this.io, kind, missing, now: this.deps.now, source: {client, env: this.deps.env}, usage: `${this.commandLine()} ID`})
+  }
+
   /** The `commerce ...` line that runs this command (for hints). */
   protected commandLine(): string {
     return `commerce ${this.id?.replaceAll(':', ' ') ?? ''}`.trim()
@@ -223,6 +231,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       return {errors: error.fieldErrors, exitCode: error.exitCode, hint, message: spell(error.text, flagOf), status: error.status}
     }
     if (error.name === 'ExitPromptError') return {exitCode: EXIT.interrupted, message: 'Interrupted.', status: null}
+    // Esc at a picker (io/prompt.ts promptSearch): cancelled, nothing sent.
+    if (error.name === 'AbortPromptError') return {exitCode: EXIT.interrupted, message: 'Cancelled: nothing was sent.', status: null}
     // oclif's own errors (parsing, unknown flags, missing args): usage, exit 2 via package.json exitCodes.
     if (error instanceof Errors.CLIError) {
       const exitCode = error.oclif?.exit ?? EXIT.usage

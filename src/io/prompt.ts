@@ -51,3 +51,33 @@ export async function confirmAfterCheck(io: IOStreams, yes: boolean, question: (
   if (!io.canPrompt()) throw needFlag('Confirmation', '--yes')
   await confirmOrThrow(io, await question(), false)
 }
+
+export interface SearchChoice<V> {
+  name: string
+  value: V
+  description?: string
+}
+
+/**
+ * A search prompt fed by `source` as the person types (@inquirer/prompts `search`): a failing source shows its
+ * message as the prompt's error line. Esc cancels as Ctrl-C does (exit 130, through BaseCommand.catch).
+ */
+export async function promptSearch<V>(
+  io: IOStreams,
+  message: string,
+  source: (term: string | undefined, signal: AbortSignal) => Promise<Array<SearchChoice<V>>>,
+): Promise<V> {
+  const {search} = await inquirer()
+  const {emitKeypressEvents} = await import('node:readline')
+  const cancel = new AbortController()
+  const onKey = (_: string, key?: {name?: string}) => {
+    if (key?.name === 'escape') cancel.abort()
+  }
+  emitKeypressEvents(io.stdin)
+  io.stdin.on('keypress', onKey)
+  try {
+    return await search<V>({message, pageSize: 10, source: (term, {signal}) => source(term, signal)}, {...context(io), signal: cancel.signal})
+  } finally {
+    io.stdin.off('keypress', onKey)
+  }
+}

@@ -7,20 +7,21 @@ import {sanitize} from '../../io/sanitize.js'
 import {deleteCustomer, getCustomer} from '../../services/customers.js'
 
 export default class CustomersDelete extends ApiCommand<typeof CustomersDelete> {
-  static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Customer id.', required: true})}
+  static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Customer id (left out on a terminal: pick one).'})}
   static summary = `Delete a customer (API v2).`
   static description = `Asks for confirmation on a terminal; needs --yes without one.`
   static examples = ['<%= config.bin %> customers delete 42', '<%= config.bin %> customers delete 42 --yes --json']
   static flags = {...yesFlag}
 
   async run(): Promise<void> {
-    const {args, flags, io} = this
+    const id = this.args.id ?? ((await this.pick('customer', () => this.ctx.client())) as number)
+    const {flags, io} = this
     const client = await this.ctx.client()
     await confirmAfterCheck(io, flags.yes, async () => {
-      const customer = await getCustomer(client, args.id, {version: 'v2'})
-      return `Delete customer ${args.id} (${sanitize(String(customer.email), 'cell')}, ${sanitize(String(customer.name), 'cell')})? This cannot be undone.`
+      const customer = await getCustomer(client, id, {version: 'v2'})
+      return `Delete customer ${id} (${sanitize(String(customer.email), 'cell')}, ${sanitize(String(customer.name), 'cell')})? This cannot be undone.`
     })
-    const result = await deleteCustomer(client, args.id)
-    await this.output.result(result, () => this.output.success(`Deleted customer ${args.id}.`))
+    const result = await deleteCustomer(client, id)
+    await this.output.result(result, () => this.output.success(`Deleted customer ${id}.`))
   }
 }

@@ -6,7 +6,7 @@ import {CUSTOMER_INCLUDES, RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {getCustomer} from '../../services/customers.js'
 
 export default class CustomersGet extends ApiCommand<typeof CustomersGet> {
-  static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Customer id.', required: true})}
+  static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Customer id (left out on a terminal: pick one).'})}
   static summary = `Show one customer.`
   static examples = ['<%= config.bin %> customers get 42', '<%= config.bin %> customers get 42 --include orders --json']
   static flags = {
@@ -16,7 +16,8 @@ export default class CustomersGet extends ApiCommand<typeof CustomersGet> {
   }
 
   async run(): Promise<void> {
-    const customer = await getCustomer(await this.ctx.client(), this.args.id, {include: this.flags.include, version: await this.ctx.apiVersion()})
+    const id = this.args.id ?? ((await this.pick('customer', () => this.ctx.client())) as number)
+    const customer = await getCustomer(await this.ctx.client(), id, {include: this.flags.include, version: await this.ctx.apiVersion()})
     await this.output.record(customer, RESOURCE_COLUMNS.customer)
   }
 }

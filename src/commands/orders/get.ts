@@ -6,12 +6,13 @@ import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {getOrder} from '../../services/orders.js'
 
 export default class OrdersGet extends ApiCommand<typeof OrdersGet> {
-  static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Order id.', required: true})}
+  static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Order id (left out on a terminal: pick one).'})}
   static summary = `Show one order (API v2).`
   static examples = ['<%= config.bin %> orders get 1001', '<%= config.bin %> orders get 1001 --jq .items']
   static flags = fieldsFlag('order')
 
   async run(): Promise<void> {
-    await this.output.record(await getOrder(await this.ctx.client(), this.args.id), [...RESOURCE_COLUMNS.order, 'items'])
+    const id = this.args.id ?? ((await this.pick('order', () => this.ctx.client())) as number)
+    await this.output.record(await getOrder(await this.ctx.client(), id), [...RESOURCE_COLUMNS.order, 'items'])
   }
 }

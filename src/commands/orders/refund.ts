@@ -9,7 +9,7 @@ import {formatMoney} from '../../io/values.js'
 import {getOrder, refundOrder} from '../../services/orders.js'
 
 export default class OrdersRefund extends ApiCommand<typeof OrdersRefund> {
-  static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Order id.', required: true})}
+  static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Order id (left out on a terminal: pick one).'})}
   static summary = `Refund an order, in whole or in part (API v2).`
   static description = `--amount is an integer in the service's money unit, sent unchanged; without it the whole remaining amount is refunded. Asks for confirmation on a terminal; needs --yes without one.`
   static examples = ['<%= config.bin %> orders refund 1001', '<%= config.bin %> orders refund 1001 --amount 500 --reason "damaged box" --yes --json']
@@ -30,26 +30,27 @@ export default class OrdersRefund extends ApiCommand<typeof OrdersRefund> {
   }
 
   async run(): Promise<void> {
-    const {args, flags, io} = this
+    const id = this.args.id ?? ((await this.pick('refundable-order', () => this.ctx.client())) as number)
+    const {flags, io} = this
     const client = await this.ctx.client()
     await confirmAfterCheck(io, flags.yes, async () => {
-      const order = await getOrder(client, args.id)
+      const order = await getOrder(client, id)
       if (order.status !== 'paid' && order.status !== 'shipped')
-        throw new UsageError(`Order ${args.id} is ${order.status}; only a paid or shipped order can be refunded.`)
+        throw new UsageError(`Order ${id} is ${order.status}; only a paid or shipped order can be refunded.`)
       const refunded = typeof order.amount_refunded === 'number' ? order.amount_refunded : 0
       const remaining = order.total - refunded
       // Amounts as the tables show them (the profile's money unit on a terminal), the typed integer beside its own.
       const money = (n: number) => formatMoney(n, order.currency, io.values.moneyUnit)
       if (flags.amount !== undefined && flags.amount > remaining)
         throw new UsageError(
-          `--amount ${flags.amount}${io.values.moneyUnit ? ` (${money(flags.amount)})` : ''} is more than the ${money(remaining)} left to refund on order ${args.id}.`,
+          `--amount ${flags.amount}${io.values.moneyUnit ? ` (${money(flags.amount)})` : ''} is more than the ${money(remaining)} left to refund on order ${id}.`,
           {hint: `--amount is an integer in the service's money unit: ${remaining} at most for this order.`},
         )
       const amount = flags.amount ?? remaining
-      return `Refund ${money(amount)} of order ${args.id}? (total ${money(order.total)}; ${money(remaining - amount)} would remain)`
+      return `Refund ${money(amount)} of order ${id}? (total ${money(order.total)}; ${money(remaining - amount)} would remain)`
     })
-    const refund = await refundOrder(client, args.id, {amount: flags.amount, reason: flags.reason})
-    this.output.success(`Refunded order ${args.id}.`)
+    const refund = await refundOrder(client, id, {amount: flags.amount, reason: flags.reason})
+    this.output.success(`Refunded order ${id}.`)
     // A service that answers with no refund record: --json prints {}, human output only the line above.
     await this.output.result(refund, () => (Object.keys(refund).length > 0 ? this.output.record(refund) : undefined))
   }

@@ -6,12 +6,13 @@ import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {getProduct} from '../../services/products.js'
 
 export default class ProductsGet extends ApiCommand<typeof ProductsGet> {
-  static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Product id.', required: true})}
+  static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Product id (left out on a terminal: pick one).'})}
   static summary = `Show one product (API v2; public).`
   static examples = ['<%= config.bin %> products get 3', '<%= config.bin %> products get 3 --currency GBP --json']
   static flags = {...fieldsFlag('product'), currency: currencyFlag({description: 'Show the price converted to this currency.'})}
 
   async run(): Promise<void> {
-    await this.output.record(await getProduct(await this.ctx.client(), this.args.id, {currency: this.flags.currency}), RESOURCE_COLUMNS.product)
+    const id = this.args.id ?? ((await this.pick('product', () => this.ctx.client())) as number)
+    await this.output.record(await getProduct(await this.ctx.client(), id, {currency: this.flags.currency}), RESOURCE_COLUMNS.product)
   }
 }

@@ -1,0 +1,72 @@
+/**
+ * A picker in place of an id left out, on a terminal only (gh's way: `gh run view` asks which run): the records come
+ * from services/pickers.ts as the person types, each labelled with what a person recognises, a page at a time ("more"
+ * loads the next). Without a terminal, or with --json, nothing is asked and nothing sent: exit 2 naming the id.
+ */
+import {counted} from '../domain/text.js'
+import {UsageError} from '../errors.js'
+import {promptSearch, type SearchChoice} from '../io/prompt.js'
+import {sanitize} from '../io/sanitize.js'
+import type {IOStreams} from '../io/streams.js'
+import {formatMoney, relativeTime} from '../io/values.js'
+import {type Candidate, candidates, type PickKind, type PickSource} from '../services/pickers.js'
+
+const NOUNS: Record<PickKind, string> = {
+  customer: 'customer',
+  event: 'event',
+  order: 'order',
+  'refundable-order': 'order (paid or shipped)',
+  product: 'product',
+}
+
+const MORE = Symbol('more')
+
+export function labelOf(c: Candidate, io: IOStreams, now: number): {name: string; description?: string} {
+  const cell = (v: string | number | undefined) => sanitize(String(v ?? ''), 'cell')
+  if (c.customer) return {name: `${c.customer.id}  ${cell(c.customer.name)}  ${cell(c.customer.email)}`}
+  if (c.order) {
+    const o = c.order
+    const placed = Date.parse(String(o.placed_at ?? ''))
+    const age = Number.isNaN(placed) ? '' : `  ${relativeTime(placed, now)}`
+    return {name: `${o.id}  customer ${o.customer_id}  ${o.status}  ${formatMoney(o.total, o.currency, io.values.moneyUnit)}${age}`}
+  }
+  if (c.product) {
+    const p = c.product
+    return {
+      name: `${p.id}  ${cell(p.name)}  ${formatMoney(p.price, p.currency, io.values.moneyUnit)}${p.in_stock === false ? '  (out of stock)' : ''}`,
+    }
+  }
+  const e = c.event!
+  const status = e.forward_status === null ? 'no answer' : String(e.forward_status)
+  return {name: `${e.id}  ${cell(e.type)}  ${status}  ${relativeTime(Date.parse(e.received_at), now)}`}
+}
+
+export interface PickOptions {
+  io: IOStreams
+  kind: PickKind
+  source: PickSource
+  /** The command line with ID where the id goes, for the message without a terminal. */
+  usage: string
+  now: () => number
+  /** The message without a terminal, when the default ("Missing order id: ...") does not fit the command. */
+  missing?: string
+}
+
+/** The id chosen; exit 2 without a terminal or with --json; exit 130 on Esc or Ctrl-C. */
+export async function pickId(o: PickOptions): Promise<number | string> {
+  const noun = NOUNS[o.kind]
+  if (!o.io.canPrompt() || !o.io.isStdoutTTY || o.io.json)
+    throw new UsageError(o.missing ?? `Missing ${noun.split(' ')[0]} id: \`${o.usage}\` (on a terminal, leave it out to pick one).`)
+  for (let pages = 1; ; pages++) {
+    let offered = 0
+    const chosen = await promptSearch<number | string | typeof MORE>(o.io, `Which ${noun}? (type to filter, Esc to cancel)`, async (term) => {
+      const {candidates: found, more} = await candidates(o.kind, o.source, term, pages)
+      offered = found.length
+      const choices: Array<SearchChoice<number | string | typeof MORE>> = found.map((c) => ({...labelOf(c, o.io, o.now()), value: c.id}))
+      if (more) choices.push({name: `… more (${counted(offered, noun.split(' ')[0])} shown; load the next page)`, value: MORE})
+      if (found.length === 0 && !term) throw new Error(`No ${noun} to choose from.`)
+      return choices
+    })
+    if (chosen !== MORE) return chosen
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Pickers on a real terminal (tmux): an id left out opens a search fed by the API (customers by the v2 `q` search,
+ * products by search, orders newest first and only refundable ones for a refund, events from the local inbox); the
+ * choice goes on as if the id had been typed, confirmations included; Esc cancels with exit 130 and nothing sent; a
+ * failing API is an error line in the picker. Without a terminal: exit 2, nothing sent.
+ */
+import {describe, expect, it} from 'vitest'
+
+import {openInbox} from '../../src/services/webhooks/inbox.js'
+import {run} from '../helpers/cli.js'
+import {startRecorder} from '../helpers/login.js'
+import {startInTmux} from '../helpers/tmux.js'
+import {newCustomer, newPaidOrder, useTtyFixture} from '../helpers/tty.js'
+
+const fx = useTtyFixture()
+
+describe('pickers', () => {
+  it('customers get: typing searches (v2 q), Enter shows the chosen customer as if its id had been typed', async () => {
+    const id = await newCustomer(fx)
+    const customer = (await fx.api('GET', `/api/v2/customers/${id}`)).body
+    const term = await startInTmux(['customers', 'get'], {env: fx.env})
+    await term.waitFor('Which customer?')
+    await term.type(customer.email)
+    await term.waitFor(new RegExp(`❯ ${id}  ${customer.name}  ${customer.email}`))
+    await term.sendKeys('Enter')
+    expect(await term.waitForExit()).toBe(0)
+    expect(await term.capture()).toMatch(new RegExp(`email\\s+${customer.email}`))
+  })
+
+  it('orders refund offers paid and shipped orders only; the choice is confirmed naming the order, then refunded', async () => {
+    const paid = await newPaidOrder(fx)
+    const pendingOrder = await fx.api('POST', '/api/v2/orders', {
+      currency: 'USD',
+      customer_id: await newCustomer(fx),
+      items: [{product_id: 2, quantity: 1}],
+    })
+    const term = await startInTmux(['orders', 'refund'], {env: fx.env})
+    const screen = await term.waitFor('Which order (paid or shipped)?')
+    await term.waitFor(new RegExp(`❯ ${paid}  customer \\d+  paid`))
+    expect(await term.capture()).not.toMatch(new RegExp(`\\b${pendingOrder.body.id}  customer`))
+    expect(screen).toBeTruthy()
+    await term.sendKeys('Enter')
+    expect(await term.answer(`of order ${paid}?`, 'y')).toBe(0)
+    expect((await fx.api('GET', `/api/v2/orders/${paid}`)).body.status).toBe('refunded')
+  })
+
+  it('products get: search by name', async () => {
+    const term = await startInTmux(['products', 'get'], {env: fx.env})
+    await term.waitFor('Which product?')
+    await term.type('Kettle')
+    await term.waitFor(/❯ 4 {2}Gooseneck Kettle/)
+    await term.sendKeys('Enter')
+    expect(await term.waitForExit()).toBe(0)
+    expect(await term.capture()).toMatch(/name\s+Gooseneck Kettle/)
+  })
+
+  it('webhooks events get: the events of the local inbox', async () => {
+    const now = new Date().toISOString()
+    const record = {
+      body: '{}',
+      body_encoding: 'utf8' as const,
+      created_at: now,
+      duration_ms: 3,
+      forward_status: 200,
+      headers: {},
+      id: 'evt_pickme123',
+      received_at: now,
+      type: 'order.paid',
+    }
+    await openInbox(fx.env).append(record)
+    const term = await startInTmux(['webhooks', 'events', 'get'], {env: fx.env})
+    await term.waitFor(/❯ evt_pickme123 {2}order\.paid {2}200/)
+    await term.sendKeys('Enter')
+    expect(await term.waitForExit()).toBe(0)
+    expect(await term.capture()).toContain('evt_pickme123')
+  })
+
+  it('Esc cancels: exit 130, nothing deleted', async () => {
+    const id = await newCustomer(fx)
+    const term = await startInTmux(['customers', 'delete'], {env: fx.env})
+    await term.waitFor(new RegExp(`❯ ${id}  `))
+    await term.sendKeys('Escape')
+    expect(await term.waitForExit()).toBe(130)
+    expect(await term.capture()).toContain('Cancelled: nothing was sent.')
+    expect((await fx.api('GET', `/api/v2/customers/${id}`)).status).toBe(200)
+  })
+
+  it('a failing API is an error line in the picker, not a stack trace', async () => {
+    await fx.api('POST', '/_sandbox/faults', {count: 10, method: 'GET', path: '/api/v2/products*', status: 400})
+    try {
+      const term = await startInTmux(['products', 'get'], {env: fx.env})
+      const screen = await term.waitFor('> Injected fault #1 status 400')
+      expect(screen).not.toMatch(/\bat \w+ \(/)
+      await term.sendKeys('Escape')
+      expect(await term.waitForExit()).toBe(130)
+    } finally {
+      await fx.api('DELETE', '/_sandbox/faults')
+    }
+  })
+
+  it('without a terminal: exit 2 naming the id, nothing sent', async () => {
+    const recorder = await startRecorder()
+    try {
+      for (const args of [
+        ['orders', 'refund'],
+        ['customers', 'delete', '--yes'],
+        ['products', 'get', '--json'],
+      ]) {
+        const r = await run(args, {env: {...fx.env, COMMERCE_BASE_URL: recorder.url}})
+        expect(r.code).toBe(2)
+        expect(r.stderr + r.stdout).toMatch(/Missing (order|customer|product) id/)
+      }
+      expect(recorder.requests).toHaveLength(0)
+    } finally {
+      await recorder.close()
+    }
+  })
+})
