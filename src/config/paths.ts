@@ -21,6 +21,7 @@ export const SANDBOX_STATE_FILE = 'sandbox.json'
 export const SANDBOX_DATA_FILE = 'sandbox-data.json'
 export const WEBHOOK_INBOX_FILE = 'webhook-inbox.jsonl'
 export const JOURNALS_DIR = 'journals'
+export const COMPLETION_IDS_FILE = 'completion-ids.json'
 
 export function configPath(name: string, env: NodeJS.ProcessEnv = process.env): string {
   return join(configDir(env), name)

@@ -10,9 +10,22 @@ import {appendFile, readFile, stat} from 'node:fs/promises'
 import {join} from 'node:path'
 
 import {writeFileAtomic} from '../domain/files.js'
+import type {PickKind} from './pickers.js'
+
+/** The id arguments completed from the account (`commerce completion-ids KIND`), by command. */
+export const ID_COMPLETIONS: Readonly<Record<string, PickKind>> = {
+  'customers delete': 'customer',
+  'customers get': 'customer',
+  'customers update': 'customer',
+  'orders get': 'order',
+  'orders refund': 'refundable-order',
+  'products get': 'product',
+  'webhooks events get': 'event',
+  'webhooks replay': 'event',
+}
 
 /** Bumped whenever the script this service appends changes, so that old caches are rebuilt. */
-const SCRIPT_VERSION = 1
+const SCRIPT_VERSION = 2
 
 export interface CompletionFlag {
   char?: string
@@ -61,6 +74,9 @@ export function bashValueCompletion(bin: string, commands: readonly CompletionCo
       cases.push(`        ${keys.join('|')}) __vals=${bashQuote(flag.options.join(' '))} ;;`)
     }
   }
+  const idCases = Object.entries(ID_COMPLETIONS)
+    .map(([command, kind]) => `      ${bashQuote(command)}) __kind=${kind} ;;`)
+    .join('\n')
   return `
 # Added by ${bin}: completion of enum flag values (a currency after its flag), then the function above.
 _${name}_values_autocomplete()
@@ -80,11 +96,54 @@ ${cases.join('\n')}
       return 0
     fi
   fi
+  # An id argument right after its command: ids from the account (within 1 s, or none; errors never shown).
+  if [[ "$__cur" != -* ]]; then
+    local __kind=""
+    __cmd=""
+    for (( __i=1; __i < __cword; __i++ )); do __cmd="\${__cmd:+$__cmd }\${COMP_WORDS[__i]}"; done
+    case "$__cmd" in
+${idCases}
+    esac
+    if [[ -n "$__kind" ]]; then
+      COMPREPLY=( $(compgen -W "$("\${COMP_WORDS[0]}" completion-ids "$__kind" 2>/dev/null </dev/null | cut -d: -f1)" -- "$__cur") )
+      return 0
+    fi
+  fi
   _${name}_autocomplete "$@"
 }
 
 complete -o default -F _${name}_values_autocomplete ${bin}
 `
+}
+
+/**
+ * The plugin's zsh script with the id arguments of ID_COMPLETIONS completed from the account, with descriptions.
+ * It edits the text @oclif/plugin-autocomplete generates (its version is pinned in package.json): when that text
+ * moves, this throws saying so, and test/e2e/autocomplete.test.ts fails with that message.
+ */
+export function zshWithIds(script: string, bin: string): string {
+  let out = script
+  for (const [command, kind] of Object.entries(ID_COMPLETIONS)) {
+    const words = command.split(' ')
+    const sub = words.pop()!
+    const start = out.indexOf(`\n_${bin}_${words.join('_')}() {\n`)
+    const end = start < 0 ? -1 : out.indexOf('\n}\n', start)
+    const at = start < 0 ? -1 : out.indexOf(`"${sub}")`, start)
+    const files = at < 0 ? -1 : out.indexOf('"*: :_files"', at)
+    if (start < 0 || end < 0 || at < 0 || at > end || files < 0 || files > end)
+      throw new Error(`The zsh script of @oclif/plugin-autocomplete changed: \`${command}\` is not where src/services/completion.ts expects it.`)
+    out = `${out.slice(0, files)}"*: :{_${bin}_complete_ids ${kind}}"${out.slice(files + '"*: :_files"'.length)}`
+  }
+  const helper = `
+# Added by ${bin}: ids from the account, with what each is (within 1 s, or none; errors never shown).
+_${bin}_complete_ids() {
+  local -a ids
+  ids=(\${(f)"$(${bin} completion-ids $1 2>/dev/null </dev/null)"})
+  _describe -t ids 'id' ids
+}
+`
+  const firstLine = out.indexOf('\n')
+  return `${out.slice(0, firstLine + 1)}${helper}${out.slice(firstLine + 1)}`
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -110,6 +169,7 @@ export async function ensureCompletionCache(options: CompletionCacheOptions): Pr
   }
   await options.create()
   await appendFile(bashScript, bashValueCompletion(options.bin, options.commands, options.topicSeparator))
+  await writeFileAtomic(zshScript, zshWithIds(await readFile(zshScript, 'utf8'), options.bin), {mode: 0o644})
   await writeFileAtomic(stampFile, `${stamp}\n`)
   return {bashScript, rebuilt: true}
 }

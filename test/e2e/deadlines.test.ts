@@ -65,6 +65,17 @@ describe('a counterpart that accepts and never answers', () => {
     expect(r.elapsed).toBeLessThan(8000)
   })
 
+  it('id completion (the scripts of `autocomplete` call completion-ids): nothing offered, nothing printed, exit 0 within its 1 s', async () => {
+    const started = Date.now()
+    const r = await run(['completion-ids', 'customer'], {
+      env: {COMMERCE_ACCESS_TOKEN: 'tok_test', COMMERCE_BASE_URL: silent.url, COMMERCE_CONFIG_DIR: tmp.dir},
+    })
+    expect(r.signal, 'killed by the test: it hung').toBeNull()
+    expect(r.code).toBe(0)
+    expect(r.stdout + r.stderr).toBe('')
+    expect(Date.now() - started).toBeLessThan(4000)
+  })
+
   it('the token endpoint: exit 1 within the deadline; the key secret is not printed', async () => {
     const r = await timed(['customers', 'list'], {
       COMMERCE_BASE_URL: silent.url,

@@ -35,6 +35,8 @@ const EXIT_LINE = /\[tty-exit (\d+)\](?![\s\S]*\[tty-exit)/
 export interface TmuxOptions {
   /** Added to the clean environment; `undefined` values are left out. */
   env?: Record<string, string | undefined>
+  /** Run this program (and its arguments) in the terminal instead of the CLI with `args`: a shell, for completion. */
+  program?: string[]
   /** Terminal size; default 120 x 40. */
   width?: number
   height?: number
@@ -96,7 +98,7 @@ export async function startInTmux(args: string[], options: TmuxOptions = {}): Pr
   // `env -i` drops the test runner's environment (CI included; `-u CI` is kept to say so explicitly). The shell
   // prints the exit status after the CLI: tmux's own #{pane_dead_status} is not reliable (under load tmux can
   // see the pane close without reaping the process, and the status stays empty).
-  const cli = ['env', '-u', 'CI', '-i', ...assignments, shellQuote(process.execPath), shellQuote(BIN), ...args.map(shellQuote)].join(' ')
+  const cli = ['env', '-u', 'CI', '-i', ...assignments, ...(options.program ?? [process.execPath, BIN, ...args]).map(shellQuote)].join(' ')
   // `trap : INT`: Ctrl-C reaches the CLI (which gets the default disposition back on exec) but not this shell.
   const command = `trap : INT; cd ${shellQuote(ROOT)} && ${cli}; echo "${EXIT_MARKER} $?]"`
 

@@ -1,0 +1,80 @@
+/**
+ * Ids for shell completion (`commerce customers get <Tab>`): the candidates of the pickers (services/pickers.ts,
+ * one source for both), as `id:description` lines (zsh shows the description; bash takes the ids). An answer
+ * within the deadline or none: at the deadline the client is closed, which ends its requests at once, and nothing
+ * is offered. Answers are cached per profile and base URL for 60 s in `completion-ids.json` (0600), bounded.
+ */
+import {mkdir, readFile} from 'node:fs/promises'
+
+import type {ApiClient, ClientOptions} from '../api/client.js'
+import {COMPLETION_IDS_FILE, configDir, configPath} from '../config/paths.js'
+import {writeFileAtomic} from '../domain/files.js'
+import {isObject} from '../domain/json.js'
+import {type Candidate, candidates, type PickKind} from './pickers.js'
+
+export const COMPLETION_TTL_MS = 60_000
+const MAX_LINES = 200
+const MAX_KEYS = 20
+
+export interface CompletionIdsOptions {
+  env: NodeJS.ProcessEnv
+  client: (overrides: Partial<ClientOptions>) => Promise<ApiClient>
+  /** Whose ids these are: the profile and the base URL. */
+  cacheKey: string
+  now: () => number
+  deadlineMs?: number
+}
+
+type Cache = Record<string, {at: number; lines: string[]}>
+
+/** One line per candidate: the id, then what a person recognises (tabs and newlines flattened, colons kept). */
+export function completionLine(c: Candidate): string {
+  const flat = (text: string) => text.replaceAll(/[\t\r\n]+/g, ' ')
+  if (c.customer) return `${c.id}:${flat(`${c.customer.name} <${c.customer.email}>`)}`
+  if (c.order) return `${c.id}:${flat(`customer ${c.order.customer_id}, ${c.order.status}, ${c.order.total} ${c.order.currency}`)}`
+  if (c.product) return `${c.id}:${flat(c.product.name)}`
+  return `${c.id}:${flat(c.event?.type ?? '')}`
+}
+
+async function readCache(path: string): Promise<Cache> {
+  try {
+    const data: unknown = JSON.parse(await readFile(path, 'utf8'))
+    return isObject(data) ? (data as Cache) : {}
+  } catch {
+    return {}
+  }
+}
+
+/** The lines to offer; [] when the deadline passes or anything fails (completion never prints an error). */
+export async function completionIds(kind: PickKind, o: CompletionIdsOptions): Promise<string[]> {
+  const path = configPath(COMPLETION_IDS_FILE, o.env)
+  const key = `${o.cacheKey} ${kind}`
+  const cache = await readCache(path)
+  const hit = cache[key]
+  if (hit && Array.isArray(hit.lines) && o.now() - hit.at < COMPLETION_TTL_MS && o.now() >= hit.at) return hit.lines
+  const deadlineMs = o.deadlineMs ?? 1000
+  let expired = false
+  // After the deadline every retry's backoff is skipped, so that a closed client's retries end at once.
+  const sleep = (ms: number) => (expired ? Promise.resolve() : new Promise<void>((resolve) => setTimeout(resolve, ms)))
+  let client: ApiClient | undefined
+  let timer: NodeJS.Timeout | undefined
+  const work = (async () => {
+    client = kind === 'event' ? undefined : await o.client({maxWaitSeconds: 0, sleep, timeoutMs: deadlineMs})
+    const found = await candidates(kind, {client: async () => client!, env: o.env}, undefined, 1)
+    return found.candidates.slice(0, MAX_LINES).map((c) => completionLine(c))
+  })()
+  const deadline = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), deadlineMs)))
+  const lines = await Promise.race([work.catch(() => undefined), deadline])
+  clearTimeout(timer)
+  if (lines === undefined) {
+    expired = true
+    await client?.close().catch(() => {})
+    return []
+  }
+  const kept = Object.entries({...cache, [key]: {at: o.now(), lines}})
+    .sort(([, a], [, b]) => b.at - a.at)
+    .slice(0, MAX_KEYS)
+  await mkdir(configDir(o.env), {mode: 0o700, recursive: true}).catch(() => {})
+  await writeFileAtomic(path, JSON.stringify(Object.fromEntries(kept))).catch(() => {})
+  return lines
+}

@@ -1,0 +1,58 @@
+/** Id completion's answers: the pickers' candidates as `id:description`, cached per profile for 60 s (0600). */
+import {statSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {completionIds} from '../../src/services/completion-ids.js'
+import {zshWithIds} from '../../src/services/completion.js'
+import {tempConfigDir} from '../helpers/cli.js'
+import {serviceFixture, type ServiceFixture} from '../helpers/service-client.js'
+
+let fx: ServiceFixture
+const tmp = tempConfigDir()
+beforeAll(async () => {
+  fx = await serviceFixture()
+  await fx.client.request({
+    auth: true,
+    body: {email: 'ada@ids.example', name: 'Ada: the first', send_invite: false},
+    method: 'POST',
+    path: '/customers',
+    version: 'v2',
+  })
+})
+afterAll(async () => {
+  await fx.close()
+  tmp.cleanup()
+})
+
+describe('completionIds', () => {
+  it('answers from the service, then from the cache for 60 s (an injected clock), then asks again', async () => {
+    let clock = 1_000_000
+    let clients = 0
+    const options = {
+      cacheKey: 'default http://sandbox',
+      client: async () => {
+        clients++
+        return fx.client
+      },
+      env: {COMMERCE_CONFIG_DIR: tmp.dir},
+      now: () => clock,
+    }
+    const first = await completionIds('customer', options)
+    expect(first).toContainEqual(expect.stringMatching(/^\d+:Ada: the first <ada@ids\.example>$/))
+    clock += 59_000
+    expect(await completionIds('customer', options)).toEqual(first)
+    expect(clients).toBe(1)
+    clock += 2000
+    await completionIds('customer', options)
+    expect(clients).toBe(2)
+    expect(statSync(join(tmp.dir, 'completion-ids.json')).mode & 0o777).toBe(0o600)
+  })
+})
+
+describe('zshWithIds', () => {
+  it('fails with a plain message when the plugin-autocomplete script is not what it edits', () => {
+    expect(() => zshWithIds('#compdef commerce\n_commerce\n', 'commerce')).toThrow(/zsh script of @oclif\/plugin-autocomplete changed/)
+  })
+})

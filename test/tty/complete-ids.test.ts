@@ -1,0 +1,56 @@
+/**
+ * Completion of ids from the account in real shells (tmux): bash and zsh, with the scripts `commerce autocomplete`
+ * installs. `commerce customers get <Tab>` offers the account's customer ids (zsh with name and email beside them).
+ */
+import {chmodSync, mkdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {BIN, run, tempConfigDir} from '../helpers/cli.js'
+import {startInTmux} from '../helpers/tmux.js'
+import {newCustomer, useTtyFixture} from '../helpers/tty.js'
+
+const fx = useTtyFixture()
+const home = tempConfigDir()
+const cache = join(home.dir, 'cache')
+const scripts = join(cache, 'commerce', 'autocomplete', 'functions')
+const bin = join(home.dir, 'bin')
+let ids: number[] = []
+let customers: Array<{id: number; name: string; email: string}> = []
+
+beforeAll(async () => {
+  mkdirSync(bin)
+  writeFileSync(join(bin, 'commerce'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`)
+  chmodSync(join(bin, 'commerce'), 0o755)
+  expect((await run(['autocomplete', 'bash'], {env: {HOME: home.dir, XDG_CACHE_HOME: cache}})).code).toBe(0)
+  ids = [await newCustomer(fx), await newCustomer(fx)]
+  customers = await Promise.all(ids.map(async (id) => (await fx.api('GET', `/api/v2/customers/${id}`)).body))
+})
+afterAll(() => home.cleanup())
+
+const shellEnv = () => ({...fx.env, HOME: home.dir, PATH: `${bin}:${process.env.PATH}`, XDG_CACHE_HOME: cache})
+
+describe('id completion', () => {
+  it('bash: customers get <Tab><Tab> lists the ids of the account; the cache is private', async () => {
+    const term = await startInTmux([], {env: shellEnv(), program: ['bash', '--norc', '--noprofile']})
+    await term.type(`source ${join(scripts, 'bash', 'commerce.bash')}`)
+    await term.sendKeys('Enter')
+    await term.type('commerce customers get ')
+    await term.sendKeys('Tab', 'Tab')
+    // The candidates' line: both ids and nothing else (bash lists what completes, without descriptions).
+    await term.waitFor(new RegExp(`^(?=.*\\b${ids[0]}\\b)(?=.*\\b${ids[1]}\\b)[\\d ]+$`, 'm'))
+    expect(statSync(join(fx.configDir, 'completion-ids.json')).mode & 0o777).toBe(0o600)
+    expect(readFileSync(join(fx.configDir, 'completion-ids.json'), 'utf8')).toContain(customers[0].email)
+  })
+
+  it('zsh: customers get <Tab> offers the ids with name and email beside them', async () => {
+    const term = await startInTmux([], {env: shellEnv(), program: ['zsh', '-f']})
+    await term.type(`fpath=(${join(scripts, 'zsh')} $fpath); autoload -U compinit; compinit -u`)
+    await term.sendKeys('Enter')
+    await term.type('commerce customers get ')
+    await term.sendKeys('Tab')
+    const c = customers[0]
+    await term.waitFor(new RegExp(`${c.id}\\s+-- ${c.name} <${c.email}>`))
+  })
+})
