@@ -42,6 +42,8 @@ export function labelOf(c: Candidate, io: IOStreams, now: number): {name: string
 }
 
 export interface PickOptions {
+  /** The question; default "Which customer? (type to filter, Esc to cancel)". */
+  message?: string
   io: IOStreams
   kind: PickKind
   source: PickSource
@@ -59,7 +61,7 @@ export async function pickId(o: PickOptions): Promise<number | string> {
     throw new UsageError(o.missing ?? `Missing ${noun.split(' ')[0]} id: \`${o.usage}\` (on a terminal, leave it out to pick one).`)
   for (let pages = 1; ; pages++) {
     let offered = 0
-    const chosen = await promptSearch<number | string | typeof MORE>(o.io, `Which ${noun}? (type to filter, Esc to cancel)`, async (term) => {
+    const chosen = await promptSearch<number | string | typeof MORE>(o.io, o.message ?? `Which ${noun}? (type to filter, Esc to cancel)`, async (term) => {
       const {candidates: found, more} = await candidates(o.kind, o.source, term, pages)
       offered = found.length
       const choices: Array<SearchChoice<number | string | typeof MORE>> = found.map((c) => ({...labelOf(c, o.io, o.now()), value: c.id}))

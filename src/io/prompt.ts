@@ -81,3 +81,21 @@ export async function promptSearch<V>(
     io.stdin.off('keypress', onKey)
   }
 }
+
+/** One of `choices`, the default first selected. */
+export async function promptSelect<V extends string>(io: IOStreams, message: string, choices: readonly V[], defaultValue?: V): Promise<V> {
+  const {select} = await inquirer()
+  return select<V>({choices: choices.map((value) => ({value})), default: defaultValue, message}, context(io))
+}
+
+/** A whole number from `min`, with a default. */
+export async function promptCount(io: IOStreams, message: string, defaultValue: number, min = 1): Promise<number> {
+  const {number} = await inquirer()
+  return (await number({default: defaultValue, message, min, required: true, step: 1}, context(io)))
+}
+
+/** Yes or no, with a default; answering never throws (unlike confirmOrThrow). */
+export async function promptYesNo(io: IOStreams, message: string, defaultValue: boolean): Promise<boolean> {
+  const {confirm} = await inquirer()
+  return confirm({default: defaultValue, message}, context(io))
+}

@@ -5,7 +5,7 @@
  * offered (`orders refund`: paid and shipped orders).
  */
 import type {ApiClient} from '../api/client.js'
-import type {Customer, Order, Product} from '../domain/schema.js'
+import type {Currency, Customer, Order, Product} from '../domain/schema.js'
 import {listCustomers} from './customers.js'
 import {listOrders} from './orders.js'
 import {listProducts} from './products.js'
@@ -31,6 +31,8 @@ export interface CandidatePage {
 export interface PickSource {
   client?: () => Promise<ApiClient>
   env: NodeJS.ProcessEnv
+  /** Products: prices converted to this currency (an order being built in it). */
+  currency?: Currency
 }
 
 const PAGE = 30
@@ -39,6 +41,12 @@ async function collect<T>(records: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = []
   for await (const r of records) out.push(r)
   return out
+}
+
+/** The currency of a customer's latest order, if any (the default when an order is built for them). */
+export async function lastCurrency(client: ApiClient, customerId: number): Promise<Currency | undefined> {
+  for await (const order of listOrders(client, {customerId, limit: 1, perPage: 1, version: 'v2'}).records) return order.currency
+  return undefined
 }
 
 /** Up to `pages` pages of candidates for `term` (undefined: all), newest first where the service orders. */
@@ -56,7 +64,7 @@ export async function candidates(kind: PickKind, source: PickSource, term: strin
     }
     case 'product': {
       const client = await source.client!()
-      const found = await collect(listProducts(client, {limit: limit + 1, perPage: PAGE, search: q, version: 'v2'}).records)
+      const found = await collect(listProducts(client, {currency: source.currency, limit: limit + 1, perPage: PAGE, search: q, version: 'v2'}).records)
       return page(
         found.map((p) => ({id: p.id, product: p})),
         limit,

@@ -28,6 +28,7 @@ const SKIP: Array<[RegExp, string]> = [
   [/auth login --sandbox/, 'needs a detached `sandbox start` sandbox'],
   [/auth logout/, 'would revoke the key the following lines use'],
   [/^commerce customers create +#/, 'prompts for email and name'],
+  [/^commerce orders create +#/, 'asks on a terminal (test/tty/pickers.test.ts drives it)'],
   [/webhooks listen/, 'runs until stopped; registers a public endpoint or a tunnel'],
   [/webhooks (replay|events get) evt_123/, 'needs an event in the local inbox of a listen'],
   [/asks for confirmation/, 'an interactive prompt (the same line with --yes is what scripts run)'],

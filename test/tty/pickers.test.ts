@@ -116,3 +116,45 @@ describe('pickers', () => {
     }
   })
 })
+
+describe('orders create, built on a terminal', () => {
+  it('asks for the customer (picker), the currency, products with quantities and a running total, then confirms', async () => {
+    const customerId = await newCustomer(fx)
+    const customer = (await fx.api('GET', `/api/v2/customers/${customerId}`)).body
+    const term = await startInTmux(['orders', 'create'], {env: fx.env})
+    await term.waitFor('Which customer?')
+    await term.type(customer.email)
+    await term.waitFor(new RegExp(`❯ ${customerId}  `))
+    await term.sendKeys('Enter')
+    await term.waitFor('Currency:')
+    await term.sendKeys('Down', 'Enter') // EUR, the second of USD EUR GBP
+    await term.waitFor('Add a product (prices in EUR')
+    await term.type('Moka')
+    await term.waitFor(/❯ 9  Moka Pot/)
+    await term.sendKeys('Enter')
+    await term.waitFor('Quantity of Moka Pot')
+    await term.sendKeys('BSpace')
+    await term.type('2')
+    await term.sendKeys('Enter')
+    await term.waitFor(/2 × Moka Pot \(9\).*running total/)
+    await term.waitFor('Add another product?')
+    await term.type('n')
+    await term.sendKeys('Enter')
+    await term.waitFor(`Order for customer ${customerId}`)
+    expect(await term.answer('Create this order?', 'y')).toBe(0)
+    const screen = await term.capture()
+    expect(screen).toMatch(/Idempotency-Key: [0-9a-f-]{36}/)
+    const id = Number(/Created order (\d+)/.exec(screen)![1])
+    const order = (await fx.api('GET', `/api/v2/orders/${id}`)).body
+    expect(order).toMatchObject({currency: 'EUR', customer_id: customerId, items: [expect.objectContaining({product_id: 9, quantity: 2})]})
+  })
+
+  it('Esc at the first question: exit 130, no order', async () => {
+    const before = fx.sb.counts().orders
+    const term = await startInTmux(['orders', 'create', '--currency', 'USD'], {env: fx.env})
+    await term.waitFor('Which customer?')
+    await term.sendKeys('Escape')
+    expect(await term.waitForExit()).toBe(130)
+    expect(fx.sb.counts().orders).toBe(before)
+  })
+})

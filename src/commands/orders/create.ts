@@ -2,11 +2,12 @@ import {Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
 import {apiVersionFlag, currencyFlag, idFlag, fieldsFlag} from '../../base/flags.js'
+import {askForOrder, canAskForOrder} from '../../base/order-wizard.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
-import {createOrder, parseItemSpec, readOrderFile} from '../../services/orders.js'
+import {createOrder, type OrderInput, parseItemSpec, readOrderFile} from '../../services/orders.js'
 
 export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
-  static summary = `Create an order (status pending).`
+  static summary = `Create an order (status pending); on a terminal, asks for what is missing.`
   static description = `In v2 every order carries an Idempotency-Key: the one given with --idempotency-key, or a fresh UUID printed on stderr. Rerunning with that key replays the original order instead of creating a second one, and the CLI retries a lost response with the same key. In v1 there is no such key, and a failed request is never retried.`
   static examples = [
     '<%= config.bin %> orders create --customer 42 --currency USD --item 3:2 --item 7',
@@ -27,11 +28,14 @@ export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
   async run(): Promise<void> {
     const {flags, io} = this
     const fromFile = flags['from-file'] ? await readOrderFile(flags['from-file'], this.deps.stdin) : {}
-    const input = {
+    let input: OrderInput = {
       currency: flags.currency ?? fromFile.currency,
       customer_id: flags.customer ?? fromFile.customer_id,
       items: flags.item ? flags.item.map((spec) => parseItemSpec(spec)) : fromFile.items,
     }
+    // On a terminal with something missing, it is asked for (base/order-wizard.ts); otherwise validation says what.
+    if (canAskForOrder(io, input))
+      input = await askForOrder({client: () => this.ctx.client(), env: this.deps.env, io, now: this.deps.now, usage: `${this.commandLine()} --customer ID`}, input)
     const {idempotencyKey, order} = await createOrder(await this.ctx.client(), input, {
       idempotencyKey: flags['idempotency-key'],
       // A key of our making is said on Ctrl-C during the request (the order may have been created), and after it.

@@ -1,0 +1,70 @@
+/**
+ * `orders create` on a terminal with flags missing: it asks for them as `customers create` does. The customer
+ * through the customers picker, the currency (the customer's latest order's first, else a list), line items by
+ * searching products with a quantity each and a running total in that currency; then the whole order, confirmed
+ * before anything is sent. Without a terminal (or with --json) nothing is asked: the missing fields are the
+ * validation's exit 2, as before.
+ */
+import type {ApiClient} from '../api/client.js'
+import {CURRENCIES, type Currency} from '../domain/schema.js'
+import {confirmOrThrow, promptCount, promptSelect, promptYesNo} from '../io/prompt.js'
+import {sanitize} from '../io/sanitize.js'
+import type {IOStreams} from '../io/streams.js'
+import {formatMoney} from '../io/values.js'
+import {getCustomer} from '../services/customers.js'
+import type {OrderInput, OrderItemInput} from '../services/orders.js'
+import {lastCurrency} from '../services/pickers.js'
+import {getProduct} from '../services/products.js'
+import {pickId} from './pick.js'
+
+export interface WizardOptions {
+  io: IOStreams
+  client: () => Promise<ApiClient>
+  env: NodeJS.ProcessEnv
+  now: () => number
+  usage: string
+}
+
+/** Whether the order may be built by asking: a terminal both ways, no --json, and something missing. */
+export function canAskForOrder(io: IOStreams, input: OrderInput): boolean {
+  const missing = input.customer_id === undefined || input.currency === undefined || !input.items || input.items.length === 0
+  return missing && io.canPrompt() && io.isStdoutTTY && !io.json
+}
+
+export async function askForOrder(o: WizardOptions, input: OrderInput): Promise<OrderInput> {
+  const {io} = o
+  const client = await o.client()
+  const customerId = input.customer_id ?? ((await pickId({...o, kind: 'customer', source: {client: o.client, env: o.env}})) as number)
+  const customer = await getCustomer(client, customerId, {version: 'v2'})
+  let currency = input.currency as Currency | undefined
+  if (currency === undefined) {
+    const last = await lastCurrency(client, customerId)
+    currency = await promptSelect(io, last ? `Currency (${last}, as in their latest order):` : 'Currency:', CURRENCIES, last)
+  }
+  const money = (n: number) => formatMoney(n, currency, io.values.moneyUnit)
+  let items: OrderItemInput[] = input.items ?? []
+  const lines: string[] = []
+  let total = 0
+  if (items.length === 0) {
+    items = []
+    do {
+      const productId = (await pickId({
+        ...o,
+        kind: 'product',
+        message: `Add a product (prices in ${currency}; type to search, Esc to cancel):`,
+        source: {client: o.client, currency, env: o.env},
+      })) as number
+      const product = await getProduct(client, productId, {currency})
+      const quantity = await promptCount(io, `Quantity of ${sanitize(product.name, 'cell')}:`, 1)
+      items.push({product_id: productId, quantity})
+      total += product.price * quantity
+      lines.push(`  ${quantity} × ${sanitize(product.name, 'cell')} (${productId})  ${money(product.price * quantity)}`)
+      io.info(`${lines.at(-1)}    running total ${money(total)}`)
+    } while (await promptYesNo(io, 'Add another product?', false))
+  }
+  io.info(`Order for customer ${customerId} (${sanitize(String(customer.name), 'cell')} <${sanitize(String(customer.email), 'cell')}>), in ${currency}:`)
+  if (lines.length > 0) io.info([...lines, `  Total ${money(total)} at catalogue prices (the service sets the final total)`].join('\n'))
+  else io.info(items.map((i) => `  ${i.quantity ?? 1} × product ${i.product_id}`).join('\n'))
+  await confirmOrThrow(io, 'Create this order?', false)
+  return {currency, customer_id: customerId, items}
+}
