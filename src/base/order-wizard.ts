@@ -62,7 +62,9 @@ export async function askForOrder(o: WizardOptions, input: OrderInput): Promise<
       io.info(`${lines.at(-1)}    running total ${money(total)}`)
     } while (await promptYesNo(io, 'Add another product?', false))
   }
-  io.info(`Order for customer ${customerId} (${sanitize(String(customer.name), 'cell')} <${sanitize(String(customer.email), 'cell')}>), in ${currency}:`)
+  io.info(
+    `Order for customer ${customerId} (${sanitize(String(customer.name), 'cell')} <${sanitize(String(customer.email), 'cell')}>), in ${currency}:`,
+  )
   if (lines.length > 0) io.info([...lines, `  Total ${money(total)} at catalogue prices (the service sets the final total)`].join('\n'))
   else io.info(items.map((i) => `  ${i.quantity ?? 1} × product ${i.product_id}`).join('\n'))
   await confirmOrThrow(io, 'Create this order?', false)

@@ -61,14 +61,18 @@ export async function pickId(o: PickOptions): Promise<number | string> {
     throw new UsageError(o.missing ?? `Missing ${noun.split(' ')[0]} id: \`${o.usage}\` (on a terminal, leave it out to pick one).`)
   for (let pages = 1; ; pages++) {
     let offered = 0
-    const chosen = await promptSearch<number | string | typeof MORE>(o.io, o.message ?? `Which ${noun}? (type to filter, Esc to cancel)`, async (term) => {
-      const {candidates: found, more} = await candidates(o.kind, o.source, term, pages)
-      offered = found.length
-      const choices: Array<SearchChoice<number | string | typeof MORE>> = found.map((c) => ({...labelOf(c, o.io, o.now()), value: c.id}))
-      if (more) choices.push({name: `… more (${counted(offered, noun.split(' ')[0])} shown; load the next page)`, value: MORE})
-      if (found.length === 0 && !term) throw new Error(`No ${noun} to choose from.`)
-      return choices
-    })
+    const chosen = await promptSearch<number | string | typeof MORE>(
+      o.io,
+      o.message ?? `Which ${noun}? (type to filter, Esc to cancel)`,
+      async (term) => {
+        const {candidates: found, more} = await candidates(o.kind, o.source, term, pages)
+        offered = found.length
+        const choices: Array<SearchChoice<number | string | typeof MORE>> = found.map((c) => ({...labelOf(c, o.io, o.now()), value: c.id}))
+        if (more) choices.push({name: `… more (${counted(offered, noun.split(' ')[0])} shown; load the next page)`, value: MORE})
+        if (found.length === 0 && !term) throw new Error(`No ${noun} to choose from.`)
+        return choices
+      },
+    )
     if (chosen !== MORE) return chosen
   }
 }

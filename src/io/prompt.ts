@@ -91,7 +91,7 @@ export async function promptSelect<V extends string>(io: IOStreams, message: str
 /** A whole number from `min`, with a default. */
 export async function promptCount(io: IOStreams, message: string, defaultValue: number, min = 1): Promise<number> {
   const {number} = await inquirer()
-  return (await number({default: defaultValue, message, min, required: true, step: 1}, context(io)))
+  return await number({default: defaultValue, message, min, required: true, step: 1}, context(io))
 }
 
 /** Yes or no, with a default; answering never throws (unlike confirmOrThrow). */

@@ -25,7 +25,7 @@ export const ID_COMPLETIONS: Readonly<Record<string, PickKind>> = {
 }
 
 /** Bumped whenever the script this service appends changes, so that old caches are rebuilt. */
-const SCRIPT_VERSION = 2
+const SCRIPT_VERSION = 3
 
 export interface CompletionFlag {
   char?: string
@@ -62,6 +62,11 @@ function bashQuote(text: string): string {
   return `'${text.replaceAll("'", String.raw`'\''`)}'`
 }
 
+/** The words a command line can start with: every command's and topic's first word (anything else may be an alias). */
+export function firstWordsOf(commands: readonly CompletionCommand[]): string {
+  return [...new Set(commands.map((c) => c.id.split(':')[0]))].sort().join(' ')
+}
+
 /** A bash function completing enum flag values, falling back to the plugin's function for everything else. */
 export function bashValueCompletion(bin: string, commands: readonly CompletionCommand[], topicSeparator: string): string {
   const name = bin.replaceAll(/[^\w]/g, '_')
@@ -74,6 +79,7 @@ export function bashValueCompletion(bin: string, commands: readonly CompletionCo
       cases.push(`        ${keys.join('|')}) __vals=${bashQuote(flag.options.join(' '))} ;;`)
     }
   }
+  const firstWords = firstWordsOf(commands)
   const idCases = Object.entries(ID_COMPLETIONS)
     .map(([command, kind]) => `      ${bashQuote(command)}) __kind=${kind} ;;`)
     .join('\n')
@@ -81,6 +87,15 @@ export function bashValueCompletion(bin: string, commands: readonly CompletionCo
 # Added by ${bin}: completion of enum flag values (a currency after its flag), then the function above.
 _${name}_values_autocomplete()
 {
+  # A first word that is no command may be an alias: complete as its expansion (\`${bin} completion-alias\`).
+  if [[ \${COMP_CWORD} -ge 2 && " ${firstWords} " != *" \${COMP_WORDS[1]} "* ]]; then
+    local -a __exp
+    mapfile -t __exp < <("\${COMP_WORDS[0]}" completion-alias "\${COMP_WORDS[1]}" 2>/dev/null </dev/null)
+    if [[ \${#__exp[@]} -gt 0 ]]; then
+      COMP_WORDS=("\${COMP_WORDS[0]}" "\${__exp[@]}" "\${COMP_WORDS[@]:2}")
+      COMP_CWORD=$(( COMP_CWORD + \${#__exp[@]} - 1 ))
+    fi
+  fi
   local __cword=\${COMP_CWORD} __prev="\${COMP_WORDS[COMP_CWORD-1]}" __cur="\${COMP_WORDS[COMP_CWORD]}" __cmd="" __vals="" __i
   if [[ "$__prev" == -* && $__cword -ge 2 ]]; then
     for (( __i=1; __i < __cword - 1; __i++ )); do
@@ -121,8 +136,29 @@ complete -o default -F _${name}_values_autocomplete ${bin}
  * It edits the text @oclif/plugin-autocomplete generates (its version is pinned in package.json): when that text
  * moves, this throws saying so, and test/e2e/autocomplete.test.ts fails with that message.
  */
-export function zshWithIds(script: string, bin: string): string {
+export function zshWithIds(script: string, bin: string, firstWords = ''): string {
   let out = script
+  const main = `\n_${bin}() {\n`
+  if (!out.includes(main) || !out.trimEnd().endsWith(`\n_${bin}`))
+    throw new Error(
+      `The zsh script of @oclif/plugin-autocomplete changed: its main function _${bin} is not where src/services/completion.ts expects it.`,
+    )
+  // The main function, wrapped: a first word that is no command may be an alias, completed as its expansion.
+  out = out.replace(main, `\n_${bin}_main() {\n`)
+  out = `${out.trimEnd().slice(0, -`_${bin}`.length)}_${bin}() {
+  if (( CURRENT > 2 )) && [[ " ${firstWords} " != *" \${words[2]} "* ]]; then
+    local -a __exp
+    __exp=(\${(f)"$(${bin} completion-alias \${words[2]} 2>/dev/null </dev/null)"})
+    if (( \${#__exp} )); then
+      words=("\${words[1]}" "\${__exp[@]}" "\${(@)words[3,-1]}")
+      (( CURRENT += \${#__exp} - 1 ))
+    fi
+  fi
+  _${bin}_main "$@"
+}
+
+_${bin}
+`
   for (const [command, kind] of Object.entries(ID_COMPLETIONS)) {
     const words = command.split(' ')
     const sub = words.pop()!
@@ -169,7 +205,7 @@ export async function ensureCompletionCache(options: CompletionCacheOptions): Pr
   }
   await options.create()
   await appendFile(bashScript, bashValueCompletion(options.bin, options.commands, options.topicSeparator))
-  await writeFileAtomic(zshScript, zshWithIds(await readFile(zshScript, 'utf8'), options.bin), {mode: 0o644})
+  await writeFileAtomic(zshScript, zshWithIds(await readFile(zshScript, 'utf8'), options.bin, firstWordsOf(options.commands)), {mode: 0o644})
   await writeFileAtomic(stampFile, `${stamp}\n`)
   return {bashScript, rebuilt: true}
 }

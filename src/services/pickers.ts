@@ -64,7 +64,9 @@ export async function candidates(kind: PickKind, source: PickSource, term: strin
     }
     case 'product': {
       const client = await source.client!()
-      const found = await collect(listProducts(client, {currency: source.currency, limit: limit + 1, perPage: PAGE, search: q, version: 'v2'}).records)
+      const found = await collect(
+        listProducts(client, {currency: source.currency, limit: limit + 1, perPage: PAGE, search: q, version: 'v2'}).records,
+      )
       return page(
         found.map((p) => ({id: p.id, product: p})),
         limit,

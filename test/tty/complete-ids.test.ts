@@ -25,6 +25,7 @@ beforeAll(async () => {
   chmodSync(join(bin, 'commerce'), 0o755)
   expect((await run(['autocomplete', 'bash'], {env: {HOME: home.dir, XDG_CACHE_HOME: cache}})).code).toBe(0)
   ids = [await newCustomer(fx), await newCustomer(fx)]
+  expect((await run(['alias', 'set', 'who', 'customers get --json'], {env: fx.env})).code).toBe(0)
   customers = await Promise.all(ids.map(async (id) => (await fx.api('GET', `/api/v2/customers/${id}`)).body))
 })
 afterAll(() => home.cleanup())
@@ -41,6 +42,11 @@ describe('id completion', () => {
     // The candidates' line: both ids and nothing else (bash lists what completes, without descriptions).
     await term.waitFor(new RegExp(`^(?=.*\\b${ids[0]}\\b)(?=.*\\b${ids[1]}\\b)[\\d ]+$`, 'm'))
     expect(statSync(join(fx.configDir, 'completion-ids.json')).mode & 0o777).toBe(0o600)
+    // An alias completes as its expansion: `who` is `customers get --json`.
+    await term.sendKeys('C-u')
+    await term.type('clear; commerce who ')
+    await term.sendKeys('Tab', 'Tab')
+    await term.waitFor(new RegExp(`commerce who *\\n(?=.*\\b${ids[0]}\\b)(?=.*\\b${ids[1]}\\b)[\\d ]+$`, 'm'))
     expect(readFileSync(join(fx.configDir, 'completion-ids.json'), 'utf8')).toContain(customers[0].email)
   })
 
@@ -52,5 +58,12 @@ describe('id completion', () => {
     await term.sendKeys('Tab')
     const c = customers[0]
     await term.waitFor(new RegExp(`${c.id}\\s+-- ${c.name} <${c.email}>`))
+    // An alias completes as its expansion.
+    await term.sendKeys('C-c')
+    await term.type('clear')
+    await term.sendKeys('Enter')
+    await term.type('commerce who ')
+    await term.sendKeys('Tab')
+    await term.waitFor(new RegExp(`commerce who[\\s\\S]*${c.id}\\s+-- ${c.name} <${c.email}>`))
   })
 })

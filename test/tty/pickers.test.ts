@@ -75,6 +75,28 @@ describe('pickers', () => {
     expect(await term.capture()).toContain('evt_pickme123')
   })
 
+  it('a page at a time: the last line loads the next page', async () => {
+    const customers = Object.fromEntries(
+      Array.from({length: 31}, (_, i) => [`more${i}`, {email: `page-${i}@more.example`, name: `Paged ${i}`, send_invite: false}]),
+    )
+    expect((await fx.api('POST', '/_sandbox/seed', {customers})).status).toBe(200)
+    const term = await startInTmux(['customers', 'get', '--fields', 'email'], {env: fx.env})
+    await term.waitFor('Which customer?')
+    await term.type('more.example')
+    await term.waitFor(/❯ \d+  Paged 30/)
+    // Scrolled to the end of the first page: the last line offers the next one.
+    await term.sendKeys(...Array.from({length: 30}, () => 'Down'))
+    await term.waitFor('❯ … more (30 customers shown; load the next page)')
+    expect(await term.capture()).not.toContain('page-0@more.example')
+    await term.sendKeys('Enter')
+    await term.waitFor(/Which customer\?.*\n(?![\s\S]*… more)/)
+    await term.type('page-0@')
+    await term.waitFor(/❯ \d+  Paged 0  page-0@more\.example/)
+    await term.sendKeys('Enter')
+    expect(await term.waitForExit()).toBe(0)
+    expect(await term.capture()).toContain('page-0@more.example')
+  })
+
   it('Esc cancels: exit 130, nothing deleted', async () => {
     const id = await newCustomer(fx)
     const term = await startInTmux(['customers', 'delete'], {env: fx.env})

@@ -35,7 +35,10 @@ export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
     }
     // On a terminal with something missing, it is asked for (base/order-wizard.ts); otherwise validation says what.
     if (canAskForOrder(io, input))
-      input = await askForOrder({client: () => this.ctx.client(), env: this.deps.env, io, now: this.deps.now, usage: `${this.commandLine()} --customer ID`}, input)
+      input = await askForOrder(
+        {client: () => this.ctx.client(), env: this.deps.env, io, now: this.deps.now, usage: `${this.commandLine()} --customer ID`},
+        input,
+      )
     const {idempotencyKey, order} = await createOrder(await this.ctx.client(), input, {
       idempotencyKey: flags['idempotency-key'],
       // A key of our making is said on Ctrl-C during the request (the order may have been created), and after it.
