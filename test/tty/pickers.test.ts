@@ -83,7 +83,8 @@ describe('pickers', () => {
     const term = await startInTmux(['customers', 'get', '--fields', 'email'], {env: fx.env})
     await term.waitFor('Which customer?')
     await term.type('more.example')
-    await term.waitFor(/❯ \d+  Paged 30/)
+    // `?` (not the spinner) before the question: the search for the whole term has answered; keys count only then.
+    await term.waitFor(/^\? Which customer\?.* more\.example\n❯ \d+  Paged 30/m)
     // Scrolled to the end of the first page: the last line offers the next one.
     await term.sendKeys(...Array.from({length: 30}, () => 'Down'))
     await term.waitFor('❯ … more (30 customers shown; load the next page)')
