@@ -6,21 +6,30 @@ const {readFileSync} = require('node:fs')
 const {join} = require('node:path')
 const {setFlagsFromString} = require('node:v8')
 
-const {enableCompileCache} = require('./compile-cache.js')
-
-// undici parses HTTP with WebAssembly. By default V8 also recompiles it with its optimising compiler in the
-// background, and the process waits for that before it can exit (about 100 ms after one request); the
-// baseline compiler alone is fast enough for a command's requests. Set before undici loads.
-setFlagsFromString('--liftoff-only')
-// oclif checks its own package.json's engines with semver when it loads; npm checks ours at install.
-process.env.OCLIF_DISABLE_ENGINE_WARNING ??= '1'
-
 const root = join(__dirname, '..')
 const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-const bundle = join(root, 'dist', 'bundle')
-// --debug: source maps, so that stack traces name the .ts files (Node applies them only to what it compiles).
-if (process.argv.includes('--debug')) process.setSourceMapsEnabled(true)
-else enableCompileCache(bundle, pjson.version)
 
-// The root and its package.json are known: oclif need not look for them.
-require(join(bundle, 'core.js')).execute({loadOptions: {pjson, root}})
+// `commerce --version` / `-v` alone: printed here, without loading oclif (half of the start-up of a command).
+// The same line as oclif's config.userAgent, which the `version` command prints; test/build/version-fast-path.test.ts compares them.
+const argv = process.argv.slice(2)
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+  const wsl = process.platform === 'linux' && (Boolean(process.env.WSL_DISTRO_NAME) || /microsoft/i.test(require('node:os').release()))
+  process.stdout.write(`${pjson.name}/${pjson.version} ${wsl ? 'wsl' : process.platform}-${process.arch} node-${process.version}\n`)
+} else {
+  const {enableCompileCache} = require('./compile-cache.js')
+
+  // undici parses HTTP with WebAssembly. By default V8 also recompiles it with its optimising compiler in the
+  // background, and the process waits for that before it can exit (about 100 ms after one request); the
+  // baseline compiler alone is fast enough for a command's requests. Set before undici loads.
+  setFlagsFromString('--liftoff-only')
+  // oclif checks its own package.json's engines with semver when it loads; npm checks ours at install.
+  process.env.OCLIF_DISABLE_ENGINE_WARNING ??= '1'
+
+  const bundle = join(root, 'dist', 'bundle')
+  // --debug: source maps, so that stack traces name the .ts files (Node applies them only to what it compiles).
+  if (process.argv.includes('--debug')) process.setSourceMapsEnabled(true)
+  else enableCompileCache(bundle, pjson.version)
+
+  // The root and its package.json are known: oclif need not look for them.
+  require(join(bundle, 'core.js')).execute({loadOptions: {pjson, root}})
+}

@@ -14,7 +14,6 @@ import {IOStreams} from '../io/streams.js'
 import {kebabFlag, spell, type Text} from '../domain/phrase.js'
 import {MONEY_UNITS, type MoneyUnit} from '../domain/schema.js'
 import {Context} from './context.js'
-import {pickId} from './pick.js'
 import type {PickKind} from '../services/pickers.js'
 import type {ApiClient} from '../api/client.js'
 import {type CommandDeps, processDeps} from './deps.js'
@@ -197,7 +196,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /** An id left out: a picker on a terminal (base/pick.ts), else exit 2 naming it. */
-  protected pick(kind: PickKind, client?: () => Promise<ApiClient>, missing?: string): Promise<number | string> {
+  protected async pick(kind: PickKind, client?: () => Promise<ApiClient>, missing?: string): Promise<number | string> {
+    const {pickId} = await import('./pick.js')
     return pickId({io: this.io, kind, missing, now: this.deps.now, source: {client, env: this.deps.env}, usage: `${this.commandLine()} ID`})
   }
 

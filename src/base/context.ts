@@ -11,7 +11,6 @@ import {UsageError} from '../errors.js'
 import {type ConfigData, ConfigStore, type Profile, selectProfileName} from '../config/store.js'
 import {configDir} from '../config/paths.js'
 import type {IOStreams} from '../io/streams.js'
-import {Spinner} from '../io/spinner.js'
 
 export interface ContextFlags {
   profile?: string
@@ -137,9 +136,19 @@ export class Context {
         debug: this.options.flags.debug ? (line) => io.info(io.chalk.dim(line)) : undefined,
         maxWaitSeconds: this.options.flags['max-wait'],
         now: this.options.now,
+        // The spinner module (and the width measures it loads) only when a wait happens.
         onWait(status) {
-          const spinner = new Spinner(io).start(status)
-          return () => spinner.stop()
+          let stopped = false
+          let stop = () => {}
+          void import('../io/spinner.js').then(({Spinner}) => {
+            if (stopped) return
+            const spinner = new Spinner(io).start(status)
+            stop = () => spinner.stop()
+          })
+          return () => {
+            stopped = true
+            stop()
+          }
         },
         maxResponseBytes: readMaxBytes(this.env),
         timeoutMs: readTimeout(this.env),

@@ -11,7 +11,8 @@ export default class CompletionAlias extends ConfigCommand<typeof CompletionAlia
   static summary = `An alias's expansion for shell completion (used by the scripts of \`commerce autocomplete\`).`
 
   async run(): Promise<void> {
-    const expansion = (await listAliases(this.store).catch(() => ({}) as Record<string, string>))[this.args.name]
+    const aliases: Record<string, string> = await listAliases(this.store).catch(() => ({}))
+    const expansion = aliases[this.args.name] as string | undefined
     if (expansion === undefined) return
     let words: string[] = []
     try {

@@ -9,7 +9,11 @@
  * - `error()` writes the contract's error document (`{"error": {...}}`) or the human error lines: used by
  *   BaseCommand.catch and by the command_not_found hook.
  */
-import {renderListHuman, renderRecordHuman, type ListRenderOptions, writeJsonArray} from './render.js'
+import {writeJsonArray} from './json-array.js'
+import type {ListRenderOptions} from './render.js'
+
+/** The renderer (and the width measures it loads) only for human output: --json on a pipe never needs it. */
+const renderer = () => import('./render.js')
 import {sanitize} from './sanitize.js'
 import type {IOStreams} from './streams.js'
 
@@ -71,7 +75,7 @@ export class Output {
 
   /** A list of records: a JSON array with --json (streamed as records arrive), else a table or TSV rows. */
   async list(records: AsyncIterable<Row> | Iterable<Row>, options: ListRenderOptions): Promise<number> {
-    if (!this.json) return renderListHuman(this.io, records, options)
+    if (!this.json) return (await renderer()).renderListHuman(this.io, records, options)
     if (this.filter) {
       const all: Row[] = []
       for await (const record of records) all.push(record)
@@ -95,7 +99,7 @@ export class Output {
   /** One resource: the object with --json, else a field/value table (TTY) or `field<TAB>value` lines (pipe). */
   async record(record: Row, fields?: readonly string[]): Promise<void> {
     if (this.json) return this.document(record)
-    await renderRecordHuman(this.io, record, fields)
+    await (await renderer()).renderRecordHuman(this.io, record, fields)
   }
 
   /**

@@ -19,7 +19,9 @@ import {startSandbox} from '../../src/sandbox/index.js'
 
 const ROOT = resolve(import.meta.dirname, '..', '..')
 const BIN = join(ROOT, 'bin', 'run.js')
-const GOAL = 3.5
+/** Issue 24's goals: `--version` and `products list --json` within 2.5x of their bare counterparts; help within 3.5x. */
+const GOAL = 2.5
+const HELP_GOAL = 3.5
 
 export interface StartupBenchResult {
   runs: number
@@ -84,9 +86,15 @@ export async function run(options: {runs?: number; warmups?: number; out?: NodeJ
     const cases: Case[] = [
       {args: ['-e', '0'], command: node, name: 'node -e 0'},
       {args: [BIN, '--version'], command: node, name: 'commerce --version'},
-      // The same with examples/plugin-hello linked (the data dir's package.json, as `plugins link` writes it).
-      {args: [BIN, '--version'], command: node, env: {COMMERCE_DATA_DIR: linkedDataDir(configDir)}, name: 'commerce --version (plugin linked)'},
       {args: [BIN, 'customers', 'list', '--help'], command: node, name: 'commerce customers list --help'},
+      // The same with examples/plugin-hello linked (the data dir's package.json, as `plugins link` writes it): oclif
+      // loads plugins for every command but --version (which bin/run.js prints itself).
+      {
+        args: [BIN, 'customers', 'list', '--help'],
+        command: node,
+        env: {COMMERCE_DATA_DIR: linkedDataDir(configDir)},
+        name: 'commerce customers list --help (plugin linked)',
+      },
       {args: [BIN, 'products', 'list', '--json', '--base-url', sandbox.baseUrl], command: node, name: 'commerce products list --json'},
       {args: ['-e', httpScript], command: node, name: 'node:http GET'},
     ]
@@ -111,9 +119,8 @@ export async function run(options: {runs?: number; warmups?: number; out?: NodeJ
     }
     const ratios = [
       ...ratio('--version / node -e 0', 'commerce --version', 'node -e 0', GOAL),
-      ...ratio('--version, plugin linked / node -e 0', 'commerce --version (plugin linked)', 'node -e 0', GOAL),
-      ...ratio('--version, plugin linked / without', 'commerce --version (plugin linked)', 'commerce --version'),
-      ...ratio('customers list --help / node -e 0', 'commerce customers list --help', 'node -e 0', GOAL),
+      ...ratio('customers list --help, plugin linked / without', 'commerce customers list --help (plugin linked)', 'commerce customers list --help'),
+      ...ratio('customers list --help / node -e 0', 'commerce customers list --help', 'node -e 0', HELP_GOAL),
       ...ratio('products list --json / node:http GET', 'commerce products list --json', 'node:http GET', GOAL),
       ...ratio('products list --json / node -e 0', 'commerce products list --json', 'node -e 0'),
       ...ratio('products list --json / curl -s', 'commerce products list --json', 'curl -s'),
@@ -121,11 +128,11 @@ export async function run(options: {runs?: number; warmups?: number; out?: NodeJ
     ]
 
     out.write(`startup: median wall time of a fresh process, ${runs} runs after ${warmups} warm-ups (node ${process.version})\n`)
-    for (const [name, ms] of Object.entries(medians)) out.write(`  ${name.padEnd(34)} ${ms.toFixed(1).padStart(8)} ms\n`)
+    for (const [name, ms] of Object.entries(medians)) out.write(`  ${name.padEnd(48)} ${ms.toFixed(1).padStart(8)} ms\n`)
     if (!medians['curl -s']) out.write('  curl not found: its ratios are left out\n')
     for (const r of ratios) {
       const verdict = r.goal === undefined ? '' : `   goal <= ${r.goal}x   ${r.pass ? 'PASS' : 'MISS'}`
-      out.write(`  ${r.name.padEnd(40)} ${r.value.toFixed(2).padStart(6)}x${verdict}\n`)
+      out.write(`  ${r.name.padEnd(50)} ${r.value.toFixed(2).padStart(6)}x${verdict}\n`)
     }
     const sizes = bundleSizes()
     const mb = (n: number) => `${(n / 1e6).toFixed(2)} MB`

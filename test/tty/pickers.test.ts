@@ -84,7 +84,7 @@ describe('pickers', () => {
     await term.waitFor('Which customer?')
     await term.type('more.example')
     // `?` (not the spinner) before the question: the search for the whole term has answered; keys count only then.
-    await term.waitFor(/^\? Which customer\?.* more\.example\n❯ \d+  Paged 30/m)
+    await term.waitFor(/^\? Which customer\?.* more\.example\n❯ \d+ {2}Paged 30/m)
     // Scrolled to the end of the first page: the last line offers the next one.
     await term.sendKeys(...Array.from({length: 30}, () => 'Down'))
     await term.waitFor('❯ … more (30 customers shown; load the next page)')
@@ -92,7 +92,7 @@ describe('pickers', () => {
     await term.sendKeys('Enter')
     await term.waitFor(/Which customer\?.*\n(?![\s\S]*… more)/)
     await term.type('page-0@')
-    await term.waitFor(/❯ \d+  Paged 0  page-0@more\.example/)
+    await term.waitFor(/❯ \d+ {2}Paged 0 {2}page-0@more\.example/)
     await term.sendKeys('Enter')
     expect(await term.waitForExit()).toBe(0)
     expect(await term.capture()).toContain('page-0@more.example')
@@ -153,7 +153,7 @@ describe('orders create, built on a terminal', () => {
     await term.sendKeys('Down', 'Enter') // EUR, the second of USD EUR GBP
     await term.waitFor('Add a product (prices in EUR')
     await term.type('Moka')
-    await term.waitFor(/❯ 9  Moka Pot/)
+    await term.waitFor(/❯ 9 {2}Moka Pot/)
     await term.sendKeys('Enter')
     await term.waitFor('Quantity of Moka Pot')
     await term.sendKeys('BSpace')
