@@ -1,0 +1,107 @@
+/**
+ * Issue 24's export figure: `customers export --format jsonl` of 50,000 customers against the sandbox's raw page
+ * rate, side by side in one run (A/B alternated, medians): the raw rate is a child process fetching every page
+ * (per_page 100) over 10 keep-alive connections with undici and reading the bodies, nothing else, timed from its
+ * first request to its last body (its start-up left out); the CLI is timed end to end, start-up included, writing
+ * the records to a file. The sandbox runs in this process, which does nothing else meanwhile. Goal: the CLI at
+ * 50% of the raw rate or more.
+ *
+ *   node --import tsx test/bench/export-rate.bench.ts [records] [rounds]
+ */
+import {spawn} from 'node:child_process'
+import {mkdtempSync, rmSync, statSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join, resolve} from 'node:path'
+import {pathToFileURL} from 'node:url'
+
+import {startSandbox} from '../../src/sandbox/index.js'
+import {writeCustomersDataFile} from '../helpers/sandbox.js'
+
+const ROOT = resolve(import.meta.dirname, '..', '..')
+const BIN = join(ROOT, 'bin', 'run.js')
+const GOAL = 0.5
+
+const RAW = `
+const {Pool} = require(${JSON.stringify(join(ROOT, 'node_modules', 'undici'))})
+const [url, token, pages] = process.argv.slice(1)
+const pool = new Pool(url, {connections: 10, pipelining: 1})
+let next = 1, bytes = 0
+const started = performance.now()
+async function worker() {
+  while (next <= Number(pages)) {
+    const page = next++
+    const res = await pool.request({headers: {accept: 'application/json', authorization: 'Bearer ' + token}, method: 'GET', path: '/api/v2/customers?per_page=100&page=' + page})
+    for await (const chunk of res.body) bytes += chunk.length
+  }
+}
+Promise.all(Array.from({length: 10}, worker)).then(() => { process.stdout.write(String(performance.now() - started)); return pool.close() })
+`
+
+function timed(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const started = performance.now()
+    const child = spawn(command, args, {env, stdio: ['ignore', 'ignore', 'pipe']})
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+    child.on('error', reject)
+    child.on('close', (code) =>
+      code === 0 ? resolvePromise(performance.now() - started) : reject(new Error(`${args[0]} failed: ${stderr.slice(0, 400)}`)),
+    )
+  })
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+
+export async function run(options: {records?: number; rounds?: number; out?: NodeJS.WritableStream} = {}) {
+  const records = options.records ?? 50_000
+  const rounds = options.rounds ?? 3
+  const out = options.out ?? process.stdout
+  const dir = mkdtempSync(join(tmpdir(), 'commerce-bench-export-'))
+  const sandbox = await startSandbox({dataFile: writeCustomersDataFile(join(dir, 'data.json'), records), host: '127.0.0.1', port: 0})
+  try {
+    const {key_id: keyId, key_secret: keySecret} = sandbox.keys[0]
+    const tokenRes = await fetch(`${sandbox.baseUrl}/api/v2/auth/tokens`, {
+      body: JSON.stringify({key_id: keyId, key_secret: keySecret}),
+      headers: {'content-type': 'application/json'},
+      method: 'POST',
+    })
+    const token = ((await tokenRes.json()) as {access_token: string}).access_token
+    const env: NodeJS.ProcessEnv = {HOME: dir, PATH: process.env.PATH, XDG_CACHE_HOME: join(dir, 'cache')}
+    const cliEnv = {
+      ...env,
+      COMMERCE_BASE_URL: sandbox.baseUrl,
+      COMMERCE_CONFIG_DIR: join(dir, 'config'),
+      COMMERCE_KEY_ID: keyId,
+      COMMERCE_KEY_SECRET: keySecret,
+    }
+    const output = join(dir, 'export.jsonl')
+    const raw: number[] = []
+    const cli: number[] = []
+    for (let round = 0; round <= rounds; round++) {
+      const rawMs = await timed(process.execPath, ['-e', RAW, sandbox.baseUrl, token, String(Math.ceil(records / 100))], env, true)
+      rmSync(output, {force: true})
+      const cliMs = await timed(process.execPath, [BIN, 'customers', 'export', '--format', 'jsonl', '--output', output], cliEnv)
+      if (statSync(output).size === 0) throw new Error('the export wrote nothing')
+      if (round === 0) continue // a warm-up of both (code caches, the sandbox's JIT)
+      raw.push((records / rawMs) * 1000)
+      cli.push((records / cliMs) * 1000)
+    }
+    const rawRate = median(raw)
+    const cliRate = median(cli)
+    const share = cliRate / rawRate
+    out.write(`export of ${records.toLocaleString('en')} customers, median of ${rounds} alternated rounds (node ${process.version})\n`)
+    out.write(`  raw page rate (undici, 10 connections, no start-up)  ${Math.round(rawRate).toLocaleString('en').padStart(9)} records/s\n`)
+    out.write(`  customers export --format jsonl (end to end)         ${Math.round(cliRate).toLocaleString('en').padStart(9)} records/s\n`)
+    out.write(
+      `  export / raw                                          ${(share * 100).toFixed(0).padStart(8)}%   goal >= ${GOAL * 100}%   ${share >= GOAL ? 'PASS' : 'MISS'}\n`,
+    )
+    return {cliRate, rawRate, share}
+  } finally {
+    await sandbox.close()
+    rmSync(dir, {force: true, recursive: true})
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await run({records: Number(process.argv[2]) || undefined, rounds: Number(process.argv[3]) || undefined})
+}
