@@ -319,3 +319,42 @@ describe.each([
     expect(orderPosts[0].idempotencyKey).toBe(orderPosts[1].idempotencyKey)
   })
 })
+
+describe('fixtures: a refund that may have been made', () => {
+  it('is never sent again on a rerun: exit 1 saying how to check, one refund request in all', async () => {
+    const s = await startIndependentService()
+    const tmp = tempConfigDir()
+    try {
+      const file = join(tmp.dir, 'fixtures.json')
+      writeFileSync(
+        file,
+        JSON.stringify({
+          customers: {c: {email: 'refund-doubt@fixtures.example', name: 'C'}},
+          orders: {o: {currency: 'USD', customer_id: '${c.id}', items: [{product_id: 1}]}},
+          refunds: {r: {order_id: '${o.id}'}},
+        }),
+      )
+      const env = {
+        COMMERCE_BASE_URL: s.url,
+        COMMERCE_CONFIG_DIR: join(tmp.dir, 'config'),
+        COMMERCE_KEY_ID: s.key.key_id,
+        COMMERCE_KEY_SECRET: s.key.key_secret,
+      }
+      s.hold((r) => r.method === 'POST' && r.path.endsWith('/refunds'))
+      const child = spawn(process.execPath, [BIN, 'fixtures', 'run', file], {env: {...env, PATH: process.env.PATH}, stdio: 'ignore'})
+      const exited = new Promise((resolve) => child.on('exit', resolve))
+      await s.held()
+      child.kill('SIGKILL')
+      await exited
+      s.hold(() => false)
+      const r = await run(['fixtures', 'run', file], {env})
+      expect(r.code).toBe(1)
+      expect(r.stderr).toContain('Entry refunds.r: an earlier run sent this refund and stopped before its answer')
+      expect(r.stderr).toMatch(/commerce orders get \d+/)
+      expect(s.requests.filter((q) => q.method === 'POST' && q.path.endsWith('/refunds'))).toHaveLength(1)
+    } finally {
+      await s.close()
+      tmp.cleanup()
+    }
+  })
+})
