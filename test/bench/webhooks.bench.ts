@@ -65,7 +65,7 @@ async function listenerProcess(receiverUrl: string, inboxPath: string): Promise<
     ],
     {stdio: ['ignore', 'pipe', 'inherit']},
   )
-  const [url] = (await createInterface({input: child.stdout!})[Symbol.asyncIterator]().next()).value.split('\n')
+  const [url] = (await createInterface({input: child.stdout})[Symbol.asyncIterator]().next()).value.split('\n')
   return {child, url}
 }
 
