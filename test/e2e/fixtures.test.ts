@@ -321,7 +321,7 @@ describe.each([
 })
 
 describe('fixtures: a refund that may have been made', () => {
-  it('is never sent again on a rerun: exit 1 saying how to check, one refund request in all', async () => {
+  it('is never sent again on a guess: exit 1 saying how to check; --refund-made records it without sending', async () => {
     const s = await startIndependentService()
     const tmp = tempConfigDir()
     try {
@@ -351,7 +351,15 @@ describe('fixtures: a refund that may have been made', () => {
       expect(r.code).toBe(1)
       expect(r.stderr).toContain('Entry refunds.r: an earlier run sent this refund and stopped before its answer')
       expect(r.stderr).toMatch(/commerce orders get \d+/)
-      expect(s.requests.filter((q) => q.method === 'POST' && q.path.endsWith('/refunds'))).toHaveLength(1)
+      expect(r.stderr).toContain('--refund-made r')
+      const refundPosts = () => s.requests.filter((q) => q.method === 'POST' && q.path.endsWith('/refunds'))
+      expect(refundPosts()).toHaveLength(1)
+      // A person checked: told it was made, the run records it without sending and completes.
+      expect((await run(['fixtures', 'run', file, '--refund-made', 'nope'], {env})).code).toBe(2)
+      const made = await run(['fixtures', 'run', file, '--refund-made', 'r', '--json'], {env})
+      expect(made.code, made.stderr).toBe(0)
+      expect(made.json().r).toMatchObject({reused: true})
+      expect(refundPosts()).toHaveLength(1)
     } finally {
       await s.close()
       tmp.cleanup()
