@@ -15,7 +15,7 @@ import {getCustomer} from '../services/customers.js'
 import type {OrderInput, OrderItemInput} from '../services/orders.js'
 import {lastCurrency} from '../services/pickers.js'
 import {getProduct} from '../services/products.js'
-import {pickId} from './pick.js'
+import {canPick, pickId} from './pick.js'
 
 export interface WizardOptions {
   io: IOStreams
@@ -28,7 +28,7 @@ export interface WizardOptions {
 /** Whether the order may be built by asking: a terminal both ways, no --json, and something missing. */
 export function canAskForOrder(io: IOStreams, input: OrderInput): boolean {
   const missing = input.customer_id === undefined || input.currency === undefined || !input.items || input.items.length === 0
-  return missing && io.canPrompt() && io.isStdoutTTY && !io.json
+  return missing && canPick(io)
 }
 
 export async function askForOrder(o: WizardOptions, input: OrderInput): Promise<OrderInput> {

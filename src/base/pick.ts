@@ -41,6 +41,11 @@ export function labelOf(c: Candidate, io: IOStreams, now: number): {name: string
   return {name: `${e.id}  ${cell(e.type)}  ${status}  ${relativeTime(Date.parse(e.received_at), now)}`}
 }
 
+/** Whether a person can be asked for a record: a terminal both ways (stdin and stdout) and no --json. */
+export function canPick(io: IOStreams): boolean {
+  return io.canPrompt() && io.isStdoutTTY && !io.json
+}
+
 export interface PickOptions {
   /** The question; default "Which customer? (type to filter, Esc to cancel)". */
   message?: string
@@ -57,8 +62,7 @@ export interface PickOptions {
 /** The id chosen; exit 2 without a terminal or with --json; exit 130 on Esc or Ctrl-C. */
 export async function pickId(o: PickOptions): Promise<number | string> {
   const noun = NOUNS[o.kind]
-  if (!o.io.canPrompt() || !o.io.isStdoutTTY || o.io.json)
-    throw new UsageError(o.missing ?? `Missing ${noun.split(' ')[0]} id: \`${o.usage}\` (on a terminal, leave it out to pick one).`)
+  if (!canPick(o.io)) throw new UsageError(o.missing ?? `Missing ${noun.split(' ')[0]} id: \`${o.usage}\` (on a terminal, leave it out to pick one).`)
   for (let pages = 1; ; pages++) {
     let offered = 0
     const chosen = await promptSearch<number | string | typeof MORE>(

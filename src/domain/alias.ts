@@ -38,6 +38,12 @@ export function shellWords(text: string): string[] {
   return words
 }
 
+/** The words of an expansion up to its first flag: the command it runs (what it must start with, and what completion continues from). */
+export function commandWordsOf(words: readonly string[]): string[] {
+  const flagAt = words.findIndex((w) => w.startsWith('-'))
+  return flagAt < 0 ? [...words] : words.slice(0, flagAt)
+}
+
 /** The highest `$N` of an expansion: how many arguments the alias needs. */
 export function placeholderCount(words: readonly string[]): number {
   let max = 0

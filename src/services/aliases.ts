@@ -1,7 +1,7 @@
 /** Aliases, kept per user in the config file (`aliases`), whatever the profile. */
 import {configDir} from '../config/paths.js'
 import {ConfigStore} from '../config/store.js'
-import {ALIAS_NAME, shellWords} from '../domain/alias.js'
+import {ALIAS_NAME, commandWordsOf, shellWords} from '../domain/alias.js'
 import {UsageError} from '../errors.js'
 
 /** The names an alias must not take, and the command ids an expansion may start with (ids with spaces). */
@@ -13,6 +13,17 @@ export interface CommandNames {
 /** The aliases of the user whose environment this is; none when the config cannot be read (the command's read says why). */
 export async function aliasesOf(env: NodeJS.ProcessEnv): Promise<Record<string, string>> {
   return listAliases(new ConfigStore(configDir(env))).catch(() => ({}))
+}
+
+/** The command an alias runs (words up to its first flag), for completion; [] for no alias or a broken one. */
+export async function aliasCommand(env: NodeJS.ProcessEnv, name: string): Promise<string[]> {
+  const expansion = (await aliasesOf(env))[name] as string | undefined
+  if (expansion === undefined) return []
+  try {
+    return commandWordsOf(shellWords(expansion))
+  } catch {
+    return []
+  }
 }
 
 export async function listAliases(store: ConfigStore): Promise<Record<string, string>> {
@@ -38,8 +49,7 @@ export async function setAlias(
   } catch (error) {
     throw new UsageError(`The expansion has ${(error as Error).message}.`)
   }
-  const flagAt = words.findIndex((w) => w.startsWith('-'))
-  const leading = flagAt < 0 ? words : words.slice(0, flagAt)
+  const leading = commandWordsOf(words)
   const starts = names.commands.some((id) => {
     const parts = id.split(' ')
     return parts.every((p, i) => leading[i] === p)

@@ -366,3 +366,47 @@ describe('fixtures: a refund that may have been made', () => {
     }
   })
 })
+
+describe('fixtures clean: what fails', () => {
+  it('an unknown run is exit 4; a delete the service refuses is left failed (exit 1) and the next clean retries it', async () => {
+    const sb = await startTestSandbox()
+    const tmp = tempConfigDir()
+    try {
+      const env = {
+        COMMERCE_BASE_URL: sb.baseUrl,
+        COMMERCE_CONFIG_DIR: join(tmp.dir, 'config'),
+        COMMERCE_KEY_ID: sb.keys[0].key_id,
+        COMMERCE_KEY_SECRET: sb.keys[0].key_secret,
+      }
+      const file = join(tmp.dir, 'fixtures.json')
+      writeFileSync(
+        file,
+        JSON.stringify({customers: {a: {email: 'fails@fixtures.example', name: 'A'}, b: {email: 'fails-b@fixtures.example', name: 'B'}}}),
+      )
+      expect((await run(['fixtures', 'clean', '--yes'], {env})).code).toBe(4)
+      const made = (await run(['fixtures', 'run', file, '--json'], {env})).json()
+      expect((await run(['fixtures', 'clean', 'nosuchrun', '--yes'], {env})).code).toBe(4)
+
+      // The first DELETE (b, newest first) is refused once.
+      await call(sb, 'POST', '/_sandbox/faults', {json: {count: 1, method: 'DELETE', path: '/api/v2/customers/*', status: 400}})
+      const first = await run(['fixtures', 'clean', '--yes', '--json'], {env})
+      expect(first.code).toBe(1)
+      expect(first.json().failed).toEqual([expect.objectContaining({id: made.b.id, name: 'b'})])
+      expect(first.json().undone).toEqual([expect.objectContaining({id: made.a.id, outcome: 'deleted'})])
+      expect((await run(['fixtures', 'list', '--json'], {env})).json()[0].cleaned).toBe('partly')
+
+      const second = await run(['fixtures', 'clean', '--yes', '--json'], {env})
+      expect(second.code, second.stderr).toBe(0)
+      expect(
+        second
+          .json()
+          .undone.map((u: any) => `${u.name} ${u.outcome}`)
+          .sort(),
+      ).toEqual(['a deleted', 'b deleted'])
+      expect((await run(['fixtures', 'list', '--json'], {env})).json()[0].cleaned).toBe('yes')
+    } finally {
+      await sb.close()
+      tmp.cleanup()
+    }
+  })
+})
