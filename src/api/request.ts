@@ -21,7 +21,7 @@ export interface ClientOptions {
   maxWaitSeconds?: number
   /** COMMERCE_HTTP_TIMEOUT: the deadline of one whole exchange (connection, headers and body), in ms. Default 30 s. */
   timeoutMs?: number
-  /** The most bytes a response body may have (COMMERCE_HTTP_MAX_BYTES); default 16 MiB. */
+  /** The most bytes a response body may have (COMMERCE_HTTP_MAX_BYTES); default 8 MiB. */
   maxResponseBytes?: number
   /** Plain http:// to a host that is not loopback is allowed (--allow-insecure-http, `allow_insecure_http`). */
   allowInsecureHttp?: boolean

@@ -520,12 +520,12 @@ describe('hostile servers: a bound on every response body, a deadline on the who
     expect(fx.faulty!.streamedBytes()).toBeLessThan(16 * 1024 * 1024)
   })
 
-  it('the default bound is 16 MiB', async () => {
+  it('the default bound is 8 MiB', async () => {
     const r = await against(() => ({stream: endless}), ['products', 'list'])
     expect(r.code).toBe(1)
-    expect(r.stderr).toContain('(16 MiB)')
+    expect(r.stderr).toContain('(8 MiB)')
     expect(r.stderr).toContain('COMMERCE_HTTP_MAX_BYTES')
-    expect(fx.faulty!.streamedBytes()).toBeLessThan(48 * 1024 * 1024)
+    expect(fx.faulty!.streamedBytes()).toBeLessThan(24 * 1024 * 1024)
   })
 
   it('a Content-Length of 10 GB is refused at the header, before the body is read', async () => {
