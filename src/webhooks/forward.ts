@@ -88,17 +88,31 @@ export function loadUndici(): Promise<typeof import('undici')> {
   return undiciModule
 }
 
+/** Origin and path of a receiver's URL, parsed once per URL (a listener forwards every delivery to the same one). */
+const targets = new Map<string, {origin: string; path: string}>()
+function target(url: string): {origin: string; path: string} {
+  let parsed = targets.get(url)
+  if (!parsed) {
+    const u = new URL(url)
+    parsed = {origin: u.origin, path: `${u.pathname}${u.search}`}
+    if (targets.size > 16) targets.clear()
+    targets.set(url, parsed)
+  }
+  return parsed
+}
+
 export async function forwardDelivery(options: ForwardOptions): Promise<ForwardResult> {
-  const {request, Agent} = await loadUndici()
+  const {Agent} = await loadUndici()
   const started = performance.now()
   const ownDispatcher = options.dispatcher ? undefined : new Agent({pipelining: 0})
   const signal = AbortSignal.timeout(options.timeoutMs)
   try {
-    const response = await request(options.url, {
+    // The dispatcher's own request(): undici's top-level request() would parse the URL again on every delivery.
+    const response = await (options.dispatcher ?? ownDispatcher)!.request({
+      ...target(options.url),
       method: 'POST',
       headers: endToEndHeaders(options.headers).flat(),
       body: options.body,
-      dispatcher: options.dispatcher ?? ownDispatcher,
       signal,
     })
     const chunks: Buffer[] = []

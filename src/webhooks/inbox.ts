@@ -1,18 +1,14 @@
 /**
- * The local inbox: one JSON line per verified delivery, in the config directory. Appends are cheap (records
- * that arrive during a write go out together in the next one); when the file passes its bounds (records or bytes) it is rewritten atomically (temp file + rename) with only the
- * newest records, down to COMPACT_TO of each bound, so that compaction does not run on every append.
+ * The local inbox: one JSON line per verified delivery, in the config directory, read newest first within its
+ * bounds (records and bytes). How appends reach the file, and why they never rewrite it: inbox-writer.ts.
  */
 import {isUtf8} from 'node:buffer'
-import {promises as fs} from 'node:fs'
-import {dirname} from 'node:path'
-import {acquireLock} from '../config/lock.js'
+import {type FileHandle, open} from 'node:fs/promises'
 import {WEBHOOK_INBOX_FILE, configPath} from '../config/paths.js'
-import {writeFileAtomic} from '../domain/files.js'
+import {InboxWriter, olderPath} from './inbox-writer.js'
 
 export const INBOX_MAX_RECORDS = 1000
 export const INBOX_MAX_BYTES = 16 * 1024 * 1024
-const COMPACT_TO = 0.8
 
 export type BodyEncoding = 'utf8' | 'base64'
 
@@ -114,115 +110,65 @@ export class Inbox {
   readonly path: string
   private readonly maxRecords: number
   private readonly maxBytes: number
-  /** Records and bytes in the file, learnt on the first write. */
-  private counts: {records: number; bytes: number} | undefined
-  /** Records waiting for the write in progress to finish; they then go out together in one write. */
-  private pending: Array<{line: string; done: (error?: Error) => void}> = []
-  private writing = false
+  private readonly writer: InboxWriter
 
   constructor(options: InboxOptions = {}) {
     this.path = options.path ?? defaultInboxPath()
     this.maxRecords = options.maxRecords ?? INBOX_MAX_RECORDS
     this.maxBytes = options.maxBytes ?? INBOX_MAX_BYTES
+    this.writer = new InboxWriter(this.path, {maxBytes: this.maxBytes, maxRecords: this.maxRecords})
   }
 
   /** Resolves once the record is in the file. */
   append(record: InboxRecord): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({done: (error) => (error ? reject(error) : resolve()), line: `${JSON.stringify(record)}\n`})
-      if (!this.writing) void this.flush()
-    })
+    return this.writer.append(`${JSON.stringify(record)}\n`)
   }
 
-  /** Newest first. */
+  /** Newest first: the newest maxRecords records within maxBytes (the newest one always, even when it alone is over). */
   async listEvents(options: {limit?: number} = {}): Promise<InboxRecord[]> {
-    const records = parseLines(await readText(this.path))
-      .map((line) => line.record)
-      .reverse()
-    return options.limit === undefined ? records : records.slice(0, options.limit)
+    const lines = parseLines(await readInbox(this.path))
+    const records: InboxRecord[] = []
+    let bytes = 0
+    for (let i = lines.length - 1; i >= 0 && records.length < Math.min(this.maxRecords, options.limit ?? Infinity); i--) {
+      bytes += Buffer.byteLength(lines[i].text) + 1
+      if (records.length > 0 && bytes > this.maxBytes) break
+      records.push(lines[i].record)
+    }
+    return records
   }
 
   /** The newest record of that event id (a redelivered event appears once per delivery). */
   async findEvent(id: string): Promise<InboxRecord | undefined> {
     return (await this.listEvents()).find((r) => r.id === id)
   }
+}
 
-  private async flush(): Promise<void> {
-    this.writing = true
-    while (this.pending.length > 0) {
-      const batch = this.pending.splice(0)
-      try {
-        await this.write(batch.map((entry) => entry.line))
-        for (const entry of batch) entry.done()
-      } catch (error) {
-        for (const entry of batch) entry.done(error as Error)
-      }
-    }
-    this.writing = false
-  }
-
-  /**
-   * Appends and compactions take a lock beside the inbox (`<inbox>.lock`), so that two listeners on one config
-   * directory neither lose each other's appends to a compaction's rename nor let the inbox pass its bound. The
-   * counts are re-read whenever the file's size is not the one this process left (another process wrote).
-   */
-  private async write(lines: string[]): Promise<void> {
-    await fs.mkdir(dirname(this.path), {mode: 0o700, recursive: true})
-    const lock = await acquireLock(`${this.path}.lock`)
+/**
+ * The older file and the current one, as one text. The current one is opened first: a rotation in between makes
+ * both handles the same file (read once), never a current file opened after the records it held moved away.
+ */
+async function readInbox(path: string): Promise<string> {
+  const current = await openIfAny(path)
+  try {
+    const older = await openIfAny(olderPath(path))
     try {
-      await this.writeLocked(lines)
+      const same = current && older && (await current.stat()).ino === (await older.stat()).ino
+      const olderText = older && !same ? await older.readFile({encoding: 'utf8'}) : ''
+      const currentText = current ? await current.readFile({encoding: 'utf8'}) : ''
+      return olderText === '' || olderText.endsWith('\n') ? olderText + currentText : `${olderText}\n${currentText}`
     } finally {
-      lock.release()
+      await older?.close()
     }
-  }
-
-  private async writeLocked(lines: string[]): Promise<void> {
-    let text = lines.join('')
-    const size = await fs.stat(this.path).then(
-      (st) => st.size,
-      () => 0,
-    )
-    if (!this.counts || this.counts.bytes !== size) {
-      const existing = await readText(this.path)
-      this.counts = {bytes: Buffer.byteLength(existing), records: parseLines(existing).length}
-      // A line cut short by a crash must not swallow the next one.
-      if (existing !== '' && !existing.endsWith('\n')) text = `\n${text}`
-    }
-    await fs.appendFile(this.path, text, {mode: 0o600})
-    this.counts.records += lines.length
-    this.counts.bytes += Buffer.byteLength(text)
-    if (this.counts.records > this.maxRecords || this.counts.bytes > this.maxBytes) await this.compact()
-  }
-
-  private async compact(): Promise<void> {
-    const lines = parseLines(await readText(this.path))
-    const maxRecords = Math.max(1, Math.floor(this.maxRecords * COMPACT_TO))
-    const maxBytes = Math.floor(this.maxBytes * COMPACT_TO)
-    const kept: string[] = []
-    let bytes = 0
-    for (let i = lines.length - 1; i >= 0 && kept.length < maxRecords; i--) {
-      const size = Buffer.byteLength(lines[i].text) + 1
-      // The newest record is always kept, even when it alone passes the byte bound.
-      if (kept.length > 0 && bytes + size > maxBytes) break
-      kept.push(lines[i].text)
-      bytes += size
-    }
-    await writeFileAtomic(
-      this.path,
-      kept
-        .reverse()
-        .map((line) => `${line}\n`)
-        .join(''),
-    )
-    this.counts = {bytes, records: kept.length}
+  } finally {
+    await current?.close()
   }
 }
 
-async function readText(path: string): Promise<string> {
+async function openIfAny(path: string): Promise<FileHandle | undefined> {
   try {
-    return await fs.readFile(path, 'utf8')
+    return await open(path, 'r')
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return ''
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw error
   }
 }

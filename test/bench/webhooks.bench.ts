@@ -10,9 +10,11 @@
  *
  * For investigation: BENCH_PROF=DIR writes the listener's CPU profile there, BENCH_NO_INBOX=1 runs it without its
  * inbox, BENCH_FC=N sets its forward concurrency (default 8, the CLI's). What they showed (2026-11-25, 6,000
- * deliveries): with forward and inbox 2,500/s, p50 4.5x; without the inbox 3,800/s, 3.3x; verify and answer alone
- * (no forward, no inbox) 8,500/s, 1.3x; 20 forward slots instead of 8 change little. The forward hop and the
- * inbox (its per-batch lock and its compactions, every 200 appends at the 1,000-record bound) are the cost.
+ * deliveries): with forward and the compacting inbox 2,000-2,500/s, p50 4.5x; without the inbox 3,800/s, 3.3x;
+ * verify and answer alone (no forward, no inbox) 8,500/s, 1.3x. The profile named the inbox's per-batch lock
+ * (mkdirSync, rmSync: 170 ms of 4.9 s), its compactions (parsing 1,000 records every 200 appends) and undici's
+ * top-level request() parsing the receiver's URL on every forward. With the inbox rotating instead of compacting,
+ * its lock kept across a busy stretch and the dispatcher's own request(): about 5,000/s, p50 2.5x.
  */
 import {mkdtempSync, rmSync} from 'node:fs'
 import {Agent, createServer, request} from 'node:http'

@@ -2,13 +2,20 @@
  * The config directory's lock (src/config/lock.ts): waits for a live holder, takes over a dead one's, tells a
  * holder that lost it, and is removed when the process exits (process.exit after Ctrl-C included).
  */
-import {spawnSync} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
+import {once} from 'node:events'
 import {existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest'
 
 import {LockTimeoutError, acquireLock} from '../../src/config/lock.js'
+
+/** Node's arguments for a process that takes the lock at `path`, then runs `then`. */
+function holderArgs(path: string, then: string): string[] {
+  const module = resolve(import.meta.dirname, '../../src/config/lock.ts')
+  return ['--import', 'tsx', '-e', `import(${JSON.stringify(module)}).then(async (m) => { await m.acquireLock(${JSON.stringify(path)}); ${then} })`]
+}
 
 let dir: string
 beforeEach(() => {
@@ -61,17 +68,32 @@ describe('acquireLock', () => {
     held.release()
   })
 
+  it('a lock whose holder was killed (kill -9) is taken over at once; a live holder in another process is waited for', async () => {
+    const path = join(dir, 'e.lock')
+    const holder = spawn(process.execPath, holderArgs(path, "console.log('held'); setInterval(() => {}, 1000)"), {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    try {
+      await once(holder.stdout, 'data')
+      // Alive and refreshing: not taken, however long the wait would be allowed to find it stale.
+      await expect(acquireLock(path, {staleMs: 60_000, waitMs: 0})).rejects.toBeInstanceOf(LockTimeoutError)
+      holder.kill('SIGKILL')
+      await once(holder, 'exit')
+      expect(existsSync(path)).toBe(true) // a killed process removes nothing
+      // Fresh by its mtime, but its owner no longer runs: taken over without waiting for it to go stale.
+      const taken = await acquireLock(path, {staleMs: 60_000, waitMs: 0})
+      taken.release()
+      expect(existsSync(path)).toBe(false)
+    } finally {
+      holder.kill('SIGKILL')
+    }
+  })
+
   it('process.exit (as after Ctrl-C) removes the locks the process holds', () => {
     const path = join(dir, 'd.lock')
-    const module = resolve(import.meta.dirname, '../../src/config/lock.ts')
     const child = spawnSync(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        '-e',
-        `import(${JSON.stringify(module)}).then(async (m) => { await m.acquireLock(${JSON.stringify(path)}); console.log(require('node:fs').existsSync(${JSON.stringify(path)})); process.exit(130) })`,
-      ],
+      holderArgs(path, `console.log(require('node:fs').existsSync(${JSON.stringify(path)})); process.exit(130)`),
       {encoding: 'utf8', timeout: 20_000},
     )
     expect(child.status, child.stderr).toBe(130)
