@@ -101,51 +101,99 @@ function target(url: string): {origin: string; path: string} {
   return parsed
 }
 
+/**
+ * One exchange through undici's dispatch() with a handler of its own, rather than request(): a delivery's answer
+ * is collected as it comes, without the Readable, async iterator and abort signal that request() sets up for each.
+ * The deadline covers the whole exchange, queueing for a connection included.
+ */
 export async function forwardDelivery(options: ForwardOptions): Promise<ForwardResult> {
   const {Agent} = await loadUndici()
-  const started = performance.now()
   const ownDispatcher = options.dispatcher ? undefined : new Agent({pipelining: 0})
-  const signal = AbortSignal.timeout(options.timeoutMs)
   try {
-    // The dispatcher's own request(): undici's top-level request() would parse the URL again on every delivery.
-    const response = await (options.dispatcher ?? ownDispatcher)!.request({
-      ...target(options.url),
-      method: 'POST',
-      headers: endToEndHeaders(options.headers).flat(),
-      body: options.body,
-      signal,
-    })
-    const chunks: Buffer[] = []
-    let size = 0
-    for await (const chunk of response.body as AsyncIterable<Buffer>) {
-      size += chunk.length
-      if (size > options.maxResponseBytes) {
-        response.body.destroy()
-        throw new ForwardError(`receiver answered with more than ${options.maxResponseBytes} bytes`, options.url)
-      }
-      chunks.push(chunk)
-    }
-    const headers: Array<[string, string]> = []
-    for (const [name, value] of Object.entries(response.headers)) {
-      if (value === undefined) continue
-      for (const v of Array.isArray(value) ? value : [value]) headers.push([name, v])
-    }
-    return {
-      body: Buffer.concat(chunks),
-      duration_ms: Math.round(performance.now() - started),
-      headers: endToEndHeaders(headers),
-      status: response.statusCode,
-    }
-  } catch (error) {
-    if (error instanceof ForwardError) throw error
-    throw new ForwardError(describeNetworkError(error, signal, options.saidTimeoutMs ?? options.timeoutMs), options.url, signal.aborted)
+    return await exchange((options.dispatcher ?? ownDispatcher)!, options)
   } finally {
     if (ownDispatcher) void ownDispatcher.destroy().catch(() => {})
   }
 }
 
-function describeNetworkError(error: unknown, signal: AbortSignal, timeoutMs: number): string {
-  if (signal.aborted) return `receiver did not answer within ${timeoutMs} ms`
+function exchange(dispatcher: Dispatcher, options: ForwardOptions): Promise<ForwardResult> {
+  const started = performance.now()
+  const {url} = options
+  return new Promise((resolve, reject) => {
+    let controller: Dispatcher.DispatchController | undefined
+    let settled = false
+    let status = 0
+    let headers: Record<string, string | string[] | undefined> = {}
+    const chunks: Buffer[] = []
+    let size = 0
+    const fail = (error: ForwardError) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      reject(error)
+      controller?.abort(error)
+    }
+    const timer = setTimeout(
+      () => fail(new ForwardError(`receiver did not answer within ${options.saidTimeoutMs ?? options.timeoutMs} ms`, url, true)),
+      options.timeoutMs,
+    )
+    const {origin, path} = target(url)
+    try {
+      dispatch()
+    } catch (error) {
+      fail(new ForwardError(describeNetworkError(error), url))
+    }
+    function dispatch(): void {
+      dispatcher.dispatch(
+        {body: options.body, headers: endToEndHeaders(options.headers).flat(), method: 'POST', origin, path},
+        {
+          onRequestStart(c) {
+            controller = c
+            if (settled) c.abort(new Error('the forward was given up'))
+          },
+          onResponseStart(_c, statusCode, responseHeaders) {
+            if (statusCode < 200) return // 1xx: the answer is still to come
+            status = statusCode
+            headers = responseHeaders
+          },
+          onResponseData(_c, chunk) {
+            if (settled) return
+            size += chunk.length
+            if (size > options.maxResponseBytes)
+              return fail(new ForwardError(`receiver answered with more than ${options.maxResponseBytes} bytes`, url))
+            chunks.push(chunk)
+          },
+          onResponseEnd() {
+            if (settled) return
+            settled = true
+            clearTimeout(timer)
+            resolve({
+              body: Buffer.concat(chunks, size),
+              duration_ms: Math.round(performance.now() - started),
+              headers: answerHeaders(headers),
+              status,
+            })
+          },
+          onResponseError(_c, error) {
+            fail(new ForwardError(describeNetworkError(error), url))
+          },
+        },
+      )
+    }
+  })
+}
+
+/** A receiver's headers as end-to-end name/value pairs. */
+function answerHeaders(headers: Record<string, string | string[] | undefined>): Array<[string, string]> {
+  const pairs: Array<[string, string]> = []
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue
+    for (const v of Array.isArray(value) ? value : [value]) pairs.push([name, v])
+  }
+  return endToEndHeaders(pairs)
+}
+
+function describeNetworkError(error: unknown): string {
   const err = error as {code?: string; cause?: {code?: string}; message?: string}
   const code = err.code && err.code.startsWith('UND_ERR') ? (err.cause?.code ?? err.code) : (err.code ?? err.cause?.code)
   switch (code) {

@@ -147,9 +147,14 @@ describe('webhook listener', () => {
     expect(await inbox.listEvents()).toEqual([expect.objectContaining({forward_error: 'connection refused', forward_status: null})])
   })
 
-  it('answers 504 when the receiver does not answer within the forward timeout, and records no forward as done', async () => {
+  // The deadline covers the whole exchange: a receiver silent after the request, or after its headers and a first chunk.
+  it.each([
+    ['does not answer', false],
+    ['sends its headers and part of its body, then stalls', true],
+  ])('answers 504 when the receiver %s within the forward timeout, and records no forward as done', async (_what, partly) => {
     const held = deferred()
     receiver.respond = async (_req, res) => {
+      if (partly) res.writeHead(200, {'content-type': 'text/plain'}).write('partial')
       await held.promise
       res.end()
     }
