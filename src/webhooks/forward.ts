@@ -29,11 +29,16 @@ const HOP_BY_HOP = new Set([
 
 /** Drops hop-by-hop headers, and any header the `Connection` header names, from name/value pairs. */
 export function endToEndHeaders(pairs: ReadonlyArray<readonly [string, string]>): Array<[string, string]> {
-  const named = new Set<string>()
+  let named: Set<string> | undefined
   for (const [name, value] of pairs) {
-    if (name.toLowerCase() === 'connection') for (const token of value.split(',')) named.add(token.trim().toLowerCase())
+    if (name.toLowerCase() === 'connection') for (const token of value.split(',')) (named ??= new Set()).add(token.trim().toLowerCase())
   }
-  return pairs.filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase()) && !named.has(name.toLowerCase())).map(([name, value]) => [name, value])
+  const kept: Array<[string, string]> = []
+  for (const [name, value] of pairs) {
+    const key = name.toLowerCase()
+    if (!HOP_BY_HOP.has(key) && !named?.has(key)) kept.push([name, value])
+  }
+  return kept
 }
 
 /** Node's `rawHeaders` (flat name, value, name, value…) as pairs, keeping order, case and repeats. */

@@ -28,7 +28,9 @@ export async function deliver(state: ListenerState, req: IncomingMessage, body: 
     options.onIgnored?.({id: event.id, type: event.type})
     return text(200, `ignored: not subscribed to ${event.type}`)
   }
-  const forwarded = options.forwardTo ? await forward(state, req, body, started) : {answer: text(200, 'received')}
+  // The delivery's end-to-end headers, once: forwarded as they are, and recorded.
+  const pairs = endToEndHeaders(rawHeaderPairs(req.rawHeaders))
+  const forwarded = options.forwardTo ? await forward(state, req, pairs, body, started) : {answer: text(200, 'received')}
   if ('busy' in forwarded) return forwarded.busy
   const record: ListenerEvent = {
     created_at: event.created_at,
@@ -41,7 +43,7 @@ export async function deliver(state: ListenerState, req: IncomingMessage, body: 
   }
   if (options.inbox) {
     // Recorded before the sender gets its answer, so that an answered delivery is never missing from the inbox.
-    const headers = headerObject(endToEndHeaders(rawHeaderPairs(req.rawHeaders)))
+    const headers = headerObject(pairs)
     await options.inbox
       .append({...record, headers, ...encodeBody(body), ...(forwarded.response ? {response: forwarded.response} : {})})
       .catch((error: Error) => options.onInboxError?.(error))
@@ -60,7 +62,13 @@ interface Forwarded {
 }
 
 /** To the receiver, in a forward slot; {busy} when no slot came in time. */
-async function forward(state: ListenerState, req: IncomingMessage, body: Buffer, started: number): Promise<Forwarded | {busy: Answer}> {
+async function forward(
+  state: ListenerState,
+  req: IncomingMessage,
+  headers: Array<[string, string]>,
+  body: Buffer,
+  started: number,
+): Promise<Forwarded | {busy: Answer}> {
   // A slot, early enough to leave the receiver half the forward timeout before the sender's deadline (a forward
   // started later would likely be cut off, the receiver acting on a delivery its sender then sends again); else
   // 503, and the sender's retry comes back later.
@@ -74,7 +82,7 @@ async function forward(state: ListenerState, req: IncomingMessage, body: Buffer,
       result = await forwardDelivery({
         body,
         dispatcher: state.dispatcher,
-        headers: rawHeaderPairs(req.rawHeaders),
+        headers,
         maxResponseBytes: state.maxBodyBytes,
         saidTimeoutMs: state.forwardTimeoutMs,
         timeoutMs: budgetMs,
