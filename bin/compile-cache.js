@@ -9,9 +9,14 @@
  * One cache file per bundle file in the user's cache directory (created 0700), named after the file's path,
  * the CLI's version and the file's size and modification time: V8 rejects a cache made by another V8 or with
  * other flags, but of the source it checks only the length. Failing to read or write the cache is ignored.
+ *
+ * A cache holds the functions compiled when it was made; a function first run later is compiled again on every
+ * run (7 ms of `products list --json` after a cache made by `customers list --help`). So the first run of each
+ * command (`kind`, from bin/run.js) saves the caches of the files it loaded again, with its own functions added
+ * to those it found; the kinds that did are listed in `seen-<version>-<build>` beside them (up to MAX_KINDS).
  */
 'use strict'
-const {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} = require('node:fs')
+const {appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} = require('node:fs')
 const Module = require('node:module')
 const {homedir} = require('node:os')
 const {dirname, join} = require('node:path')
@@ -24,14 +29,29 @@ function cacheDir(env) {
   return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'commerce')
 }
 
-/** Compiles the CommonJS files under `bundleDir` through node:vm, with a code cache. */
-function enableCompileCache(bundleDir, version, env = process.env) {
+/** Commands whose functions are added to the caches; past this, a cache stays as it is. */
+const MAX_KINDS = 50
+
+/**
+ * Compiles the CommonJS files under `bundleDir` through node:vm, with a code cache. `kind` names what this run
+ * does (a command, or its help), to add its functions to the caches on its first run.
+ */
+function enableCompileCache(bundleDir, version, kind = '', env = process.env) {
   if (env.NODE_DISABLE_COMPILE_CACHE) return
   // On Node 20 a script from the code cache cannot import(), even with `importModuleDynamically`: @oclif/core's
   // import() calls go through this instead (scripts/bundle.mjs).
   globalThis[Symbol.for('commerce-cli.import')] = (url) => import(url)
   const dir = join(cacheDir(env), 'v8-code')
   const toSave = []
+  const loaded = []
+  // Per build: a build replaces the bundle's directory (scripts/bundle.mjs), so its inode names the build.
+  let seenFile
+  let seen = []
+  try {
+    seenFile = join(dir, `seen-${version}-${statSync(bundleDir).ino}`)
+    seen = readFileSync(seenFile, 'utf8').split('\n')
+  } catch {}
+  const adds = seenFile !== undefined && kind !== '' && !seen.includes(kind) && seen.length < MAX_KINDS
   const compile = Module.prototype._compile
   Module.prototype._compile = function (content, filename) {
     if (!filename.startsWith(bundleDir)) return compile.call(this, content, filename)
@@ -45,6 +65,7 @@ function enableCompileCache(bundleDir, version, env = process.env) {
     } catch {}
     const script = new vm.Script(Module.wrap(content), {cachedData, filename})
     if (cacheFile && (!cachedData || script.cachedDataRejected)) toSave.push({cacheFile, prefix, script})
+    else if (cacheFile) loaded.push({cacheFile, prefix, script})
     const require = (id) => this.require(id)
     require.resolve = (request, options) => Module._resolveFilename(request, this, false, options)
     require.cache = Module._cache
@@ -52,17 +73,20 @@ function enableCompileCache(bundleDir, version, env = process.env) {
     return script.runInThisContext().call(this.exports, this.exports, require, this, filename, dirname(filename))
   }
   process.once('exit', () => {
+    if (adds) toSave.push(...loaded)
     if (toSave.length === 0) return
     try {
       mkdirSync(dir, {mode: 0o700, recursive: true})
       const existing = readdirSync(dir)
+      // Caches of earlier builds are of no further use, nor the lists of kinds that added to them.
+      for (const file of existing) if (file.startsWith('seen-') && join(dir, file) !== seenFile) rmSync(join(dir, file), {force: true})
       for (const {cacheFile, prefix, script} of toSave) {
-        // Caches of earlier builds of the same file are of no further use.
-        for (const file of existing) if (file.startsWith(`${prefix}-`)) rmSync(join(dir, file), {force: true})
+        for (const file of existing) if (file.startsWith(`${prefix}-`) && join(dir, file) !== cacheFile) rmSync(join(dir, file), {force: true})
         const temp = `${cacheFile}.${process.pid}`
         writeFileSync(temp, script.createCachedData())
         renameSync(temp, cacheFile)
       }
+      if (adds) appendFileSync(seenFile, `${kind}\n`, {mode: 0o600})
     } catch {}
   })
 }

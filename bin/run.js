@@ -28,7 +28,13 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   const bundle = join(root, 'dist', 'bundle')
   // --debug: source maps, so that stack traces name the .ts files (Node applies them only to what it compiles).
   if (process.argv.includes('--debug')) process.setSourceMapsEnabled(true)
-  else enableCompileCache(bundle, pjson.version)
+  else {
+    // What this run does, for the code cache to add its functions on its first run: the command's words and
+    // whether it shows help (a flag's value may count as a word: it only makes another kind).
+    const words = argv.filter((arg) => !arg.startsWith('-')).slice(0, 2)
+    const help = argv.some((arg) => arg === '--help' || arg === '-h') ? ' --help' : ''
+    enableCompileCache(bundle, pjson.version, (words.join(' ') || 'commerce') + help)
+  }
 
   // The root and its package.json are known: oclif need not look for them.
   require(join(bundle, 'core.js')).execute({loadOptions: {pjson, root}})

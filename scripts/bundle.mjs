@@ -37,7 +37,7 @@ import {createRequire} from 'node:module'
 import {dirname, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-import {CONF_WITHOUT_AJV, DYNAMIC_IMPORT_REWRITE, HELP_RENDER} from './patches.mjs'
+import {CONF_WITHOUT_AJV, DYNAMIC_IMPORT_REWRITE, HELP_RENDER, UNDICI_LAZY_H2} from './patches.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const dist = join(root, 'dist')
@@ -69,15 +69,22 @@ const common = {
  * for each, though only a few hold a template tag: render only those (the others come out unchanged anyway).
  * The patch (scripts/patches.mjs) fails the build if @oclif/core changes there, so that it is looked at again.
  */
-const fastHelpRender = {
-  name: 'fast-help-render',
-  setup(build) {
-    build.onLoad({filter: HELP_RENDER.file}, (args) => {
-      const source = readFileSync(args.path, 'utf8')
-      if (!source.includes(HELP_RENDER.original)) throw new Error(`${args.path} changed: review the fast-help-render patch (scripts/patches.mjs)`)
-      return {contents: source.replace(HELP_RENDER.original, HELP_RENDER.patched), loader: 'js'}
-    })
-  },
+const fastHelpRender = linePatch('fast-help-render', HELP_RENDER)
+/** undici's HTTP/2 client (node:http2, node:tls) loaded when first used, not with its HTTP/1.1 client. */
+const lazyHttp2 = linePatch('lazy-http2', UNDICI_LAZY_H2)
+
+/** An esbuild plugin replacing one line of a package's module (scripts/patches.mjs), failing the build if the line moved. */
+function linePatch(name, patch) {
+  return {
+    name,
+    setup(build) {
+      build.onLoad({filter: patch.file}, (args) => {
+        const source = readFileSync(args.path, 'utf8')
+        if (!source.includes(patch.original)) throw new Error(`${args.path} changed: review the ${name} patch (scripts/patches.mjs)`)
+        return {contents: source.replace(patch.original, patch.patched), loader: 'js'}
+      })
+    },
+  }
 }
 
 /**
@@ -218,7 +225,7 @@ try {
     build({...common, entryPoints: {app: 'app:entry'}, plugins: [appPlugin(modules)]}),
   ])
   const entryPoints = Object.fromEntries([...vendors].sort().map((name) => [`vendor/${name}`, `vendor:${name}`]))
-  const vendored = await build({...common, entryPoints, plugins: [vendor]})
+  const vendored = await build({...common, entryPoints, plugins: [vendor, lazyHttp2]})
   for (const name of Object.keys(modules)) {
     const file = join(temp, `${name}.js`)
     mkdirSync(dirname(file), {recursive: true})

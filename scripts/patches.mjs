@@ -15,6 +15,19 @@ export const HELP_RENDER = {
 }
 
 /**
+ * undici's HTTP/1.1 client requires its HTTP/2 client at its top, which loads node:http2 and node:tls (4 to 5 ms
+ * of every API command, over plain HTTP/1.1 as the service speaks it): the bundle requires it when a connection
+ * first negotiates h2 instead.
+ */
+export const UNDICI_LAZY_H2 = {
+  file: /[/\\]undici[/\\]lib[/\\]dispatcher[/\\]client\.js$/,
+  package: 'undici',
+  module: 'lib/dispatcher/client.js',
+  original: "const connectH2 = require('./client-h2.js')",
+  patched: "let lazyConnectH2\nconst connectH2 = (client, socket) => (lazyConnectH2 ??= require('./client-h2.js'))(client, socket)",
+}
+
+/**
  * undici's index wraps its request API with `makeDispatcher`, which scripts/undici-lite.cjs copies (undici does
  * not export it). The SHA-256 of the function's text in undici/index.js as of the pinned version: when it
  * changes, compare the copy with the new text and update both.

@@ -1,0 +1,64 @@
+/**
+ * What the built CLI loads to run a command (issue 24): help loads neither the HTTP stack (undici) nor the config
+ * store (conf), and an API command over HTTP/1.1 neither HTTP/2 nor TLS (undici's HTTP/2 client is required on
+ * first use: scripts/patches.mjs) nor node:crypto. A preload writes, at exit, the Node modules the process
+ * loaded and the bundle's files it required.
+ */
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {startSandbox, type Sandbox} from '../../src/sandbox/index.js'
+import {run, tempConfigDir} from '../helpers/cli.js'
+
+const PRELOAD = `process.on('exit', () => require('node:fs').writeFileSync(process.env.LOADED_FILE, JSON.stringify({
+  builtins: process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length)),
+  files: Object.keys(require.cache),
+})))\n`
+
+describe('what a command loads', () => {
+  const tmp = tempConfigDir()
+  let sandbox: Sandbox
+  beforeAll(async () => {
+    writeFileSync(join(tmp.dir, 'preload.cjs'), PRELOAD)
+    sandbox = await startSandbox({host: '127.0.0.1', port: 0})
+  })
+  afterAll(async () => {
+    await sandbox.close()
+    tmp.cleanup()
+  })
+
+  async function loaded(args: string[]): Promise<{builtins: string[]; bundle: string[]}> {
+    const file = join(tmp.dir, 'loaded.json')
+    const env = {
+      COMMERCE_CONFIG_DIR: join(tmp.dir, 'config'),
+      HOME: tmp.dir,
+      LOADED_FILE: file,
+      NODE_OPTIONS: `--require ${join(tmp.dir, 'preload.cjs')}`,
+    }
+    const result = await run(args, {env})
+    expect(result.code, result.stderr).toBe(0)
+    const {builtins, files} = JSON.parse(readFileSync(file, 'utf8')) as {builtins: string[]; files: string[]}
+    const bundle = files.filter((f) => f.includes(`${join('dist', 'bundle')}`)).map((f) => f.slice(f.indexOf('bundle') + 'bundle/'.length))
+    return {builtins, bundle}
+  }
+
+  it('help: no HTTP stack, no config store', async () => {
+    const {builtins, bundle} = await loaded(['customers', 'list', '--help'])
+    expect(bundle).toContain('core.js') // the measurement works
+    expect(bundle).not.toContain('vendor/undici.js')
+    expect(bundle).not.toContain('vendor/conf.js')
+    expect(builtins).not.toContain('http2')
+    expect(builtins).not.toContain('tls')
+  })
+
+  it('an API command over HTTP/1.1: undici, but not its HTTP/2 client, TLS or crypto', async () => {
+    const {builtins, bundle} = await loaded(['products', 'list', '--json', '--base-url', sandbox.baseUrl])
+    expect(bundle).toContain('vendor/undici.js')
+    expect(builtins).toContain('http') // the measurement works
+    expect(builtins).not.toContain('http2')
+    expect(builtins).not.toContain('tls')
+    // The token cache hashes a key secret from the environment only: node:crypto is loaded then.
+    expect(builtins).not.toContain('crypto')
+  })
+})
