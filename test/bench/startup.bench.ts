@@ -86,6 +86,9 @@ export async function run(options: {runs?: number; warmups?: number; out?: NodeJ
     const cases: Case[] = [
       {args: ['-e', '0'], command: node, name: 'node -e 0'},
       {args: [BIN, '--version'], command: node, name: 'commerce --version'},
+      // The version command through oclif (its config, plugins, parser and command class), doing nothing else: the
+      // floor of any command, which API commands add undici and their work to.
+      {args: [BIN, 'version'], command: node, name: 'commerce version (through oclif)'},
       {args: [BIN, 'customers', 'list', '--help'], command: node, name: 'commerce customers list --help'},
       // The same with examples/plugin-hello linked (the data dir's package.json, as `plugins link` writes it): oclif
       // loads plugins for every command but --version (which bin/run.js prints itself).
@@ -122,6 +125,7 @@ export async function run(options: {runs?: number; warmups?: number; out?: NodeJ
       ...ratio('customers list --help, plugin linked / without', 'commerce customers list --help (plugin linked)', 'commerce customers list --help'),
       ...ratio('customers list --help / node -e 0', 'commerce customers list --help', 'node -e 0', HELP_GOAL),
       ...ratio('products list --json / node:http GET', 'commerce products list --json', 'node:http GET', GOAL),
+      ...ratio('version through oclif / node:http GET', 'commerce version (through oclif)', 'node:http GET'),
       ...ratio('products list --json / node -e 0', 'commerce products list --json', 'node -e 0'),
       ...ratio('products list --json / curl -s', 'commerce products list --json', 'curl -s'),
       ...ratio('--version / curl -s', 'commerce --version', 'curl -s'),
