@@ -161,12 +161,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     close: () =>
       (closing ??= (async () => {
         core.deliveries.close()
-        requestLog.close()
+        const logged = requestLog.close()
         await new Promise<void>((resolve) => {
           server.close(() => resolve())
           server.closeAllConnections()
         })
         await dataFile?.close()
+        await logged
       })()),
     counts,
     dataFile: options.dataFile,

@@ -2,9 +2,12 @@
  * The request log and `commerce sandbox logs`: the CLI's requests in order, secrets masked,
  * filters, --follow streaming until Ctrl-C (exit 0), and the ring's bound.
  */
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
-import {maskSecrets, RequestLog} from '../../src/sandbox/request-log.js'
+import {MASK, maskSecrets, RequestLog} from '../../src/sandbox/request-log.js'
 import {startInTmux} from '../helpers/tmux.js'
 import {killAll, type Session, spawnCli, startSession} from '../helpers/webhooks-setup.js'
 import {call} from '../helpers/sandbox-client.js'
@@ -89,21 +92,23 @@ describe('sandbox logs', () => {
   })
 })
 
+/** A GET of `/p<i>` answered 200 with `text`, as the sandbox records it. */
+const answered = (i: number, text: string) => ({
+  duration_ms: 1,
+  key_id: null,
+  method: 'GET',
+  path: `/p${i}`,
+  query: '',
+  request_body: null,
+  response_text: text,
+  status: 200,
+  time: '',
+})
+
 describe('request log', () => {
   it('keeps a bounded ring and masks secrets by field and by prefix', () => {
     const log = new RequestLog({limit: 3, maxBodyBytes: 100, maxFileBytes: 1e6, onError: () => {}})
-    for (let i = 0; i < 5; i++)
-      log.add({
-        duration_ms: 1,
-        key_id: null,
-        method: 'GET',
-        path: `/p${i}`,
-        query: '',
-        request_body: null,
-        response_text: i === 4 ? 'x'.repeat(200) : '{}',
-        status: 200,
-        time: '',
-      })
+    for (let i = 0; i < 5; i++) log.add(answered(i, i === 4 ? 'x'.repeat(200) : '{}'))
     expect(log.since().map((e) => e.path)).toEqual(['/p2', '/p3', '/p4'])
     expect(log.since().at(-1)!.response_body).toEqual({omitted_bytes: 200})
     expect(log.since(3).map((e) => e.seq)).toEqual([4, 5])
@@ -112,5 +117,38 @@ describe('request log', () => {
       b: ['********', 'ok'],
       key_secret: '********',
     })
+  })
+
+  it('masks secrets in what the file gets and in what the ring gives, and keeps other answers as they were', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'commerce-request-log-'))
+    try {
+      const file = join(dir, 'sandbox.log')
+      const log = new RequestLog({file, limit: 10, maxBodyBytes: 1000, maxFileBytes: 1e6, onError: () => {}})
+      const answers = [
+        '{"access_token":"sbx_at_xyz","expires_in":3600}',
+        '{"data":[{"id":1,"name":"Ada","note":"whsec_planted"}]}',
+        '{"data":[{"id":2,"name":"Grace"}],"meta":{"total":1}}',
+      ]
+      for (const [i, text] of answers.entries()) log.add(answered(i, text))
+      await log.close()
+      const written = readFileSync(file, 'utf8')
+      expect(written).not.toContain('sbx_at_xyz')
+      expect(written).not.toContain('whsec_planted')
+      const expected = [
+        {access_token: MASK, expires_in: 3600},
+        {data: [{id: 1, name: 'Ada', note: MASK}]},
+        {data: [{id: 2, name: 'Grace'}], meta: {total: 1}},
+      ]
+      expect(
+        written
+          .trim()
+          .split('\n')
+          .map((line) => (JSON.parse(line) as {response_body: unknown}).response_body),
+      ).toEqual(expected)
+      expect(log.since().map((e) => e.response_body)).toEqual(expected)
+      expect(JSON.stringify(log.since())).not.toMatch(/sbx_at_xyz|whsec_planted/)
+    } finally {
+      rmSync(dir, {force: true, recursive: true})
+    }
   })
 })
