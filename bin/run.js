@@ -30,8 +30,9 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   if (process.argv.includes('--debug')) process.setSourceMapsEnabled(true)
   else {
     // What this run does, for the code cache to add its functions on its first run: the command's words and
-    // whether it shows help (a flag's value may count as a word: it only makes another kind).
-    const words = argv.filter((arg) => !arg.startsWith('-')).slice(0, 2)
+    // whether it shows help. Only words shaped like command names (short, lower-case letters and hyphens) are
+    // taken, so that no argument's value (an id, a header with a token) is ever written to the cache directory.
+    const words = argv.filter((arg) => /^[a-z][a-z-]{0,29}$/.test(arg)).slice(0, 2)
     const help = argv.some((arg) => arg === '--help' || arg === '-h') ? ' --help' : ''
     enableCompileCache(bundle, pjson.version, (words.join(' ') || 'commerce') + help)
   }

@@ -85,9 +85,12 @@ export class InboxWriter {
 
   private async write(text: string): Promise<void> {
     const session = await this.begin()
-    await session.file.write(text)
+    const bytes = Buffer.byteLength(text)
+    const {bytesWritten} = await session.file.write(text)
+    // A short write (a full disk): the batch is not in the file. The next session recounts it and ends the cut line.
+    if (bytesWritten !== bytes) throw new Error(`wrote ${bytesWritten} of ${bytes} bytes to ${this.path}`)
     session.records += countLines(text)
-    session.bytes += Buffer.byteLength(text)
+    session.bytes += bytes
     if (session.records >= this.bounds.maxRecords || session.bytes >= this.bounds.maxBytes / 2) {
       await session.file.close()
       await rename(this.path, olderPath(this.path))

@@ -136,6 +136,16 @@ describe('the bundle', () => {
     expect(appCache().mtimeMs, 'written again by a command that already added its code').toBe(grown.mtimeMs)
   })
 
+  it("names a run's kind in the cache directory by its command words only, never by an argument's value", async () => {
+    const env = {env: {COMMERCE_BASE_URL: sb.baseUrl}}
+    const result = await cli(['api', 'products?q=whsec_planted', '--no-auth', '-H', 'x-probe: sbx_at_planted'], env)
+    expect(result.code, result.stderr).toBe(0)
+    const seen = readdirSync(codeCache()).find((name) => name.startsWith('seen-'))!
+    expect(readFileSync(join(codeCache(), seen), 'utf8').split('\n')).toContain('api')
+    const written = readdirSync(codeCache()).map((name) => `${name}\n${readFileSync(join(codeCache(), name), 'latin1')}`)
+    expect(written.join('\n')).not.toMatch(/planted|x-probe/)
+  })
+
   it('ignores a corrupt code cache and replaces it', async () => {
     // `version`, not `--version`: bin/run.js prints --version itself, without the bundle (nor its cache).
     expect((await cli(['version'])).code).toBe(0)
