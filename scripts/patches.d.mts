@@ -6,3 +6,5 @@ export declare const PINNED: string[]
 export declare const JQ_OUTPUT_HOOK_IN: string
 export declare const CONF_WITHOUT_AJV: {module: string; imports: Record<string, string>; guard: string}
 export declare const DYNAMIC_IMPORT_REWRITE: {pattern: RegExp; sites: Record<string, string[]>}
+export declare const LITERAL_OR_GLOB: string
+export declare const CORE_PLUGIN_MATCH: {file: RegExp; package: string; module: string; original: string; patched: string}

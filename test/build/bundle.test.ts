@@ -10,9 +10,11 @@ import {describe, expect, it} from 'vitest'
 
 import {
   CONF_WITHOUT_AJV,
+  CORE_PLUGIN_MATCH,
   DYNAMIC_IMPORT_REWRITE,
   HELP_RENDER,
   JQ_OUTPUT_HOOK_IN,
+  LITERAL_OR_GLOB,
   PINNED,
   UNDICI_LAZY_H2,
   UNDICI_MAKE_DISPATCHER,
@@ -45,9 +47,29 @@ describe('packages whose internals the build touches', () => {
   it.each([
     ['the fast help render', HELP_RENDER],
     ["undici's lazy HTTP/2 client", UNDICI_LAZY_H2],
+    ["oclif's match of core plugin names", CORE_PLUGIN_MATCH],
   ])('%s: the line the bundle patches is still there, once', (_name, patch) => {
     const source = readFileSync(join(dirname(require.resolve(`${patch.package}/package.json`)), patch.module), 'utf8')
     expect(source.split(patch.original).length - 1, `${patch.package}/${patch.module} changed: review the patch (scripts/patches.mjs)`).toBe(1)
+  })
+
+  it('a core plugin name without glob characters matches as minimatch decides it, and a glob goes to minimatch', () => {
+    const minimatch = (require('minimatch') as {minimatch: (p: string, w: string) => boolean}).minimatch
+    const decide = new Function('minimatch_1', 'p', 'w', `return ${LITERAL_OR_GLOB}`) as (m: unknown, p: string, w: string) => boolean
+    const names = ['@oclif/plugin-help', '@oclif/plugin-plugins', '@oclif/core', 'chalk', 'conf', '@oclif/plugin-help-extra', 'plugin-help']
+    const patterns = [
+      '@oclif/plugin-help',
+      'chalk',
+      '@oclif/plugin-*',
+      '@oclif/*',
+      '*',
+      'c*',
+      '!chalk',
+      '@oclif/plugin-{help,plugins}',
+      '@(chalk|conf)',
+      'plugin-help',
+    ]
+    for (const p of names) for (const w of patterns) expect(decide({minimatch}, p, w), `${p} against ${w}`).toBe(minimatch(p, w))
   })
 
   it('conf still imports ajv only for a schema, which the bundle leaves out', () => {
