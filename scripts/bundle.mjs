@@ -37,7 +37,7 @@ import {createRequire} from 'node:module'
 import {dirname, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-import {CONF_WITHOUT_AJV, CORE_PLUGIN_MATCH, DYNAMIC_IMPORT_REWRITE, HELP_RENDER, UNDICI_LAZY_H2} from './patches.mjs'
+import {CONF_WITHOUT_AJV, CORE_PLUGIN_MATCH, DYNAMIC_IMPORT_REWRITE, HELP_RENDER, PLUGIN_ROOT_FIRST_LOOK, UNDICI_LAZY_H2} from './patches.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const dist = join(root, 'dist')
@@ -72,6 +72,8 @@ const common = {
 const fastHelpRender = linePatch('fast-help-render', HELP_RENDER)
 /** oclif's core plugins found by name where the name is not a glob (scripts/patches.mjs). */
 const corePluginMatch = linePatch('core-plugin-match', CORE_PLUGIN_MATCH)
+/** A plugin's root looked for first where module resolution looks first (scripts/patches.mjs). */
+const pluginRootFirstLook = linePatch('plugin-root-first-look', PLUGIN_ROOT_FIRST_LOOK)
 /** undici's HTTP/2 client (node:http2, node:tls) loaded when first used, not with its HTTP/1.1 client. */
 const lazyHttp2 = linePatch('lazy-http2', UNDICI_LAZY_H2)
 
@@ -222,7 +224,7 @@ try {
       ...common,
       entryPoints: {core: require.resolve('@oclif/core')},
       external: ['typescript', 'ts-node', 'tsx'],
-      plugins: [fastHelpRender, corePluginMatch, viaImporter],
+      plugins: [fastHelpRender, corePluginMatch, pluginRootFirstLook, viaImporter],
     }),
     build({...common, entryPoints: {app: 'app:entry'}, plugins: [appPlugin(modules)]}),
   ])

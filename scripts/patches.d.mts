@@ -8,3 +8,4 @@ export declare const CONF_WITHOUT_AJV: {module: string; imports: Record<string, 
 export declare const DYNAMIC_IMPORT_REWRITE: {pattern: RegExp; sites: Record<string, string[]>}
 export declare const LITERAL_OR_GLOB: string
 export declare const CORE_PLUGIN_MATCH: {file: RegExp; package: string; module: string; original: string; patched: string}
+export declare const PLUGIN_ROOT_FIRST_LOOK: {file: RegExp; package: string; module: string; original: string; patched: string}

@@ -3,8 +3,9 @@
  * first): each failure says in plain words what changed and what to review. See scripts/patches.mjs.
  */
 import {createHash} from 'node:crypto'
-import {readdirSync, readFileSync} from 'node:fs'
+import {existsSync, readdirSync, readFileSync, realpathSync} from 'node:fs'
 import {createRequire} from 'node:module'
+import {runInNewContext} from 'node:vm'
 import {dirname, join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
@@ -16,6 +17,7 @@ import {
   JQ_OUTPUT_HOOK_IN,
   LITERAL_OR_GLOB,
   PINNED,
+  PLUGIN_ROOT_FIRST_LOOK,
   UNDICI_LAZY_H2,
   UNDICI_MAKE_DISPATCHER,
 } from '../../scripts/patches.mjs'
@@ -48,6 +50,7 @@ describe('packages whose internals the build touches', () => {
     ['the fast help render', HELP_RENDER],
     ["undici's lazy HTTP/2 client", UNDICI_LAZY_H2],
     ["oclif's match of core plugin names", CORE_PLUGIN_MATCH],
+    ["oclif's search for a plugin's root", PLUGIN_ROOT_FIRST_LOOK],
   ])('%s: the line the bundle patches is still there, once', (_name, patch) => {
     const source = readFileSync(join(dirname(require.resolve(`${patch.package}/package.json`)), patch.module), 'utf8')
     expect(source.split(patch.original).length - 1, `${patch.package}/${patch.module} changed: review the patch (scripts/patches.mjs)`).toBe(1)
@@ -55,7 +58,8 @@ describe('packages whose internals the build touches', () => {
 
   it('a core plugin name without glob characters matches as minimatch decides it, and a glob goes to minimatch', () => {
     const minimatch = (require('minimatch') as {minimatch: (p: string, w: string) => boolean}).minimatch
-    const decide = new Function('minimatch_1', 'p', 'w', `return ${LITERAL_OR_GLOB}`) as (m: unknown, p: string, w: string) => boolean
+    // The expression is text spliced into oclif's module by the build: evaluated here as that module would.
+    const decide = (m: unknown, p: string, w: string) => runInNewContext(LITERAL_OR_GLOB, {minimatch_1: m, p, w}) as boolean
     const names = ['@oclif/plugin-help', '@oclif/plugin-plugins', '@oclif/core', 'chalk', 'conf', '@oclif/plugin-help-extra', 'plugin-help']
     const patterns = [
       '@oclif/plugin-help',
@@ -70,6 +74,20 @@ describe('packages whose internals the build touches', () => {
       'plugin-help',
     ]
     for (const p of names) for (const w of patterns) expect(decide({minimatch}, p, w), `${p} against ${w}`).toBe(minimatch(p, w))
+  })
+
+  it("the bundle's oclif finds each core plugin at the root require.resolve gives", async () => {
+    const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {oclif: {plugins: string[]}}
+    const core = require(join(BUNDLE, 'core.js')) as {Config: {load(o: object): Promise<{plugins: Map<string, {root: string}>}>}}
+    const config = await core.Config.load({pjson, root: ROOT})
+    for (const name of pjson.oclif.plugins) {
+      // Up from the file require.resolve gives to the directory whose package.json names the plugin.
+      let expected = dirname(realpathSync(require.resolve(name)))
+      const names = (dir: string) =>
+        existsSync(join(dir, 'package.json')) ? (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {name?: string}).name : undefined
+      while (names(expected) !== name) expected = dirname(expected)
+      expect(config.plugins.get(name)?.root, name).toBe(expected)
+    }
   })
 
   it('conf still imports ajv only for a schema, which the bundle leaves out', () => {
