@@ -8,7 +8,7 @@
  */
 import {randomBytes} from 'node:crypto'
 import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
-import type {AddressInfo, Socket} from 'node:net'
+import type {AddressInfo} from 'node:net'
 
 export interface SeenRequest {
   method: string
@@ -56,7 +56,6 @@ export async function startIndependentService(): Promise<IndependentService> {
   const webhooks: IndependentService['webhooks'] = []
   const refunds: IndependentService['refunds'] = []
   const requests: SeenRequest[] = []
-  const sockets = new Set<Socket>()
   let holdWhen: ((req: SeenRequest) => boolean) | undefined
   let onHeld: ((req: SeenRequest) => void) | undefined
   const heldQueue: SeenRequest[] = []
@@ -157,17 +156,14 @@ export async function startIndependentService(): Promise<IndependentService> {
       res.end(answer === undefined ? undefined : JSON.stringify(answer))
     })
   })
-  server.on('connection', (s) => {
-    sockets.add(s)
-    s.on('close', () => sockets.delete(s))
-  })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const {port} = server.address() as AddressInfo
   return {
     apiRequests: () => requests.filter((r) => !r.path.endsWith('/auth/tokens')),
     close: () =>
       new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy()
+        // Held requests are never answered: their connections are closed with the idle ones.
+        server.closeAllConnections()
         server.close(() => resolve())
       }),
     customers,
