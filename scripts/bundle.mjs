@@ -37,7 +37,18 @@ import {createRequire} from 'node:module'
 import {dirname, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-import {CONF_WITHOUT_AJV, CORE_PLUGIN_MATCH, DYNAMIC_IMPORT_REWRITE, HELP_RENDER, PLUGIN_ROOT_FIRST_LOOK, UNDICI_LAZY_H2} from './patches.mjs'
+import {
+  CONF_WITHOUT_AJV,
+  CORE_PLUGIN_MATCH,
+  DYNAMIC_IMPORT_REWRITE,
+  HELP_RENDER,
+  PLUGIN_ROOT_FIRST_LOOK,
+  UNDICI_LAZY_H2,
+  UNDICI_LAZY_HTTP_CLIENT,
+  UNDICI_LAZY_HTTP_CLIENT_REQUIRE,
+  UNDICI_LAZY_HTTP_UTIL,
+  UNDICI_LAZY_HTTP_UTIL_REQUIRE,
+} from './patches.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const dist = join(root, 'dist')
@@ -74,18 +85,25 @@ const fastHelpRender = linePatch('fast-help-render', HELP_RENDER)
 const corePluginMatch = linePatch('core-plugin-match', CORE_PLUGIN_MATCH)
 /** A plugin's root looked for first where module resolution looks first (scripts/patches.mjs). */
 const pluginRootFirstLook = linePatch('plugin-root-first-look', PLUGIN_ROOT_FIRST_LOOK)
-/** undici's HTTP/2 client (node:http2, node:tls) loaded when first used, not with its HTTP/1.1 client. */
-const lazyHttp2 = linePatch('lazy-http2', UNDICI_LAZY_H2)
+/** undici's HTTP/2 client (node:http2, node:tls), and node:http, loaded when first used, not with its HTTP/1.1 client. */
+const lazyUndiciClient = linePatch('lazy-undici-client', UNDICI_LAZY_H2, UNDICI_LAZY_HTTP_CLIENT, UNDICI_LAZY_HTTP_CLIENT_REQUIRE)
+const lazyUndiciUtil = linePatch('lazy-undici-util', UNDICI_LAZY_HTTP_UTIL_REQUIRE, UNDICI_LAZY_HTTP_UTIL)
 
-/** An esbuild plugin replacing one line of a package's module (scripts/patches.mjs), failing the build if the line moved. */
-function linePatch(name, patch) {
+/**
+ * An esbuild plugin replacing lines of one module of a package (scripts/patches.mjs; every patch given names the
+ * same file), failing the build if a line moved.
+ */
+function linePatch(name, ...patches) {
   return {
     name,
     setup(build) {
-      build.onLoad({filter: patch.file}, (args) => {
-        const source = readFileSync(args.path, 'utf8')
-        if (!source.includes(patch.original)) throw new Error(`${args.path} changed: review the ${name} patch (scripts/patches.mjs)`)
-        return {contents: source.replace(patch.original, patch.patched), loader: 'js'}
+      build.onLoad({filter: patches[0].file}, (args) => {
+        let source = readFileSync(args.path, 'utf8')
+        for (const patch of patches) {
+          if (!source.includes(patch.original)) throw new Error(`${args.path} changed: review the ${name} patch (scripts/patches.mjs)`)
+          source = source.replace(patch.original, patch.patched)
+        }
+        return {contents: source, loader: 'js'}
       })
     },
   }
@@ -229,7 +247,7 @@ try {
     build({...common, entryPoints: {app: 'app:entry'}, plugins: [appPlugin(modules)]}),
   ])
   const entryPoints = Object.fromEntries([...vendors].sort().map((name) => [`vendor/${name}`, `vendor:${name}`]))
-  const vendored = await build({...common, entryPoints, plugins: [vendor, lazyHttp2]})
+  const vendored = await build({...common, entryPoints, plugins: [vendor, lazyUndiciClient, lazyUndiciUtil]})
   for (const name of Object.keys(modules)) {
     const file = join(temp, `${name}.js`)
     mkdirSync(dirname(file), {recursive: true})

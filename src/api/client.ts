@@ -39,6 +39,11 @@ export const DEFAULT_TIMEOUT_MS = 30_000
  * issue's bound is 100 MB). COMMERCE_HTTP_MAX_BYTES raises it.
  */
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024
+/**
+ * The bound on a response's headers: Node's default, given here so that undici need not load node:http to read
+ * it (scripts/patches.mjs, UNDICI_LAZY_HTTP_CLIENT).
+ */
+export const MAX_RESPONSE_HEADER_BYTES = 16 * 1024
 
 export class ApiClient {
   readonly baseUrl: string
@@ -162,7 +167,13 @@ export class ApiClient {
       const {EnvHttpProxyAgent} = await import('undici')
       // Gaps between chunks are bounded too (undici's timeouts), beside the deadline of the whole exchange in `send`.
       const timeout = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS
-      this.dispatcher = new EnvHttpProxyAgent({bodyTimeout: timeout, connections: 16, headersTimeout: timeout, keepAliveTimeout: 4000})
+      this.dispatcher = new EnvHttpProxyAgent({
+        bodyTimeout: timeout,
+        connections: 16,
+        headersTimeout: timeout,
+        keepAliveTimeout: 4000,
+        maxHeaderSize: MAX_RESPONSE_HEADER_BYTES,
+      })
     }
     return this.dispatcher
   }
