@@ -3,7 +3,8 @@
  * current profile, and a token cache for key pairs given through the environment.
  *
  * conf owns the file: where it is, reading it, writing it atomically (a temporary file renamed over it), and its
- * versioned migrations (migrations.ts). What this store adds around conf:
+ * versioned migrations (migrations.ts). A file already at this release's version, which conf would only read, is
+ * read directly (`current`). What this store adds around conf:
  * - a read-modify-write under a short cross-process lock (lock.ts) that never spans network I/O: a token is
  *   issued outside it (`withIssueLock`, a second lock that only serialises token issues) and merged in afterwards,
  *   so a `config set` run meanwhile is kept; conf's first open, which may migrate and so write, is under it too;
@@ -65,7 +66,24 @@ export class ConfigStore {
 
   /** The file as it is now (or this process's in-memory copy once the directory proved unwritable). */
   async read(): Promise<ConfigData> {
-    return this.readWith(() => this.openLocked())
+    return this.current() ?? this.readWith(() => this.openLocked())
+  }
+
+  /**
+   * The file read directly when conf would only read it: it is already at this release's version (conf then
+   * migrates nothing and writes nothing; its writes are atomic renames, so no lock is needed to read a whole
+   * file). Loading and opening conf under the lock costs every command with a config file about 10 ms. Anything
+   * else (no file, an older or newer version, an unreadable or invalid file) is undefined: conf's path decides.
+   */
+  private current(): ConfigData | undefined {
+    if (this.memory || this.conf) return undefined
+    let data: ConfigData & {[CONF_INTERNAL]?: {migrations?: {version?: unknown}}}
+    try {
+      data = parseConfig(readFileSync(this.path, 'utf8'), this.path)
+    } catch {
+      return undefined
+    }
+    return data[CONF_INTERNAL]?.migrations?.version === CONFIG_VERSION ? this.visible(data) : undefined
   }
 
   /**

@@ -1,6 +1,7 @@
 /**
  * What the built CLI loads to run a command (issue 24): help loads neither the HTTP stack (undici) nor the config
- * store (conf), and an API command over HTTP/1.1 neither HTTP/2 nor TLS (undici's HTTP/2 client is required on
+ * store (conf), a command reading a config file at this release's version does not load conf, and an API command
+ * over HTTP/1.1 neither node:http, HTTP/2 nor TLS (undici's HTTP/2 client is required on
  * first use: scripts/patches.mjs) nor node:crypto. A preload writes, at exit, the Node modules the process
  * loaded and the bundle's files it required.
  */
@@ -28,10 +29,10 @@ describe('what a command loads', () => {
     tmp.cleanup()
   })
 
-  async function loaded(args: string[]): Promise<{builtins: string[]; bundle: string[]}> {
+  async function loaded(args: string[], configDir = join(tmp.dir, 'config')): Promise<{builtins: string[]; bundle: string[]}> {
     const file = join(tmp.dir, 'loaded.json')
     const env = {
-      COMMERCE_CONFIG_DIR: join(tmp.dir, 'config'),
+      COMMERCE_CONFIG_DIR: configDir,
       HOME: tmp.dir,
       LOADED_FILE: file,
       NODE_OPTIONS: `--require ${join(tmp.dir, 'preload.cjs')}`,
@@ -50,6 +51,23 @@ describe('what a command loads', () => {
     expect(bundle).not.toContain('vendor/conf.js')
     expect(builtins).not.toContain('http2')
     expect(builtins).not.toContain('tls')
+  })
+
+  it('a command reading a config file at this version reads it without conf; one of an older version goes through conf', async () => {
+    // Written by conf (config set), so at this release's version.
+    const configDir = join(tmp.dir, 'saved-config')
+    const set = await run(['config', 'set', 'base_url', sandbox.baseUrl], {env: {COMMERCE_CONFIG_DIR: configDir, HOME: tmp.dir}})
+    expect(set.code, set.stderr).toBe(0)
+    const current = await loaded(['products', 'list', '--json'], configDir)
+    expect(current.bundle).toContain('vendor/undici.js') // the base URL came from the file
+    expect(current.bundle).not.toContain('vendor/conf.js')
+    const path = join(configDir, 'config.json')
+    const older = JSON.parse(readFileSync(path, 'utf8')) as {__internal__?: unknown}
+    delete older.__internal__ // as every release before versioning wrote it
+    writeFileSync(path, JSON.stringify(older))
+    const migrated = await loaded(['products', 'list', '--json'], configDir)
+    expect(migrated.bundle).toContain('vendor/conf.js')
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toHaveProperty(['__internal__', 'migrations', 'version'])
   })
 
   it('an API command over HTTP/1.1: undici, but not its HTTP/2 client, TLS or crypto', async () => {
