@@ -20,6 +20,7 @@ import {redirectError, statusText} from './errors.js'
 import {DEFAULT_MAX_WAIT_SECONDS, isRedirect} from './policy.js'
 import {redactBody, redactHeaders} from './redact.js'
 import {DeadlineExceeded, classifyFailure, describeNetworkError, errorCode, parseBody} from './transport.js'
+import {exchange} from './exchange.js'
 import {checkBaseUrl, checkHeaderValue, checkRequestPath} from './url.js'
 import {type Call, type RawResponse, compose, gated, newCall, renewing, retrying} from './wrappers.js'
 
@@ -81,7 +82,7 @@ export class ApiClient {
     checkRequestPath(req.path)
     for (const [name, value] of Object.entries(req.headers ?? {})) checkHeaderValue(`the ${name} header`, value)
     const version = req.version ?? this.apiVersion
-    const url = this.url(req.path, version, req.query)
+    const url = new URL(this.url(req.path, version, req.query))
     const idempotent = req.idempotent ?? (req.method === 'GET' || req.method === 'DELETE')
     const isV1 = req.path.startsWith('/api/v1/') || (!req.path.startsWith('/api/') && version === 'v1')
     const v1FromProfile = isV1 && !req.path.startsWith('/api/')
@@ -91,7 +92,7 @@ export class ApiClient {
     if (token !== undefined) checkHeaderValue('the access token', token)
 
     const {options} = this
-    const status = new RequestStatus(options.onWait, req.purpose ? capitalize(req.purpose) : `${req.method} ${new URL(url).pathname}`)
+    const status = new RequestStatus(options.onWait, req.purpose ? capitalize(req.purpose) : `${req.method} ${url.pathname}`)
     const exchange = async (call: Call): Promise<RawResponse> => {
       const res = await this.send(req, url, call.token)
       this.deprecation.notice(res.headers, isV1, v1FromProfile)
@@ -178,7 +179,7 @@ export class ApiClient {
     return this.dispatcher
   }
 
-  private async send(req: ApiRequest, url: string, token: string | undefined) {
+  private async send(req: ApiRequest, url: URL, token: string | undefined) {
     const headers: Record<string, string> = {
       accept: 'application/json',
       'user-agent': this.options.userAgent,
@@ -189,66 +190,58 @@ export class ApiClient {
     if (token !== undefined) headers.authorization = `Bearer ${token}`
 
     const debug = this.options.debug
-    const started = performance.now()
     if (debug) {
-      debug(`> ${req.method} ${url}`)
+      debug(`> ${req.method} ${url.href}`)
       for (const [k, v] of Object.entries(redactHeaders(headers))) debug(`> ${k}: ${v}`)
       if (body !== undefined) debug(`> ${redactBody(body)}`)
     }
-    const {request} = await import('undici')
-    const dispatcher = await this.getDispatcher()
-    // One deadline for the whole exchange, body included: a server dripping a byte a second cannot hold it open.
+    const dispatcher = this.dispatcher ?? (await this.getDispatcher())
+    // One deadline for the whole exchange, body included: a server dripping a byte a second cannot hold it open,
+    // nor a proxy that takes CONNECT and never answers.
     const timeoutMs = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS
-    const controller = new AbortController()
-    const timer = setTimeout(() => controller.abort(new DeadlineExceeded(timeoutMs)), timeoutMs)
-    // undici applies the signal only once a connection is up: a CONNECT that a proxy never answers would outlive it.
-    const deadline = new Promise<never>((_, reject) =>
-      controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error), {once: true}),
-    )
+    const limit = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
+    let res
     try {
-      const res = await Promise.race([request(url, {body, dispatcher, headers, method: req.method, signal: controller.signal}), deadline])
-      const resHeaders: Record<string, string> = {}
-      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) resHeaders[k] = Array.isArray(v) ? v.join(', ') : v
-      if (debug) {
-        debug(`< ${res.statusCode} ${statusText(res.statusCode)} (${Math.round(performance.now() - started)} ms)`)
-        for (const [k, v] of Object.entries(resHeaders)) debug(`< ${k}: ${v}`)
-      }
-      const text = await this.readBody(res.body, res.statusCode, resHeaders['content-length'])
-      if (debug && text) debug(`< ${redactBody(text)}`)
-      return {body: parseBody(text, resHeaders['content-type']), headers: resHeaders, status: res.statusCode}
+      res = await exchange(
+        dispatcher,
+        {body, headers, method: req.method, origin: url.origin, path: `${url.pathname}${url.search}`},
+        {
+          maxBytes: limit,
+          onHeaders: debug
+            ? (status, raw, ms) => {
+                debug(`< ${status} ${statusText(status)} (${Math.round(ms)} ms)`)
+                for (const [k, v] of Object.entries(flatHeaders(raw))) debug(`< ${k}: ${v}`)
+              }
+            : undefined,
+          timedOut: () => new DeadlineExceeded(timeoutMs),
+          timeoutMs,
+          tooLarge: (status, announced) =>
+            responseTooLarge(
+              this.baseUrl,
+              status,
+              announced === undefined ? 'goes on past the bound' : `announces ${formatBytes(announced)} (Content-Length)`,
+              limit,
+            ),
+        },
+      )
     } catch (error) {
-      if (controller.signal.aborted) throw controller.signal.reason
       // undici refused to build the request (a bad header, URL or body): nothing left this process.
       if (errorCode(error) === 'UND_ERR_INVALID_ARG')
         throw new UsageError(`The request could not be sent: ${(error as Error).message}. Nothing was sent.`)
       throw error
-    } finally {
-      clearTimeout(timer)
     }
+    const resHeaders = flatHeaders(res.headers)
+    const text = res.body.toString('utf8')
+    if (debug && text) debug(`< ${redactBody(text)}`)
+    return {body: parseBody(text, resHeaders['content-type']), headers: resHeaders, status: res.status}
   }
+}
 
-  /**
-   * The body as text, read while it streams, never more than `maxResponseBytes`: a Content-Length past the bound
-   * is refused before reading, a body that goes on is cut there (exit 1, not retried).
-   */
-  private async readBody(body: AsyncIterable<Buffer> & {destroy(): unknown}, status: number, contentLength: string | undefined): Promise<string> {
-    const limit = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
-    const tooLarge = (what: string) => {
-      body.destroy()
-      return responseTooLarge(this.baseUrl, status, what, limit)
-    }
-    if (contentLength !== undefined && /^\d+$/.test(contentLength) && Number(contentLength) > limit)
-      throw tooLarge(`announces ${formatBytes(Number(contentLength))} (Content-Length)`)
-    // Chunks are kept as they come: each is a buffer of its own (a socket read), not a slice of a larger one.
-    const chunks: Buffer[] = []
-    let size = 0
-    for await (const chunk of body) {
-      size += chunk.length
-      if (size > limit) throw tooLarge('goes on past the bound')
-      chunks.push(chunk)
-    }
-    return Buffer.concat(chunks, size).toString('utf8')
-  }
+/** undici's parsed headers with a repeated header's values joined, as ApiResponse has them. */
+function flatHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {}
+  for (const [k, v] of Object.entries(raw)) if (v !== undefined) flat[k] = Array.isArray(v) ? v.join(', ') : v
+  return flat
 }
 
 function lowerKeys(headers: Record<string, string>): Record<string, string> {

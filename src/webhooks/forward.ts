@@ -4,6 +4,8 @@
  */
 import type {Dispatcher} from 'undici'
 
+import {exchange} from '../api/exchange.js'
+
 /** The largest delivery body the listener accepts, and the largest answer it reads back from a receiver. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 /** Below the sender's own timeout (the sandbox gives up after 10 s), so that the sender gets the 504 answer. */
@@ -107,85 +109,32 @@ function target(url: string): {origin: string; path: string} {
 }
 
 /**
- * One exchange through undici's dispatch() with a handler of its own, rather than request(): a delivery's answer
- * is collected as it comes, without the Readable, async iterator and abort signal that request() sets up for each.
- * The deadline covers the whole exchange, queueing for a connection included.
+ * One exchange through the shared dispatch() of src/api/exchange.ts (no Readable, async iterator or abort signal
+ * per delivery); the deadline covers the whole exchange, queueing for a connection included.
  */
 export async function forwardDelivery(options: ForwardOptions): Promise<ForwardResult> {
   const {Agent} = await loadUndici()
   const ownDispatcher = options.dispatcher ? undefined : new Agent({pipelining: 0})
+  const {url} = options
+  const started = performance.now()
   try {
-    return await exchange((options.dispatcher ?? ownDispatcher)!, options)
+    const {origin, path} = target(url)
+    const answer = await exchange(
+      (options.dispatcher ?? ownDispatcher)!,
+      {body: options.body, headers: endToEndHeaders(options.headers).flat(), method: 'POST', origin, path},
+      {
+        maxBytes: options.maxResponseBytes,
+        timedOut: () => new ForwardError(`receiver did not answer within ${options.saidTimeoutMs ?? options.timeoutMs} ms`, url, true),
+        timeoutMs: options.timeoutMs,
+        tooLarge: () => new ForwardError(`receiver answered with more than ${options.maxResponseBytes} bytes`, url),
+      },
+    )
+    return {body: answer.body, duration_ms: Math.round(performance.now() - started), headers: answerHeaders(answer.headers), status: answer.status}
+  } catch (error) {
+    throw error instanceof ForwardError ? error : new ForwardError(describeNetworkError(error), url)
   } finally {
     if (ownDispatcher) void ownDispatcher.destroy().catch(() => {})
   }
-}
-
-function exchange(dispatcher: Dispatcher, options: ForwardOptions): Promise<ForwardResult> {
-  const started = performance.now()
-  const {url} = options
-  return new Promise((resolve, reject) => {
-    let controller: Dispatcher.DispatchController | undefined
-    let settled = false
-    let status = 0
-    let headers: Record<string, string | string[] | undefined> = {}
-    const chunks: Buffer[] = []
-    let size = 0
-    const fail = (error: ForwardError) => {
-      if (settled) return
-      settled = true
-      clearTimeout(timer)
-      reject(error)
-      controller?.abort(error)
-    }
-    const timer = setTimeout(
-      () => fail(new ForwardError(`receiver did not answer within ${options.saidTimeoutMs ?? options.timeoutMs} ms`, url, true)),
-      options.timeoutMs,
-    )
-    const {origin, path} = target(url)
-    try {
-      dispatch()
-    } catch (error) {
-      fail(new ForwardError(describeNetworkError(error), url))
-    }
-    function dispatch(): void {
-      dispatcher.dispatch(
-        {body: options.body, headers: endToEndHeaders(options.headers).flat(), method: 'POST', origin, path},
-        {
-          onRequestStart(c) {
-            controller = c
-            if (settled) c.abort(new Error('the forward was given up'))
-          },
-          onResponseStart(_c, statusCode, responseHeaders) {
-            if (statusCode < 200) return // 1xx: the answer is still to come
-            status = statusCode
-            headers = responseHeaders
-          },
-          onResponseData(_c, chunk) {
-            if (settled) return
-            size += chunk.length
-            if (size > options.maxResponseBytes)
-              return fail(new ForwardError(`receiver answered with more than ${options.maxResponseBytes} bytes`, url))
-            chunks.push(chunk)
-          },
-          onResponseEnd() {
-            if (settled) return
-            settled = true
-            clearTimeout(timer)
-            resolve({
-              body: Buffer.concat(chunks, size),
-              duration_ms: Math.round(performance.now() - started),
-              headers: answerHeaders(headers),
-              status,
-            })
-          },
-          onResponseError(_c, error) {
-            fail(new ForwardError(describeNetworkError(error), url))
-          },
-        },
-      )
-    }
-  })
 }
 
 /** A receiver's headers as end-to-end name/value pairs. */
