@@ -38,6 +38,7 @@ import {dirname, join, relative} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import {
+  COMMAND_ID_SORT,
   CONF_WITHOUT_AJV,
   CORE_PLUGIN_MATCH,
   DYNAMIC_IMPORT_REWRITE,
@@ -83,6 +84,8 @@ const common = {
 const fastHelpRender = linePatch('fast-help-render', HELP_RENDER)
 /** oclif's core plugins found by name where the name is not a glob (scripts/patches.mjs). */
 const corePluginMatch = linePatch('core-plugin-match', CORE_PLUGIN_MATCH)
+/** A plugin's commands sorted by id without loading ICU's collation data (scripts/patches.mjs). */
+const commandIdSort = linePatch('command-id-sort', COMMAND_ID_SORT)
 /** A plugin's root looked for first where module resolution looks first (scripts/patches.mjs). */
 const pluginRootFirstLook = linePatch('plugin-root-first-look', PLUGIN_ROOT_FIRST_LOOK)
 /** undici's HTTP/2 client (node:http2, node:tls), and node:http, loaded when first used, not with its HTTP/1.1 client. */
@@ -242,7 +245,7 @@ try {
       ...common,
       entryPoints: {core: require.resolve('@oclif/core')},
       external: ['typescript', 'ts-node', 'tsx'],
-      plugins: [fastHelpRender, corePluginMatch, pluginRootFirstLook, viaImporter],
+      plugins: [fastHelpRender, corePluginMatch, commandIdSort, pluginRootFirstLook, viaImporter],
     }),
     build({...common, entryPoints: {app: 'app:entry'}, plugins: [appPlugin(modules)]}),
   ])

@@ -13,3 +13,5 @@ export declare const DYNAMIC_IMPORT_REWRITE: {pattern: RegExp; sites: Record<str
 export declare const LITERAL_OR_GLOB: string
 export declare const CORE_PLUGIN_MATCH: {file: RegExp; package: string; module: string; original: string; patched: string}
 export declare const PLUGIN_ROOT_FIRST_LOOK: {file: RegExp; package: string; module: string; original: string; patched: string}
+export declare const ID_ORDER: string
+export declare const COMMAND_ID_SORT: {file: RegExp; package: string; module: string; original: string; patched: string}

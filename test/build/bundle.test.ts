@@ -10,10 +10,12 @@ import {dirname, join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {
+  COMMAND_ID_SORT,
   CONF_WITHOUT_AJV,
   CORE_PLUGIN_MATCH,
   DYNAMIC_IMPORT_REWRITE,
   HELP_RENDER,
+  ID_ORDER,
   JQ_OUTPUT_HOOK_IN,
   LITERAL_OR_GLOB,
   PINNED,
@@ -58,6 +60,7 @@ describe('packages whose internals the build touches', () => {
     ["undici's util: IncomingMessage looked up when a stream is destroyed", UNDICI_LAZY_HTTP_UTIL],
     ["undici's util: node:http not required at its top", UNDICI_LAZY_HTTP_UTIL_REQUIRE],
     ["oclif's match of core plugin names", CORE_PLUGIN_MATCH],
+    ["oclif's sort of a plugin's commands", COMMAND_ID_SORT],
     ["oclif's search for a plugin's root", PLUGIN_ROOT_FIRST_LOOK],
   ])('%s: the line the bundle patches is still there, once', (_name, patch) => {
     const source = readFileSync(join(dirname(require.resolve(`${patch.package}/package.json`)), patch.module), 'utf8')
@@ -82,6 +85,18 @@ describe('packages whose internals the build touches', () => {
       'plugin-help',
     ]
     for (const p of names) for (const w of patterns) expect(decide({minimatch}, p, w), `${p} against ${w}`).toBe(minimatch(p, w))
+  })
+
+  it('command ids sort as localeCompare sorts them, without it where an id is made of a-z, 0-9, - and :', () => {
+    const order = runInNewContext(ID_ORDER) as (x: string, y: string) => number
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, unknown>}
+    const ids = [...Object.keys(manifest.commands), 'plugins:install', 'autocomplete:script', 'help', 'a', 'a-', 'a:', 'a0', 'a-b', 'a:b', 'ab']
+    // Every string of one to three characters from the alphabet's edges, and a few with characters outside it.
+    const edges = ['-', ':', '0', '9', 'a', 'z']
+    const short = edges.flatMap((x) => ['', ...edges].flatMap((y) => ['', ...edges].map((z) => x + y + z)))
+    const outside = ['A', 'a_b', 'a.b', 'é', 'a b', 'Z', '_', 'customers:LIST']
+    for (const list of [ids, short, [...ids.slice(0, 20), ...outside]])
+      for (const x of list) for (const y of list) expect(Math.sign(order(x, y)), `${x} vs ${y}`).toBe(Math.sign(x.localeCompare(y)))
   })
 
   it("the bundle's oclif finds each core plugin at the root require.resolve gives", async () => {
