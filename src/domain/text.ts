@@ -2,7 +2,19 @@
 
 /** "1 refund", "2 refunds", "20,505 customers" (`plural` for nouns that do not just take an s). */
 export function counted(n: number, noun: string, plural = `${noun}s`): string {
-  return `${n.toLocaleString('en')} ${n === 1 ? noun : plural}`
+  return `${formatCount(n)} ${n === 1 ? noun : plural}`
+}
+
+/**
+ * `20,505`: an integer grouped in thousands as `toLocaleString('en')` writes it, without that call's first cost
+ * (loading ICU's number data, 5 ms of a command that prints one count); other numbers go to `toLocaleString`.
+ */
+export function formatCount(n: number): string {
+  if (!Number.isSafeInteger(n) || Object.is(n, -0)) return n.toLocaleString('en')
+  const digits = String(Math.abs(n))
+  let grouped = digits.slice(0, digits.length % 3 || 3)
+  for (let i = grouped.length; i < digits.length; i += 3) grouped += `,${digits.slice(i, i + 3)}`
+  return n < 0 ? `-${grouped}` : grouped
 }
 
 /** `32 MiB`, `1.5 KiB`, `12 bytes`. */

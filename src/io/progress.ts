@@ -7,6 +7,7 @@
  * redrawn in place, cut to the terminal's width, throttled.
  */
 import type {IOStreams} from './streams.js'
+import {formatCount} from '../domain/text.js'
 
 export interface ProgressView {
   done: number
@@ -35,7 +36,7 @@ export function formatDuration(ms: number): string {
 }
 
 export function formatRate(rate: number): string {
-  return rate >= 100 ? `${Math.round(rate).toLocaleString('en')}/s` : `${rate.toFixed(1)}/s`
+  return rate >= 100 ? `${formatCount(Math.round(rate))}/s` : `${rate.toFixed(1)}/s`
 }
 
 /** The line, without colour: `Importing [======------] 120/300 | 41.2/s | 4s left | note`. */
@@ -44,8 +45,8 @@ export function progressLine(label: string, view: ProgressView): string {
   const {done, total} = view
   if (total !== undefined && total > 0) {
     const filled = Math.min(WIDTH, Math.round((done / total) * WIDTH))
-    parts.push(`${label} [${'='.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${done.toLocaleString('en')}/${total.toLocaleString('en')}`)
-  } else parts.push(`${label} ${done.toLocaleString('en')}${total === 0 ? '/0' : ''}`)
+    parts.push(`${label} [${'='.repeat(filled)}${'-'.repeat(WIDTH - filled)}] ${formatCount(done)}/${formatCount(total)}`)
+  } else parts.push(`${label} ${formatCount(done)}${total === 0 ? '/0' : ''}`)
   if (view.rate !== undefined) parts.push(formatRate(view.rate))
   if (view.etaMs !== undefined && total !== undefined && done < total) parts.push(`${formatDuration(view.etaMs)} left`)
   if (view.note) parts.push(view.note)

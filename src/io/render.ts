@@ -15,6 +15,7 @@ import {humanValue, type ValueOptions} from './values.js'
 import {cellWidth, fitCells, padCells, wrapCells} from './width.js'
 import {isObject} from '../domain/json.js'
 import type {ListPosition} from '../domain/schema.js'
+import {formatCount} from '../domain/text.js'
 
 type Row = Record<string, unknown>
 
@@ -88,7 +89,7 @@ export type {ListPosition}
 /** "Showing 1-30 of 250 (page 1 of 9)". */
 export function positionLine(pos: ListPosition): string {
   // Grouped as people read them: "Showing 1-3,255 of 3,255".
-  const n = (value: number) => value.toLocaleString('en')
+  const n = formatCount
   if (pos.shown === 0) return pos.total ? `No records on this page (${n(pos.total)} in all).` : 'No records.'
   const range = `${n(pos.first)}-${n(pos.first + pos.shown - 1)}`
   const of = pos.total === undefined ? '' : ` of ${n(pos.total)}`
@@ -163,7 +164,7 @@ export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row>
       rows.push(row)
       count++
       if (count === 1) progress.start('Fetched 1 record…')
-      else if (count % 100 === 0) progress.update(`Fetched ${count.toLocaleString('en')} records…`)
+      else if (count % 100 === 0) progress.update(`Fetched ${formatCount(count)} records…`)
     }
   } finally {
     progress.stop()

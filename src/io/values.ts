@@ -66,7 +66,8 @@ export function formatMoney(amount: number, currency: unknown, unit?: MoneyUnit)
   return format.format(unit === 'minor' ? amount / 10 ** digits : amount)
 }
 
-const relative = new Intl.RelativeTimeFormat('en', {numeric: 'auto'})
+/** Made on first use: the first Intl object of a kind loads ICU's data for it (4 ms for this one). */
+let relative: Intl.RelativeTimeFormat | undefined
 const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
   ['day', 86_400_000],
   ['hour', 3_600_000],
@@ -121,7 +122,7 @@ export function relativeTime(ms: number, now: number, timeZone?: string): string
   if (size < 45_000) return 'just now'
   if (size >= 30 * 86_400_000) return calendarDate(ms, timeZone)
   for (const [unit, length] of UNITS) {
-    if (size >= length) return relative.format(Math.trunc(delta / length), unit)
+    if (size >= length) return (relative ??= new Intl.RelativeTimeFormat('en', {numeric: 'auto'})).format(Math.trunc(delta / length), unit)
   }
   return 'just now'
 }

@@ -15,7 +15,8 @@ export function cellWidth(text: string): number {
   return PLAIN.test(text) ? text.length : stringWidth(text)
 }
 
-const graphemes = new Intl.Segmenter(undefined, {granularity: 'grapheme'})
+/** Made on first use (only text that is not printable ASCII is cut by grapheme). */
+let graphemes: Intl.Segmenter | undefined
 
 /** `text` cut to at most `width` cells, ending with `…` when cut; a wide character that would not fit is left out. */
 export function fitCells(text: string, width: number): string {
@@ -24,7 +25,7 @@ export function fitCells(text: string, width: number): string {
   if (PLAIN.test(text)) return `${text.slice(0, width - 1)}…`
   let out = ''
   let used = 0
-  for (const {segment} of graphemes.segment(text)) {
+  for (const {segment} of (graphemes ??= new Intl.Segmenter(undefined, {granularity: 'grapheme'})).segment(text)) {
     const w = stringWidth(segment)
     if (used + w > width - 1) break
     out += segment

@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base/command.js'
 import {inboxFilterFlags, sinceOf} from '../../base/webhook-flags.js'
+import {formatCount} from '../../domain/text.js'
 import {splitEvents} from '../../services/webhooks/endpoints.js'
 import {listInboxEvents} from '../../services/webhooks/inbox.js'
 
@@ -39,6 +40,6 @@ export default class WebhooksEvents extends BaseCommand<typeof WebhooksEvents> {
     })
     await this.output.list(records as unknown as Array<Record<string, unknown>>, {columns: COLUMNS})
     if (screen && total > records.length)
-      io.info(`The newest ${records.length} of ${total.toLocaleString('en')}; \`--limit ${total}\` shows them all (a pipe and --json always do).`)
+      io.info(`The newest ${records.length} of ${formatCount(total)}; \`--limit ${total}\` shows them all (a pipe and --json always do).`)
   }
 }

@@ -12,7 +12,7 @@ import {readSandboxState, removeSandboxState, type SandboxState, writeSandboxSta
 import {configPath, SANDBOX_DATA_FILE} from '../../config/paths.js'
 import {isProcessAlive} from '../../config/pid.js'
 import {CONTROL_PREFIX, isLoopback, type Limit, OPERATION_SCOPES, type Sandbox, type SandboxCounts} from '../../sandbox/index.js'
-import {counted} from '../../domain/text.js'
+import {counted, formatCount} from '../../domain/text.js'
 import {option, phrase, type Text} from '../../domain/phrase.js'
 import {CliError} from '../../errors.js'
 
@@ -242,7 +242,7 @@ export function describeSandbox(state: SandboxState, counts?: SandboxCounts | nu
   if (counts) {
     lines.push(
       `Records: ${counted(counts.customers, 'customer')}, ${counted(counts.orders, 'order')}, ${counted(counts.refunds, 'refund')}, ${counted(counts.webhooks, 'webhook')}, ${counted(counts.products, 'product')}`,
-      `Webhook deliveries pending: ${counts.pending_deliveries.toLocaleString('en')}`,
+      `Webhook deliveries pending: ${formatCount(counts.pending_deliveries)}`,
     )
   } else if (counts === null) {
     lines.push('Records: unknown (the sandbox did not answer on its control path)')

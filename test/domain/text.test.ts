@@ -1,0 +1,23 @@
+import {describe, expect, it} from 'vitest'
+
+import {counted, formatCount} from '../../src/domain/text.js'
+
+describe('formatCount', () => {
+  it("groups an integer as toLocaleString('en') does", () => {
+    const values = [0, 1, 9, 10, 99, 100, 999, 1000, 1001, 9999, 10_000, 20_505, 99_999, 100_000, 999_999, 1_000_000, 1_234_567, 12_345_678]
+    for (let p = 0; p <= 15; p++) values.push(10 ** p - 1, 10 ** p, 10 ** p + 1, 3 * 10 ** p + 7)
+    values.push(Number.MAX_SAFE_INTEGER)
+    for (const n of [...values, ...values.map((v) => -v)]) expect(formatCount(n), String(n)).toBe(n.toLocaleString('en'))
+  })
+
+  it('gives any other number to toLocaleString', () => {
+    for (const n of [-0, 1.5, 1234.5678, -0.25, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 60])
+      expect(formatCount(n), String(n)).toBe(n.toLocaleString('en'))
+  })
+
+  it('counted says the noun in the singular for one', () => {
+    expect(counted(1, 'customer')).toBe('1 customer')
+    expect(counted(20_505, 'customer')).toBe('20,505 customers')
+    expect(counted(2, 'entry', 'entries')).toBe('2 entries')
+  })
+})
