@@ -66,11 +66,11 @@ export class ApiClient {
     this.deprecation = new DeprecationNotices(options, this.now)
   }
 
-  url(path: string, version: ApiVersion, query?: Query): string {
+  url(path: string, version: ApiVersion, query?: Query): URL {
     const full = path.startsWith('/api/') ? path : `/api/${version}${path}`
     const url = new URL(this.baseUrl + full)
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v))
-    return url.toString()
+    return url
   }
 
   async request<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>> {
@@ -82,7 +82,7 @@ export class ApiClient {
     checkRequestPath(req.path)
     for (const [name, value] of Object.entries(req.headers ?? {})) checkHeaderValue(`the ${name} header`, value)
     const version = req.version ?? this.apiVersion
-    const url = new URL(this.url(req.path, version, req.query))
+    const url = this.url(req.path, version, req.query)
     const idempotent = req.idempotent ?? (req.method === 'GET' || req.method === 'DELETE')
     const isV1 = req.path.startsWith('/api/v1/') || (!req.path.startsWith('/api/') && version === 'v1')
     const v1FromProfile = isV1 && !req.path.startsWith('/api/')
