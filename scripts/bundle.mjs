@@ -43,6 +43,7 @@ import {
   CORE_PLUGIN_MATCH,
   DYNAMIC_IMPORT_REWRITE,
   HELP_RENDER,
+  LAZY_REQUIRES,
   PLUGIN_ROOT_FIRST_LOOK,
   UNDICI_LAZY_H2,
   UNDICI_LAZY_HTTP_CLIENT,
@@ -85,7 +86,9 @@ const fastHelpRender = linePatch('fast-help-render', HELP_RENDER)
 /** oclif's core plugins found by name where the name is not a glob (scripts/patches.mjs). */
 const corePluginMatch = linePatch('core-plugin-match', CORE_PLUGIN_MATCH)
 /** A plugin's commands sorted by id without loading ICU's collation data (scripts/patches.mjs). */
-const commandIdSort = linePatch('command-id-sort', COMMAND_ID_SORT)
+const commandIdSort = linePatch('command-id-sort', COMMAND_ID_SORT, ...LAZY_REQUIRES.filter((p) => p.file === COMMAND_ID_SORT.file))
+/** What oclif requires at its top for some commands only, required when first used (scripts/patches.mjs). */
+const lazyRequires = LAZY_REQUIRES.filter((p) => p.file !== COMMAND_ID_SORT.file).map((p) => linePatch(`lazy-${p.binding}`, p))
 /** A plugin's root looked for first where module resolution looks first (scripts/patches.mjs). */
 const pluginRootFirstLook = linePatch('plugin-root-first-look', PLUGIN_ROOT_FIRST_LOOK)
 /** undici's HTTP/2 client (node:http2, node:tls), and node:http, loaded when first used, not with its HTTP/1.1 client. */
@@ -245,7 +248,7 @@ try {
       ...common,
       entryPoints: {core: require.resolve('@oclif/core')},
       external: ['typescript', 'ts-node', 'tsx'],
-      plugins: [fastHelpRender, corePluginMatch, commandIdSort, pluginRootFirstLook, viaImporter],
+      plugins: [fastHelpRender, corePluginMatch, commandIdSort, ...lazyRequires, pluginRootFirstLook, viaImporter],
     }),
     build({...common, entryPoints: {app: 'app:entry'}, plugins: [appPlugin(modules)]}),
   ])

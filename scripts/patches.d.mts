@@ -15,3 +15,12 @@ export declare const CORE_PLUGIN_MATCH: {file: RegExp; package: string; module: 
 export declare const PLUGIN_ROOT_FIRST_LOOK: {file: RegExp; package: string; module: string; original: string; patched: string}
 export declare const ID_ORDER: string
 export declare const COMMAND_ID_SORT: {file: RegExp; package: string; module: string; original: string; patched: string}
+export declare const LAZY_REQUIRES: Array<{
+  file: RegExp
+  package: string
+  module: string
+  original: string
+  patched: string
+  binding: string
+  uses: string[]
+}>

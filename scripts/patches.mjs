@@ -80,6 +80,38 @@ export const COMMAND_ID_SORT = {
 }
 
 /**
+ * Modules of @oclif/core that require, at their top, what only some commands use: node:child_process (with
+ * node:net and node:dgram; for a shell's name on Windows), node:readline (flags read from stdin), tinyglobby
+ * (finding command files where there is no manifest) and node:perf_hooks (OCLIF_PERFORMANCE). Each binding is
+ * replaced by an object whose getters require the module when one of its `uses` is first read.
+ * test/build/bundle.test.ts checks that each line is still there and that the module reads nothing else of it.
+ */
+const lazyRequire = (binding, specifier, uses) => ({
+  binding,
+  original: `const ${binding} = require("${specifier}");`,
+  patched: `const ${binding} = {${uses.map((use) => `get ${use}() { return require("${specifier}").${use} }`).join(', ')}};`,
+  uses,
+})
+export const LAZY_REQUIRES = [
+  {
+    file: /[/\\]@oclif[/\\]core[/\\]lib[/\\]util[/\\]os\.js$/,
+    module: 'lib/util/os.js',
+    ...lazyRequire('node_child_process_1', 'node:child_process', ['execSync']),
+  },
+  {
+    file: /[/\\]@oclif[/\\]core[/\\]lib[/\\]parser[/\\]parse\.js$/,
+    module: 'lib/parser/parse.js',
+    ...lazyRequire('node_readline_1', 'node:readline', ['createInterface']),
+  },
+  {file: COMMAND_ID_SORT.file, module: 'lib/config/plugin.js', ...lazyRequire('tinyglobby_1', 'tinyglobby', ['glob'])},
+  {
+    file: /[/\\]@oclif[/\\]core[/\\]lib[/\\]performance\.js$/,
+    module: 'lib/performance.js',
+    ...lazyRequire('node_perf_hooks_1', 'node:perf_hooks', ['performance', 'PerformanceObserver']),
+  },
+].map((patch) => ({package: '@oclif/core', ...patch}))
+
+/**
  * undici's HTTP/1.1 client requires its HTTP/2 client at its top, which loads node:http2 and node:tls (4 to 5 ms
  * of every API command, over plain HTTP/1.1 as the service speaks it): the bundle requires it when a connection
  * first negotiates h2 instead.

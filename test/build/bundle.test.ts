@@ -17,6 +17,7 @@ import {
   HELP_RENDER,
   ID_ORDER,
   JQ_OUTPUT_HOOK_IN,
+  LAZY_REQUIRES,
   LITERAL_OR_GLOB,
   PINNED,
   PLUGIN_ROOT_FIRST_LOOK,
@@ -85,6 +86,15 @@ describe('packages whose internals the build touches', () => {
       'plugin-help',
     ]
     for (const p of names) for (const w of patterns) expect(decide({minimatch}, p, w), `${p} against ${w}`).toBe(minimatch(p, w))
+  })
+
+  it.each(LAZY_REQUIRES)("oclif's $module requires $original when first used: the line is there, and nothing but $uses is read of it", (patch) => {
+    const source = readFileSync(join(dirname(require.resolve('@oclif/core/package.json')), patch.module), 'utf8')
+    const review = `@oclif/core/${patch.module} changed: review LAZY_REQUIRES (scripts/patches.mjs)`
+    expect(source.split(patch.original).length - 1, review).toBe(1)
+    const read = [...source.matchAll(new RegExp(`\\b${patch.binding}\\b(\\.(\\w+))?`, 'g'))].slice(1).map((m) => m[2] ?? '(the binding itself)')
+    expect(read.length, review).toBeGreaterThan(0)
+    for (const use of read) expect(patch.uses, review).toContain(use)
   })
 
   it('command ids sort as localeCompare sorts them, without it where an id is made of a-z, 0-9, - and :', () => {
