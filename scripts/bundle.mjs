@@ -44,6 +44,7 @@ import {
   DYNAMIC_IMPORT_REWRITE,
   HELP_RENDER,
   LAZY_REQUIRES,
+  PLATFORM_VIA_IS_WSL,
   PLUGIN_ROOT_FIRST_LOOK,
   UNDICI_LAZY_H2,
   UNDICI_LAZY_HTTP_CLIENT,
@@ -88,7 +89,11 @@ const corePluginMatch = linePatch('core-plugin-match', CORE_PLUGIN_MATCH)
 /** A plugin's commands sorted by id without loading ICU's collation data (scripts/patches.mjs). */
 const commandIdSort = linePatch('command-id-sort', COMMAND_ID_SORT, ...LAZY_REQUIRES.filter((p) => p.file === COMMAND_ID_SORT.file))
 /** What oclif requires at its top for some commands only, required when first used (scripts/patches.mjs). */
-const lazyRequires = LAZY_REQUIRES.filter((p) => p.file !== COMMAND_ID_SORT.file).map((p) => linePatch(`lazy-${p.binding}`, p))
+const lazyRequires = LAZY_REQUIRES.filter((p) => p.file !== COMMAND_ID_SORT.file && p.file !== PLATFORM_VIA_IS_WSL.file).map((p) =>
+  linePatch(`lazy-${p.binding}`, p),
+)
+/** oclif's platform check through is-wsl itself, not wsl-utils (scripts/patches.mjs); with os.js's lazy child_process. */
+const platformViaIsWsl = linePatch('platform-via-is-wsl', PLATFORM_VIA_IS_WSL, ...LAZY_REQUIRES.filter((p) => p.file === PLATFORM_VIA_IS_WSL.file))
 /** A plugin's root looked for first where module resolution looks first (scripts/patches.mjs). */
 const pluginRootFirstLook = linePatch('plugin-root-first-look', PLUGIN_ROOT_FIRST_LOOK)
 /** undici's HTTP/2 client (node:http2, node:tls), and node:http, loaded when first used, not with its HTTP/1.1 client. */
@@ -248,7 +253,7 @@ try {
       ...common,
       entryPoints: {core: require.resolve('@oclif/core')},
       external: ['typescript', 'ts-node', 'tsx'],
-      plugins: [fastHelpRender, corePluginMatch, commandIdSort, ...lazyRequires, pluginRootFirstLook, viaImporter],
+      plugins: [fastHelpRender, corePluginMatch, commandIdSort, ...lazyRequires, platformViaIsWsl, pluginRootFirstLook, viaImporter],
     }),
     build({...common, entryPoints: {app: 'app:entry'}, plugins: [appPlugin(modules)]}),
   ])

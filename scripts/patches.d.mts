@@ -24,3 +24,5 @@ export declare const LAZY_REQUIRES: Array<{
   binding: string
   uses: string[]
 }>
+export declare const PLATFORM_VIA_IS_WSL: {file: RegExp; package: string; module: string; original: string; patched: string}
+export declare const WSL_IS_WSL_REEXPORT: {module: string; line: string}

@@ -112,6 +112,21 @@ export const LAZY_REQUIRES = [
 ].map((patch) => ({package: '@oclif/core', ...patch}))
 
 /**
+ * @oclif/core tells WSL apart with `(await import('wsl-utils')).isWsl`, whose module requires node:child_process
+ * (with node:net and node:dgram) at its top for its PowerShell helpers: 2 to 3 ms of every command. `isWsl` is
+ * wsl-utils' re-export of is-wsl's default (`WSL_IS_WSL_REEXPORT`, checked by test/build/bundle.test.ts), so the
+ * bundle imports is-wsl itself.
+ */
+export const PLATFORM_VIA_IS_WSL = {
+  file: LAZY_REQUIRES[0].file,
+  package: '@oclif/core',
+  module: 'lib/util/os.js',
+  original: "return (await import('wsl-utils')).isWsl ? 'wsl' : (0, node_os_1.platform)();",
+  patched: "return (await import('is-wsl')).default ? 'wsl' : (0, node_os_1.platform)();",
+}
+export const WSL_IS_WSL_REEXPORT = {module: 'wsl-utils/index.js', line: "export {default as isWsl} from 'is-wsl';"}
+
+/**
  * undici's HTTP/1.1 client requires its HTTP/2 client at its top, which loads node:http2 and node:tls (4 to 5 ms
  * of every API command, over plain HTTP/1.1 as the service speaks it): the bundle requires it when a connection
  * first negotiates h2 instead.

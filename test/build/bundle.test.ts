@@ -20,6 +20,7 @@ import {
   LAZY_REQUIRES,
   LITERAL_OR_GLOB,
   PINNED,
+  PLATFORM_VIA_IS_WSL,
   PLUGIN_ROOT_FIRST_LOOK,
   UNDICI_LAZY_H2,
   UNDICI_LAZY_HTTP_CLIENT,
@@ -27,6 +28,7 @@ import {
   UNDICI_LAZY_HTTP_UTIL,
   UNDICI_LAZY_HTTP_UTIL_REQUIRE,
   UNDICI_MAKE_DISPATCHER,
+  WSL_IS_WSL_REEXPORT,
 } from '../../scripts/patches.mjs'
 import {JQ_OUTPUT_HOOK} from '../../src/io/jq.js'
 import {ROOT} from '../helpers/cli.js'
@@ -62,6 +64,7 @@ describe('packages whose internals the build touches', () => {
     ["undici's util: node:http not required at its top", UNDICI_LAZY_HTTP_UTIL_REQUIRE],
     ["oclif's match of core plugin names", CORE_PLUGIN_MATCH],
     ["oclif's sort of a plugin's commands", COMMAND_ID_SORT],
+    ["oclif's platform check", PLATFORM_VIA_IS_WSL],
     ["oclif's search for a plugin's root", PLUGIN_ROOT_FIRST_LOOK],
   ])('%s: the line the bundle patches is still there, once', (_name, patch) => {
     const source = readFileSync(join(dirname(require.resolve(`${patch.package}/package.json`)), patch.module), 'utf8')
@@ -95,6 +98,13 @@ describe('packages whose internals the build touches', () => {
     const read = [...source.matchAll(new RegExp(`\\b${patch.binding}\\b(\\.(\\w+))?`, 'g'))].slice(1).map((m) => m[2] ?? '(the binding itself)')
     expect(read.length, review).toBeGreaterThan(0)
     for (const use of read) expect(patch.uses, review).toContain(use)
+  })
+
+  it("wsl-utils' isWsl is still is-wsl's default export, which oclif's patched platform check imports", () => {
+    const source = readFileSync(join(ROOT, 'node_modules', WSL_IS_WSL_REEXPORT.module), 'utf8')
+    expect(source.includes(WSL_IS_WSL_REEXPORT.line), `${WSL_IS_WSL_REEXPORT.module} changed: review PLATFORM_VIA_IS_WSL (scripts/patches.mjs)`).toBe(
+      true,
+    )
   })
 
   it('command ids sort as localeCompare sorts them, without it where an id is made of a-z, 0-9, - and :', () => {

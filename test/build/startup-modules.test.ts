@@ -51,6 +51,8 @@ describe('what a command loads', () => {
     expect(bundle).not.toContain('vendor/conf.js')
     expect(builtins).not.toContain('http2')
     expect(builtins).not.toContain('tls')
+    // Nor what oclif and the keyring need only at times (scripts/patches.mjs LAZY_REQUIRES, PLATFORM_VIA_IS_WSL).
+    for (const lazy of ['child_process', 'readline', 'perf_hooks']) expect(builtins).not.toContain(lazy)
   })
 
   it('a command reading a config file at this version reads it without conf; one of an older version goes through conf', async () => {
