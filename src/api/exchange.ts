@@ -9,6 +9,7 @@
  * arguments undici refused), for the caller to put in its words.
  */
 import type {Dispatcher} from 'undici'
+import {monotonicMs} from '../domain/clock.js'
 
 export interface ExchangeRequest {
   origin: string
@@ -43,7 +44,7 @@ export interface Exchanged {
 }
 
 export function exchange(dispatcher: Dispatcher, request: ExchangeRequest, options: ExchangeOptions): Promise<Exchanged> {
-  const started = performance.now()
+  const started = monotonicMs()
   return new Promise((resolve, reject) => {
     let controller: Dispatcher.DispatchController | undefined
     let settled = false
@@ -69,7 +70,7 @@ export function exchange(dispatcher: Dispatcher, request: ExchangeRequest, optio
         if (statusCode < 200) return // 1xx: the answer is still to come
         status = statusCode
         headers = responseHeaders
-        headersMs = performance.now() - started
+        headersMs = monotonicMs() - started
         options.onHeaders?.(status, headers, headersMs)
         const length = headers['content-length']
         if (typeof length === 'string' && /^\d+$/.test(length) && Number(length) > options.maxBytes) fail(options.tooLarge(status, Number(length)))

@@ -4,6 +4,8 @@
  * second, naming it; at once when it is retried after a 5xx or a dropped connection, saying so; and counting down
  * a 429's wait.
  */
+import {monotonicMs} from '../domain/clock.js'
+
 export const SLOW_REQUEST_MS = 1000
 
 export type ShowStatus = (status: () => string) => () => void
@@ -12,7 +14,7 @@ export class RequestStatus {
   private note?: () => string
   private stop?: () => void
   private readonly timer?: NodeJS.Timeout
-  private readonly started = performance.now()
+  private readonly started = monotonicMs()
 
   constructor(
     private readonly show: ShowStatus | undefined,
@@ -45,6 +47,6 @@ export class RequestStatus {
 
   private open(): void {
     if (!this.show || this.stop) return
-    this.stop = this.show(() => this.note?.() ?? `${this.label}… ${Math.floor((performance.now() - this.started) / 1000)} s`)
+    this.stop = this.show(() => this.note?.() ?? `${this.label}… ${Math.floor((monotonicMs() - this.started) / 1000)} s`)
   }
 }

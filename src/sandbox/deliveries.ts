@@ -8,6 +8,7 @@ import https from 'node:https'
 
 import {signPayload, type WebhookEvent} from '../domain/signature.js'
 import type {WebhookRecord} from './store.js'
+import {monotonicMs} from '../domain/clock.js'
 
 export type DeliveryOutcome = 'abandoned' | 'delivered' | 'failed' | 'retrying'
 
@@ -102,7 +103,7 @@ export class Deliveries {
   private attempt(job: Job): void {
     job.attempt++
     const startedAt = this.opts.now()
-    const started = performance.now()
+    const started = monotonicMs()
     const url = new URL(job.endpoint.url)
     const abort = new AbortController()
     job.abort = abort
@@ -111,7 +112,7 @@ export class Deliveries {
       if (done || !this.jobs.has(job)) return
       done = true
       job.abort = undefined
-      const durationMs = Math.round(performance.now() - started)
+      const durationMs = Math.round(monotonicMs() - started)
       const ok = status !== null && status >= 200 && status < 300
       const gone = this.refusing(job.endpoint.id, refused, startedAt)
       const delay = ok || gone ? undefined : this.opts.retryDelaysMs[job.attempt - 1]

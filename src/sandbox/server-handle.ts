@@ -12,6 +12,7 @@ import {describeFault, type FaultRule} from './faults.js'
 import {checkControlRequest} from './guard.js'
 import {errorReply, HttpError, readJsonBody, type Reply, type Router, writeReply} from './http.js'
 import type {DataFile} from './persistence.js'
+import {monotonicMs} from '../domain/clock.js'
 
 /** What serving a request needs of the running sandbox. */
 export interface Site {
@@ -27,7 +28,7 @@ export interface Site {
 export async function handleRequest(site: Site, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const {core, dataFile, log, now, router} = site
   const {requestLog} = core
-  const started = performance.now()
+  const started = monotonicMs()
   const at = now()
   const target = req.url ?? '/'
   const q = target.indexOf('?')
@@ -85,7 +86,7 @@ export async function handleRequest(site: Site, req: IncomingMessage, res: Serve
     time: new Date(at).toISOString(),
   }
   if (res.headersSent || res.destroyed) {
-    if (!unlogged(method, path)) requestLog.add({...entry, duration_ms: Math.round((performance.now() - started) * 10) / 10})
+    if (!unlogged(method, path)) requestLog.add({...entry, duration_ms: Math.round((monotonicMs() - started) * 10) / 10})
     return
   }
   const text = reply.raw ?? (reply.body === undefined ? undefined : JSON.stringify(reply.body))
@@ -95,7 +96,7 @@ export async function handleRequest(site: Site, req: IncomingMessage, res: Serve
     log(`could not answer ${method} ${path}: ${(error as Error).message}`)
     res.destroy()
   }
-  if (!unlogged(method, path)) requestLog.add({...entry, duration_ms: Math.round((performance.now() - started) * 10) / 10, response_text: text})
+  if (!unlogged(method, path)) requestLog.add({...entry, duration_ms: Math.round((monotonicMs() - started) * 10) / 10, response_text: text})
 }
 
 /** An injected fault: its delay, then a dropped connection or its status (thrown as the reply); else nothing. */

@@ -5,6 +5,7 @@
 import type {Dispatcher} from 'undici'
 
 import {exchange} from '../api/exchange.js'
+import {monotonicMs} from '../domain/clock.js'
 
 /** The largest delivery body the listener accepts, and the largest answer it reads back from a receiver. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024
@@ -116,7 +117,7 @@ export async function forwardDelivery(options: ForwardOptions): Promise<ForwardR
   const {Agent} = await loadUndici()
   const ownDispatcher = options.dispatcher ? undefined : new Agent({pipelining: 0})
   const {url} = options
-  const started = performance.now()
+  const started = monotonicMs()
   try {
     const {origin, path} = target(url)
     const answer = await exchange(
@@ -129,7 +130,7 @@ export async function forwardDelivery(options: ForwardOptions): Promise<ForwardR
         tooLarge: () => new ForwardError(`receiver answered with more than ${options.maxResponseBytes} bytes`, url),
       },
     )
-    return {body: answer.body, duration_ms: Math.round(performance.now() - started), headers: answerHeaders(answer.headers), status: answer.status}
+    return {body: answer.body, duration_ms: Math.round(monotonicMs() - started), headers: answerHeaders(answer.headers), status: answer.status}
   } catch (error) {
     throw error instanceof ForwardError ? error : new ForwardError(describeNetworkError(error), url)
   } finally {

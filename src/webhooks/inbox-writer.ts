@@ -15,6 +15,7 @@
 import {type FileHandle, mkdir, open, rename} from 'node:fs/promises'
 import {dirname} from 'node:path'
 import {type HeldLock, acquireLock} from '../config/lock.js'
+import {monotonicMs} from '../domain/clock.js'
 
 /** Appends pause this long before the lock and the file are let go. */
 const IDLE_RELEASE_MS = 20
@@ -102,13 +103,13 @@ export class InboxWriter {
 
   /** The session, begun (or begun again after MAX_HOLD_MS, or when another process took the lock over). */
   private async begin(): Promise<Session> {
-    if (this.session && !this.session.lock.compromised && performance.now() - this.session.since < MAX_HOLD_MS) return this.session
+    if (this.session && !this.session.lock.compromised && monotonicMs() - this.session.since < MAX_HOLD_MS) return this.session
     if (this.session) {
       await this.end()
-      this.yieldUntil = performance.now() + YIELD_MS
+      this.yieldUntil = monotonicMs() + YIELD_MS
     }
     await this.ending
-    const wait = this.yieldUntil - performance.now()
+    const wait = this.yieldUntil - monotonicMs()
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
     await mkdir(dirname(this.path), {mode: 0o700, recursive: true})
     const lock = await acquireLock(`${this.path}.lock`)
@@ -125,7 +126,7 @@ export class InboxWriter {
         // A line cut short by a crash must not swallow the next one.
         if (existing !== '' && !existing.endsWith('\n')) await file.write('\n')
       }
-      this.session = {bytes: (await file.stat()).size, file, lock, records, since: performance.now()}
+      this.session = {bytes: (await file.stat()).size, file, lock, records, since: monotonicMs()}
       return this.session
     } catch (error) {
       await file?.close().catch(() => {})

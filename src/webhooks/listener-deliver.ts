@@ -9,11 +9,12 @@ import {parseEvent} from './event-body.js'
 import {encodeBody, headerObject, type InboxAnswer, recordAnswer} from './inbox.js'
 import type {ListenerEvent} from './listener.js'
 import {type Answer, type ListenerState, text} from './listener-state.js'
+import {monotonicMs} from '../domain/clock.js'
 
 export async function deliver(state: ListenerState, req: IncomingMessage, body: Buffer): Promise<Answer> {
   const {options} = state
   const receivedAt = state.now()
-  const started = performance.now()
+  const started = monotonicMs()
   if (!options.skipVerify) {
     const header = req.headers[SIGNATURE_HEADER]
     const result = verifySignature(state.secrets(), Array.isArray(header) ? header.join(',') : header, body, {
@@ -34,7 +35,7 @@ export async function deliver(state: ListenerState, req: IncomingMessage, body: 
   if ('busy' in forwarded) return forwarded.busy
   const record: ListenerEvent = {
     created_at: event.created_at,
-    duration_ms: Math.round(performance.now() - started),
+    duration_ms: Math.round(monotonicMs() - started),
     forward_status: forwarded.status ?? null,
     ...(forwarded.error === undefined ? {} : {forward_error: forwarded.error}),
     id: event.id,
@@ -74,7 +75,7 @@ async function forward(
   // 503, and the sender's retry comes back later.
   if (!(await state.gate.acquire(state.forwardTimeoutMs / 2)))
     return {busy: state.busy(req, `${state.concurrency} forwards in progress and the queue did not move in time, retry later`)}
-  const budgetMs = Math.max(1, Math.round(state.forwardTimeoutMs - (performance.now() - started)))
+  const budgetMs = Math.max(1, Math.round(state.forwardTimeoutMs - (monotonicMs() - started)))
   try {
     let result
     try {

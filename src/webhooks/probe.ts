@@ -9,6 +9,7 @@
 import {randomBytes} from 'node:crypto'
 
 import {loadUndici} from './forward.js'
+import {monotonicMs} from '../domain/clock.js'
 
 export const PROBE_PATH = '/.well-known/commerce-cli-probe/'
 /** Seconds a probe may take, unless the caller says otherwise. */
@@ -82,7 +83,7 @@ export async function probe(publicUrl: string, nonces: ProbeNonces, options: {ti
   const timeoutMs = options.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS
   const nonce = nonces.issue()
   const host = new URL(publicUrl).host
-  const started = performance.now()
+  const started = monotonicMs()
   const {Agent, request} = await loadUndici()
   const agent = new Agent({connect: {timeout: timeoutMs}, pipelining: 0})
   const signal = AbortSignal.timeout(timeoutMs)
@@ -92,7 +93,7 @@ export async function probe(publicUrl: string, nonces: ProbeNonces, options: {ti
     for await (const chunk of response.body as AsyncIterable<Buffer>) {
       if (body.length < 4096) body += chunk.toString('utf8')
     }
-    if (response.statusCode === 200 && body.trim() === nonce) return {duration_ms: Math.round(performance.now() - started), ok: true}
+    if (response.statusCode === 200 && body.trim() === nonce) return {duration_ms: Math.round(monotonicMs() - started), ok: true}
     const said = body.trim().split('\n', 1)[0].slice(0, 120)
     return {
       hop: 'other_answer',

@@ -81,5 +81,7 @@ describe('what a command loads', () => {
     expect(builtins).not.toContain('tls')
     // The token cache hashes a key secret from the environment only: node:crypto is loaded then.
     expect(builtins).not.toContain('crypto')
+    // perf_hooks: durations come from process.hrtime (src/domain/clock.ts), not the performance global.
+    for (const lazy of ['child_process', 'readline', 'perf_hooks']) expect(builtins).not.toContain(lazy)
   })
 })
