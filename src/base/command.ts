@@ -91,8 +91,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   public async init(): Promise<void> {
     await super.init()
     // Decided once, before parsing, so that a parse error is rendered as JSON too.
-    const {env, stderr, stdin, stdout} = this.deps
-    this.io = new IOStreams({env, json: jsonRequested(this.argv), stderr, stdin, stdout})
+    const {env, stderr, stdout} = this.deps
+    this.io = new IOStreams({env, json: jsonRequested(this.argv), stderr, stdin: () => this.deps.stdin, stdout})
     this.io.values.now = this.deps.now()
     this.output = new Output(this.io)
     this.handleInterrupts()

@@ -14,5 +14,14 @@ export interface CommandDeps {
 }
 
 export function processDeps(): CommandDeps {
-  return {env: process.env, now: Date.now, stderr: process.stderr, stdin: process.stdin, stdout: process.stdout}
+  return {
+    env: process.env,
+    now: Date.now,
+    stderr: process.stderr,
+    // Read when used: Node makes process.stdin (a stream over fd 0, about 1 ms) on its first read.
+    get stdin() {
+      return process.stdin
+    },
+    stdout: process.stdout,
+  }
 }

@@ -15,7 +15,8 @@ import {isObject} from '../domain/json.js'
 import type {ValueOptions} from './values.js'
 
 export interface IOStreamsOptions {
-  stdin?: NodeJS.ReadStream
+  /** The stream, or what gives it when first used (standard input is made by Node on its first read). */
+  stdin?: NodeJS.ReadStream | (() => NodeJS.ReadStream)
   stdout?: NodeJS.WriteStream
   stderr?: NodeJS.WriteStream
   env?: NodeJS.ProcessEnv
@@ -53,11 +54,9 @@ export interface LiveStatus {
 }
 
 export class IOStreams {
-  readonly stdin: NodeJS.ReadStream
   readonly stdout: NodeJS.WriteStream
   readonly stderr: NodeJS.WriteStream
   readonly env: NodeJS.ProcessEnv
-  readonly isStdinTTY: boolean
   readonly isStdoutTTY: boolean
   readonly isStderrTTY: boolean
   /** The CI environment variable is set: never prompt, never animate. */
@@ -76,14 +75,15 @@ export class IOStreams {
   values: ValueOptions = {}
   private readonly said = new Set<string>()
   private activeStatus?: LiveStatus
+  private readonly stdinSource: NodeJS.ReadStream | (() => NodeJS.ReadStream)
+  private stdinStream?: NodeJS.ReadStream
 
   constructor(options: IOStreamsOptions = {}) {
-    this.stdin = options.stdin ?? process.stdin
+    this.stdinSource = options.stdin ?? (() => process.stdin)
     this.stdout = options.stdout ?? process.stdout
     this.stderr = options.stderr ?? process.stderr
     this.env = options.env ?? process.env
     this.json = options.json ?? false
-    this.isStdinTTY = Boolean(this.stdin.isTTY)
     this.isStdoutTTY = Boolean(this.stdout.isTTY)
     this.isStderrTTY = Boolean(this.stderr.isTTY)
     this.ci = envFlag(this.env.CI)
@@ -95,9 +95,18 @@ export class IOStreams {
     quietOnClosedPipe(this.stdout)
   }
 
-  /** Whether the CLI may ask the user something. */
+  /** Standard input, made when first used: a command that reads no input never has Node make its stream. */
+  get stdin(): NodeJS.ReadStream {
+    return (this.stdinStream ??= typeof this.stdinSource === 'function' ? this.stdinSource() : this.stdinSource)
+  }
+
+  get isStdinTTY(): boolean {
+    return Boolean(this.stdin.isTTY)
+  }
+
+  /** Whether the CLI may ask the user something (stdin is looked at last: without a terminal on stderr it is not needed). */
   canPrompt(): boolean {
-    return this.isStdinTTY && this.isStderrTTY && !this.ci
+    return this.isStderrTTY && !this.ci && this.isStdinTTY
   }
 
   /** Whether spinners and progress bars may be drawn on stderr: the same rule as prompts (the contract's). */

@@ -12,9 +12,14 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startSandbox, type Sandbox} from '../../src/sandbox/index.js'
 import {run, tempConfigDir} from '../helpers/cli.js'
 
-const PRELOAD = `process.on('exit', () => require('node:fs').writeFileSync(process.env.LOADED_FILE, JSON.stringify({
+// Also whether the process read process.stdin (Node makes the stream on that first read): its getter is wrapped.
+const PRELOAD = `const stdin = Object.getOwnPropertyDescriptor(process, 'stdin')
+let stdinRead = false
+Object.defineProperty(process, 'stdin', {configurable: true, enumerable: stdin.enumerable, get() { stdinRead = true; return stdin.get.call(process) }})
+process.on('exit', () => require('node:fs').writeFileSync(process.env.LOADED_FILE, JSON.stringify({
   builtins: process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length)),
   files: Object.keys(require.cache),
+  stdinRead,
 })))\n`
 
 describe('what a command loads', () => {
@@ -29,7 +34,7 @@ describe('what a command loads', () => {
     tmp.cleanup()
   })
 
-  async function loaded(args: string[], configDir = join(tmp.dir, 'config')): Promise<{builtins: string[]; bundle: string[]}> {
+  async function loaded(args: string[], configDir = join(tmp.dir, 'config')): Promise<{builtins: string[]; bundle: string[]; stdinRead: boolean}> {
     const file = join(tmp.dir, 'loaded.json')
     const env = {
       COMMERCE_CONFIG_DIR: configDir,
@@ -39,9 +44,9 @@ describe('what a command loads', () => {
     }
     const result = await run(args, {env})
     expect(result.code, result.stderr).toBe(0)
-    const {builtins, files} = JSON.parse(readFileSync(file, 'utf8')) as {builtins: string[]; files: string[]}
+    const {builtins, files, stdinRead} = JSON.parse(readFileSync(file, 'utf8')) as {builtins: string[]; files: string[]; stdinRead: boolean}
     const bundle = files.filter((f) => f.includes(`${join('dist', 'bundle')}`)).map((f) => f.slice(f.indexOf('bundle') + 'bundle/'.length))
-    return {builtins, bundle}
+    return {builtins, bundle, stdinRead}
   }
 
   it('help: no HTTP stack, no config store', async () => {
@@ -73,7 +78,7 @@ describe('what a command loads', () => {
   })
 
   it('an API command over HTTP/1.1: undici, but not its HTTP/2 client, TLS or crypto', async () => {
-    const {builtins, bundle} = await loaded(['products', 'list', '--json', '--base-url', sandbox.baseUrl])
+    const {builtins, bundle, stdinRead} = await loaded(['products', 'list', '--json', '--base-url', sandbox.baseUrl])
     expect(bundle).toContain('vendor/undici.js')
     expect(builtins).toContain('net') // the measurement works
     expect(builtins, 'node:http (scripts/patches.mjs, UNDICI_LAZY_HTTP_CLIENT)').not.toContain('http')
@@ -83,5 +88,7 @@ describe('what a command loads', () => {
     expect(builtins).not.toContain('crypto')
     // perf_hooks: durations come from process.hrtime (src/domain/clock.ts), not the performance global.
     for (const lazy of ['child_process', 'readline', 'perf_hooks']) expect(builtins).not.toContain(lazy)
+    // Nor a stream over standard input, which a command that reads none never makes (src/base/deps.ts).
+    expect(stdinRead, 'process.stdin was read').toBe(false)
   })
 })
