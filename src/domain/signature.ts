@@ -84,6 +84,16 @@ export function verifySignature(
   if (header === undefined || header === null || header.trim() === '') return {reason: 'missing', valid: false}
   const parsed = parseSignatureHeader(header)
   if (!parsed) return {reason: 'malformed', valid: false}
+  return verifyParsedSignature(secret, parsed, rawBody, options)
+}
+
+/** verifySignature for a header already parsed (the listener parses it once, before reading the body). */
+export function verifyParsedSignature(
+  secret: string | readonly string[],
+  parsed: ParsedSignature,
+  rawBody: Buffer | string,
+  options: VerifyOptions = {},
+): VerifyResult {
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS
   const now = options.now ?? Math.floor(Date.now() / 1000)
   const secrets = typeof secret === 'string' ? [secret] : secret

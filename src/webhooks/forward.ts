@@ -66,6 +66,7 @@ export class ForwardError extends Error {
 
 export interface ForwardOptions {
   url: string
+  /** The delivery's end-to-end headers (endToEndHeaders: the caller filters them, once), sent as they are. */
   headers: ReadonlyArray<readonly [string, string]>
   body: Buffer
   /** Whole exchange, from connecting to the last byte of the answer. */
@@ -122,7 +123,7 @@ export async function forwardDelivery(options: ForwardOptions): Promise<ForwardR
     const {origin, path} = target(url)
     const answer = await exchange(
       (options.dispatcher ?? ownDispatcher)!,
-      {body: options.body, headers: endToEndHeaders(options.headers).flat(), method: 'POST', origin, path},
+      {body: options.body, headers: options.headers.flat(), method: 'POST', origin, path},
       {
         maxBytes: options.maxResponseBytes,
         timedOut: () => new ForwardError(`receiver did not answer within ${options.saidTimeoutMs ?? options.timeoutMs} ms`, url, true),

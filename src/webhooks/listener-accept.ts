@@ -4,7 +4,7 @@
  * bounds (its own size and the bytes held across connections), then the delivery (listener-deliver.ts).
  */
 import type {IncomingMessage, ServerResponse} from 'node:http'
-import {SIGNATURE_HEADER, describeVerifyFailure, parseSignatureHeader, type VerifyFailure} from '../domain/signature.js'
+import {SIGNATURE_HEADER, describeVerifyFailure, type ParsedSignature, parseSignatureHeader, type VerifyFailure} from '../domain/signature.js'
 import {isJsonContentType} from './event-body.js'
 import {deliver} from './listener-deliver.js'
 import {type Answer, type ListenerState, text} from './listener-state.js'
@@ -18,8 +18,12 @@ type Send = (answer: Answer) => void
 export function accept(state: ListenerState, req: IncomingMessage, res: ServerResponse): void {
   const {options} = state
   state.inFlight += 1
+  // One listener for all that the answer's end lets go of: the request, its admission, the bytes held for it.
+  const held: {admitted: boolean; release?: () => void} = {admitted: false}
   res.once('close', () => {
     state.inFlight -= 1
+    if (held.admitted) state.admitted -= 1
+    held.release?.()
     if (state.inFlight === 0) state.drained?.()
   })
   const send: Send = (answer) => {
@@ -31,8 +35,9 @@ export function accept(state: ListenerState, req: IncomingMessage, res: ServerRe
     res.end(answer.body)
   }
   if (options.probes && req.url?.includes(PROBE_PATH)) return send(probeAnswer(options.probes, req))
-  const refusal = refuseEarly(state, req)
-  if (refusal) {
+  const early = refuseEarly(state, req)
+  if ('refusal' in early) {
+    const {refusal} = early
     // Refused before the body is read, so never held: the connection is not reused for what follows.
     // (A 503 says so in its own headers; a 405 leaves the connection open, its request has no body to skip.)
     if (refusal.status === 400 || refusal.status === 415) res.setHeader('connection', 'close')
@@ -42,32 +47,40 @@ export function accept(state: ListenerState, req: IncomingMessage, res: ServerRe
     return
   }
   state.admitted += 1
-  res.once('close', () => (state.admitted -= 1))
-  readBody(state, req, res, send)
+  held.admitted = true
+  held.release = readBody(state, req, res, send, early.signature)
 }
 
-/** What is answered before reading the body: another method, a page's text/plain POST, an unsigned delivery, a full listener. */
-function refuseEarly(state: ListenerState, req: IncomingMessage): Answer | undefined {
-  if (req.method !== 'POST') return state.reject(req, 405, 'method_not_allowed', `method ${req.method} not allowed: deliveries are POST`)
-  if (!isJsonContentType(req.headers['content-type'])) return state.reject(req, 415, 'not_json', 'Content-Type must be application/json')
+/**
+ * What is answered before reading the body: another method, a page's text/plain POST, an unsigned delivery, a
+ * full listener. Else the signature header, parsed (once: the delivery is verified against it once read).
+ */
+function refuseEarly(state: ListenerState, req: IncomingMessage): {refusal: Answer} | {signature?: ParsedSignature} {
+  const refuse = (refusal: Answer) => ({refusal})
+  if (req.method !== 'POST') return refuse(state.reject(req, 405, 'method_not_allowed', `method ${req.method} not allowed: deliveries are POST`))
+  if (!isJsonContentType(req.headers['content-type'])) return refuse(state.reject(req, 415, 'not_json', 'Content-Type must be application/json'))
+  let signature: ParsedSignature | undefined
   if (!state.options.skipVerify) {
     const header = req.headers[SIGNATURE_HEADER]
     const value = Array.isArray(header) ? header.join(',') : header
-    const reason: VerifyFailure | undefined = !value?.trim() ? 'missing' : parseSignatureHeader(value) ? undefined : 'malformed'
-    if (reason) return state.reject(req, 400, reason, describeVerifyFailure(reason))
+    signature = value?.trim() ? parseSignatureHeader(value) : undefined
+    const reason: VerifyFailure | undefined = !value?.trim() ? 'missing' : signature ? undefined : 'malformed'
+    if (reason) return refuse(state.reject(req, 400, reason, describeVerifyFailure(reason)))
   }
   // Full (the forward queue) or stopping: 503 before the body is read, so a flood costs no memory.
   if (state.closing || state.admitted >= state.maxAdmitted)
-    return state.busy(req, state.closing ? 'the listener is stopping, retry later' : `${state.maxAdmitted} deliveries in progress, retry later`)
-  return undefined
+    return refuse(
+      state.busy(req, state.closing ? 'the listener is stopping, retry later' : `${state.maxAdmitted} deliveries in progress, retry later`),
+    )
+  return {signature}
 }
 
 /**
  * Reads the body within its bounds, then delivers it. Bytes are counted against maxHeldBytes until the answer:
  * the declared length up front (so that a thousand senders stalling before their first byte are counted too),
- * more if more comes.
+ * more if more comes. Returns what lets them go, for the answer's end.
  */
-function readBody(state: ListenerState, req: IncomingMessage, res: ServerResponse, send: Send): void {
+function readBody(state: ListenerState, req: IncomingMessage, res: ServerResponse, send: Send, signature: ParsedSignature | undefined): () => void {
   const {maxBodyBytes} = state
   const chunks: Buffer[] = []
   let size = 0
@@ -80,7 +93,6 @@ function readBody(state: ListenerState, req: IncomingMessage, res: ServerRespons
     state.heldBytes -= counted
     chunks.length = 0
   }
-  res.once('close', release)
   const stop = (answer: Answer, discard: boolean) => {
     over = true
     release()
@@ -97,8 +109,14 @@ function readBody(state: ListenerState, req: IncomingMessage, res: ServerRespons
   const tooLarge = () => stop(state.reject(req, 413, 'too_large', `body larger than ${maxBodyBytes} bytes`), true)
   const busy = () => stop(state.busy(req, 'too many bytes of deliveries held, retry later'), false)
   const declared = Number(req.headers['content-length'] ?? 0) || 0
-  if (declared > maxBodyBytes) return tooLarge()
-  if (state.heldBytes + declared > state.maxHeldBytes) return busy()
+  if (declared > maxBodyBytes) {
+    tooLarge()
+    return release
+  }
+  if (state.heldBytes + declared > state.maxHeldBytes) {
+    busy()
+    return release
+  }
   counted = declared
   state.heldBytes += declared
   req.on('data', (chunk: Buffer) => {
@@ -116,9 +134,10 @@ function readBody(state: ListenerState, req: IncomingMessage, res: ServerRespons
     if (over) return
     const body = Buffer.concat(chunks)
     chunks.length = 0
-    deliver(state, req, body).then(send, (error: Error) => send(text(500, `listener error: ${error.message}`)))
+    deliver(state, req, body, signature).then(send, (error: Error) => send(text(500, `listener error: ${error.message}`)))
   })
   req.on('error', () => res.destroy())
+  return release
 }
 
 /** A probe of this listener's reachability: its nonce back, once; anything else on the path is 404. */

@@ -3,7 +3,7 @@
  * forwarded to the receiver in one of the forward slots, recorded in the inbox, then reported.
  */
 import type {IncomingMessage} from 'node:http'
-import {SIGNATURE_HEADER, describeVerifyFailure, verifySignature} from '../domain/signature.js'
+import {type ParsedSignature, describeVerifyFailure, verifyParsedSignature} from '../domain/signature.js'
 import {ForwardError, endToEndHeaders, forwardDelivery, loadUndici, rawHeaderPairs} from './forward.js'
 import {parseEvent} from './event-body.js'
 import {encodeBody, headerObject, type InboxAnswer, recordAnswer} from './inbox.js'
@@ -11,16 +11,15 @@ import type {ListenerEvent} from './listener.js'
 import {type Answer, type ListenerState, text} from './listener-state.js'
 import {monotonicMs} from '../domain/clock.js'
 
-export async function deliver(state: ListenerState, req: IncomingMessage, body: Buffer): Promise<Answer> {
+/** `signature`: the delivery's signature header as parsed before its body was read (none with --skip-verify). */
+export async function deliver(state: ListenerState, req: IncomingMessage, body: Buffer, signature: ParsedSignature | undefined): Promise<Answer> {
   const {options} = state
   const receivedAt = state.now()
   const started = monotonicMs()
   if (!options.skipVerify) {
-    const header = req.headers[SIGNATURE_HEADER]
-    const result = verifySignature(state.secrets(), Array.isArray(header) ? header.join(',') : header, body, {
-      now: Math.floor(receivedAt / 1000),
-      toleranceSeconds: options.toleranceSeconds,
-    })
+    const result = signature
+      ? verifyParsedSignature(state.secrets(), signature, body, {now: Math.floor(receivedAt / 1000), toleranceSeconds: options.toleranceSeconds})
+      : {reason: 'missing' as const, valid: false}
     if (!result.valid && result.reason) return state.reject(req, 400, result.reason, describeVerifyFailure(result.reason))
   }
   const event = parseEvent(body)

@@ -1,6 +1,6 @@
 /** Sends a recorded delivery again: its raw body byte for byte, with its recorded headers. */
 import {SIGNATURE_HEADER, signPayload} from '../domain/signature.js'
-import {DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, forwardDelivery} from './forward.js'
+import {DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, endToEndHeaders, forwardDelivery} from './forward.js'
 import {decodeBody, type InboxRecord} from './inbox.js'
 
 export interface ReplayOptions {
@@ -26,7 +26,8 @@ export interface ReplayResult {
 /** Throws ForwardError when the receiver cannot be reached or does not answer in time. */
 export async function replayEvent(options: ReplayOptions): Promise<ReplayResult> {
   const body = decodeBody(options.record)
-  const headers: Array<[string, string]> = Object.entries(options.record.headers)
+  // Recorded end to end; filtered again all the same, as a record is a file anyone may have edited.
+  const headers = endToEndHeaders(Object.entries(options.record.headers))
   if (options.secret !== undefined) {
     const timestamp = Math.floor((options.now ?? Date.now)() / 1000)
     const fresh = signPayload(options.secret, body, timestamp)
