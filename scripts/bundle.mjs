@@ -41,6 +41,7 @@ import {
   COMMAND_ID_SORT,
   CONF_WITHOUT_AJV,
   CORE_PLUGIN_MATCH,
+  DEBUG_WHEN_ASKED,
   DYNAMIC_IMPORT_REWRITE,
   HELP_RENDER,
   LAZY_REQUIRES,
@@ -94,6 +95,8 @@ const lazyRequires = LAZY_REQUIRES.filter((p) => p.file !== COMMAND_ID_SORT.file
 )
 /** oclif's platform check through is-wsl itself, not wsl-utils (scripts/patches.mjs); with os.js's lazy child_process. */
 const platformViaIsWsl = linePatch('platform-via-is-wsl', PLATFORM_VIA_IS_WSL, ...LAZY_REQUIRES.filter((p) => p.file === PLATFORM_VIA_IS_WSL.file))
+/** oclif's loggers silent without loading `debug` where DEBUG is unset (scripts/patches.mjs). */
+const debugWhenAsked = linePatch('debug-when-asked', DEBUG_WHEN_ASKED)
 /** A plugin's root looked for first where module resolution looks first (scripts/patches.mjs). */
 const pluginRootFirstLook = linePatch('plugin-root-first-look', PLUGIN_ROOT_FIRST_LOOK)
 /** undici's HTTP/2 client (node:http2, node:tls), and node:http, loaded when first used, not with its HTTP/1.1 client. */
@@ -253,7 +256,7 @@ try {
       ...common,
       entryPoints: {core: require.resolve('@oclif/core')},
       external: ['typescript', 'ts-node', 'tsx'],
-      plugins: [fastHelpRender, corePluginMatch, commandIdSort, ...lazyRequires, platformViaIsWsl, pluginRootFirstLook, viaImporter],
+      plugins: [fastHelpRender, corePluginMatch, commandIdSort, ...lazyRequires, platformViaIsWsl, debugWhenAsked, pluginRootFirstLook, viaImporter],
     }),
     build({...common, entryPoints: {app: 'app:entry'}, plugins: [appPlugin(modules)]}),
   ])

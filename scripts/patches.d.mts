@@ -26,3 +26,4 @@ export declare const LAZY_REQUIRES: Array<{
 }>
 export declare const PLATFORM_VIA_IS_WSL: {file: RegExp; package: string; module: string; original: string; patched: string}
 export declare const WSL_IS_WSL_REEXPORT: {module: string; line: string}
+export declare const DEBUG_WHEN_ASKED: {file: RegExp; package: string; module: string; original: string; patched: string}

@@ -127,6 +127,22 @@ export const PLATFORM_VIA_IS_WSL = {
 export const WSL_IS_WSL_REEXPORT = {module: 'wsl-utils/index.js', line: "export {default as isWsl} from 'is-wsl';"}
 
 /**
+ * @oclif/core's logger requires `debug` at its top; `debug` loads supports-color, reads the environment and
+ * sets up its formatters, about 2 ms of every command, for loggers that stay silent unless DEBUG is set. The
+ * logger calls the package only to make a namespace's function; where DEBUG is unset (read once, as `debug`
+ * itself reads it once when it loads), the bundle makes silent ones instead. test/build/bundle.test.ts checks
+ * the line, and that the logger calls nothing else of the package.
+ */
+export const DEBUG_WHEN_ASKED = {
+  file: /[/\\]@oclif[/\\]core[/\\]lib[/\\]logger\.js$/,
+  package: '@oclif/core',
+  module: 'lib/logger.js',
+  original: 'const debug_1 = __importDefault(require("debug"));',
+  patched:
+    'const debug_1 = process.env.DEBUG ? __importDefault(require("debug")) : {default: (namespace) => Object.assign(() => {}, {enabled: false, namespace})};',
+}
+
+/**
  * undici's HTTP/1.1 client requires its HTTP/2 client at its top, which loads node:http2 and node:tls (4 to 5 ms
  * of every API command, over plain HTTP/1.1 as the service speaks it): the bundle requires it when a connection
  * first negotiates h2 instead.

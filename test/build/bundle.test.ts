@@ -13,6 +13,7 @@ import {
   COMMAND_ID_SORT,
   CONF_WITHOUT_AJV,
   CORE_PLUGIN_MATCH,
+  DEBUG_WHEN_ASKED,
   DYNAMIC_IMPORT_REWRITE,
   HELP_RENDER,
   ID_ORDER,
@@ -31,7 +32,7 @@ import {
   WSL_IS_WSL_REEXPORT,
 } from '../../scripts/patches.mjs'
 import {JQ_OUTPUT_HOOK} from '../../src/io/jq.js'
-import {ROOT} from '../helpers/cli.js'
+import {ROOT, run} from '../helpers/cli.js'
 
 const require = createRequire(join(ROOT, 'package.json'))
 const BUNDLE = join(ROOT, 'dist', 'bundle')
@@ -65,6 +66,7 @@ describe('packages whose internals the build touches', () => {
     ["oclif's match of core plugin names", CORE_PLUGIN_MATCH],
     ["oclif's sort of a plugin's commands", COMMAND_ID_SORT],
     ["oclif's platform check", PLATFORM_VIA_IS_WSL],
+    ["oclif's logger", DEBUG_WHEN_ASKED],
     ["oclif's search for a plugin's root", PLUGIN_ROOT_FIRST_LOOK],
   ])('%s: the line the bundle patches is still there, once', (_name, patch) => {
     const source = readFileSync(join(dirname(require.resolve(`${patch.package}/package.json`)), patch.module), 'utf8')
@@ -98,6 +100,19 @@ describe('packages whose internals the build touches', () => {
     const read = [...source.matchAll(new RegExp(`\\b${patch.binding}\\b(\\.(\\w+))?`, 'g'))].slice(1).map((m) => m[2] ?? '(the binding itself)')
     expect(read.length, review).toBeGreaterThan(0)
     for (const use of read) expect(patch.uses, review).toContain(use)
+  })
+
+  it("oclif's logger calls nothing of debug but the function that makes a namespace's logger", () => {
+    const source = readFileSync(join(dirname(require.resolve('@oclif/core/package.json')), DEBUG_WHEN_ASKED.module), 'utf8')
+    const uses = [...source.matchAll(/\bdebug_1\b(\.\w+)?/g)].slice(1).map((m) => m[1] ?? '(the binding itself)')
+    expect(uses, `@oclif/core/${DEBUG_WHEN_ASKED.module} changed: review DEBUG_WHEN_ASKED (scripts/patches.mjs)`).toEqual(['.default'])
+  })
+
+  it("DEBUG still turns on oclif's debug output in the bundle, and nothing is printed without it", async () => {
+    const on = await run(['version'], {env: {DEBUG: 'oclif:main'}})
+    expect(on.stderr).toContain('oclif:main')
+    const off = await run(['version'])
+    expect(off.stderr).toBe('')
   })
 
   it("wsl-utils' isWsl is still is-wsl's default export, which oclif's patched platform check imports", () => {
