@@ -1,9 +1,9 @@
 /**
  * One HTTP exchange through undici's dispatch() with a handler of its own, shared by the API client and the
  * webhook listener's forwards: the answer is collected as it comes, without the Readable body, its async
- * iterator and the abort signal that undici's request() sets up for each exchange (8-11% of an export of 50,000
- * when the client moved here). One timer bounds the whole exchange, queueing for a connection included; the
- * body is bounded in bytes, refused at its headers when its Content-Length already says it is too large.
+ * iterator and the abort signal that undici's request() sets up for each exchange (8-11% of the time of an export
+ * of 50,000). One timer bounds the whole exchange, queueing for a connection included; the body is bounded in
+ * bytes, refused at its headers when its Content-Length already says it is too large.
  *
  * Failures reject with what the caller says (`timedOut`, `tooLarge`) or undici's own error (network errors,
  * arguments undici refused), for the caller to put in its words.
