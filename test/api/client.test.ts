@@ -75,4 +75,20 @@ describe('ApiClient', () => {
       /announces 1024 MiB \(Content-Length\), more than the client accepts \(1 KiB\)/,
     )
   })
+
+  it('cuts a body that goes on past its size bound without a Content-Length, and does not retry it', async () => {
+    const client = await clientFor(() => ({status: 200, stream: {chunk: 'x'.repeat(4096)}}), {maxResponseBytes: 64 * 1024})
+    await expect(client.request({auth: true, method: 'GET', path: '/customers'})).rejects.toThrow(
+      /goes on past the bound, more than the client accepts \(64 KiB\)/,
+    )
+    expect(server!.requests).toHaveLength(1)
+  })
+
+  it('a request undici refuses to build (a header name that is not a token) is a usage error, and nothing is sent', async () => {
+    const client = await clientFor(() => ({status: 200}))
+    const error = await client.request({auth: true, headers: {'bad name': 'x'}, method: 'GET', path: '/customers'}).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(UsageError)
+    expect((error as UsageError).message).toMatch(/^The request could not be sent: .*Nothing was sent\.$/)
+    expect(server!.requests).toHaveLength(0)
+  })
 })

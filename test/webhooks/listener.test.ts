@@ -147,6 +147,28 @@ describe('webhook listener', () => {
     expect(await inbox.listEvents()).toEqual([expect.objectContaining({forward_error: 'connection refused', forward_status: null})])
   })
 
+  // The bound holds for the answer too: announced by its Content-Length, or found while reading a chunked one.
+  it.each([
+    ['announces', true],
+    ['streams', false],
+  ])('answers 502 when the receiver %s an answer over the body limit, recording the failure', async (_what, declared) => {
+    const inbox = new Inbox({path: join(dir.path, 'inbox.jsonl')})
+    const {localUrl} = await listen({inbox, maxBodyBytes: 4096})
+    const big = 'x'.repeat(10_000)
+    receiver.respond = (_req, res) => {
+      res.writeHead(200, declared ? {'content-length': String(big.length), 'content-type': 'text/plain'} : {'content-type': 'text/plain'})
+      if (declared) return void res.end(big)
+      for (let i = 0; i < 10; i++) res.write(big.slice(0, 1000))
+      res.end()
+    }
+    const reply = await send(localUrl, signed(makeEvent()))
+    expect(reply.status).toBe(502)
+    expect(reply.body).toContain('receiver answered with more than 4096 bytes')
+    expect(await inbox.listEvents()).toEqual([
+      expect.objectContaining({forward_error: 'receiver answered with more than 4096 bytes', forward_status: null}),
+    ])
+  })
+
   // The deadline covers the whole exchange: a receiver silent after the request, or after its headers and a first chunk.
   it.each([
     ['does not answer', false],
