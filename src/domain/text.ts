@@ -28,3 +28,15 @@ export function formatBytes(n: number): string {
 export function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1)
 }
+
+/**
+ * What a terminal may act on rather than show: C0 controls, DEL, C1 controls, and the Unicode bidirectional marks,
+ * overrides and isolates that reorder what a reader sees. The one definition: io/sanitize.ts escapes these,
+ * `withoutControls` drops them (where escaping is no option, as in a shell's completion descriptions).
+ */
+export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
+
+/** `text` with every character of CONTROL_CHARACTERS removed (tabs and newlines become spaces first). */
+export function withoutControls(text: string): string {
+  return text.replaceAll(/[\t\r\n]+/g, ' ').replaceAll(CONTROL_CHARACTERS, '')
+}

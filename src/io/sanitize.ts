@@ -12,7 +12,7 @@
  * `--json` never goes through here: JSON's own escaping is exact.
  */
 
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
+import {CONTROL_CHARACTERS as UNSAFE} from '../domain/text.js'
 
 const NAMED: Record<string, string> = {
   '\u0007': '\\a',

@@ -25,7 +25,7 @@ export const ID_COMPLETIONS: Readonly<Record<string, PickKind>> = {
 }
 
 /** Bumped whenever the script this service appends changes, so that old caches are rebuilt. */
-const SCRIPT_VERSION = 3
+const SCRIPT_VERSION = 4
 
 export interface CompletionFlag {
   char?: string
@@ -76,7 +76,7 @@ export function bashValueCompletion(bin: string, commands: readonly CompletionCo
     for (const flag of command.flags) {
       if (!flag.options || flag.options.length === 0) continue
       const keys = [`${id} --${flag.name}`, ...(flag.char ? [`${id} -${flag.char}`] : [])].map((k) => bashQuote(k))
-      cases.push(`        ${keys.join('|')}) __vals=${bashQuote(flag.options.join(' '))} ;;`)
+      cases.push(`        ${keys.join('|')}) __vals=(${flag.options.map((o) => bashQuote(o)).join(' ')}) ;;`)
     }
   }
   const firstWords = firstWordsOf(commands)
@@ -96,7 +96,9 @@ _${name}_values_autocomplete()
       COMP_CWORD=$(( COMP_CWORD + \${#__exp[@]} - 1 ))
     fi
   fi
-  local __cword=\${COMP_CWORD} __prev="\${COMP_WORDS[COMP_CWORD-1]}" __cur="\${COMP_WORDS[COMP_CWORD]}" __cmd="" __vals="" __i
+  # No data reaches \`compgen -W\`, which would expand \`$(…)\` in it: candidates are matched by prefix in a loop.
+  local __cword=\${COMP_CWORD} __prev="\${COMP_WORDS[COMP_CWORD-1]}" __cur="\${COMP_WORDS[COMP_CWORD]}" __cmd="" __i __line
+  local -a __vals=()
   if [[ "$__prev" == -* && $__cword -ge 2 ]]; then
     for (( __i=1; __i < __cword - 1; __i++ )); do
       [[ "\${COMP_WORDS[__i]}" == -* ]] && break
@@ -106,8 +108,9 @@ _${name}_values_autocomplete()
 ${cases.join('\n')}
       esac
     done
-    if [[ -n "$__vals" ]]; then
-      COMPREPLY=( $(compgen -W "$__vals" -- "$__cur") )
+    if [[ \${#__vals[@]} -gt 0 ]]; then
+      COMPREPLY=()
+      for __line in "\${__vals[@]}"; do [[ "$__line" == "$__cur"* ]] && COMPREPLY+=("$__line"); done
       return 0
     fi
   fi
@@ -120,7 +123,12 @@ ${cases.join('\n')}
 ${idCases}
     esac
     if [[ -n "$__kind" ]]; then
-      COMPREPLY=( $(compgen -W "$("\${COMP_WORDS[0]}" completion-ids "$__kind" 2>/dev/null </dev/null | cut -d: -f1)" -- "$__cur") )
+      # Each line is \`id:description\`; only an id of the documented shape is offered (completion-ids checks it too).
+      COMPREPLY=()
+      while IFS= read -r __line; do
+        __line="\${__line%%:*}"
+        [[ "$__line" =~ ^[A-Za-z0-9_-]+$ && "$__line" == "$__cur"* ]] && COMPREPLY+=("$__line")
+      done < <("\${COMP_WORDS[0]}" completion-ids "$__kind" 2>/dev/null </dev/null)
       return 0
     fi
   fi
