@@ -28,8 +28,15 @@ export function journalDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 export class JournalBusyError extends Error {
-  constructor(readonly pid: number) {
-    super(`Another import of this file is running (process ${pid}); wait for it to finish or stop it first.`)
+  constructor(
+    readonly pid: number | undefined,
+    lockPath = '',
+  ) {
+    super(
+      pid === undefined
+        ? `The import's lock ${lockPath} names no process; if no import of this file is running, remove it and try again.`
+        : `Another import of this file is running (process ${pid}); wait for it to finish or stop it first.`,
+    )
     this.name = 'JournalBusyError'
   }
 }
@@ -218,7 +225,7 @@ export class Journal {
     try {
       acquirePidLock(this.lockPath)
     } catch (error) {
-      if (error instanceof PidLockBusyError) throw new JournalBusyError(error.pid)
+      if (error instanceof PidLockBusyError) throw new JournalBusyError(error.pid, error.path)
       throw error
     }
     this.locked = true
