@@ -12,6 +12,7 @@
  * (`${alice.id}`, `${alice.email}`, `${first.items.0.product_id}`). A string that is one reference becomes the
  * value itself (a number stays a number); a reference inside a longer string is spliced in as text.
  */
+import {MAX_JSON_DEPTH} from './bulk.js'
 import {isObject} from './json.js'
 import {
   checkOneOf,
@@ -206,6 +207,15 @@ export function checkEntry(kind: ScenarioKind, body: Record<string, unknown>, op
   }
 }
 
+/** Keys that reach an object's prototype when assigned: never a name or field of `--set`. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+
+/**
+ * The deepest nesting a scenario file may have: the file, a kind and an entry, then a body of at most MAX_JSON_DEPTH
+ * levels (what the service takes). Checked when the file is read, iteratively, so no depth overflows the stack.
+ */
+export const MAX_SCENARIO_DEPTH = MAX_JSON_DEPTH + 2
+
 /**
  * `--set name.field=value` (VALUE is JSON when it parses as JSON, else a string) applied to the parsed file:
  * a copy with the field set on the entry `name`, nested paths creating objects as needed.
@@ -222,8 +232,13 @@ export function applySets(scenario: unknown, sets: readonly string[]): {scenario
       problems.push(`${JSON.stringify(set)} must look like NAME.FIELD=VALUE (e.g. alice.name="Ada L.")`)
       continue
     }
+    const forbidden = parts.find((p) => FORBIDDEN_KEYS.has(p))
+    if (forbidden !== undefined) {
+      problems.push(`${JSON.stringify(set)} names ${forbidden}, which is never a field (it would reach every object's prototype)`)
+      continue
+    }
     const [name, ...fields] = parts
-    const group = Object.values(copy).find((g) => isObject(g) && isObject(g[name]))
+    const group = Object.values(copy).find((g) => isObject(g) && Object.hasOwn(g, name) && isObject(g[name]))
     if (!group) {
       problems.push(`${JSON.stringify(set)} names ${name}, which is not an entry of the file`)
       continue
@@ -234,7 +249,7 @@ export function applySets(scenario: unknown, sets: readonly string[]): {scenario
     } catch {}
     let target = group[name]
     for (const field of fields.slice(0, -1)) {
-      if (!isObject(target[field])) target[field] = {}
+      if (!Object.hasOwn(target, field) || !isObject(target[field])) target[field] = {}
       target = target[field] as Record<string, unknown>
     }
     target[fields.at(-1)!] = value

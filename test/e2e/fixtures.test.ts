@@ -33,8 +33,12 @@ interface Target {
   pay(orderId: number): Promise<void>
   customerExists(id: number): Promise<boolean>
   orderStatus(id: number): Promise<string>
-  /** Creates a customer outside the CLI (an email the file will clash with); returns a function that deletes it. */
-  occupy(email: string): Promise<() => Promise<void>>
+  /** Creates a customer outside the CLI (an email the file will clash with); returns its id and a function that deletes it. */
+  occupy(email: string): Promise<{id: number; free: () => Promise<void>}>
+  /** The customer's id now names someone else's record (an account reset or restored): its email changes. */
+  reassign(customerId: number): Promise<void>
+  /** A new access token of the account. */
+  issueToken(): Promise<string>
   /** The next POST /api/v2/orders takes effect and is never answered; resolves when it has arrived. */
   holdNextOrder(): Promise<void>
   close(): Promise<void>
@@ -72,11 +76,16 @@ async function sandboxTarget(): Promise<Target> {
       holding = true
       return new Promise((resolve) => (hold = resolve))
     },
+    issueToken: token,
     key: sb.keys[0],
     async occupy(email) {
       const auth = {token: await token()}
       const c = await call(sb, 'POST', '/api/v2/customers', {...auth, json: {email, name: 'Squatter', send_invite: false}})
-      return async () => void (await call(sb, 'DELETE', `/api/v2/customers/${c.body.id}`, auth))
+      return {free: async () => void (await call(sb, 'DELETE', `/api/v2/customers/${c.body.id}`, auth)), id: c.body.id as number}
+    },
+    async reassign(id) {
+      const r = await call(sb, 'PATCH', `/api/v2/customers/${id}`, {json: {email: `someone-else-${id}@other.example`}, token: await token()})
+      expect(r.status).toBe(200)
     },
     orderStatus: async (id) => (await call(sb, 'GET', `/api/v2/orders/${id}`, {token: await token()})).body.status,
     async pay(id) {
@@ -101,11 +110,15 @@ async function independentTarget(): Promise<Target> {
       s.hold((r) => r.method === 'POST' && r.path === '/api/v2/orders' && once && !(once = false))
       return s.held().then(() => {})
     },
+    issueToken: async () => s.issueToken(),
     key: s.key,
     async occupy(email) {
       const id = 9000 + s.customers.size
       s.customers.set(id, {created_at: new Date().toISOString(), email, id, name: 'Squatter', status: 'active'})
-      return async () => void s.customers.delete(id)
+      return {free: async () => void s.customers.delete(id), id}
+    },
+    async reassign(id) {
+      s.customers.set(id, {...s.customers.get(id)!, email: `someone-else-${id}@other.example`, name: 'Someone Else'})
     },
     orderStatus: async (id) => s.orders.get(id)!.status,
     pay: async (id) => s.pay(id),
@@ -270,7 +283,7 @@ describe.each([
     const doc = JSON.parse(readFileSync(file, 'utf8'))
     doc.customers = {...doc.customers, carol: {email: `carol-${fileCounter}-${process.pid}@fixtures.example`, name: 'Carol'}}
     writeFileSync(file, JSON.stringify(doc))
-    const free = await target.occupy(doc.customers.carol.email)
+    const {free} = await target.occupy(doc.customers.carol.email)
     const failed = await fixtures(['run', file])
     expect(failed.code).toBe(2)
     expect(failed.stderr).toContain('Entry customers.carol')
@@ -317,6 +330,112 @@ describe.each([
       .filter((s) => s.method === 'POST' && s.path === '/api/v2/orders')
     expect(orderPosts).toHaveLength(2)
     expect(orderPosts[0].idempotencyKey).toBe(orderPosts[1].idempotencyKey)
+  })
+
+  it('a refused create (422: email taken by someone else) is never adopted: every rerun is refused alike; clean leaves that customer', async () => {
+    const file = writeFile()
+    const doc = JSON.parse(readFileSync(file, 'utf8'))
+    doc.customers = {...doc.customers, carol: {email: `carol-${fileCounter}-${process.pid}@fixtures.example`, name: 'Carol'}}
+    writeFileSync(file, JSON.stringify(doc))
+    const squatter = await target.occupy(doc.customers.carol.email)
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const r = await fixtures(['run', file])
+      expect(r.code, r.stderr).toBe(2)
+      expect(r.stderr).toContain('Entry customers.carol')
+    }
+    const list = (await fixtures(['list', '--json'])).json()
+    expect(list).toMatchObject([{customers: 2}])
+    const ledger = readFileSync(join(dir, 'fixtures', `${list[0].run}.jsonl`), 'utf8')
+    expect(ledger).toContain('"refused":422')
+    expect(ledger).not.toContain(`"id":${squatter.id},`)
+    const cleaned = await fixtures(['clean', '--yes', '--json'])
+    expect(cleaned.code, cleaned.stderr).toBe(0)
+    expect(cleaned.json().undone.map((u: any) => u.name)).toEqual(['bob', 'alice'])
+    expect(await target.customerExists(squatter.id)).toBe(true)
+    await squatter.free()
+  })
+
+  it('ids that name someone else now (an account reset or restored) are neither reused nor deleted: the rerun says so and makes the entry again', async () => {
+    const file = writeFile()
+    const made = (await fixtures(['run', file, '--json'])).json()
+    await target.reassign(made.alice.id)
+    const again = await fixtures(['run', file, '--json'])
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stderr).toContain(`Entry customers.alice: ${made.alice.id} is no longer the record this run made (its email is now`)
+    const rerun = again.json()
+    expect(rerun.alice.reused).toBe(false)
+    expect(rerun.alice.id).not.toBe(made.alice.id)
+    expect(rerun.bob).toMatchObject({id: made.bob.id, reused: true})
+
+    await target.reassign(made.bob.id)
+    const cleaned = await fixtures(['clean', '--yes', '--json'])
+    expect(cleaned.code, cleaned.stderr).toBe(0)
+    const result = cleaned.json()
+    expect(result.undone.map((u: any) => `${u.name} ${u.outcome}`)).toEqual(['alice deleted'])
+    expect(result.left).toContainEqual(
+      expect.objectContaining({
+        id: made.bob.id,
+        name: 'bob',
+        reason: expect.stringContaining(`customer ${made.bob.id} is no longer the one this run made`),
+      }),
+    )
+    expect(await target.customerExists(made.alice.id)).toBe(true)
+    expect(await target.customerExists(made.bob.id)).toBe(true)
+    expect(await target.customerExists(rerun.alice.id)).toBe(false)
+  })
+
+  it('runs made with an access token alone are filed under that token: a clean with another token finds none and deletes nothing', async () => {
+    const file = writeFile()
+    const tokenEnv = async () => ({COMMERCE_ACCESS_TOKEN: await target.issueToken(), COMMERCE_BASE_URL: target.url, COMMERCE_CONFIG_DIR: dir})
+    const mine = await tokenEnv()
+    const made = await run(['fixtures', 'run', file, '--json'], {env: mine})
+    expect(made.code, made.stderr).toBe(0)
+    const theirs = await run(['fixtures', 'clean', '--yes'], {env: await tokenEnv()})
+    expect(theirs.code).toBe(4)
+    expect(theirs.stderr).toContain('No fixtures run recorded')
+    expect(theirs.stderr).not.toContain(mine.COMMERCE_ACCESS_TOKEN)
+    expect(await target.customerExists(made.json().alice.id)).toBe(true)
+    const ours = await run(['fixtures', 'clean', '--yes', '--json'], {env: mine})
+    expect(ours.code, ours.stderr).toBe(0)
+    expect(await target.customerExists(made.json().alice.id)).toBe(false)
+  })
+
+  it('a reference to a field the made record lacks, found at send time: exit 2 naming it and what was made, never "nothing was sent"', async () => {
+    const file = writeFile()
+    const doc = JSON.parse(readFileSync(file, 'utf8'))
+    doc.customers.bob.name = 'Bob for ${alice.nickname}'
+    writeFileSync(file, JSON.stringify(doc))
+    const r = await fixtures(['run', file])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('customers.bob.name refers to ${alice.nickname}')
+    expect(r.stderr).not.toContain('nothing was sent')
+    const alice = (await fixtures(['list', '--json'])).json()[0]
+    expect(alice).toMatchObject({customers: 1})
+    expect(r.stderr).toMatch(/Made before it, and recorded in run \w+: alice \(\d+\)/)
+  })
+
+  it('a ledger that cannot be read stops run and clean naming its file and line; nothing is created or deleted', async () => {
+    const file = writeFile()
+    const made = (await fixtures(['run', file, '--json'])).json()
+    const runId = (await fixtures(['list', '--json'])).json()[0].run
+    const path = join(dir, 'fixtures', `${runId}.jsonl`)
+    const lines = readFileSync(path, 'utf8').split('\n')
+    writeFileSync(path, ['{"run": damaged', ...lines.slice(1)].join('\n'))
+    const before = await target.counts()
+    const mark = target.sent().length
+    for (const args of [['run', file], ['clean', '--yes'], ['list']]) {
+      const r = await fixtures(args)
+      expect(r.code, args.join(' ')).toBe(1)
+      expect(r.stderr).toContain(`${path} cannot be read at line 1`)
+    }
+    expect(await target.counts()).toEqual(before)
+    expect(target.sent().filter((s) => s.method !== 'GET')).toEqual(
+      target
+        .sent()
+        .slice(0, mark)
+        .filter((s) => s.method !== 'GET'),
+    )
+    expect(await target.customerExists(made.alice.id)).toBe(true)
   })
 })
 

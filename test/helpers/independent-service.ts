@@ -40,6 +40,8 @@ export interface IndependentService {
   /** Resolves when a held request has arrived. */
   held(): Promise<SeenRequest>
   pay(orderId: number): void
+  /** A new access token, as a token issue would give (each issue gives another; all stay valid). */
+  issueToken(): string
   /** Requests other than token issues. */
   apiRequests(): SeenRequest[]
   close(): Promise<void>
@@ -49,7 +51,12 @@ type Reply = [status: number, body?: unknown]
 
 export async function startIndependentService(): Promise<IndependentService> {
   const key = {key_id: `ind_${randomBytes(4).toString('hex')}`, key_secret: `ind_secret_${randomBytes(12).toString('hex')}`}
-  const token = `ind_tok_${randomBytes(12).toString('hex')}`
+  const tokens = new Set<string>()
+  const issueToken = () => {
+    const token = `ind_tok_${randomBytes(12).toString('hex')}`
+    tokens.add(token)
+    return token
+  }
   const customers: IndependentService['customers'] = new Map()
   const orders = new Map<number, Order>()
   const keys = new Map<string, number>()
@@ -67,9 +74,10 @@ export async function startIndependentService(): Promise<IndependentService> {
     const {method, path} = req
     if (method === 'POST' && path === '/api/v2/auth/tokens') {
       if (req.body?.key_id !== key.key_id || req.body?.key_secret !== key.key_secret) return [422, {message: 'key pair rejected'}]
-      return [201, {access_token: token, expires_in: 3600, scopes: ['orders:read', 'orders:write', 'customers:read'], token_type: 'Bearer'}]
+      return [201, {access_token: issueToken(), expires_in: 3600, scopes: ['orders:read', 'orders:write', 'customers:read'], token_type: 'Bearer'}]
     }
-    if (req.headers.authorization !== `Bearer ${token}`) return [401, {error: {message: 'unauthenticated'}}]
+    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1]
+    if (bearer === undefined || !tokens.has(bearer)) return [401, {error: {message: 'unauthenticated'}}]
     const m = /^\/api\/v2\/(customers|orders|webhooks)(?:\/(\d+))?(\/refunds)?(?:\?(.*))?$/.exec(path)
     if (!m) return [404, {error: {message: 'no such route'}}]
     const [, kind, id, refundsPath, query] = m
@@ -171,6 +179,7 @@ export async function startIndependentService(): Promise<IndependentService> {
     hold(when) {
       holdWhen = when
     },
+    issueToken,
     key,
     orders,
     pay(orderId) {

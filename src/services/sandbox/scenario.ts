@@ -3,6 +3,8 @@ import {readFileSync} from 'node:fs'
 
 import {UsageError} from '../../errors.js'
 import {fileProblem} from '../../domain/files.js'
+import {nestsDeeper} from '../../domain/json.js'
+import {MAX_SCENARIO_DEPTH} from '../../domain/scenario.js'
 import {counted} from '../../domain/text.js'
 import {control} from './control.js'
 import type {SnapshotInfo} from '../../domain/sandbox-control.js'
@@ -17,11 +19,22 @@ export function readScenario(path: string): unknown {
   } catch (error) {
     throw new UsageError(`Scenario file: ${fileProblem(error, path)}.`)
   }
+  let scenario: unknown
   try {
-    return JSON.parse(text)
+    scenario = JSON.parse(text)
   } catch (error) {
     throw new UsageError(`The scenario file ${path} is not valid JSON: ${(error as Error).message}.`)
   }
+  checkScenarioDepth(path, scenario)
+  return scenario
+}
+
+/** Exit 2 naming the limit when a scenario (as read, or with `--set` applied) nests deeper than the format allows. */
+export function checkScenarioDepth(path: string, scenario: unknown): void {
+  if (nestsDeeper(scenario, MAX_SCENARIO_DEPTH))
+    throw new UsageError(
+      `The scenario file ${path} nests deeper than ${MAX_SCENARIO_DEPTH} levels (an entry's body at most ${MAX_SCENARIO_DEPTH - 2}, as the service takes); nothing was sent.`,
+    )
 }
 
 export type ScenarioIds = Record<string, number | string>
