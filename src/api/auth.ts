@@ -13,10 +13,10 @@ import type {IssuedToken} from '../domain/schema.js'
 import {ApiError, AuthError, CliError, UsageError} from '../errors.js'
 import {KEYRING_FIX_HINT, KeyringError, type Storage, keyringAccount, keyringGet} from '../config/keyring.js'
 import type {CachedToken, ConfigData, ConfigStore} from '../config/store.js'
-import {setProfileToken} from '../config/schema.js'
+import {type Profile, setProfileToken} from '../config/schema.js'
 import type {ApiClient, TokenSource} from './client.js'
 import {checkHeaderValue} from './url.js'
-import {type BaseUrlOverride, foreignOrigin} from './origin.js'
+import {type BaseUrlOverride, foreignOrigin, originOf} from './origin.js'
 
 export {type BaseUrlOverride, ForeignOrigin, originOf} from './origin.js'
 
@@ -224,6 +224,11 @@ export async function keyringSecret(profileName: string, keyId: string, hint = L
   return secret
 }
 
+/** The origin a profile's key pair was stored for: `credentials_origin`, else (older files) its base URL's. */
+export function credentialsOrigin(profile: Profile): string | undefined {
+  return profile.credentials_origin ?? (profile.base_url ? originOf(profile.base_url) : undefined)
+}
+
 /** Applies the contract's order to the environment and the selected profile. */
 export function resolveCredentials(
   env: NodeJS.ProcessEnv,
@@ -243,9 +248,10 @@ export function resolveCredentials(
     return {keyId: envId, source: 'COMMERCE_KEY_ID', tokens: new KeyPairTokens(pair, store, envTokenSlot(pair))}
   }
   const profile = data.profiles?.[profileName]
-  // A profile's stored credentials go only to the origin of its own base_url.
-  const foreign =
-    profile?.key_id && profile.base_url && options.baseUrlOverride ? foreignOrigin(profileName, profile.base_url, options.baseUrlOverride) : undefined
+  // A profile's stored credentials go only to the origin they were stored for.
+  const bound = profile?.key_id ? credentialsOrigin(profile) : undefined
+  const asked = options.baseUrlOverride ?? (profile?.base_url ? {from: `the profile's base_url`, url: profile.base_url} : undefined)
+  const foreign = bound && asked ? foreignOrigin(profileName, bound, asked) : undefined
   if (foreign) return {keyId: profile!.key_id, source: 'profile', storage: profile!.storage === 'keyring' ? 'keyring' : 'file', tokens: foreign}
   if (profile?.key_id && profile.key_secret) {
     const pair = {keyId: profile.key_id, keySecret: profile.key_secret, scopes: profile.requested_scopes}

@@ -39,6 +39,12 @@ export interface Profile {
   money_unit?: string
   /** Where the key secret is kept: `keyring` (the OS keyring, `key_secret` then absent here) or `file` (default). */
   storage?: string
+  /**
+   * The origin the key pair was stored for (`auth login`, or `config set key_id` at the profile's base URL): it is
+   * sent nowhere else, also after `config set base_url` names another origin. Absent in older files: the origin of
+   * `base_url` then.
+   */
+  credentials_origin?: string
 }
 
 export interface ConfigData {
@@ -84,6 +90,7 @@ export const PROFILE_FIELDS = {
   storage: {settable: true, type: 'string'},
   money_unit: {settable: true, type: 'string'},
   requested_scopes: {login: true, type: 'strings'},
+  credentials_origin: {login: true, type: 'string'},
   access_token: {secret: true, token: true, type: 'string'},
   expires_at: {token: true, type: 'string'},
   scopes: {token: true, type: 'strings'},

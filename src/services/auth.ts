@@ -99,6 +99,7 @@ export async function login(
     if (input.apiVersion) p.api_version = input.apiVersion
     if (input.moneyUnit) p.money_unit = input.moneyUnit
     p.key_id = input.pair.keyId
+    p.credentials_origin = new URL(client.baseUrl).origin
     if (storage === 'keyring') delete p.key_secret
     else p.key_secret = input.pair.keySecret
     p.storage = storage

@@ -3,6 +3,8 @@
  * sent. Secrets (the key secret, webhook signing secrets) are only ever returned masked: the one command that
  * prints a credential is `auth token`.
  */
+import {credentialsOrigin} from '../api/auth.js'
+import {originOf} from '../api/origin.js'
 import {KeyringError, keyringAccount, keyringDelete, keyringGet, keyringSet} from '../config/keyring.js'
 import {type ConfigKey, envOverrides, isCredentialField, isSecretField, setProfileToken} from '../config/schema.js'
 import {type ConfigData, type ConfigStore, ensureProfile, maskSecret, selectProfileName} from '../config/store.js'
@@ -106,7 +108,7 @@ export class ConfigService {
   }
 
   /** Stores a checked value; a new profile is created (the first one ever becomes the chosen one). */
-  async set(key: ConfigKey, raw: string): Promise<{profile: string; key: ConfigKey; value: string; note?: string}> {
+  async set(key: ConfigKey, raw: string): Promise<{profile: string; key: ConfigKey; value: string; note?: string; warning?: string}> {
     const value = checkValue(key, raw)
     if (key === 'storage') return {key, ...(await this.setStorage(value as 'file' | 'keyring')), value}
     const current = await this.store.read()
@@ -117,12 +119,22 @@ export class ConfigService {
       await this.write((data, n) => setProfileToken(ensureProfile(data, n), undefined), true)
       return {key, profile: name, value: maskSecret(value)!}
     }
+    let warning: string | undefined
     const profile = await this.write((data, name) => {
       const p = ensureProfile(data, name)
       if (p[key] !== value && isCredentialField(key)) setProfileToken(p, undefined)
+      const bound = credentialsOrigin(p)
       ;(p as Record<ConfigKey, string>)[key] = value
+      // A key pair stays bound to the origin it was stored for: a new base URL does not take it along.
+      if (key === 'base_url' && p.key_id && bound) {
+        p.credentials_origin = bound
+        const now = originOf(value)
+        if (now !== bound)
+          warning = `The key pair of profile "${name}" stays bound to ${bound}: it is not sent to ${now ?? value}. Commands that need credentials are exit 3 until \`commerce auth login --profile ${name}\` stores credentials for ${now ?? value}.`
+      }
+      if ((key === 'key_id' || key === 'key_secret') && p.base_url) p.credentials_origin = originOf(p.base_url)
     }, true)
-    return {key, profile, value: isSecretField(key) ? maskSecret(value)! : value}
+    return {key, profile, value: isSecretField(key) ? maskSecret(value)! : value, ...(warning ? {warning} : {})}
   }
 
   /**

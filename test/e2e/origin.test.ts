@@ -100,4 +100,35 @@ describe('a profile logged in at A, asked to act at B', () => {
     expect(readConfig(tmp.dir).profiles?.default?.base_url).toBe(a.baseUrl)
     expect((await cli(['customers', 'list', '--json'])).code).toBe(0)
   })
+
+  it('config set base_url B keeps the key pair bound to A: said when set, then exit 3 naming both, nothing sent to B, until auth login at B', async () => {
+    const set = await cli(['config', 'set', 'base_url', other.url])
+    expect(set.code, set.stderr).toBe(0)
+    expect(set.stderr).toContain(`stays bound to ${new URL(a.baseUrl).origin}`)
+    expect(set.stderr).toContain('commerce auth login')
+    for (const args of [
+      ['customers', 'list', '--json'],
+      ['auth', 'token'],
+    ]) {
+      const r = await cli(args)
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(3)
+      expect(r.stderr + r.stdout).toContain(`was logged in at ${new URL(a.baseUrl).origin}`)
+      expect(r.stderr + r.stdout).toContain(`not sent to ${new URL(other.url).origin}`)
+    }
+    expect(other.requests).toHaveLength(0)
+    // Public operations work at B; setting A back makes the stored pair usable again.
+    expect((await cli(['products', 'list', '--per-page', '1', '--json'])).code).toBe(0)
+    expect(secretSent()).toBe(false)
+    expect((await cli(['config', 'set', 'base_url', a.baseUrl])).stderr).not.toContain('stays bound')
+    expect((await cli(['customers', 'list', '--json'])).code).toBe(0)
+    // auth login at B stores credentials for B.
+    await cli(['config', 'set', 'base_url', other.url])
+    const login = await run(['auth', 'login', '--key-id', b.keys[0].key_id, '--key-secret-stdin'], {
+      env: {COMMERCE_CONFIG_DIR: tmp.dir},
+      input: b.keys[0].key_secret,
+    })
+    expect(login.code, login.stderr).toBe(0)
+    expect((await cli(['customers', 'list', '--json'])).code).toBe(0)
+    expect(other.requests.some((q) => q.body.includes(a.keys[0].key_secret))).toBe(false)
+  })
 })

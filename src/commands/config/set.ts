@@ -27,9 +27,10 @@ export default class ConfigSet extends ConfigCommand<typeof ConfigSet> {
     const key = parseKey(this.args.key)
     const service = this.settings
     const result = await service.set(key, this.args.value)
-    const {note, ...shown} = result
+    const {note, warning, ...shown} = result
     await this.output.result(shown, () => this.output.success(`Set ${key} to ${result.value} in profile "${result.profile}".`))
     if (note) io.info(note)
+    if (warning) io.warn(warning)
     if (key === 'key_secret')
       io.warn(
         'the key pair was stored without being checked. Prefer `commerce auth login` (it checks the pair, and `--key-secret-stdin` or its prompt keep the secret out of shell history).',
