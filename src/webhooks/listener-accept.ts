@@ -1,7 +1,12 @@
 /**
  * A request to the listener, from its arrival to its answer: the probe path first, then what can be refused before
- * the body is read (method, content type, signature header, a full listener), then the body, read within its
- * bounds (its own size and the bytes held across connections), then the delivery (listener-deliver.ts).
+ * the body is read (method, content type, signature header and its timestamp, a full listener), then the body, read
+ * within its bounds (its own size, the bytes held across connections, and a short deadline), then the delivery
+ * (listener-deliver.ts).
+ *
+ * A sender that stalls cannot lock genuine deliveries out: a body is counted against the admission slots only once
+ * it has arrived whole, the bytes held are those actually received (not those announced), and a body that does not
+ * arrive within its deadline is answered 408 and its connection closed.
  */
 import type {IncomingMessage, ServerResponse} from 'node:http'
 import {SIGNATURE_HEADER, describeVerifyFailure, type ParsedSignature, parseSignatureHeader, type VerifyFailure} from '../domain/signature.js'
@@ -46,9 +51,14 @@ export function accept(state: ListenerState, req: IncomingMessage, res: ServerRe
     req.resume()
     return
   }
-  state.admitted += 1
-  held.admitted = true
-  held.release = readBody(state, req, res, send, early.signature)
+  // Admitted (a slot of the forward queue) only once the body has arrived whole: a sender stalling mid-body holds none.
+  const admit = (): boolean => {
+    if (state.closing || state.admitted >= state.maxAdmitted) return false
+    state.admitted += 1
+    held.admitted = true
+    return true
+  }
+  held.release = readBody(state, req, res, send, early.signature, admit)
 }
 
 /**
@@ -64,7 +74,7 @@ function refuseEarly(state: ListenerState, req: IncomingMessage): {refusal: Answ
     const header = req.headers[SIGNATURE_HEADER]
     const value = Array.isArray(header) ? header.join(',') : header
     signature = value?.trim() ? parseSignatureHeader(value) : undefined
-    const reason: VerifyFailure | undefined = !value?.trim() ? 'missing' : signature ? undefined : 'malformed'
+    const reason: VerifyFailure | undefined = !value?.trim() ? 'missing' : signature ? timestampProblem(state, signature.timestamp) : 'malformed'
     if (reason) return refuse(state.reject(req, 400, reason, describeVerifyFailure(reason)))
   }
   // Full (the forward queue) or stopping: 503 before the body is read, so a flood costs no memory.
@@ -75,12 +85,27 @@ function refuseEarly(state: ListenerState, req: IncomingMessage): {refusal: Answ
   return {signature}
 }
 
+/** A signature's timestamp outside the tolerance, judged when the headers arrive (the body cannot change it). */
+function timestampProblem(state: ListenerState, timestamp: number): VerifyFailure | undefined {
+  const now = Math.floor(state.now() / 1000)
+  if (timestamp < now - state.toleranceSeconds) return 'too_old'
+  if (timestamp > now + state.toleranceSeconds) return 'too_new'
+  return undefined
+}
+
 /**
- * Reads the body within its bounds, then delivers it. Bytes are counted against maxHeldBytes until the answer:
- * the declared length up front (so that a thousand senders stalling before their first byte are counted too),
- * more if more comes. Returns what lets them go, for the answer's end.
+ * Reads the body within its bounds, then delivers it. The bytes received are counted against maxHeldBytes until
+ * the answer (an announced length holds nothing until it arrives); a body not whole within bodyTimeoutMs is 408.
+ * Returns what lets them go, for the answer's end.
  */
-function readBody(state: ListenerState, req: IncomingMessage, res: ServerResponse, send: Send, signature: ParsedSignature | undefined): () => void {
+function readBody(
+  state: ListenerState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  send: Send,
+  signature: ParsedSignature | undefined,
+  admit: () => boolean,
+): () => void {
   const {maxBodyBytes} = state
   const chunks: Buffer[] = []
   let size = 0
@@ -88,6 +113,7 @@ function readBody(state: ListenerState, req: IncomingMessage, res: ServerRespons
   let released = false
   let counted = 0
   const release = () => {
+    clearTimeout(deadline)
     if (released) return
     released = true
     state.heldBytes -= counted
@@ -108,17 +134,16 @@ function readBody(state: ListenerState, req: IncomingMessage, res: ServerRespons
   }
   const tooLarge = () => stop(state.reject(req, 413, 'too_large', `body larger than ${maxBodyBytes} bytes`), true)
   const busy = () => stop(state.busy(req, 'too many bytes of deliveries held, retry later'), false)
+  // A sender that stalls is answered and cut off: the connection is closed once the answer is written.
+  const deadline = setTimeout(() => {
+    res.once('finish', () => req.socket.destroy())
+    stop(state.reject(req, 408, 'body_timeout', `the body did not arrive within ${state.bodyTimeoutMs} ms`), false)
+  }, state.bodyTimeoutMs)
   const declared = Number(req.headers['content-length'] ?? 0) || 0
   if (declared > maxBodyBytes) {
     tooLarge()
     return release
   }
-  if (state.heldBytes + declared > state.maxHeldBytes) {
-    busy()
-    return release
-  }
-  counted = declared
-  state.heldBytes += declared
   req.on('data', (chunk: Buffer) => {
     if (size + chunk.length > maxBodyBytes) return tooLarge()
     const extra = size + chunk.length - counted
@@ -131,7 +156,9 @@ function readBody(state: ListenerState, req: IncomingMessage, res: ServerRespons
     chunks.push(chunk)
   })
   req.on('end', () => {
+    clearTimeout(deadline)
     if (over) return
+    if (!admit()) return busy()
     const body = Buffer.concat(chunks)
     chunks.length = 0
     deliver(state, req, body, signature).then(send, (error: Error) => send(text(500, `listener error: ${error.message}`)))

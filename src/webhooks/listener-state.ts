@@ -5,11 +5,17 @@
 import type {IncomingMessage} from 'node:http'
 import type {Dispatcher} from 'undici'
 import {DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_HELD_BYTES} from './forward.js'
+import {DEFAULT_TOLERANCE_SECONDS} from '../domain/signature.js'
 import {Gate} from './gate.js'
 import type {ListenerOptions, RejectReason} from './listener.js'
 
 export const DEFAULT_FORWARD_CONCURRENCY = 8
 export const DEFAULT_FORWARD_QUEUE = 100
+/**
+ * How long a delivery's body may take to arrive after its headers. A sender posts a small JSON body at once; one
+ * that stalls is cut off well before the 10 s a sender waits, so it cannot hold the listener's bounds for long.
+ */
+export const DEFAULT_BODY_TIMEOUT_MS = 5000
 /** Seconds a sender is told to wait (Retry-After) when the listener is full. */
 const RETRY_AFTER_SECONDS = 2
 
@@ -33,6 +39,9 @@ export class ListenerState {
   /** Deliveries taken in (being read, verified, waiting for a slot or forwarded): beyond this, 503 at once. */
   readonly maxAdmitted: number
   readonly forwardTimeoutMs: number
+  /** A body must arrive whole within this long after its headers (408 after). */
+  readonly bodyTimeoutMs: number
+  readonly toleranceSeconds: number
   /** Body bytes held at once, across connections. */
   heldBytes = 0
   admitted = 0
@@ -57,6 +66,8 @@ export class ListenerState {
     this.gate = new Gate(this.concurrency)
     this.maxAdmitted = this.concurrency + (options.forwardQueue ?? DEFAULT_FORWARD_QUEUE)
     this.forwardTimeoutMs = options.forwardTimeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS
+    this.bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS
+    this.toleranceSeconds = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS
   }
 
   /** A refusal, reported to onRejected. */

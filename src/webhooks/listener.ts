@@ -3,7 +3,8 @@
  * path, verifies them, forwards the verified ones to a receiver and records them in the inbox.
  *
  * Answers: 405 for another method; 415 for a Content-Type other than JSON and 400 for a missing or malformed
- * signature header, both before reading the body; 413 for a body over the limit; 503 (Retry-After) when the
+ * signature header or a timestamp outside the tolerance, all before reading the body; 413 for a body over the
+ * limit; 408 (connection closed) for a body that does not arrive within its deadline; 503 (Retry-After) when the
  * bodies held at once would pass their bound, when the forward queue is full or the listener is stopping (both
  * before reading the body), or when a queued delivery cannot start forwarding in time; 400 (not forwarded, not
  * recorded) for a wrong, stale or future signature or a body that is not an event; 200 for an event of a type not subscribed to (reported as ignored);
@@ -24,7 +25,7 @@ export {DEFAULT_FORWARD_CONCURRENCY, DEFAULT_FORWARD_QUEUE} from './listener-sta
 /** One verified delivery, as `webhooks listen` reports it: its inbox record without headers and body. */
 export type ListenerEvent = Omit<InboxRecord, 'body' | 'body_encoding' | 'headers' | 'response' | 'replayed'>
 
-export type RejectReason = VerifyFailure | 'method_not_allowed' | 'too_large' | 'not_an_event' | 'not_json' | 'busy'
+export type RejectReason = VerifyFailure | 'method_not_allowed' | 'too_large' | 'not_an_event' | 'not_json' | 'busy' | 'body_timeout'
 
 export interface Rejection {
   status: number
@@ -50,6 +51,8 @@ export interface ListenerOptions {
   /** The receiver's answer is awaited this long, then the sender gets 504 (default 9 s, below the sender's 10 s). */
   forwardTimeoutMs?: number
   maxBodyBytes?: number
+  /** A body must arrive whole within this long after its headers, else 408 and the connection closed (default 5 s). */
+  bodyTimeoutMs?: number
   /** Request body bytes held at once across all connections; a delivery that would pass it is answered 503. */
   maxHeldBytes?: number
   /** Forwards in flight at once (default 8); more deliveries wait in a queue. */

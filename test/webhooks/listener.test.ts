@@ -223,6 +223,63 @@ describe('webhook listener', () => {
     expect((await send(`http://127.0.0.1:${port}`, signed(makeEvent(), {'content-type': 'application/cloudevents+json'}))).status).toBe(200)
   })
 
+  it('cannot be locked out: 200 senders stalled mid-body, then a genuine delivery is answered 200 (not 503); the stalled get 408', async () => {
+    const {port, localUrl} = await listen({bodyTimeoutMs: 1500})
+    const body = makeEvent()
+    // Headers and 1 byte of a 10-byte body, then nothing: what held every admission slot before.
+    const stalledRequest = `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\nx-service-signature: ${signPayload(SECRET, body, T)}\r\n\r\n{`
+    const sockets: Socket[] = []
+    const answers: string[] = []
+    try {
+      await Promise.all(
+        Array.from(
+          {length: 200},
+          () =>
+            new Promise<void>((resolve) => {
+              const socket = new Socket()
+              sockets.push(socket)
+              socket.on('error', () => {})
+              socket.on('data', (d) => answers.push(d.toString().split('\r\n', 1)[0]))
+              socket.connect(port, '127.0.0.1', () => socket.write(stalledRequest, () => resolve()))
+            }),
+        ),
+      )
+      const reply = await send(localUrl, signed(body))
+      expect(reply.status).toBe(200)
+      expect(events).toHaveLength(1)
+      // Each stalled sender is answered 408 at its deadline and cut off.
+      await vi.waitFor(() => expect(answers.filter((a) => a.startsWith('HTTP/1.1 408'))).toHaveLength(200), {interval: 50, timeout: 20_000})
+      expect(rejections.filter((r) => r.reason === 'body_timeout')).toHaveLength(200)
+    } finally {
+      for (const s of sockets) s.destroy()
+    }
+  }, 30_000)
+
+  it("judges a signature's timestamp when the headers arrive: stale or future is 400 before the body is read", async () => {
+    const {port} = await listen()
+    for (const [t, reason] of [
+      [T - 301, 'too_old'],
+      [T + 301, 'too_new'],
+    ] as const) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = new Socket()
+        let data = ''
+        const header = `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\nx-service-signature: ${signPayload(SECRET, 'x', t)}\r\n\r\n`
+        socket.connect(port, '127.0.0.1', () => socket.write(header))
+        socket.on('data', (d) => {
+          data += d.toString()
+          if (data.includes('\r\n\r\n')) {
+            socket.destroy()
+            resolve(data)
+          }
+        })
+        socket.on('error', reject)
+      })
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /)
+      expect(rejections.at(-1)?.reason).toBe(reason)
+    }
+  })
+
   it('bounds the body bytes held at once: 200 slow 1 MiB deliveries are held up to the bound, the rest answered 503', async () => {
     // 200 senders of 1 MiB against an 8 MiB bound: held without a bound they would be 200 MiB; with it, 8 are
     // held and the rest refused. (800 senders proved nothing more and took over 30 s on a loaded machine.)
