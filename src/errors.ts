@@ -66,6 +66,19 @@ export class NetworkError extends CliError {
   }
 }
 
+/**
+ * `--jq` with `halt_error(N)`: the filter asked to stop with exit code N and its text on stderr as it is (jq's own
+ * behaviour), not an error of the CLI's: no error document, no "Error:" line.
+ */
+export class JqHaltError extends CliError {
+  constructor(
+    readonly stderrText: string,
+    exitCode: number,
+  ) {
+    super(`--jq: halt_error(${exitCode})`, {exitCode})
+  }
+}
+
 /** Maps an HTTP status to the contract's exit code. */
 export function exitCodeForStatus(status: number): number {
   if (status === 400 || status === 409 || status === 422) return EXIT.usage

@@ -8,8 +8,9 @@
 import {Command, type Config, Errors, type Interfaces} from '@oclif/core'
 
 import {LOGIN_HINT} from '../api/auth.js'
-import {CliError, EXIT, UsageError} from '../errors.js'
+import {CliError, EXIT, JqHaltError, UsageError} from '../errors.js'
 import {jsonRequested, Output} from '../io/output.js'
+import {sanitize} from '../io/sanitize.js'
 import {IOStreams} from '../io/streams.js'
 import {kebabFlag, spell, type Text} from '../domain/phrase.js'
 import {MONEY_UNITS, type MoneyUnit} from '../domain/schema.js'
@@ -139,7 +140,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const refusal = this.jqRefusal()
     if (refusal) throw new UsageError(`--jq cannot be used here: ${refusal}`)
     const {compileJq} = await import('../io/jq.js')
-    const jq = await compileJq(flags.jq, {env: this.deps.env, pretty: io.isStdoutTTY})
+    const jq = await compileJq(flags.jq, {env: this.deps.env, pretty: io.isStdoutTTY, stderr: (text) => io.stderr.write(sanitize(text, 'terminal'))})
     this.jq = jq
     this.output.setFilter(async (document) => {
       await io.outJq(jq, JSON.stringify(io.projected(document)))
@@ -208,6 +209,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected async catch(error: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<never> {
     if (error instanceof Errors.ExitError) throw error
+    if (error instanceof JqHaltError) {
+      const text = sanitize(error.stderrText, 'terminal')
+      if (text) (this.io?.stderr ?? process.stderr).write(text.endsWith('\n') ? text : `${text}\n`)
+      throw new Errors.ExitError(error.exitCode)
+    }
     const {exitCode, internal, ...shape} = this.describe(error)
     const output = this.output ?? new Output(new IOStreams({json: jsonRequested(this.argv)}))
     output.error({

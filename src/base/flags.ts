@@ -4,6 +4,7 @@
  */
 import {Flags} from '@oclif/core'
 
+import {MAX_TIMER_SECONDS} from '../domain/env.js'
 import {API_VERSIONS, CURRENCIES, CUSTOMER_STATUSES, ORDER_STATUSES, RESOURCE_FIELDS, type ResourceName} from '../domain/schema.js'
 import {checkPage, checkPerPage, checkSearch, parseId} from '../domain/validate.js'
 import {parseFields} from '../io/fields.js'
@@ -88,6 +89,7 @@ export const apiFlags = {
     default: 120,
     description: 'Longest total wait, in seconds, for rate-limit (429) retries.',
     helpGroup: GLOBAL,
+    max: MAX_TIMER_SECONDS,
     min: 0,
   }),
 }

@@ -54,8 +54,8 @@ export interface ConfigData {
   token_cache?: Record<string, CachedToken>
   /** Set once `auth login` has mentioned `--storage keyring`: the hint is never repeated. */
   keyring_hint_shown?: boolean
-  /** `commerce alias set NAME EXPANSION`: per user, whatever the profile. */
-  aliases?: Record<string, string>
+  /** `commerce alias set NAME EXPANSION`: per user, whatever the profile. A hand-edited value may be no string. */
+  aliases?: Record<string, unknown>
 }
 
 /** How a profile field is declared: its type, and what the CLI does with it. */
@@ -139,7 +139,7 @@ const TOKEN_FIELD_TYPES: Record<keyof CachedToken, 'string' | 'strings'> = {
   scopes: 'strings',
 }
 
-function typeName(value: unknown): string {
+export function typeName(value: unknown): string {
   return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`
 }
 
@@ -167,8 +167,9 @@ export function configProblem(data: unknown): string | undefined {
       }
     }
   }
-  const aliases = checkField('aliases', 'map', data.aliases)
-  if (aliases) return aliases
+  // An alias that is not a string is left out where aliases are used (services/aliases.ts names it in a warning):
+  // one bad value does not make the whole file unreadable.
+  if (data.aliases !== undefined && !isObject(data.aliases)) return `aliases must be an object (it is ${typeName(data.aliases)})`
   if (data.token_cache !== undefined) {
     if (!isObject(data.token_cache)) return `token_cache must be an object (it is ${typeName(data.token_cache)})`
     for (const [key, token] of Object.entries(data.token_cache)) {

@@ -17,7 +17,8 @@ import {Errors, type Hook, type Interfaces, toConfiguredId} from '@oclif/core'
 import {processDeps} from '../base/deps.js'
 import {expandAlias} from '../domain/alias.js'
 import {EXIT, UsageError} from '../errors.js'
-import {aliasesOf} from '../services/aliases.js'
+import {sanitize} from '../io/sanitize.js'
+import {aliasTableOf} from '../services/aliases.js'
 import {jsonRequested, Output} from '../io/output.js'
 import {editDistance} from '../domain/suggest.js'
 import {IOStreams} from '../io/streams.js'
@@ -100,11 +101,17 @@ async function expandedAlias(config: Interfaces.Config, id: string, argv: readon
   while (i < tokens.length && tokens[i].startsWith('-')) i += takesValue.has(tokens[i]) && !tokens[i].includes('=') ? 2 : 1
   const name = tokens[i]
   if (name === undefined) return undefined
-  const aliases = await aliasesOf(processDeps().env)
+  const {aliases, warnings} = await aliasTableOf(processDeps().env)
+  if (warnings.length > 0) {
+    const io = new IOStreams({json: jsonRequested(argv)})
+    for (const warning of warnings) io.warn(warning)
+  }
   if (!Object.hasOwn(aliases, name)) return undefined
   const {argv: expanded, missing} = expandAlias(aliases[name], tokens.slice(i + 1))
   if (missing > 0)
-    throw new UsageError(`The alias ${name} (\`${config.bin} ${aliases[name]}\`) needs ${missing} more argument${missing === 1 ? '' : 's'}.`)
+    throw new UsageError(
+      `The alias ${name} (\`${config.bin} ${sanitize(aliases[name], 'cell')}\`) needs ${missing} more argument${missing === 1 ? '' : 's'}.`,
+    )
   return [...expanded, ...tokens.slice(0, i)]
 }
 

@@ -6,6 +6,7 @@
 import {Help} from '@oclif/core'
 
 import {processDeps} from '../base/deps.js'
+import {sanitize} from '../io/sanitize.js'
 import {aliasesOf} from '../services/aliases.js'
 
 export default class CommerceHelp extends Help {
@@ -13,7 +14,8 @@ export default class CommerceHelp extends Help {
     await super.showRootHelp()
     const aliases = Object.entries(await aliasesOf(processDeps().env))
     if (aliases.length === 0) return
-    const rows = aliases.map(([name, expansion]): [string, string] => [name, `${this.config.bin} ${expansion}`])
+    // An expansion is the user's text, perhaps hand-edited: shown with control characters escaped.
+    const rows = aliases.map(([name, expansion]): [string, string] => [sanitize(name, 'cell'), `${this.config.bin} ${sanitize(expansion, 'cell')}`])
     this.log(this.section('ALIASES', this.renderList(rows, {indentation: 2, spacer: '\n', stripAnsi: this.opts.stripAnsi})))
     this.log('')
   }

@@ -14,7 +14,8 @@
  * - `compileJq` checks the expression before the command runs, by running jq on no input at all. A compile
  *   error (jq's exit status 3) is a UsageError (exit 2), before any request is sent.
  * - Each result prints like `jq -r`: strings raw, other values as JSON, indented on a terminal and compact in a
- *   pipe (as the CLI's own --json). A runtime error (jq's exit 5) is exit 1 with jq's message.
+ *   pipe (as the CLI's own --json). A runtime error (jq's exit 5) is exit 1 with jq's message; `halt_error(N)`
+ *   exits N with its value on stderr, as jq does; what jq writes to stderr while it succeeds reaches stderr as is.
  *
  * jq-web keeps what jq prints in a private buffer until jq ends. To stream it, the worker loads jq-web's script
  * with one line changed (JQ_OUTPUT_HOOK): each byte goes to a hook when one is installed. jq-web is pinned to an
@@ -24,7 +25,7 @@ import {createRequire} from 'node:module'
 import {Worker} from 'node:worker_threads'
 
 import {secondsFromEnv} from '../domain/env.js'
-import {CliError, EXIT, UsageError} from '../errors.js'
+import {CliError, EXIT, JqHaltError, UsageError} from '../errors.js'
 
 export const JQ_TIMEOUT_MS = 10_000
 /** Output of the worker not yet written to stdout, past which jq waits. */
@@ -74,6 +75,15 @@ globalThis.__commerceJqOut = (c) => {
   chunk[used++] = c
   if (used === chunk.length || (c === 10 && Date.now() - last > 50)) flush()
 }
+// jq's own stderr on success (debug, stderr, halt_error(0)) is handed to jq-web's console.warn with a format of
+// its own: sent to the main thread, which writes the text as jq would, instead of Node's formatting of that call.
+const warn = console.warn
+console.warn = (...args) => {
+  if (args[0] === '%cstderr%c: %c%s' && args.length === 5) {
+    flush()
+    parentPort.postMessage({type: 'err', text: String(args[4])})
+  } else warn(...args)
+}
 module.exports.then((jq) => {
   parentPort.on('message', (request) => {
     let failure
@@ -94,19 +104,34 @@ interface Failure {
   message: string
 }
 
-type Message = {type: 'ready'} | {type: 'out'; chunk: Uint8Array} | {type: 'done'; failure?: Failure}
+type Message = {type: 'ready'} | {type: 'out'; chunk: Uint8Array} | {type: 'err'; text: string} | {type: 'done'; failure?: Failure}
 
 /** jq's own message, without jq-web's "Non-zero exit code" line nor the "jq: N compile error" trailer. */
 function jqMessage(text: string): string {
   return (
-    text
-      .replace(/^Non-zero exit code: \d+\n?/, '')
+    withoutExitLine(text)
+      // jq-web's build reports \`input\` past the last input as "break" (at <unknown>); jq says "No more inputs".
+      .replace(/^jq: error \(at <unknown>\): break$/m, 'jq: error (at <unknown>): No more inputs')
       .split('\n')
       .filter((line) => !/^jq: \d+ compile errors?$/.test(line.trim()))
       .join('\n')
       .replace(/^jq: error(?: \(at [^)]*\))?: /, '')
       .trim() || 'jq failed'
   )
+}
+
+const withoutExitLine = (text: string) => text.replace(/^Non-zero exit code: \d+\n?/, '')
+
+/**
+ * \`halt_error(N)\` (and \`halt_error\`, N 5): jq exits N with the value on stderr as it is, not as an error of its
+ * own (those begin "jq: error"). Undefined for any other failure.
+ */
+function haltOf(failure: Failure): JqHaltError | undefined {
+  const text = withoutExitLine(failure.message)
+  // Run on a document that parsed, after the expression compiled: exit 2 or 3 here can only be halt_error's.
+  if (failure.exitCode === undefined || text.startsWith('jq: error')) return undefined
+  if (outOfMemory(text)) return undefined
+  return new JqHaltError(text, failure.exitCode)
 }
 
 /** Emscripten's words for memory that could not grow, or a heap limit the worker reached. */
@@ -118,6 +143,8 @@ export interface JqOptions {
   /** Indent non-string results (stdout is a terminal). */
   pretty?: boolean
   env?: NodeJS.ProcessEnv
+  /** What jq writes to its stderr while it succeeds (debug, stderr, halt_error(0)). */
+  stderr?: (text: string) => void
 }
 
 /** A compiled --jq expression, running in its worker. */
@@ -139,6 +166,7 @@ class JqWorker implements JqFilter {
     private readonly expression: string,
     private readonly flags: string[],
     private readonly timeoutMs: number,
+    private readonly stderr?: (text: string) => void,
   ) {
     const req = typeof require === 'function' ? require : createRequire(import.meta.url)
     this.worker = new Worker(WORKER, {
@@ -153,6 +181,7 @@ class JqWorker implements JqFilter {
     this.worker.stdout.resume()
     this.worker.on('message', (m: Message) => {
       if (m.type === 'out') this.pending?.onOut?.(m.chunk)
+      else if (m.type === 'err') this.stderr?.(`${m.text}\n`)
       else this.settle((p) => p.resolve(m))
     })
     this.worker.on('error', (error) => this.fail(error))
@@ -236,7 +265,10 @@ class JqWorker implements JqFilter {
     const rest = decoder.decode()
     if (rest) write(rest)
     const failure = m.type === 'done' ? m.failure : undefined
-    if (failure) throw outOfMemory(failure.message) ? memoryError() : new CliError(`--jq: ${jqMessage(failure.message)}`, {exitCode: EXIT.failure})
+    if (!failure) return
+    const halt = haltOf(failure)
+    if (halt) throw halt
+    throw outOfMemory(failure.message) ? memoryError() : new CliError(`--jq: ${jqMessage(failure.message)}`, {exitCode: EXIT.failure})
   }
 
   async close(): Promise<void> {
@@ -253,7 +285,7 @@ function memoryError(): CliError {
 export async function compileJq(expression: string, options: JqOptions = {}): Promise<JqFilter> {
   if (expression.trim() === '') throw new UsageError('--jq: the expression is empty')
   const timeoutMs = secondsFromEnv(options.env ?? process.env, 'COMMERCE_JQ_TIMEOUT') ?? JQ_TIMEOUT_MS
-  const jq = new JqWorker(expression, options.pretty ? ['-r'] : ['-r', '-c'], timeoutMs)
+  const jq = new JqWorker(expression, options.pretty ? ['-r'] : ['-r', '-c'], timeoutMs, options.stderr)
   try {
     await jq.load()
     await jq.compile()

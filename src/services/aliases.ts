@@ -1,5 +1,6 @@
 /** Aliases, kept per user in the config file (`aliases`), whatever the profile. */
 import {configDir} from '../config/paths.js'
+import {typeName} from '../config/schema.js'
 import {ConfigStore} from '../config/store.js'
 import {ALIAS_NAME, commandWordsOf, shellWords} from '../domain/alias.js'
 import {UsageError} from '../errors.js'
@@ -10,9 +11,35 @@ export interface CommandNames {
   topics: readonly string[]
 }
 
+export interface AliasTable {
+  /** The usable aliases: name -> expansion. */
+  aliases: Record<string, string>
+  /** One line for each alias left out (a hand-edited value that is not a string), naming it and the fix. */
+  warnings: string[]
+}
+
+/** The aliases whose values are strings; each other one is named in a warning, and the rest keep working. */
+function usable(raw: Readonly<Record<string, unknown>> | undefined, path: string): AliasTable {
+  const aliases: Record<string, string> = {}
+  const warnings: string[] = []
+  for (const [name, value] of Object.entries(raw ?? {})) {
+    if (typeof value === 'string') aliases[name] = value
+    else
+      warnings.push(
+        `the alias ${JSON.stringify(name)} in ${path} is ${typeName(value)}, not a string: it is ignored. Set it again with \`commerce alias set ${ALIAS_NAME.test(name) ? name : 'NAME'} 'EXPANSION'\` or remove it with \`commerce alias delete ${ALIAS_NAME.test(name) ? name : 'NAME'}\`.`,
+      )
+  }
+  return {aliases, warnings}
+}
+
 /** The aliases of the user whose environment this is; none when the config cannot be read (the command's read says why). */
 export async function aliasesOf(env: NodeJS.ProcessEnv): Promise<Record<string, string>> {
-  return listAliases(new ConfigStore(configDir(env))).catch(() => ({}))
+  return (await aliasTableOf(env)).aliases
+}
+
+/** aliasesOf, with a warning for each alias left out. */
+export async function aliasTableOf(env: NodeJS.ProcessEnv): Promise<AliasTable> {
+  return readAliases(new ConfigStore(configDir(env))).catch(() => ({aliases: {}, warnings: []}))
 }
 
 /** The command an alias runs (words up to its first flag), for completion; [] for no alias or a broken one. */
@@ -26,8 +53,8 @@ export async function aliasCommand(env: NodeJS.ProcessEnv, name: string): Promis
   }
 }
 
-export async function listAliases(store: ConfigStore): Promise<Record<string, string>> {
-  return {...(await store.read()).aliases}
+export async function readAliases(store: ConfigStore): Promise<AliasTable> {
+  return usable((await store.read()).aliases, store.path)
 }
 
 /** Exit 2 naming the clash: a command, a topic or a command's alias keeps its name. */
@@ -57,7 +84,8 @@ export async function setAlias(
   if (!starts) throw new UsageError(`The expansion ${JSON.stringify(expansion)} must start with a commerce command (e.g. 'customers list').`)
   let replaced: string | undefined
   await store.update((data) => {
-    replaced = data.aliases?.[name]
+    const before = data.aliases?.[name]
+    replaced = before === undefined ? undefined : typeof before === 'string' ? before : JSON.stringify(before)
     data.aliases = {...data.aliases, [name]: expansion}
   })
   return {expansion, name, ...(replaced === undefined ? {} : {replaced})}
@@ -66,8 +94,9 @@ export async function setAlias(
 export async function deleteAlias(store: ConfigStore, name: string): Promise<{name: string; expansion: string}> {
   let expansion: string | undefined
   await store.update((data) => {
-    expansion = data.aliases?.[name]
-    if (expansion === undefined) return
+    const value = data.aliases?.[name]
+    if (value === undefined) return
+    expansion = typeof value === 'string' ? value : JSON.stringify(value)
     const {[name]: _gone, ...rest} = data.aliases!
     data.aliases = rest
   })

@@ -2,6 +2,9 @@
  * `commerce alias set|list|delete` and the expansion, run as processes (the expansion happens in the
  * command_not_found hook, before oclif parses the expanded command) against the sandbox.
  */
+import {readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
 import {describe, expect, it} from 'vitest'
 
 import {run} from '../helpers/cli.js'
@@ -64,5 +67,35 @@ describe('aliases', () => {
     const again = await cli(['alias', 'delete', 'gone'])
     expect(again.code).toBe(2)
     expect(again.stderr).toContain('No alias named "gone"')
+  })
+
+  it('control characters in an expansion reach no terminal raw: the success line and help show them escaped', async () => {
+    const set = await cli(['alias', 'set', 'odd', 'products list --search "\u001b]0;PWNED\u0007x"'])
+    expect(set.code, set.stderr).toBe(0)
+    expect(set.stderr).not.toMatch(/[\u0007\u001b]/)
+    expect(set.stderr).toContain('\\e]0;PWNED\\ax')
+    const help = await cli(['--help'])
+    expect(help.stdout).not.toMatch(/[\u0007\u001b]/)
+    expect(help.stdout).toMatch(/odd\s+commerce products list --search "\\e\]0;PWNED\\ax"/)
+    expect((await cli(['alias', 'delete', 'odd'])).code).toBe(0)
+  })
+
+  it('one hand-edited alias that is no string is named in a warning; the others keep working', async () => {
+    expect((await cli(['alias', 'set', 'prods', 'products list --per-page 1'])).code).toBe(0)
+    const path = join(fx.dir, 'config.json')
+    const data = JSON.parse(readFileSync(path, 'utf8'))
+    data.aliases.broken = 5
+    writeFileSync(path, JSON.stringify(data))
+    const r = await cli(['prods', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.json()).toHaveLength(1)
+    expect(r.stderr).toContain('the alias "broken"')
+    expect(r.stderr).toContain('a number, not a string: it is ignored')
+    const list = await cli(['alias', 'list', '--json'])
+    expect(list.code).toBe(0)
+    expect(list.json()).toMatchObject({prods: 'products list --per-page 1'})
+    expect(list.stderr).toContain('the alias "broken"')
+    expect((await cli(['alias', 'delete', 'broken'])).code).toBe(0)
+    expect((await cli(['prods', '--json'])).stderr).toBe('')
   })
 })

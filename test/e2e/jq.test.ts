@@ -77,6 +77,22 @@ describe('--jq', () => {
     expect(missing.json<{error: {status: number}}>().error.status).toBe(404)
   })
 
+  it('input and halt_error as jq does them: "No more inputs"; halt_error(N) exits N with its text on stderr; debug reaches stderr', async () => {
+    const [input, halt5, halt3, halt0, debug] = await Promise.all([
+      cli(['customers', 'get', '1', '--jq', 'input']),
+      cli(['customers', 'get', '1', '--jq', '.id | halt_error(5)']),
+      cli(['customers', 'get', '1', '--jq', '"stopped here" | halt_error(3)']),
+      cli(['customers', 'get', '1', '--jq', '"fine\\n" | halt_error(0)']),
+      cli(['customers', 'get', '1', '--jq', '.id | debug']),
+    ])
+    expect(input.code).toBe(1)
+    expect(input.json<{error: {message: string}}>().error.message).toBe('--jq: No more inputs')
+    expect([halt5.code, halt5.stdout, halt5.stderr]).toEqual([5, '', '1\n'])
+    expect([halt3.code, halt3.stdout, halt3.stderr]).toEqual([3, '', 'stopped here\n'])
+    expect([halt0.code, halt0.stdout, halt0.stderr]).toEqual([0, '', 'fine\n'])
+    expect([debug.code, debug.stdout, debug.stderr]).toEqual([0, '1\n', '["DEBUG:",1]\n'])
+  })
+
   it('on a terminal: objects indented as --json shows them, strings raw', async () => {
     const session = await startInTmux(['customers', 'get', '1', '--jq', '{id, email}, .email'], {env: env()})
     expect(await session.waitForExit()).toBe(0)

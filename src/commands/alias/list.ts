@@ -1,6 +1,6 @@
 import {ConfigCommand} from '../../base/config-command.js'
 import {renderListHuman} from '../../io/render.js'
-import {listAliases} from '../../services/aliases.js'
+import {readAliases} from '../../services/aliases.js'
 
 export default class AliasList extends ConfigCommand<typeof AliasList> {
   static summary = `List your aliases.`
@@ -8,7 +8,8 @@ export default class AliasList extends ConfigCommand<typeof AliasList> {
   static examples = ['<%= config.bin %> alias list', '<%= config.bin %> alias list --json']
 
   async run(): Promise<void> {
-    const aliases = await listAliases(this.store)
+    const {aliases, warnings} = await readAliases(this.store)
+    for (const warning of warnings) this.io.warn(warning)
     await this.output.result(aliases, async () => {
       const rows = Object.entries(aliases).map(([name, expansion]) => ({expansion, name}))
       if (rows.length === 0) return this.io.info('No aliases. Add one with `commerce alias set NAME EXPANSION`.')

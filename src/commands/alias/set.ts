@@ -1,6 +1,7 @@
 import {Args} from '@oclif/core'
 
 import {ConfigCommand} from '../../base/config-command.js'
+import {sanitize} from '../../io/sanitize.js'
 import {setAlias} from '../../services/aliases.js'
 
 export default class AliasSet extends ConfigCommand<typeof AliasSet> {
@@ -24,7 +25,7 @@ export default class AliasSet extends ConfigCommand<typeof AliasSet> {
     const result = await setAlias(this.store, args.name, args.expansion, this.commandNames())
     await this.output.result(result, () =>
       this.output.success(
-        `${result.replaced === undefined ? 'Added' : 'Changed'} alias ${result.name}: \`commerce ${result.name}\` runs \`commerce ${result.expansion}\`.`,
+        `${result.replaced === undefined ? 'Added' : 'Changed'} alias ${result.name}: \`commerce ${result.name}\` runs \`commerce ${sanitize(result.expansion, 'cell')}\`.`,
       ),
     )
   }

@@ -2,6 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
 import {jqStreamingRefusal} from '../../base/flags.js'
+import {MAX_TIMER_SECONDS} from '../../domain/env.js'
 import {EVENT_TYPES} from '../../domain/schema.js'
 import {counted} from '../../domain/text.js'
 import {UsageError} from '../../errors.js'
@@ -21,6 +22,8 @@ const seconds = Flags.custom<number>({
   async parse(input) {
     const n = Number(input)
     if (!/^\d+(\.\d+)?$/.test(input.trim()) || !(n > 0)) throw new Error(`must be a positive number of seconds (got ${JSON.stringify(input)})`)
+    if (n > MAX_TIMER_SECONDS)
+      throw new Error(`must be at most ${MAX_TIMER_SECONDS} seconds, the longest a timer holds (got ${JSON.stringify(input)})`)
     return n
   },
 })
