@@ -37,6 +37,24 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
     enableCompileCache(bundle, pjson.version, (words.join(' ') || 'commerce') + help)
   }
 
+  // Node prints each warning as a block (name, message, oclif's details, "Use node --trace-warnings"). The one a user
+  // meets is a linked plugin whose folder was moved or deleted, which oclif reports on every command: say that in one
+  // line with its fix instead. Other warnings keep one line each; all stay on stderr, never on stdout.
+  const said = new Set()
+  process.removeAllListeners('warning')
+  process.on('warning', (warning) => {
+    const gone = /^ENOENT\b.*'(.+)[\\/]package\.json'$/.exec(warning.message)
+    const line =
+      gone && / Plugin: /.test(warning.name)
+        ? `Warning: a linked plugin is missing: ${gone[1]} holds no package.json. Link it again from where it is now, or remove it with \`commerce plugins unlink ${gone[1]}\`.`
+        : process.noProcessWarnings || process.env.NODE_NO_WARNINGS === '1'
+          ? undefined
+          : `Warning: ${warning.name === 'Warning' ? '' : `${warning.name}: `}${warning.message}`
+    if (line === undefined || said.has(line)) return
+    said.add(line)
+    process.stderr.write(`${line.replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, '?')}\n`)
+  })
+
   // The root and its package.json are known: oclif need not look for them.
   require(join(bundle, 'core.js')).execute({loadOptions: {pjson, root}})
 }

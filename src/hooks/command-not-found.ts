@@ -12,6 +12,9 @@
  * exits 127; the contract says nothing prompts under CI and that invalid usage is exit 2. On a terminal that
  * may prompt, it offers to run the suggestion; otherwise it names it and exits 2 (a JSON error with --json).
  */
+import {existsSync, readFileSync} from 'node:fs'
+import {join} from 'node:path'
+
 import {Errors, type Hook, type Interfaces, toConfiguredId} from '@oclif/core'
 
 import {processDeps} from '../base/deps.js'
@@ -148,8 +151,27 @@ const hook: Hook<'command_not_found'> = async function (options) {
     if (yes) return run(config, found)
   }
   const message = `"${typed}" is not a ${config.bin} command.${found ? ` Did you mean \`${shown}\`?` : ''}`
-  new Output(io).error({hint: io.json ? undefined : `Run \`${help}\` for a list of available commands.`, message, status: null})
+  // A command of a linked plugin whose folder is gone is "not a command" now: say which plugin, and how to unlink it.
+  const gone = missingLinkedPlugins(config.dataDir)
+  const missing =
+    gone.length === 0
+      ? ''
+      : ` ${gone.length === 1 ? 'A linked plugin is' : 'Linked plugins are'} missing (${gone.map((p) => `${sanitize(p.name, 'cell')} at ${sanitize(p.root, 'cell')}`).join(', ')}): its commands cannot run. Link it again from where it is now, or remove it with \`${config.bin} plugins unlink ${sanitize(gone[0].root, 'cell')}\`.`
+  new Output(io).error({hint: io.json ? undefined : `Run \`${help}\` for a list of available commands.${missing}`, message, status: null})
   throw new Errors.ExitError(EXIT.usage)
+}
+
+/** The linked plugins (oclif's user plugin list in its data directory) whose folder no longer holds a package.json. */
+function missingLinkedPlugins(dataDir: string): Array<{name: string; root: string}> {
+  try {
+    const pjson = JSON.parse(readFileSync(join(dataDir, 'package.json'), 'utf8')) as {oclif?: {plugins?: unknown}}
+    const plugins = Array.isArray(pjson.oclif?.plugins) ? (pjson.oclif.plugins as Array<Record<string, unknown>>) : []
+    return plugins
+      .filter((p) => p?.type === 'link' && typeof p.root === 'string' && typeof p.name === 'string' && !existsSync(join(p.root, 'package.json')))
+      .map((p) => ({name: p.name as string, root: p.root as string}))
+  } catch {
+    return []
+  }
 }
 
 export default hook

@@ -3,7 +3,7 @@
  * commerce-cli installed by the link), run against the sandbox through the plugin API's client and output channel,
  * and unlinked. Processes, in a private data directory (COMMERCE_DATA_DIR) so that no user plugin is touched.
  */
-import {rmSync} from 'node:fs'
+import {mkdirSync, rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, describe, expect, it} from 'vitest'
@@ -50,4 +50,28 @@ describe('plugins: the example plugin', () => {
     expect(unlinked.code, unlinked.stderr).toBe(0)
     expect((await cli(['hello'])).code).toBe(2)
   }, 90_000)
+
+  it('a linked plugin whose folder is gone: one line on stderr naming plugins unlink, stdout untouched; its command says the same', async () => {
+    const data = join(fx.dir, 'data-gone')
+    const root = join(fx.dir, 'moved-away')
+    mkdirSync(data, {recursive: true})
+    writeFileSync(
+      join(data, 'package.json'),
+      JSON.stringify({name: 'commerce-cli', oclif: {plugins: [{name: 'commerce-plugin-gone', root, type: 'link'}], schema: 1}, private: true}),
+    )
+    const goneEnv = {...env(), COMMERCE_DATA_DIR: data}
+    const r = await run(['products', 'list', '--per-page', '1', '--json'], {env: goneEnv})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.json()).toHaveLength(1)
+    expect(r.stderr.trimEnd().split('\n')).toEqual([
+      `Warning: a linked plugin is missing: ${root} holds no package.json. Link it again from where it is now, or remove it with \`commerce plugins unlink ${root}\`.`,
+    ])
+    const command = await run(['hello'], {env: goneEnv})
+    expect(command.code).toBe(2)
+    expect(command.stderr).toContain(`A linked plugin is missing (commerce-plugin-gone at ${root})`)
+    expect(command.stderr).toContain(`commerce plugins unlink ${root}`)
+    const unlinked = await run(['plugins', 'unlink', root], {env: goneEnv})
+    expect(unlinked.code, unlinked.stderr).toBe(0)
+    expect((await run(['products', 'list', '--per-page', '1', '--json'], {env: goneEnv})).stderr).toBe('')
+  })
 })
