@@ -211,7 +211,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (error instanceof Errors.ExitError) throw error
     if (error instanceof JqHaltError) {
       const text = sanitize(error.stderrText, 'terminal')
-      if (text) (this.io?.stderr ?? process.stderr).write(text.endsWith('\n') ? text : `${text}\n`)
+      if (text) (this.io ?? new IOStreams({json: false})).stderr.write(text.endsWith('\n') ? text : `${text}\n`)
       throw new Errors.ExitError(error.exitCode)
     }
     const {exitCode, internal, ...shape} = this.describe(error)

@@ -1,6 +1,5 @@
 /** Pid files and locks beside the config (sandbox state, import journals) ask whether their owner still runs. */
 import {closeSync, linkSync, openSync, readFileSync, rmSync, statSync, writeSync} from 'node:fs'
-import {randomBytes} from 'node:crypto'
 
 /** Whether a process with this pid exists (EPERM: it exists but belongs to another user). */
 export function isProcessAlive(pid: number): boolean {
@@ -33,7 +32,8 @@ function ownerOf(path: string): number | undefined {
 
 /** Creates `path` holding this pid, whole or not at all: written to a private file first, then linked (atomic, EEXIST when taken). */
 function createWhole(path: string): boolean {
-  const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}`
+  // Private to this attempt (opened exclusively below); node:crypto is not loaded for it (start-up).
+  const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}`
   const fd = openSync(temp, 'wx', 0o600)
   try {
     writeSync(fd, String(process.pid))

@@ -1,10 +1,10 @@
-import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {describe, expect, it} from 'vitest'
 
-import {inDoubt, LedgerCorruptError, listRuns, RunLedger} from '../../src/config/ledger.js'
+import {inDoubt, LedgerCorruptError, LedgerLinkError, listRuns, RunLedger} from '../../src/config/ledger.js'
 import {applySets, checkScenario, MAX_SCENARIO_DEPTH, parseScenario, resolveReferences, ScenarioError} from '../../src/domain/scenario.js'
 import {UsageError} from '../../src/errors.js'
 import {readScenario} from '../../src/services/sandbox/scenario.js'
@@ -78,6 +78,20 @@ describe('the fixtures ledger', () => {
       // The torn line was cut before the append: the file reads whole, line by line.
       expect(readFileSync(ledger.path, 'utf8')).not.toContain('"id":\n')
       expect(statSync(ledger.path).mode & 0o777).toBe(0o600)
+    } finally {
+      rmSync(dir, {force: true, recursive: true})
+    }
+  })
+
+  it('is never written through a symbolic link: LedgerLinkError naming it, the link target untouched', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ledger-'))
+    try {
+      const header = {base_url: 'http://x', file: '/f', generation: 1, identity: 'd'.repeat(64), key_id: 'k', run: 'dddddddddddd', started_at: 'now'}
+      mkdirSync(join(dir, 'fixtures'))
+      writeFileSync(join(dir, 'target'), 'keep')
+      symlinkSync(join(dir, 'target'), join(dir, 'fixtures', 'dddddddddddd.jsonl'))
+      expect(() => RunLedger.create(join(dir, 'fixtures'), header)).toThrow(LedgerLinkError)
+      expect(readFileSync(join(dir, 'target'), 'utf8')).toBe('keep')
     } finally {
       rmSync(dir, {force: true, recursive: true})
     }

@@ -1,5 +1,5 @@
 /** Id completion's answers: the pickers' candidates as `id:description`, cached per profile for 60 s (0600). */
-import {statSync} from 'node:fs'
+import {statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -48,6 +48,28 @@ describe('completionIds', () => {
     await completionIds('customer', options)
     expect(clients).toBe(2)
     expect(statSync(join(tmp.dir, 'completion-ids.json')).mode & 0o777).toBe(0o600)
+  })
+})
+
+describe('completionIds and a tampered cache', () => {
+  it('offers only lines of the documented shape from the cache: shell code and control characters written there are dropped', async () => {
+    const dir = tempConfigDir()
+    try {
+      const key = 'default http://sandbox customer'
+      const lines = ['7:Ada <a@x.io>', '1$(touch pwned):x', '8:Eve \u001b]0;PWNED\u0007', '9', 'evt_1:order.paid', 42]
+      writeFileSync(join(dir.dir, 'completion-ids.json'), JSON.stringify({[key]: {at: 1000, lines}}))
+      const found = await completionIds('customer', {
+        cacheKey: 'default http://sandbox',
+        client: async () => {
+          throw new Error('the cache answers')
+        },
+        env: {COMMERCE_CONFIG_DIR: dir.dir},
+        now: () => 2000,
+      })
+      expect(found).toEqual(['7:Ada <a@x.io>', 'evt_1:order.paid'])
+    } finally {
+      dir.cleanup()
+    }
   })
 })
 
