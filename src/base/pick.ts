@@ -63,13 +63,20 @@ export interface PickOptions {
 export async function pickId(o: PickOptions): Promise<number | string> {
   const noun = NOUNS[o.kind]
   if (!canPick(o.io)) throw new UsageError(o.missing ?? `Missing ${noun.split(' ')[0]} id: \`${o.usage}\` (on a terminal, leave it out to pick one).`)
+  // The first page before anything is drawn: a service that cannot be reached fails the command as it would without
+  // a picker, and an empty list says so (exit 2, as a missing id is), instead of a prompt that can only be cancelled.
+  let first: {pages: number; page: Awaited<ReturnType<typeof candidates>>} | undefined = {
+    page: await candidates(o.kind, o.source, undefined, 1),
+    pages: 1,
+  }
+  if (first.page.candidates.length === 0) throw new UsageError(`There is no ${noun} to choose from: \`${o.usage}\` needs one.`)
   for (let pages = 1; ; pages++) {
     let offered = 0
     const chosen = await promptSearch<number | string | typeof MORE>(
       o.io,
       o.message ?? `Which ${noun}? (type to filter, Esc to cancel)`,
       async (term) => {
-        const {candidates: found, more} = await candidates(o.kind, o.source, term, pages)
+        const {candidates: found, more} = !term && first?.pages === pages ? first.page : await candidates(o.kind, o.source, term, pages)
         offered = found.length
         const choices: Array<SearchChoice<number | string | typeof MORE>> = found.map((c) => ({...labelOf(c, o.io, o.now()), value: c.id}))
         if (more) choices.push({name: `… more (${counted(offered, noun.split(' ')[0])} shown; load the next page)`, value: MORE})
@@ -77,6 +84,7 @@ export async function pickId(o: PickOptions): Promise<number | string> {
         return choices
       },
     )
+    first = undefined
     if (chosen !== MORE) return chosen
   }
 }

@@ -61,6 +61,12 @@ export interface SearchChoice<V> {
 /**
  * A search prompt fed by `source` as the person types (@inquirer/prompts `search`): a failing source shows its
  * message as the prompt's error line. Esc cancels as Ctrl-C does (exit 130, through BaseCommand.catch).
+ *
+ * Enter chooses from the results of what was typed, never from an earlier list. inquirer's search lets Enter pick
+ * the highlighted entry of the list on screen while the search for newer text is still running (a slow service,
+ * or text pasted in one burst), which is the previous text's top entry. Here Enter waits for the search of the
+ * text typed; when the list on screen was for other text, the choice is the top entry of the new results, and
+ * when nothing matches, the prompt says so and asks again.
  */
 export async function promptSearch<V>(
   io: IOStreams,
@@ -76,7 +82,45 @@ export async function promptSearch<V>(
   emitKeypressEvents(io.stdin)
   io.stdin.on('keypress', onKey)
   try {
-    return await search<V>({message, pageSize: 10, source: (term, {signal}) => source(term, signal)}, {...context(io), signal: cancel.signal})
+    for (let note = ''; ;) {
+      /** The latest search asked for (the text typed last), and the text whose results are on screen. */
+      let latest: {term: string | undefined; results: Promise<Array<SearchChoice<V>>>} | undefined
+      let shown: string | undefined | null = null
+      let chosen: {value: V} | undefined
+      let nothing = false
+      const value = await search<V>(
+        {
+          message: `${message}${note}`,
+          pageSize: 10,
+          source: (term, {signal}) => {
+            const results = source(term, signal)
+            const asked = {results, term}
+            latest = asked
+            void results.then(
+              () => {
+                if (latest === asked) shown = term
+              },
+              () => {},
+            )
+            return results
+          },
+          validate: async () => {
+            const asked = latest
+            if (!asked || shown === asked.term) return true
+            const fresh = await asked.results.catch(() => [])
+            if (fresh.length === 0) nothing = true
+            else chosen = {value: fresh[0].value}
+            return true
+          },
+        },
+        {...context(io), signal: cancel.signal},
+      )
+      if (nothing) {
+        note = ` (nothing matched "${latest?.term ?? ''}")`
+        continue
+      }
+      return chosen ? chosen.value : value
+    }
   } finally {
     io.stdin.off('keypress', onKey)
   }

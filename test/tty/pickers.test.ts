@@ -118,17 +118,61 @@ describe('pickers', () => {
     expect((await fx.api('GET', `/api/v2/customers/${id}`)).status).toBe(200)
   })
 
-  it('a failing API is an error line in the picker, not a stack trace', async () => {
+  it('a service failing once the picker is open is an error line in it, not a stack trace', async () => {
+    const term = await startInTmux(['products', 'get'], {env: fx.env})
+    await term.waitFor(/❯ \d+ {2}/)
     await fx.api('POST', '/_sandbox/faults', {count: 10, method: 'GET', path: '/api/v2/products*', status: 400})
     try {
-      const term = await startInTmux(['products', 'get'], {env: fx.env})
-      const screen = await term.waitFor('> Injected fault #1 status 400')
+      await term.type('Ket')
+      const screen = await term.waitFor(/> Injected fault #\d+ status 400/)
       expect(screen).not.toMatch(/\bat \w+ \(/)
       await term.sendKeys('Escape')
       expect(await term.waitForExit()).toBe(130)
     } finally {
       await fx.api('DELETE', '/_sandbox/faults')
     }
+  })
+
+  it('nothing to choose from, or a service that fails at once: no picker, the command ends as it would without one', async () => {
+    await fx.api('POST', '/_sandbox/faults', {count: 1, method: 'GET', path: '/api/v2/products*', status: 400})
+    try {
+      const failing = await startInTmux(['products', 'get'], {env: fx.env})
+      expect(await failing.waitForExit()).toBe(2)
+      const screen = await failing.capture()
+      expect(screen).toMatch(/Injected fault #\d+ status 400/)
+      expect(screen).not.toContain('Which product?')
+    } finally {
+      await fx.api('DELETE', '/_sandbox/faults')
+    }
+    const down = await startInTmux(['customers', 'get'], {env: {...fx.env, COMMERCE_BASE_URL: 'http://127.0.0.1:9'}})
+    expect(await down.waitForExit()).toBe(1)
+    expect(await down.capture()).toMatch(/Nothing is listening there|connection refused/i)
+    // The local inbox of a fresh config directory holds no event.
+    const empty = await startInTmux(['webhooks', 'events', 'get'], {env: {...fx.env, COMMERCE_CONFIG_DIR: `${fx.configDir}/empty`}})
+    expect(await empty.waitForExit()).toBe(2)
+    expect(await empty.capture()).toContain('There is no event to choose from')
+  })
+
+  it('Enter chooses from the results of what was typed, never from an earlier list (a slow service); a picked update is confirmed', async () => {
+    const zoe = (await fx.api('POST', '/api/v2/customers', {email: `zoe-${process.pid}@picker.example`, name: 'Zoe Picked', send_invite: false})).body
+    const other = await newCustomer(fx)
+    const term = await startInTmux(['customers', 'update', '--plan', 'picked-plan'], {env: fx.env})
+    await term.waitFor(new RegExp(`❯ ${other}  `))
+    // Every search from now on takes 600 ms: the text and Enter arrive while the list on screen is the first one.
+    await fx.api('POST', '/_sandbox/faults', {count: 20, delay_ms: 600, method: 'GET', path: '/api/v2/customers*'})
+    try {
+      await term.type(`zoe-${process.pid}`)
+      await term.sendKeys('Enter')
+      await term.waitFor(
+        new RegExp(`Update customer ${zoe.id} \\(Zoe Picked <zoe-${process.pid}@picker\\.example>, \\w+\\): set plan picked-plan\\?`),
+        {timeoutMs: 15_000},
+      )
+      expect(await term.answer('set plan picked-plan?', 'y')).toBe(0)
+    } finally {
+      await fx.api('DELETE', '/_sandbox/faults')
+    }
+    expect((await fx.api('GET', `/api/v2/customers/${zoe.id}`)).body.metadata?.plan).toBe('picked-plan')
+    expect((await fx.api('GET', `/api/v2/customers/${other}`)).body.metadata?.plan).not.toBe('picked-plan')
   })
 
   it('without a terminal: exit 2 naming the id, nothing sent', async () => {
