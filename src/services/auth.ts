@@ -1,8 +1,8 @@
-/** auth login / status / token / logout. */
-import {type KeyPair, KeyPairTokens, type ResolvedCredentials, issueToken, loginHint, revokeToken} from '../api/auth.js'
+/** auth login and logout (status and token: auth-status.ts). */
+import {type KeyPair, KeyPairTokens, type ResolvedCredentials, issueToken, revokeToken} from '../api/auth.js'
 import type {ApiClient, ClientOptions} from '../api/client.js'
 import type {ApiVersion} from '../domain/schema.js'
-import {ApiError, AuthError, CliError} from '../errors.js'
+import {ApiError, CliError} from '../errors.js'
 import {KeyringError, type Storage, keyringAccount, keyringAnswers, keyringDelete, keyringSet} from '../config/keyring.js'
 import {readSandboxState} from '../config/sandbox-state.js'
 import {forgetCredentials, setProfileToken} from '../config/schema.js'
@@ -150,67 +150,6 @@ export async function keyringHint(
     data.keyring_hint_shown = true
   })
   return KEYRING_HINT
-}
-
-export interface AuthStatus {
-  profile: string
-  base_url: string | null
-  key_id: string | null
-  source: string
-  /** Where the key secret is read from (a profile's key pair); null for credentials from the environment. */
-  storage: Storage | null
-  logged_in: boolean
-  expires_at: string | null
-  scopes: string[] | null
-  /** Why not logged in (not part of the JSON contract's required fields). */
-  reason?: string
-}
-
-/** Whether the credentials work: a cached unexpired token, or a token issued now. Never shows a secret. */
-export async function status(ctx: AuthContext): Promise<AuthStatus> {
-  const profile = await ctx.profileName()
-  const creds = await ctx.credentials()
-  let baseUrl: string | null = null
-  try {
-    baseUrl = await ctx.baseUrl()
-  } catch (error) {
-    // Without a base URL, only a key pair cannot be checked; a given token is reported as is (no request).
-    if (creds.source !== 'none' && creds.source !== 'COMMERCE_ACCESS_TOKEN') throw error
-  }
-  const base: AuthStatus = {
-    base_url: baseUrl,
-    expires_at: null,
-    key_id: creds.keyId ?? null,
-    logged_in: false,
-    profile,
-    scopes: null,
-    source: creds.source,
-    storage: creds.storage ?? null,
-  }
-  if (creds.source === 'none') return {...base, reason: `Not logged in. ${loginHint(ctx.userFlags())}`}
-  if (creds.source === 'COMMERCE_ACCESS_TOKEN') return {...base, logged_in: true}
-  const tokens = creds.tokens as KeyPairTokens
-  const client = await ctx.client()
-  try {
-    const cached =
-      (await tokens.cached(client.baseUrl)) ??
-      (await (async () => {
-        await tokens.getToken(client)
-        return tokens.cached(client.baseUrl)
-      })())
-    return {...base, expires_at: cached?.expires_at ?? null, logged_in: true, scopes: cached?.scopes ?? null}
-  } catch (error) {
-    if (error instanceof AuthError) return {...base, reason: error.message}
-    throw error
-  }
-}
-
-/** A valid access token, issuing one when needed. */
-export async function currentToken(ctx: AuthContext): Promise<string> {
-  const creds = await ctx.credentials()
-  // COMMERCE_ACCESS_TOKEN is used as is: no request, so no base URL is needed.
-  if (creds.source === 'COMMERCE_ACCESS_TOKEN') return ctx.env.COMMERCE_ACCESS_TOKEN!
-  return creds.tokens.getToken(await ctx.client())
 }
 
 export interface LogoutResult {

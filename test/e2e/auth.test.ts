@@ -145,6 +145,44 @@ describe('auth status and auth token', () => {
     for (const r of [json, human]) expect(r.stdout + r.stderr).not.toContain(full().key_secret)
   })
 
+  it('checks with the service: a revoked cached token is replaced (status exit 0, token prints one that works); --offline sends nothing; a service down is exit 1', async () => {
+    await login()
+    const cached = readConfig(dir).profiles!.default.access_token!
+    const revoked = await fetch(`${sb.baseUrl}/api/v2/auth/tokens/current`, {headers: {authorization: `Bearer ${cached}`}, method: 'DELETE'})
+    expect(revoked.status).toBe(204)
+    const token = await cli(['auth', 'token'])
+    expect(token.code, token.stderr).toBe(0)
+    const printed = token.stdout.trim()
+    expect(printed).not.toBe(cached)
+    const works = await fetch(`${sb.baseUrl}/api/v2/customers?per_page=1`, {headers: {authorization: `Bearer ${printed}`}})
+    expect(works.status).toBe(200)
+    const status = await cli(['auth', 'status', '--json'])
+    expect(status.code, status.stderr).toBe(0)
+    expect(status.json()).toMatchObject({logged_in: true, source: 'profile'})
+
+    // Offline: from the cache alone, nothing sent (a base URL where nothing listens would fail otherwise).
+    faulty = await startFaultyServer(() => ({drop: true}))
+    await faulty.close()
+    const offline = await cli(['auth', 'status', '--offline', '--json'])
+    expect(offline.code, offline.stderr).toBe(0)
+    expect(offline.json()).toMatchObject({logged_in: true})
+    const config = readConfig(dir)
+    config.profiles!.default.base_url = faulty.url
+    config.profiles!.default.credentials_origin = new URL(faulty.url).origin
+    writeFileSync(join(dir, 'config.json'), JSON.stringify(config))
+    const down = await cli(['auth', 'status'])
+    expect(down.code).toBe(1)
+    expect(down.stderr).toMatch(/Nothing is listening there|connection refused|could not connect/i)
+    faulty = undefined
+  })
+
+  it('logged out: one line saying so and how to log in, exit 3', async () => {
+    const r = await cli(['auth', 'status'])
+    expect(r.code).toBe(3)
+    expect(r.stderr.match(/Not logged in/g)).toHaveLength(1)
+    expect(r.stderr).toContain('commerce auth login')
+  })
+
   it('with the env key pair: source COMMERCE_KEY_ID; a wrong env secret never reuses the cached token: exit 3', async () => {
     // One config dir: the first run caches a token; the same key id with a wrong secret must not reuse it.
     const ok = await cli(['auth', 'status', '--json'], keyPairEnv(dir, sb.baseUrl, full()))
