@@ -37,7 +37,7 @@ describe('webhooks listen against the sandbox', () => {
   it('registers its loopback URL, verifies a triggered order.paid and forwards the identical body and headers; --max-events 1 exits 0', async () => {
     session = await startSession()
     const r = await receiver()
-    const p = listen(session, ['--json', '--forward-to', r.url, '--max-events', '1'])
+    const p = listen(session, ['--event', 'order.paid', '--json', '--forward-to', r.url, '--max-events', '1'])
     const ready = await p.json(0)
     expect(ready).toMatchObject({endpoint_id: expect.stringMatching(/^we_/), ready: true})
     expect(Object.keys(ready).sort()).toEqual(['endpoint_id', 'local_url', 'public_url', 'ready', 'verified_reachable'])
@@ -84,7 +84,7 @@ describe('webhooks listen against the sandbox', () => {
   it('answers 400 to a missing, malformed, wrong, stale or future signature and forwards none of them', async () => {
     session = await startSession()
     const r = await receiver()
-    const p = listen(session, ['--json', '--forward-to', r.url, '--print-secret'])
+    const p = listen(session, ['--event', 'order.paid', '--json', '--forward-to', r.url, '--print-secret'])
     const ready = await p.json(0)
     const secret: string = ready.signing_secret
     expect(secret).toBe(session.secrets()[ready.endpoint_id])
@@ -124,7 +124,7 @@ describe('webhooks listen against the sandbox', () => {
   it('answers 502 while the receiver is down, and the sandbox retry is forwarded once it is up', async () => {
     session = await startSession({retryDelaysMs: [500, 1000, 2000]})
     const port = await deadPort()
-    const p = listen(session, ['--json', '--forward-to', `http://127.0.0.1:${port}/hooks`, '--max-events', '2'])
+    const p = listen(session, ['--event', 'order.paid', '--json', '--forward-to', `http://127.0.0.1:${port}/hooks`, '--max-events', '2'])
     await p.line(0)
     const trigger = await session.cli(['webhooks', 'trigger', 'order.paid', '--json'])
     const eventId = trigger.json().event_id
@@ -148,7 +148,7 @@ describe('webhooks listen against the sandbox', () => {
     session = await startSession({retryDelaysMs: [50]})
     const r = await receiver()
     r.respond = (_req, res) => void res.writeHead(503).end('busy')
-    const p = listen(session, ['--json', '--forward-to', r.url, '--max-events', '2'])
+    const p = listen(session, ['--event', 'order.paid', '--json', '--forward-to', r.url, '--max-events', '2'])
     await p.line(0)
     await session.cli(['webhooks', 'trigger', 'order.paid'])
     expect(await p.json(1)).toMatchObject({forward_status: 503})
@@ -165,7 +165,7 @@ describe('webhooks listen against the sandbox', () => {
     session = await startSession()
     const r = await receiver()
     r.respond = () => {} // never answers
-    const p = listen(session, ['--skip-verify', '--forward-to', r.url, '--forward-timeout', '0.3', '--max-events', '1'])
+    const p = listen(session, ['--event', 'order.paid', '--skip-verify', '--forward-to', r.url, '--forward-timeout', '0.3', '--max-events', '1'])
     const ready = await new Promise<string>((resolve) => {
       const timer = setInterval(() => {
         const m = /Listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(p.stderr())
@@ -187,10 +187,10 @@ describe('webhooks listen against the sandbox', () => {
     expect((await p.exited).code).toBe(0)
   })
 
-  it('--skip-verify accepts unsigned deliveries; events not listened for are answered 200 and not forwarded; --timeout alone exits 0 after an event', async () => {
+  it('--skip-verify accepts unsigned deliveries; events not listened for (--event order.paid) are answered 200 and not forwarded; --timeout alone exits 0 after an event', async () => {
     session = await startSession()
     const r = await receiver()
-    const p = listen(session, ['--json', '--skip-verify', '--forward-to', r.url, '--timeout', '1'])
+    const p = listen(session, ['--event', 'order.paid', '--json', '--skip-verify', '--forward-to', r.url, '--timeout', '1'])
     const ready = await p.json(0)
     const other = await post(
       ready.local_url,
@@ -212,7 +212,7 @@ describe('webhooks listen against the sandbox', () => {
 
   it('human event lines pass the event type and id through sanitize (no terminal escapes from the sender)', async () => {
     session = await startSession()
-    const p = listen(session, ['--skip-verify', '--max-events', '1'])
+    const p = listen(session, ['--event', 'order.paid', '--skip-verify', '--max-events', '1'])
     while (!/Listening on (\S+) /.test(p.stderr())) await new Promise((resolve) => setTimeout(resolve, 20))
     const url = /Listening on (\S+) /.exec(p.stderr())![1]
     const evil = JSON.stringify({created_at: new Date().toISOString(), data: {}, id: 'evt_\u001b[2Jx', type: 'order.paid'})
@@ -225,7 +225,7 @@ describe('webhooks listen against the sandbox', () => {
 
   it('--timeout counts from the ready line and exits 1 when fewer events came', async () => {
     session = await startSession()
-    const p = listen(session, ['--json', '--timeout', '1', '--max-events', '1'])
+    const p = listen(session, ['--event', 'order.paid', '--json', '--timeout', '1', '--max-events', '1'])
     await p.line(0)
     const readyAt = Date.now()
     const error = await p.json(1)
@@ -234,7 +234,7 @@ describe('webhooks listen against the sandbox', () => {
     expect((await p.exited).code).toBe(1)
 
     // --timeout alone, human output: no event is a failure too.
-    const q = listen(session, ['--timeout', '0.5'])
+    const q = listen(session, ['--event', 'order.paid', '--timeout', '0.5'])
     expect((await q.exited).code).toBe(1)
     expect(q.stderr()).toMatch(/no event arrived within --timeout 0.5 s/)
   })
@@ -246,7 +246,7 @@ describe('webhooks listen against the sandbox', () => {
     r.respond = (_req, res) => {
       release = () => void res.writeHead(200).end('ok, finally')
     }
-    const p = listen(session, ['--json', '--forward-to', r.url])
+    const p = listen(session, ['--event', 'order.paid', '--json', '--forward-to', r.url])
     await p.line(0)
     await session.cli(['webhooks', 'trigger', 'order.paid'])
     await until(() => r.received.length === 1)
@@ -290,6 +290,61 @@ describe('webhooks listen against the sandbox', () => {
     const list = (await session.cli(['webhooks', 'list', '--json'])).json()
     expect(list.map((e: {url: string}) => e.url)).toEqual(expect.arrayContaining([a.public_url, publicUrl]))
     expect(list).toHaveLength(2)
+  })
+
+  it('by default subscribes to every event the sandbox sends; endpoints at its URL with other events verify too, and a restart adds none', async () => {
+    session = await startSession()
+    const port = await deadPort()
+    const paidOnly = listen(session, ['--json', '--port', String(port), '--event', 'order.paid'])
+    const a = await paidOnly.json(0)
+    paidOnly.child.kill('SIGTERM')
+    expect((await paidOnly.exited).code).toBe(0)
+
+    // A second run at the same URL for customers' events: a second endpoint there (the service cannot change one).
+    const customersOnly = listen(session, ['--json', '--port', String(port), '--event', 'customer.created'])
+    const b = await customersOnly.json(0)
+    expect(b.endpoint_id).not.toBe(a.endpoint_id)
+    // order.paid goes to the first endpoint, signed with its secret: verified (not 400), answered as ignored.
+    const paid = await session.cli(['webhooks', 'trigger', 'order.paid', '--json'])
+    expect(paid.code, paid.stderr).toBe(0)
+    await session.sandbox.deliveriesSettled()
+    const toFirst = session.sandbox.deliveries().filter((d) => d.event_id === paid.json().event_id)
+    expect(toFirst).toMatchObject([{outcome: 'delivered', status: 200}])
+    expect(customersOnly.stderr()).not.toContain('signature does not match')
+    customersOnly.child.kill('SIGTERM')
+    await customersOnly.exited
+
+    // Without --event: every event the sandbox sends, on a new endpoint; run again, the same one.
+    const all = listen(session, ['--json', '--port', String(port), '--max-events', '1'])
+    const c = await all.json(0)
+    const endpoints = (await session.cli(['webhooks', 'list', '--json'])).json()
+    const mine = endpoints.find((e: {id: string}) => e.id === c.endpoint_id)
+    expect([...mine.events].sort()).toEqual([
+      'customer.created',
+      'customer.deleted',
+      'customer.updated',
+      'order.created',
+      'order.paid',
+      'order.refunded',
+      'order.shipped',
+    ])
+    const created = await session.cli([
+      'customers',
+      'create',
+      '--email',
+      `all-events-${process.pid}@example.com`,
+      '--name',
+      'All',
+      '--no-send-invite',
+    ])
+    expect(created.code, created.stderr).toBe(0)
+    expect(await all.json(1)).toMatchObject({type: 'customer.created'})
+    expect((await all.exited).code).toBe(0)
+    const again = listen(session, ['--json', '--port', String(port)])
+    expect((await again.json(0)).endpoint_id).toBe(c.endpoint_id)
+    again.child.kill('SIGTERM')
+    await again.exited
+    expect((await session.cli(['webhooks', 'list', '--json'])).json()).toHaveLength(3)
   })
 })
 

@@ -53,7 +53,7 @@ With --json, each stdout line is one JSON object: first {"ready": true, "local_u
   static flags = {
     event: Flags.string({
       aliases: ['events'],
-      description: `Event to subscribe to (any name the service knows); repeat, or separate with commas. Default: every event (${EVENT_TYPES.join(', ')}).`,
+      description: `Event to subscribe to (any name the service knows); repeat, or separate with commas. Default: every event the service sends (the local sandbox's seven; elsewhere those the service documents: ${EVENT_TYPES.join(', ')}).`,
       multiple: true,
     }),
     'forward-to': Flags.string({description: 'Receiver URL to forward each verified delivery to.'}),

@@ -108,6 +108,8 @@ export function sameUrl(a: string, b: string): boolean {
 export interface ListenEndpoint {
   endpoint: WebhookEndpoint
   secret: string
+  /** The secrets of the other endpoints at the same URL that the profile holds: their deliveries verify too. */
+  otherSecrets: string[]
   reused: boolean
 }
 
@@ -128,7 +130,11 @@ export async function ensureListenEndpoint(
       secrets[e.id] !== undefined &&
       (!Array.isArray(e.events) || input.events.every((name) => e.events.includes(name))),
   )
-  if (reusable) return {endpoint: reusable, reused: true, secret: secrets[reusable.id]}
+  // Every endpoint at this URL whose secret the profile holds may deliver here (one registered by a run with other
+  // events): the listener verifies with all of their secrets.
+  const atUrl = existing.filter((e) => typeof e.url === 'string' && sameUrl(e.url, input.url) && secrets[e.id] !== undefined)
+  const others = (chosen: string) => atUrl.filter((e) => e.id !== chosen).map((e) => secrets[e.id])
+  if (reusable) return {endpoint: reusable, otherSecrets: others(reusable.id), reused: true, secret: secrets[reusable.id]}
   const {endpoint} = await createWebhook(ctx, input)
   // Remembered as a listen endpoint: once its listener has gone, `webhooks list` says so (it cannot be deleted).
   const name = await ctx.profileName()
@@ -136,7 +142,7 @@ export async function ensureListenEndpoint(
     const profile = ensureProfile(data, name)
     profile.listen_endpoints = {...profile.listen_endpoints, [endpoint.id]: input.url}
   })
-  return {endpoint, reused: false, secret: endpoint.signing_secret}
+  return {endpoint, otherSecrets: others(endpoint.id), reused: false, secret: endpoint.signing_secret}
 }
 
 /** How long `webhooks list` waits for each listen endpoint's listener to answer. */

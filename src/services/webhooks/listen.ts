@@ -8,6 +8,7 @@
  * fewer than `maxEvents`; with no `maxEvents`, exit 1 only when no event came), or the tunnel's death (exit 1). The listener is always closed (in-flight deliveries finish first) and the tunnel
  * always stopped.
  */
+import {SANDBOX_EVENTS} from '../../sandbox/decisions.js'
 import {isSandboxUrl} from '../../config/sandbox-state.js'
 import {ensureProfile} from '../../config/store.js'
 import {EVENT_TYPES} from '../../domain/schema.js'
@@ -104,10 +105,18 @@ export function checkForwardUrl(value: string, name = 'forwardTo'): string {
   return value
 }
 
+/**
+ * What a listener subscribes to when no event is named: every event the service sends. The local sandbox's are
+ * known (src/sandbox/decisions.ts); of another service, the ones its specification names.
+ */
+export function defaultEvents(baseUrl: string, env: NodeJS.ProcessEnv): string[] {
+  return isSandboxUrl(baseUrl, env) ? [...SANDBOX_EVENTS] : [...EVENT_TYPES]
+}
+
 export async function listen(options: ListenOptions): Promise<{end: ListenEnd; events: number}> {
   const {ctx} = options
-  const events = options.events ?? [...EVENT_TYPES]
   const baseUrl = await ctx.baseUrl()
+  const events = options.events ?? defaultEvents(baseUrl, ctx.env)
   if (!options.publicUrl && !options.tunnel && !isSandboxUrl(baseUrl, ctx.env))
     throw new UsageError(`No public URL for ${baseUrl} to deliver to.`, {hint: NEEDS_PUBLIC_URL})
   if (options.publicUrl) checkEndpointInput({events, url: options.publicUrl}, baseUrl, ctx.env)
@@ -124,7 +133,7 @@ export async function listen(options: ListenOptions): Promise<{end: ListenEnd; e
       run.publicUrl = run.tunnel.publicUrl
     }
     const registered = await ensureListenEndpoint(ctx, existing, {events, url: run.publicUrl})
-    run.secrets.unshift(registered.secret)
+    run.secrets.unshift(registered.secret, ...registered.otherSecrets)
     run.endpointId = registered.endpoint.id
     const probed = await firstProbe(run)
     if (!('verified' in probed)) return run.finish(probed)
