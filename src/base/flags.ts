@@ -35,8 +35,7 @@ export const outputFlags = {
 
 /**
  * The known fields as a flag's `options`, so that shell completion (which completes a flag's values from its
- * options) and --help list them, while every value is accepted: a comma-separated list, and names the service
- * may add later, are checked by parseFields instead.
+ * options) and --help list them, while oclif accepts every value: a comma-separated list is checked by parseFields.
  */
 class OpenOptions extends Array<string> {
   override includes(): boolean {
@@ -53,7 +52,7 @@ export function fieldsFlag(resource: ResourceName) {
       options: OpenOptions.from(RESOURCE_FIELDS[resource]),
       async parse(input) {
         try {
-          return parseFields(input)
+          return parseFields(input, RESOURCE_FIELDS[resource])
         } catch (error) {
           // A plain Error, as from any flag's parse: BaseCommand names the flag once (`--fields: ...`, exit 2).
           throw new Error((error as Error).message.replace(/^--fields: /, ''))

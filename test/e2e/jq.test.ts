@@ -179,24 +179,38 @@ describe('--jq under bounds', () => {
 })
 
 describe('--fields', () => {
-  it('TSV and JSON keep only those fields, in that order; an unknown one is empty / null; nested names', async () => {
+  it('TSV and JSON keep only those fields, in that order; a known one a record lacks is empty / null; nested names', async () => {
     const [tsv, json, get] = await Promise.all([
-      cli(['customers', 'list', '--limit', '2', '--fields', 'email,id,nope']),
-      cli(['customers', 'list', '--limit', '2', '--fields', 'id,email,metadata.plan,nope', '--json']),
+      cli(['customers', 'list', '--limit', '2', '--fields', 'email,id,addresses']),
+      cli(['customers', 'list', '--limit', '2', '--fields', 'id,email,metadata.plan,metadata.team', '--json']),
       cli(['customers', 'get', '3', '--fields', 'id,email']),
     ])
     expect(tsv.code, tsv.stderr).toBe(0)
-    expect(tsv.stdout).toBe('email\tid\tnope\ncustomer250@example.com\t250\t\ncustomer249@example.com\t249\t\n')
+    expect(tsv.stdout).toBe('email\tid\taddresses\ncustomer250@example.com\t250\t\ncustomer249@example.com\t249\t\n')
     const records = json.json<Array<Record<string, unknown>>>()
     expect(records).toEqual([
-      {email: 'customer250@example.com', id: 250, 'metadata.plan': 'pro', nope: null},
-      {email: 'customer249@example.com', id: 249, 'metadata.plan': 'free', nope: null},
+      {email: 'customer250@example.com', id: 250, 'metadata.plan': 'pro', 'metadata.team': null},
+      {email: 'customer249@example.com', id: 249, 'metadata.plan': 'free', 'metadata.team': null},
     ])
     expect(records.map((r) => Object.keys(r))).toEqual([
-      ['id', 'email', 'metadata.plan', 'nope'],
-      ['id', 'email', 'metadata.plan', 'nope'],
+      ['id', 'email', 'metadata.plan', 'metadata.team'],
+      ['id', 'email', 'metadata.plan', 'metadata.team'],
     ])
     expect(get.stdout).toBe('id\t3\nemail\tcustomer3@example.com\n')
+  })
+
+  it('an unknown field is exit 2 naming the nearest known one, before any request (as gh does)', async () => {
+    const recorder = await startRecorder()
+    fx.faulty = recorder
+    const [typo, json] = await Promise.all([
+      run(['customers', 'list', '--fields', 'id,emial', '--base-url', recorder.url], {env: env()}),
+      run(['orders', 'list', '--fields', 'totl', '--json', '--base-url', recorder.url], {env: env()}),
+    ])
+    expect(typo.code).toBe(2)
+    expect(typo.stderr).toContain('unknown field "emial"; did you mean email?')
+    expect(json.code).toBe(2)
+    expect(json.json<{error: {message: string}}>().error.message).toContain('did you mean total?')
+    expect(recorder.requests).toHaveLength(0)
   })
 
   it('fields first, then --jq; an empty list is exit 2', async () => {

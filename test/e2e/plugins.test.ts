@@ -74,4 +74,28 @@ describe('plugins: the example plugin', () => {
     expect(unlinked.code, unlinked.stderr).toBe(0)
     expect((await run(['products', 'list', '--per-page', '1', '--json'], {env: goneEnv})).stderr).toBe('')
   })
+
+  it('plugins link of a folder that is no plugin is exit 2 naming why, and links nothing (not the CLI above it)', async () => {
+    const data = join(fx.dir, 'data-none')
+    const notPlugin = join(fx.dir, 'not-a-plugin')
+    mkdirSync(notPlugin, {recursive: true})
+    const noOclif = join(fx.dir, 'no-oclif')
+    mkdirSync(noOclif, {recursive: true})
+    writeFileSync(join(noOclif, 'package.json'), JSON.stringify({name: 'just-a-package', version: '1.0.0'}))
+    const linkEnv = {...env(), COMMERCE_DATA_DIR: data}
+    for (const [dir, why] of [
+      [notPlugin, 'holds no package.json'],
+      [noOclif, 'has no "oclif" section'],
+      [ROOT, 'is commerce itself'],
+    ]) {
+      const r = await run(['plugins', 'link', dir], {env: linkEnv})
+      expect(r.code, r.stderr).toBe(2)
+      expect(r.stderr).toContain(
+        `${dir} ${why.startsWith('is') ? why : `is not a plugin: its package.json ${why}`}`.replace('its package.json holds', 'it holds'),
+      )
+      expect(r.stderr).toContain('Nothing was linked')
+    }
+    const list = await run(['plugins', '--json'], {env: linkEnv})
+    expect(list.json().filter((p: {type: string}) => p.type !== 'core')).toEqual([])
+  })
 })
