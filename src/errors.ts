@@ -61,8 +61,13 @@ export class DeclinedError extends CliError {
 
 /** The request never got an HTTP answer (exit 1). */
 export class NetworkError extends CliError {
-  constructor(message: string, options: {hint?: string; cause?: unknown} = {}) {
-    super(message, {...options, exitCode: EXIT.failure})
+  /** No attempt of the request reached the service (every connection was refused): nothing can have taken effect. */
+  readonly nothingSent: boolean
+
+  constructor(message: string, options: {hint?: string; cause?: unknown; nothingSent?: boolean} = {}) {
+    const {nothingSent, ...rest} = options
+    super(message, {...rest, exitCode: EXIT.failure})
+    this.nothingSent = nothingSent === true
   }
 }
 

@@ -14,15 +14,19 @@ import {classifyFailure, describeNetworkError} from './transport.js'
 const SANDBOX_HINT = 'Nothing is listening there. If it is the local sandbox, start it with `commerce sandbox start --detach`.'
 const CHECK_NETWORK = 'Check the base URL and your network, then try again.'
 
-export function networkError(error: unknown, at: {baseUrl: string; idempotent: boolean; loopback: boolean; req: ApiRequest}): NetworkError {
+export function networkError(
+  error: unknown,
+  at: {baseUrl: string; idempotent: boolean; loopback: boolean; req: ApiRequest; earlierMaybeSent?: boolean},
+): NetworkError {
   const {req} = at
   const what = describeNetworkError(error)
   const where = new URL(at.baseUrl).host
   const attempt = classifyFailure(error)
-  if (attempt && !mayHaveBeenSent(attempt))
+  if (attempt && !mayHaveBeenSent(attempt) && !at.earlierMaybeSent)
     return new NetworkError(`Could not connect to ${where} (${what}; nothing was sent).`, {
       cause: error,
       hint: at.loopback ? SANDBOX_HINT : CHECK_NETWORK,
+      nothingSent: true,
     })
   if (req.purpose) return new NetworkError(`${capitalize(req.purpose)} to ${where} failed: ${what}.`, {cause: error, hint: CHECK_NETWORK})
   if (at.idempotent) return new NetworkError(`Could not reach the service at ${where}: ${what}.`, {cause: error, hint: CHECK_NETWORK})

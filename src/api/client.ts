@@ -120,11 +120,12 @@ export class ApiClient {
       gated(options.pacer, this.now),
     )
     let res: RawResponse
+    const call = newCall(token)
     try {
-      res = await policy(exchange)(newCall(token))
+      res = await policy(exchange)(call)
     } catch (error) {
       if (error instanceof CliError) throw error
-      throw networkError(error, {baseUrl: this.baseUrl, idempotent, loopback: this.loopback(), req})
+      throw networkError(error, {baseUrl: this.baseUrl, earlierMaybeSent: call.maybeSent === true, idempotent, loopback: this.loopback(), req})
     } finally {
       status.done()
     }

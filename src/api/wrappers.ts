@@ -22,6 +22,7 @@ import {
   advance,
   decide,
   initialState,
+  mayHaveBeenSent,
   parseRetryAfter,
   shouldRenew,
 } from './policy.js'
@@ -38,6 +39,8 @@ export interface Call {
   token?: string
   renewed: boolean
   retry: RetryState
+  /** An attempt so far may have reached the service (it answered, or the connection failed after it was made). */
+  maybeSent?: boolean
 }
 
 export const newCall = (token?: string): Call => ({renewed: false, retry: initialState(), token})
@@ -105,11 +108,13 @@ export function retrying(options: RetryingOptions): Wrapper {
       try {
         res = await next(call)
         attempt = {kind: 'answer', retryAfter: res.headers['retry-after'], status: res.status}
+        call.maybeSent = true
       } catch (error) {
         const classified = options.classify(error)
         if (!classified) throw error
         attempt = classified
         failure = error
+        if (mayHaveBeenSent(classified)) call.maybeSent = true
       }
       const decision = decide(attempt, call.retry, {
         idempotent: options.idempotent,

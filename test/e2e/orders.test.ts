@@ -152,6 +152,18 @@ describe('orders create', () => {
     expect(occurrences(r.stderr, 'deprecated')).toBe(1)
     expect(r.stderr).toContain('commerce orders create')
   })
+
+  it('against a stopped sandbox: nothing was sent, so no Idempotency-Key hint, and the hint to start it', async () => {
+    const dead = await startFaultyServer(() => ({drop: true}))
+    await dead.close()
+    // A token in the environment: no token request comes first, the order's POST is what is refused.
+    const r = await orders(['create', '--customer', '1', '--currency', 'USD', '--item', '1'], {COMMERCE_ACCESS_TOKEN: 'tok_test', COMMERCE_BASE_URL: dead.url})
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('nothing was sent')
+    expect(r.stderr).toContain('commerce sandbox start --detach')
+    expect(r.stderr).not.toContain('may have been created')
+    expect(r.stderr).not.toContain('--idempotency-key')
+  })
 })
 
 describe('orders list / get / refund', () => {
