@@ -6,10 +6,34 @@
 import {Help} from '@oclif/core'
 
 import {processDeps} from '../base/deps.js'
+import {commandWordsOf, shellWords} from '../domain/alias.js'
 import {sanitize} from '../io/sanitize.js'
 import {aliasesOf} from '../services/aliases.js'
 
 export default class CommerceHelp extends Help {
+  /**
+   * `commerce ALIAS --help`, `-h` and `commerce help ALIAS`: what the alias runs, then that command's help (oclif
+   * alone says "Command ALIAS not found", exit 1).
+   */
+  async showHelp(argv: string[]): Promise<void> {
+    const name = argv.find((a) => !a.startsWith('-'))
+    if (name !== undefined && !this.config.findCommand(name) && !this.config.findTopic(name)) {
+      const aliases = await aliasesOf(processDeps().env)
+      if (Object.hasOwn(aliases, name)) {
+        let words: string[] = []
+        try {
+          words = commandWordsOf(shellWords(aliases[name]))
+        } catch {}
+        this.log(
+          `${sanitize(name, 'cell')} is an alias: \`${this.config.bin} ${sanitize(name, 'cell')}\` runs \`${this.config.bin} ${sanitize(aliases[name], 'cell')}\`.\n`,
+        )
+        if (words.length > 0) return super.showHelp(words)
+        return
+      }
+    }
+    return super.showHelp(argv)
+  }
+
   protected async showRootHelp(): Promise<void> {
     await super.showRootHelp()
     const aliases = Object.entries(await aliasesOf(processDeps().env))

@@ -98,4 +98,19 @@ describe('aliases', () => {
     expect((await cli(['alias', 'delete', 'broken'])).code).toBe(0)
     expect((await cli(['prods', '--json'])).stderr).toBe('')
   })
+
+  it("--help, -h and help NAME on an alias: what it runs, then that command's help, exit 0", async () => {
+    expect((await cli(['alias', 'set', 'act', 'customers list --status active'])).code).toBe(0)
+    for (const args of [
+      ['act', '--help'],
+      ['act', '-h'],
+      ['help', 'act'],
+    ]) {
+      const r = await cli(args)
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0)
+      expect(r.stdout).toContain('act is an alias: `commerce act` runs `commerce customers list --status active`.')
+      expect(r.stdout).toContain('$ commerce customers list')
+    }
+    expect((await cli(['alias', 'delete', 'act'])).code).toBe(0)
+  })
 })
