@@ -59,14 +59,32 @@ describe('config store', () => {
     expect(selectProfileName(data, undefined, {})).toBe('default')
   })
 
-  it('in a directory it cannot write, reads the file, keeps changes in memory, and says so once', () => {
+  it('in a directory it cannot write, reads the file, keeps changes in memory, and says so once', async () => {
     const dir = tempDir()
     // As an older release wrote it (no recorded version): reading it would migrate it, which cannot be written.
     writeFileSync(join(dir, 'config.json'), JSON.stringify({profiles: {default: {access_token: 'old', base_url: 'http://127.0.0.1:1'}}}))
     const before = readFileSync(join(dir, 'config.json'), 'utf8')
     chmodSync(join(dir, 'config.json'), 0o444)
     chmodSync(dir, 0o555)
-    const store = resolve(import.meta.dirname, '../../src/config/store.ts')
+    // As root every file is writable: the store is run as nobody there, so that the directory's mode counts. nobody
+    // may not reach this checkout (a project in root's home, any \`mktemp -d\`): the store is bundled, with what it
+    // imports, into a file of its own in a directory everyone can read.
+    const asNobody = process.getuid?.() === 0 ? {gid: 65534, uid: 65534} : {}
+    const bundleDir = tempDir()
+    chmodSync(bundleDir, 0o755)
+    const store = join(bundleDir, 'store.mjs')
+    const {build} = await import('esbuild')
+    await build({
+      banner: {js: "import {createRequire as __cr} from 'node:module'; const require = __cr(import.meta.url);"},
+      bundle: true,
+      entryPoints: [resolve(import.meta.dirname, '../../src/config/store.ts')],
+      format: 'esm',
+      logLevel: 'silent',
+      outfile: store,
+      platform: 'node',
+      target: 'node20',
+    })
+    chmodSync(store, 0o644)
     const script = `const {ConfigStore} = await import(${JSON.stringify(store)})
       const warnings = []
       const s = new ConfigStore(${JSON.stringify(dir)}, (m) => warnings.push(m))
@@ -74,10 +92,9 @@ describe('config store', () => {
       await s.update((d) => { d.current_profile = 'x' })
       const after = await s.read()
       console.log(JSON.stringify({after, first, reason: s.readOnlyReason ?? null, warnings}))`
-    // As root every file is writable: the store is run as nobody there, so that the directory's mode counts.
-    const asNobody = process.getuid?.() === 0 ? {gid: 65534, uid: 65534} : {}
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
       ...asNobody,
+      cwd: bundleDir,
       encoding: 'utf8',
       env: {...process.env, HOME: dir},
       timeout: 20_000,
