@@ -85,7 +85,8 @@ export async function handleRequest(site: Site, req: IncomingMessage, res: Serve
     status: reply.status,
     time: new Date(at).toISOString(),
   }
-  if (res.headersSent || res.destroyed) {
+  // A dropped connection (a fault) has no one to answer: its socket is gone before the response knows it.
+  if (res.headersSent || res.destroyed || req.socket.destroyed) {
     if (!unlogged(method, path)) requestLog.add({...entry, duration_ms: Math.round((monotonicMs() - started) * 10) / 10})
     return
   }

@@ -16,11 +16,13 @@ import {writeCustomersDataFile} from '../helpers/sandbox.js'
 import {killAllSessions, startInTmux} from '../helpers/tmux.js'
 
 const files = mkdtempSync(join(tmpdir(), 'commerce-jq-'))
-const fx = useE2E({dataFile: writeCustomersDataFile(join(files, 'data.json'), 250)})
+// Registered before the sandbox's own hooks, so that it runs after them (vitest runs after-hooks in reverse): the
+// data file's folder goes once the sandbox has stopped writing to it.
 afterAll(async () => {
   await killAllSessions()
   rmSync(files, {force: true, recursive: true})
 })
+const fx = useE2E({dataFile: writeCustomersDataFile(join(files, 'data.json'), 250)})
 
 const env = () => keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[0])
 const cli = (args: string[]) => run(args, {env: env()})

@@ -4,6 +4,7 @@
  */
 import {afterAll, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
+import {startSandbox} from '../../src/sandbox/index.js'
 import {type Session, startSession} from '../helpers/webhooks-setup.js'
 import {call} from '../helpers/sandbox-client.js'
 
@@ -116,5 +117,25 @@ describe('sandbox fault', () => {
     expect(await session.cli(['sandbox', 'fault', 'add', '--path', '/*', '--status', '500', '--count', '5'])).toMatchObject({code: 0})
     expect((await session.cli(['sandbox', 'fault', 'list'])).stdout).toMatch(/#\d+ {2}any method \/\*: answer 500; 5 more times; applied 0/)
     expect((await session.cli(['sandbox', 'fault', 'clear'])).stdout).toBe('Removed 1 fault rule.\n')
+  })
+})
+
+describe('a dropped connection', () => {
+  it('is dropped without a word on the sandbox log (nothing to answer)', async () => {
+    const lines: string[] = []
+    const sb = await startSandbox({log: (line) => lines.push(line), port: 0})
+    try {
+      const add = await fetch(`${sb.baseUrl}/_sandbox/faults`, {
+        body: JSON.stringify({count: 1, drop: true, path: '/api/v2/products'}),
+        headers: {'content-type': 'application/json'},
+        method: 'POST',
+      })
+      expect(add.status).toBe(201)
+      await expect(fetch(`${sb.baseUrl}/api/v2/products`)).rejects.toThrow()
+      expect((await fetch(`${sb.baseUrl}/api/v2/products`)).status).toBe(200)
+      expect(lines).toEqual([])
+    } finally {
+      await sb.close()
+    }
   })
 })
