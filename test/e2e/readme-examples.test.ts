@@ -40,22 +40,28 @@ const SKIP: Array<[RegExp, string]> = [
 const EXPECTED: Array<[RegExp, number]> = [[/customers get 99999/, 4]]
 
 interface Example {
+  file: string
   line: number
   text: string
 }
 
+/** The README's usage sections, then the reference pages moved out of it (their examples run the same way). */
+const FILES = ['README.md', 'docs/sandbox.md', 'docs/webhooks.md']
+
 function examples(): Example[] {
-  const lines = readFileSync(join(ROOT, 'README.md'), 'utf8').split('\n')
   const out: Example[] = []
-  let inBlock = false
-  for (const [i, line] of lines.entries()) {
-    if (line.startsWith('<!-- commands -->')) break
-    if (line.startsWith('```')) {
-      inBlock = !inBlock
-      continue
+  for (const file of FILES) {
+    const lines = readFileSync(join(ROOT, file), 'utf8').split('\n')
+    let inBlock = false
+    for (const [i, line] of lines.entries()) {
+      if (line.startsWith('<!-- commands -->')) break
+      if (line.startsWith('```')) {
+        inBlock = !inBlock
+        continue
+      }
+      const m = inBlock ? /^\s*(?:\$ )?(commerce .*)$/.exec(line) : null
+      if (m) out.push({file, line: i + 1, text: m[1]})
     }
-    const m = inBlock ? /^\s*(?:\$ )?(commerce .*)$/.exec(line) : null
-    if (m) out.push({line: i + 1, text: m[1]})
   }
   return out
 }
@@ -162,7 +168,7 @@ describe('README examples', () => {
       const prelude = text.includes('$HEADER') ? 'HEADER=$(commerce webhooks sign --secret-file secret.txt --payload-file body.json)\n' : ''
       const result = await bash(prelude + text)
       if (result.code !== expected)
-        failures.push(`README.md:${example.line}: ${text}\n  exit ${result.code} (expected ${expected}): ${result.output.slice(0, 300)}`)
+        failures.push(`${example.file}:${example.line}: ${text}\n  exit ${result.code} (expected ${expected}): ${result.output.slice(0, 300)}`)
     }
     expect(failures.join('\n')).toBe('')
   }, 90_000)
