@@ -6,6 +6,7 @@ import type {Command} from '@oclif/core'
 
 import type {ApiClient, ApiRequest, TokenSource} from '../api/client.js'
 import type {ImportFormat, OnConflict} from '../domain/bulk.js'
+import {confirmOrThrow} from '../io/prompt.js'
 import {EXIT, UsageError} from '../errors.js'
 import {ApiCommand} from './command.js'
 import {createProgressBar} from '../io/progress.js'
@@ -79,7 +80,15 @@ export interface ImportCommandOptions {
   env: NodeJS.ProcessEnv
   kind: ImportKind
   file: string
-  flags: {format?: ImportFormat; concurrency: number; 'dry-run': boolean; 'skip-invalid': boolean; 'errors-file'?: string; 'send-invite'?: boolean}
+  flags: {
+    format?: ImportFormat
+    concurrency: number
+    'dry-run': boolean
+    'skip-invalid': boolean
+    'errors-file'?: string
+    'send-invite'?: boolean
+    yes?: boolean
+  }
   /** The client and credentials; called only when rows are to be sent. */
   connect: () => Promise<{client: ApiClient; tokens: TokenSource; onConflict?: OnConflict}>
   expectedLimit?: number
@@ -124,9 +133,13 @@ export async function importCommand(options: ImportCommandOptions): Promise<numb
       },
       onSkipped: (e) => io.warn(`skipping invalid ${sanitize(e.message, 'cell')}`),
       progress: () => createProgressBar(io, `Importing ${noun}s`),
-      onStart(file, invitations) {
+      async onStart(file, invitations) {
         const note = invitationsNote(file.kind, invitations, 'will get')
-        if (note) io.info(note)
+        if (!note) return
+        // Emails to real people: on a terminal, asked before anything is sent (--yes, or --no-send-invite, says so).
+        if (invitations.sent > 0 && flags['send-invite'] === undefined && !flags.yes && io.canPrompt())
+          await confirmOrThrow(io, `${note.replace(/\.$/, '')}. Send the invitations?`, false)
+        else io.info(note)
       },
       sendInvite: flags['send-invite'],
       signal: options.signal,

@@ -26,7 +26,8 @@ export interface ImportFileOptions<R extends ImportRow> {
   concurrency?: number
   signal?: AbortSignal
   /** Called once validation passed and sending starts (e.g. to start a progress bar at `valid`). */
-  onStart?: (file: ValidatedFile, journal: Journal) => void
+  /** Before any row is sent; a rejection (a declined question) stops the import with nothing sent. */
+  onStart?: (file: ValidatedFile, journal: Journal) => void | Promise<void>
   onProgress?: (event: RowProgress) => void
   /** --errors-file: the invalid rows (whatever the status), and the rows that failed now. */
   errors?: {write(row: ErrorRow): Promise<void> | void}
@@ -51,7 +52,7 @@ export async function importFile<R extends ImportRow>(options: ImportFileOptions
     {now: options.now},
   )
   try {
-    options.onStart?.(file, journal)
+    await options.onStart?.(file, journal)
     const pendingWrites: Array<Promise<void>> = []
     const result = await sendRows<R>({
       concurrency: options.concurrency,

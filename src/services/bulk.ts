@@ -94,9 +94,11 @@ export interface ImportRunOptions {
   onSkipped?: (error: RowError) => void
   /** Each row that failed now (the service refused it). */
   onFailed?: (line: number, reason: string) => void
-  /** Validation passed and rows are about to be sent. */
-  /** The file validated and the journal opened: `invitations` counts the rows not yet done. */
-  onStart?: (file: ValidatedFile, invitations: Invitations) => void
+  /**
+   * The file validated and the journal opened, before any row is sent: `invitations` counts the rows not yet done.
+   * A rejection (a declined question) stops the import with nothing sent.
+   */
+  onStart?: (file: ValidatedFile, invitations: Invitations) => void | Promise<void>
 }
 
 export type ImportOutcome =
@@ -151,12 +153,12 @@ export async function runImport(options: ImportRunOptions): Promise<ImportOutcom
             tracker.advance()
           }
         },
-        onStart(file, journal) {
-          started = {file, journal}
-          options.onStart?.(
+        async onStart(file, journal) {
+          await options.onStart?.(
             file,
             pendingInvitations(file.invitations, (line) => journal.isDone(line)),
           )
+          started = {file, journal}
           for (const e of file.invalid) options.onSkipped?.(e)
           tracker.setTotal(file.valid)
           if (connection?.progress && paced) ticker = startTicker(tracker, connection.progress, paced.pacer)

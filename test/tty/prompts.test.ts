@@ -2,6 +2,9 @@
  * What is missing is asked for on a terminal: `customers create` prompts for the email and the name (a bad
  * email is refused at the prompt and asked again). A 429 wait shows a spinner that says so, counting down.
  */
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
 import {describe, expect, it} from 'vitest'
 
 import {startFaultyServer} from '../helpers/faulty-server.js'
@@ -24,9 +27,24 @@ describe('prompts for missing values', () => {
     await term.waitFor('Name:')
     await term.type('Prompted Person')
     await term.sendKeys('Enter')
-    expect(await term.waitForExit()).toBe(0)
+    // An invitation email goes to a real person: asked too; no sends none.
+    expect(await term.answer(`Email ${email} an invitation to the account?`, 'n')).toBe(0)
     const list = await fx.api('GET', `/api/v2/customers?q=${encodeURIComponent(email)}&per_page=5`)
     expect(list.body.data).toMatchObject([{email, name: 'Prompted Person'}])
+  })
+
+  it('customers import on a terminal asks before invitation emails go out: no sends nothing (exit 1), --yes asks nothing', async () => {
+    const file = join(fx.configDir, `invite-${Date.now()}.csv`)
+    writeFileSync(file, `email,name\ninv1-${Date.now()}@example.com,Invited One\ninv2-${Date.now()}@example.com,Invited Two\n`)
+    const before = (await fx.api('GET', '/api/v2/customers?per_page=1')).body.meta.total
+    const term = await startInTmux(['customers', 'import', file], {env: fx.env})
+    expect(await term.answer(/2 customers will get an invitation email[\s\S]*Send the\s+invitations\?/, 'n')).toBe(1)
+    expect(await term.capture()).toContain('Cancelled: nothing was changed.')
+    expect((await fx.api('GET', '/api/v2/customers?per_page=1')).body.meta.total).toBe(before)
+    const yes = await startInTmux(['customers', 'import', file, '--yes'], {env: fx.env})
+    expect(await yes.waitForExit()).toBe(0)
+    expect(await yes.capture()).not.toContain('Send the invitations?')
+    expect((await fx.api('GET', '/api/v2/customers?per_page=1')).body.meta.total).toBe(before + 2)
   })
 })
 

@@ -5,12 +5,12 @@ import {CUSTOMER_FIELD_FLAGS, customerFieldFlags} from '../../base/customer-flag
 import {apiVersionFlag, fieldsFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {checkEmail, checkName} from '../../domain/validate.js'
-import {needFlag, promptText} from '../../io/prompt.js'
+import {needFlag, promptText, promptYesNo} from '../../io/prompt.js'
 import {createCustomer} from '../../services/customers.js'
 
 export default class CustomersCreate extends ApiCommand<typeof CustomersCreate> {
   static summary = `Create a customer.`
-  static description = `On a terminal, prompts for a missing email or name.`
+  static description = `On a terminal, prompts for a missing email or name, and then asks whether to send the invitation email (unless --send-invite or --no-send-invite says).`
   static examples = [
     '<%= config.bin %> customers create --email ada@example.com --name "Ada Lovelace" --plan pro',
     '<%= config.bin %> customers create --email ci@example.com --name CI --no-send-invite --metadata source=ci --json',
@@ -20,21 +20,27 @@ export default class CustomersCreate extends ApiCommand<typeof CustomersCreate> 
     ...fieldsFlag('customer'),
     ...apiVersionFlag,
     ...customerFieldFlags,
-    'send-invite': Flags.boolean({allowNo: true, default: true, description: 'Email an invitation (--no-send-invite: do not).'}),
+    'send-invite': Flags.boolean({allowNo: true, description: 'Email an invitation (the default; --no-send-invite: do not).'}),
   }
 
   async run(): Promise<void> {
     const {flags} = this
+    const prompted = flags.email === undefined || flags.name === undefined
     const email = flags.email ?? (await this.ask('Email', '--email', checkEmail))
     const name = flags.name ?? (await this.ask('Name', '--name', checkName))
+    // An email to a real person: asked, when the command is already asking (the service's default is to send).
+    const invite =
+      flags['send-invite'] ??
+      (prompted && this.io.canPrompt() ? await promptYesNo(this.io, `Email ${email} an invitation to the account?`, true) : true)
     const customer = await createCustomer(
       await this.ctx.client(),
-      {email, metadata: flags.metadata, name, plan: flags.plan, send_invite: flags['send-invite']},
+      {email, metadata: flags.metadata, name, plan: flags.plan, send_invite: invite},
       await this.ctx.apiVersion(),
     )
     this.output.success(`Created customer ${customer.id}.`)
     // send_invite defaults to true: say what that does, and how not to, while it can still matter next time.
-    if (flags['send-invite']) this.output.note(`The service emails ${email} an invitation to the account (--no-send-invite: no email).`)
+    if (invite && flags['send-invite'] === undefined && !prompted)
+      this.output.note(`The service emails ${email} an invitation to the account (--no-send-invite: no email).`)
     await this.output.record(customer, RESOURCE_COLUMNS.customer)
   }
 
