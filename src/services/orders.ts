@@ -133,7 +133,8 @@ export async function createOrder(
     })
   } catch (error) {
     // A refused connection sent nothing: no order can exist, and the error keeps its own hint (start the sandbox).
-    const unknown = (error instanceof NetworkError && !error.nothingSent) || (error instanceof ApiError && error.status !== null && error.status >= 500)
+    const unknown =
+      (error instanceof NetworkError && !error.nothingSent) || (error instanceof ApiError && error.status !== null && error.status >= 500)
     if (!unknown) throw error
     throw new CliError(error.text, {cause: error, exitCode: error.exitCode, hint: replay, status: error.status})
   }

@@ -157,7 +157,10 @@ describe('orders create', () => {
     const dead = await startFaultyServer(() => ({drop: true}))
     await dead.close()
     // A token in the environment: no token request comes first, the order's POST is what is refused.
-    const r = await orders(['create', '--customer', '1', '--currency', 'USD', '--item', '1'], {COMMERCE_ACCESS_TOKEN: 'tok_test', COMMERCE_BASE_URL: dead.url})
+    const r = await orders(['create', '--customer', '1', '--currency', 'USD', '--item', '1'], {
+      COMMERCE_ACCESS_TOKEN: 'tok_test',
+      COMMERCE_BASE_URL: dead.url,
+    })
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('nothing was sent')
     expect(r.stderr).toContain('commerce sandbox start --detach')
