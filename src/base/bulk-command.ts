@@ -149,7 +149,7 @@ export async function importCommand(options: ImportCommandOptions): Promise<numb
     options.signal.removeEventListener('abort', onStop)
   }
 
-  if (outcome.status === 'invalid') throw invalidFile(outcome.file, options.file)
+  if (outcome.status === 'invalid') throw invalidFile(outcome.file, options.file, {errorsFile: flags['errors-file'], json: io.json})
   if (outcome.status === 'dry-run') {
     const {file} = outcome
     io.info(`Dry run: ${file.valid} valid row${file.valid === 1 ? '' : 's'}, ${file.invalidCount} invalid; nothing was sent.`)
@@ -181,15 +181,28 @@ function invitationsNote(kind: ImportKind, invitations: Invitations, verb: strin
 }
 
 /** Every bad row by its line, as one usage error (exit 2): nothing was sent. */
-function invalidFile(file: ValidatedFile, name: string): UsageError {
+/** Invalid rows listed on a terminal or a pipe: the rest are counted, and all of them are in --errors-file. */
+const INVALID_SHOWN = 20
+
+/**
+ * Exit 2 naming the bad rows: all of them in the --json error document; in human output the first INVALID_SHOWN,
+ * then how many more and where all of them are (a file of the wrong format is thousands of lines otherwise).
+ */
+function invalidFile(file: ValidatedFile, name: string, shown: {json: boolean; errorsFile?: string}): UsageError {
   const errors: Record<string, string[]> = {}
-  for (const e of file.invalid) (errors[`line ${e.line}`] ??= []).push(e.reason)
+  const listed = shown.json ? file.invalid : file.invalid.slice(0, INVALID_SHOWN)
+  for (const e of listed) (errors[`line ${e.line}`] ??= []).push(e.reason)
+  const more = file.invalidCount - listed.length
+  const rest =
+    more > 0
+      ? ` … and ${counted(more, 'more invalid row')} (${shown.errorsFile ? `all of them in ${shown.errorsFile}` : '--errors-file FILE lists them all'}).`
+      : ''
   if (file.fatal)
-    return new UsageError(`Cannot import ${name}: nothing was sent.`, {fieldErrors: errors, hint: 'Fix the file and run the command again.'})
+    return new UsageError(`Cannot import ${name}: nothing was sent.`, {fieldErrors: errors, hint: `Fix the file and run the command again.${rest}`})
   const n = file.invalidCount
-  return new UsageError(`${n} invalid row${n === 1 ? '' : 's'} in ${name}; nothing was sent.`, {
+  return new UsageError(`${counted(n, 'invalid row')} in ${name}; nothing was sent.`, {
     fieldErrors: errors,
-    hint: 'Fix them, or pass --skip-invalid to import the other rows.',
+    hint: `Fix them, or pass --skip-invalid to import the other rows.${rest}`,
   })
 }
 

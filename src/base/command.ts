@@ -223,6 +223,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       // network) has said all it knows in its message, and --debug's HTTP trace shows the rest.
       stack: internal && this.argv.includes('--debug') ? error.stack : undefined,
     })
+    // oclif exits the process at once on an error: a large error document (thousands of invalid rows) written to a
+    // pipe would be cut at the pipe's buffer. Both streams are flushed first.
+    await Promise.all([output.io.stdout, output.io.stderr].map((s) => new Promise<void>((resolve) => s.write('', () => resolve()))))
     throw new Errors.ExitError(exitCode)
   }
 

@@ -45,11 +45,23 @@ async function* readJsonl(file: string, options: ReadOptions): AsyncGenerator<Re
       if (text.endsWith('\r')) text = text.slice(0, -1)
       if (line === 1 && text.startsWith('\uFEFF')) text = text.slice(1)
       if (text.trim() === '') continue
+      if (options.format === 'json') {
+        // The array an export writes (`[`, one record a line with a comma between, `]`), read a line at a time.
+        text = text.trim()
+        if (text === '[' || text === ']' || text === '[]') continue
+        text = text.replace(/^,/, '').replace(/,$/, '')
+      }
       let record: unknown
       try {
         record = JSON.parse(text)
       } catch (error) {
-        yield {line, error: `is not valid JSON (${(error as Error).message})`}
+        yield {
+          line,
+          error:
+            options.format === 'json'
+              ? `is not one record of the array an export writes (${(error as Error).message}); other JSON can be made JSONL with \`jq -c '.[]'\``
+              : `is not valid JSON (${(error as Error).message})`,
+        }
         continue
       }
       if (!isObject(record)) {

@@ -244,7 +244,7 @@ export class RowChecker {
 
   constructor(
     private readonly kind: ImportKind,
-    private readonly format: 'csv' | 'jsonl',
+    private readonly format: 'csv' | 'jsonl' | 'json',
     private readonly fileSha256: string,
     /** Customers: send_invite for the rows that leave it unset (--send-invite / --no-send-invite). */
     private readonly sendInvite?: boolean,

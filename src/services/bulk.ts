@@ -50,7 +50,8 @@ export function importFormat(file: string, format: ImportFormat | undefined): Im
   const ext = extname(file).toLowerCase()
   if (ext === '.csv') return 'csv'
   if (ext === '.jsonl' || ext === '.ndjson') return 'jsonl'
-  throw new UsageError(phrase`Cannot tell the format of ${file} from its name; pass ${option('format')} csv or ${option('format')} jsonl.`)
+  if (ext === '.json') return 'json'
+  throw new UsageError(phrase`Cannot tell the format of ${file} from its name; pass ${option('format')} csv, jsonl or json.`)
 }
 
 /** An export's options, over the plain client: runExport paces it. */

@@ -129,6 +129,33 @@ describe('customers import: validation before anything is sent', () => {
     expect(await customerByEmail('d1@x.io')).toBeUndefined()
   })
 
+  it('a file of the wrong format: the first 20 bad rows, how many more, and where they all are; not 4,003 lines', async () => {
+    const rows = Array.from({length: 4003}, (_, i) => `row-${i},${i}`).join('\n')
+    const f = file('jsonl', `email,name\n${rows}\n`)
+    const r = await run(['customers', 'import', f, '--dry-run'], {env: {COMMERCE_CONFIG_DIR: tmp.dir}})
+    expect(r.code).toBe(2)
+    expect(r.stderr.match(/line \d+:/g)).toHaveLength(20)
+    expect(r.stderr).toContain('… and 3,984 more invalid rows (--errors-file FILE lists them all)')
+    expect(r.stderr.split('\n').length).toBeLessThan(40)
+    const errorsFile = join(files, 'wrong-format-errors.jsonl')
+    const withFile = await run(['customers', 'import', f, '--dry-run', '--errors-file', errorsFile], {env: {COMMERCE_CONFIG_DIR: tmp.dir}})
+    expect(withFile.stderr).toContain(`(all of them in ${errorsFile})`)
+    expect(readFileSync(errorsFile, 'utf8').trimEnd().split('\n')).toHaveLength(4004)
+    const json = await run(['customers', 'import', f, '--dry-run', '--json'], {env: {COMMERCE_CONFIG_DIR: tmp.dir}})
+    expect(Object.keys(json.json().error.errors)).toHaveLength(4004)
+  })
+
+  it('the .json that customers export --format json writes is imported as it is', async () => {
+    const out = join(files, 'exported.json')
+    const exported = await cli(['customers', 'export', '--format', 'json', '--output', out])
+    expect(exported.code, exported.stderr).toBe(0)
+    const count = (JSON.parse(readFileSync(out, 'utf8')) as unknown[]).length
+    expect(count).toBeGreaterThan(0)
+    const r = await run(['customers', 'import', out, '--dry-run'], {env: {COMMERCE_CONFIG_DIR: tmp.dir}})
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain(`Dry run: ${count} valid row${count === 1 ? '' : 's'}, 0 invalid; nothing was sent.`)
+  })
+
   it('an unknown extension, a missing file: exit 2 before any request', async () => {
     const recorder = await startRecorder()
     try {
