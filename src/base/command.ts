@@ -210,8 +210,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected async catch(error: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<never> {
     if (error instanceof Errors.ExitError) throw error
     if (error instanceof JqHaltError) {
-      const text = sanitize(error.stderrText, 'terminal')
-      if (text) (this.io ?? new IOStreams({json: false})).stderr.write(text.endsWith('\n') ? text : `${text}\n`)
+      const text = sanitize(error.stderrText, 'terminal').replace(/\n?$/, '\n')
+      if (text.trim()) (this.io ?? new IOStreams({json: false})).stderr.write(text)
       throw new Errors.ExitError(error.exitCode)
     }
     const {exitCode, internal, ...shape} = this.describe(error)
@@ -223,8 +223,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       // network) has said all it knows in its message, and --debug's HTTP trace shows the rest.
       stack: internal && this.argv.includes('--debug') ? error.stack : undefined,
     })
-    // oclif exits the process at once on an error: a large error document (thousands of invalid rows) written to a
-    // pipe would be cut at the pipe's buffer. Both streams are flushed first.
+    // oclif exits at once on an error: a large error document written to a pipe would be cut. Flushed first.
     await Promise.all([output.io.stdout, output.io.stderr].map((s) => new Promise<void>((resolve) => s.write('', () => resolve()))))
     throw new Errors.ExitError(exitCode)
   }
