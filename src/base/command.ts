@@ -210,8 +210,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected async catch(error: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<never> {
     if (error instanceof Errors.ExitError) throw error
     if (error instanceof JqHaltError) {
-      const text = sanitize(error.stderrText, 'terminal').replace(/\n?$/, '\n')
-      if (text.trim()) (this.io ?? new IOStreams({json: false})).stderr.write(text)
+      ;(this.io ?? new IOStreams({json: false})).stderr.write(sanitize(error.stderrText, 'terminal').replace(/(.)\n?$/s, '$1\n'))
       throw new Errors.ExitError(error.exitCode)
     }
     const {exitCode, internal, ...shape} = this.describe(error)
