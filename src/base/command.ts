@@ -218,8 +218,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     output.error({
       ...shape,
       fieldFlags: (this.ctor as typeof BaseCommand).fieldFlags,
-      // A stack tells a maintainer where a defect is; an error the CLI raised on purpose (usage, service,
-      // network) has said all it knows in its message, and --debug's HTTP trace shows the rest.
+      // A stack tells a maintainer where a defect is; an error raised on purpose has said all it knows.
       stack: internal && this.argv.includes('--debug') ? error.stack : undefined,
     })
     // oclif exits at once on an error: a large error document written to a pipe would be cut. Flushed first.
