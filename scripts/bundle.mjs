@@ -223,7 +223,11 @@ const vendor = {
       loader: 'js',
     }))
     const full = require.resolve('undici')
-    build.onResolve({filter: /^undici$/}, (args) => (args.namespace === 'vendor' ? {namespace: 'undici-lite', path: full} : undefined))
+    // The namespace's path is relative: it is written into the bundle as a comment, and a build must not depend on
+    // the folder it was made in (the same commit built in two folders gives the same bytes).
+    build.onResolve({filter: /^undici$/}, (args) =>
+      args.namespace === 'vendor' ? {namespace: 'undici-lite', path: relative(root, full)} : undefined,
+    )
     build.onLoad({filter: /.*/, namespace: 'undici-lite'}, () => ({
       contents: [
         "module.exports = require('./scripts/undici-lite.cjs')",

@@ -48,7 +48,7 @@ async function deliver(url: string, secret: string, id: string): Promise<number>
 describe('proof of reachability', () => {
   it('against the sandbox: verified_reachable true; the probe is neither an event nor in the inbox', async () => {
     session = await startSession()
-    const p = listen(session, ['--max-events', '1', '--timeout', '20'])
+    const p = listen(session, ['--event', 'order.paid', '--max-events', '1', '--timeout', '20'])
     const ready = await p.json(0)
     expect(ready).toMatchObject({ready: true, verified_reachable: true})
     await until(() => p.stderr().includes('Reachable: a probe through'))

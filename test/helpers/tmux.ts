@@ -8,7 +8,8 @@
  *
  * Every session runs on its own tmux server, on a socket in a private temp directory (`tmux -S`), so tests never
  * touch a user's tmux server and leave no socket behind. The CLI runs under `env -i`: only PATH, HOME (the
- * config dir), LANG, TERM=xterm-256color and what the test passes; in particular CI is unset unless given.
+ * config dir), LANG, TERM=xterm-256color, COMMERCE_SKIP_UPDATE_CHECK=1 (a test may pass it as undefined to unset it)
+ * and what the test passes; in particular CI is unset unless given.
  * After the CLI the shell prints `[tty-exit N]`, and the pane stays after that (remain-on-exit), so the last
  * screen and the exit status can be read.
  */
@@ -33,7 +34,7 @@ const EXIT_MARKER = '[tty-exit'
 const EXIT_LINE = /\[tty-exit (\d+)\](?![\s\S]*\[tty-exit)/
 
 export interface TmuxOptions {
-  /** Added to the clean environment; `undefined` values are left out. */
+  /** Added to the clean environment; `undefined` values are left out (COMMERCE_SKIP_UPDATE_CHECK: undefined unsets it). */
   env?: Record<string, string | undefined>
   /** Run this program (and its arguments) in the terminal instead of the CLI with `args`: a shell, for completion. */
   program?: string[]
@@ -92,7 +93,10 @@ export async function startInTmux(args: string[], options: TmuxOptions = {}): Pr
   const tmuxEnv = {LANG: 'C.UTF-8', PATH: process.env.PATH ?? '/usr/bin:/bin'}
   const tmux = async (...tmuxArgs: string[]) => (await exec('tmux', ['-S', socket, ...tmuxArgs], {env: tmuxEnv})).stdout
 
-  const env: Record<string, string> = {HOME: socketDir, LANG: 'C.UTF-8', PATH: tmuxEnv.PATH, TERM: 'xterm-256color'}
+  // The update notice's daily check would ask the npm registry: off, unless a test turns it on (its own registry).
+  const env: Record<string, string> = {COMMERCE_SKIP_UPDATE_CHECK: '1', HOME: socketDir, LANG: 'C.UTF-8', PATH: tmuxEnv.PATH, TERM: 'xterm-256color'}
+  if (options.env && 'COMMERCE_SKIP_UPDATE_CHECK' in options.env && options.env.COMMERCE_SKIP_UPDATE_CHECK === undefined)
+    delete env.COMMERCE_SKIP_UPDATE_CHECK
   for (const [k, v] of Object.entries(options.env ?? {})) if (v !== undefined) env[k] = v
   const assignments = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`)
   // `env -i` drops the test runner's environment (CI included; `-u CI` is kept to say so explicitly). The shell

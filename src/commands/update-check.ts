@@ -1,0 +1,12 @@
+import {BaseCommand} from '../base/command.js'
+import {checkForUpdate} from '../services/update-check.js'
+
+/** The day's check for a newer release, run detached by the update notice (src/hooks/postrun.ts); prints nothing. */
+export default class UpdateCheck extends BaseCommand<typeof UpdateCheck> {
+  static hidden = true
+  static summary = `Ask the npm registry for the latest release (run in the background by the update notice).`
+
+  async run(): Promise<void> {
+    await checkForUpdate(this.deps.env, this.deps.now)
+  }
+}
