@@ -8,7 +8,7 @@ import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  {ignores: ['dist/', 'node_modules/', 'coverage/', 'test/fixtures/', 'docs/']},
+  {ignores: ['dist/', 'node_modules/', 'coverage/', 'test/fixtures/', 'docs/', 'tmp/']},
   js.configs.recommended,
   {
     rules: {

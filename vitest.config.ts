@@ -3,7 +3,8 @@ import {defineConfig} from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['test/bench/**', 'node_modules/**'],
+    // test/standalone runs apart (npm run test:standalone), on the packed builds.
+    exclude: ['test/bench/**', 'test/standalone/**', 'node_modules/**'],
     // Two cores: keep the number of forked workers small; e2e tests spawn CLI processes of their own.
     pool: 'forks',
     maxWorkers: 2,

@@ -234,7 +234,9 @@ const vendor = {
         'let full',
         `for (const name of ${JSON.stringify(Object.keys(require('undici')))})`,
         '  if (!(name in module.exports))',
-        `    Object.defineProperty(module.exports, name, {enumerable: true, get: () => (full ??= require(${JSON.stringify(full)}))[name]})`,
+        // 'undici' by name, resolved from resolveDir as usual (this plugin only maps it from the vendor namespace):
+        // a path here would be written into the source map.
+        "    Object.defineProperty(module.exports, name, {enumerable: true, get: () => (full ??= require('undici'))[name]})",
       ].join('\n'),
       resolveDir: root,
     }))

@@ -10,7 +10,10 @@ export default class Doctor extends ApiCommand<typeof Doctor> {
 
   async run(): Promise<void> {
     const {io} = this
-    const checks = await doctor({cli: {root: this.config.root, version: this.config.version}, ctx: this.ctx})
+    const checks = await doctor({
+      cli: {env: this.deps.env, execPath: process.execPath, root: this.config.root, version: this.config.version},
+      ctx: this.ctx,
+    })
     await this.output.result({checks}, async () => {
       const mark = (c: Check) => (c.status === 'ok' ? io.chalk.green('✓') : c.status === 'warn' ? io.chalk.yellow('!') : io.chalk.red('✗'))
       const width = Math.max(...checks.map((c) => c.name.length))

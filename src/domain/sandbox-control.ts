@@ -38,5 +38,6 @@ export interface SnapshotInfo {
   saved_at: string
   customers: number
   orders: number
+  refunds: number
   webhooks: number
 }

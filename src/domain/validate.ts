@@ -11,7 +11,8 @@ import {isObject} from './json.js'
 export type FieldErrors = Record<string, string[]>
 
 const EMAIL = /^[^\s@"(),:;<>[\\\]]+@[^\s@"(),:;<>[\\\]]+\.[^\s@"(),:;<>[\\\]]{2,}$/
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i
+/** JSON Schema's `format: uuid`: RFC 4122's string form, any version and variant (the nil UUID included). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const POSITIVE_INT = /^[1-9]\d{0,14}$/
 
 export function isUuid(value: string): boolean {
@@ -67,6 +68,8 @@ export function checkPositiveInt(value: unknown): string | undefined {
 /** HTTPS only; `allowLoopbackHttp` admits http://127.0.0.1|localhost|[::1] (the sandbox's local listeners). */
 export function checkWebhookUrl(value: unknown, allowLoopbackHttp = false): string | undefined {
   if (typeof value !== 'string' || value.length === 0) return 'is required'
+  // `format: uri` (RFC 3986): WHATWG's parser would take a space or other characters a URI cannot hold, escaped.
+  if (!/^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]+$/.test(value)) return `"${value}" is not a valid URL (a URI has no spaces or such characters)`
   let url: URL
   try {
     url = new URL(value)

@@ -14,6 +14,7 @@ const hook: Hook<'postrun'> = async function ({argv, Command}) {
   if (!updateNoticeWanted(env, {json: jsonRequested(argv), stderrTTY: Boolean(stderr.isTTY)})) return
   const notice = await updateNotice({
     env,
+    execPath: process.execPath,
     now: Date.now,
     root: this.config.root,
     startCheck: () => spawnUpdateCheck(this.config.root, env),

@@ -102,7 +102,7 @@ export function orderHandlers(core: Core): Pick<Record<OperationId, OpHandler>, 
         if (header !== undefined) throw new HttpError(400, 'The Idempotency-Key header is not accepted in v1; use POST /api/v2/orders')
       } else {
         if (typeof header !== 'string' || !isUuid(header.trim()))
-          throw new HttpError(400, 'The Idempotency-Key header is required in v2 and must be a UUID')
+          throw validationError({'Idempotency-Key': [header === undefined ? 'is required (a UUID)' : 'must be a UUID']})
         idemKey = `${token!.keyId} ${header.trim().toLowerCase()}`
         fingerprint = canonicalJson(body)
         const seen = store.idempotent(idemKey)

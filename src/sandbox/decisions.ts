@@ -143,7 +143,7 @@ export const DECISIONS: readonly Decision[] = [
   {
     gap: 'Idempotency-Key (v2 POST /orders)',
     decision:
-      'Missing or not a UUID: 400 `{message}`. Same key (per key pair) and same body: 201 with the original order as first returned, plus `Idempotent-Replayed: true`; replays are not rate limited. Same key, different body: 422 on `Idempotency-Key`. Only successful creations are remembered (kept with the data). v1 with the header: 400 `{message}`.',
+      'Missing or not a UUID (any RFC 4122 form): 422 with `errors` on `Idempotency-Key`, as the spec lists for the operation. Same key (per key pair) and same body: 201 with the original order as first returned, plus `Idempotent-Replayed: true`; replays are not rate limited. Same key, different body: 422 on `Idempotency-Key`. Only successful creations are remembered (kept with the data). v1 with the header: 400 `{message}`.',
   },
   {
     gap: 'include',

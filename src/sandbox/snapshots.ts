@@ -22,6 +22,11 @@ export function checkSnapshotName(name: unknown): string {
   return name
 }
 
+/** The refunds of a snapshot's orders (each order keeps its own). */
+function refundsIn(orders: ReadonlyArray<{refunds?: unknown}>): number {
+  return orders.reduce((n, o) => n + (Array.isArray(o.refunds) ? o.refunds.length : 0), 0)
+}
+
 export class SnapshotShelf {
   private readonly memory = new Map<string, {json: string; info: SnapshotInfo}>()
 
@@ -32,6 +37,7 @@ export class SnapshotShelf {
       customers: snapshot.customers.length,
       name,
       orders: snapshot.orders.length,
+      refunds: refundsIn(snapshot.orders),
       saved_at: new Date(now).toISOString(),
       webhooks: snapshot.webhooks.length,
     }
@@ -66,6 +72,7 @@ export class SnapshotShelf {
           customers: data.customers?.length ?? 0,
           name: file.slice(0, -5),
           orders: data.orders?.length ?? 0,
+          refunds: refundsIn(data.orders ?? []),
           saved_at: data.saved_at ?? (await stat(join(this.dir, file))).mtime.toISOString(),
           webhooks: data.webhooks?.length ?? 0,
         })

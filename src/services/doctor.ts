@@ -26,7 +26,7 @@ export interface DoctorContext extends AuthContext, WebhookContext {
 export interface DoctorOptions {
   ctx: DoctorContext
   /** The CLI's version, its root folder and how it was installed (said by the command, which knows its config). */
-  cli: {version: string; root: string}
+  cli: {version: string; root: string; execPath: string; env: NodeJS.ProcessEnv}
   /** Each check's deadline (default 3 s): the report as a whole comes within it and a little more. */
   deadlineMs?: number
   now?: () => number
@@ -82,7 +82,7 @@ export async function doctor(o: DoctorOptions): Promise<Check[]> {
 }
 
 function cliCheck(cli: DoctorOptions['cli']): Check {
-  const kind = installKind(cli.root)
+  const kind = installKind(cli.root, cli.execPath, cli.env)
   return ok('cli', `commerce ${cli.version} on Node ${process.version} (${process.platform}-${process.arch}), installed from ${kind}: ${cli.root}`)
 }
 

@@ -29,10 +29,13 @@ interface State {
 
 export type InstallKind = 'clone' | 'deb' | 'tarball' | 'npm'
 
-/** How this copy was installed, from where it runs: a clone, the deb, a standalone tarball, or npm. */
-export function installKind(root: string, execPath = process.execPath): InstallKind {
+/**
+ * How this copy was installed, from where it runs: a clone, the deb (whose launcher, oclif's, exports
+ * COMMERCE_UPDATE_INSTRUCTIONS naming apt; or its install folder), a standalone tarball, or npm.
+ */
+export function installKind(root: string, execPath: string, env: NodeJS.ProcessEnv): InstallKind {
   if (existsSync(join(root, '.git'))) return 'clone'
-  if (root.startsWith(`${sep}usr${sep}lib${sep}commerce`)) return 'deb'
+  if (/\bapt\b/.test(env.COMMERCE_UPDATE_INSTRUCTIONS ?? '') || root.startsWith(`${sep}usr${sep}lib${sep}commerce`)) return 'deb'
   // oclif's standalone builds carry their own Node in bin/node beside the launcher.
   if (execPath === join(root, 'bin', 'node')) return 'tarball'
   return 'npm'
@@ -82,6 +85,8 @@ export function updateCommand(kind: InstallKind): string {
 
 export interface UpdateNoticeOptions {
   env: NodeJS.ProcessEnv
+  /** The Node running this copy (a standalone build carries its own, in bin/). */
+  execPath: string
   version: string
   root: string
   now: () => number
@@ -97,7 +102,7 @@ export async function updateNotice(o: UpdateNoticeOptions): Promise<string | und
   const state = readState(o.env)
   if (!state || o.now() - state.checked_at >= UPDATE_CHECK_INTERVAL_MS || o.now() < state.checked_at) await o.startCheck()
   if (!state?.latest || !newer(state.latest, o.version)) return undefined
-  return `A new release of commerce is available: ${o.version} → ${state.latest}. To update: ${updateCommand(installKind(o.root))}. (COMMERCE_SKIP_UPDATE_CHECK=1 turns this off.)`
+  return `A new release of commerce is available: ${o.version} → ${state.latest}. To update: ${updateCommand(installKind(o.root, o.execPath, o.env))}. (COMMERCE_SKIP_UPDATE_CHECK=1 turns this off.)`
 }
 
 /**

@@ -54,6 +54,7 @@ describe('webhooks create and list', () => {
     const masked = await session.cli(['webhooks', 'secret', fields.id])
     expect(masked.code, masked.stderr).toBe(0)
     expect(masked.stdout).toBe(`${MASK}\n`)
+    expect(masked.stderr).toContain('--reveal prints the secret itself')
     expect(masked.stdout + masked.stderr).not.toContain(secret)
     const revealed = await session.cli(['webhooks', 'secret', fields.id, '--reveal', '--json'])
     expect(revealed.json()).toEqual({id: fields.id, profile: 'default', signing_secret: secret})

@@ -70,12 +70,12 @@ describe('POST /api/v2/orders', () => {
     expect((await createOrder(sb, t, {customer_id: 1, currency: 'USD', items: [{product_id: 1}]}, key)).status).toBe(201)
   })
 
-  it('answers 400 without an Idempotency-Key or with one that is not a UUID', async () => {
+  it('answers the documented 422 (errors on Idempotency-Key) without an Idempotency-Key or with one that is not a UUID', async () => {
     const body = {customer_id: 1, currency: 'USD', items: [{product_id: 1}]}
     const missing = await call(sb, 'POST', '/api/v2/orders', {json: body, token: t})
-    expect(missing.status).toBe(400)
-    expect(missing.body).toEqual({message: expect.stringContaining('Idempotency-Key')})
-    expect((await createOrder(sb, t, body, 'not-a-uuid')).status).toBe(400)
+    expect(missing.status).toBe(422)
+    expect(missing.body).toMatchObject({errors: {'Idempotency-Key': [expect.stringContaining('required')]}, message: expect.any(String)})
+    expect((await createOrder(sb, t, body, 'not-a-uuid')).status).toBe(422)
     expect(sb.counts().orders).toBe(0)
   })
 
@@ -229,5 +229,28 @@ describe('POST /api/v2/orders/{order}/refunds', () => {
     const full = await call(sb, 'POST', '/api/v2/orders/2/refunds', {json: {reason: 'returned'}, token: t})
     expect(full.body.amount).toBe(2450)
     expect((await call(sb, 'POST', '/api/v2/orders/9/refunds', {token: t})).status).toBe(404)
+  })
+})
+
+describe('the Idempotency-Key of POST /api/v2/orders', () => {
+  it('missing or not a UUID: the documented 422 with errors on Idempotency-Key; any RFC 4122 form is taken', async () => {
+    const t = await token(sb)
+    const products = await call(sb, 'GET', '/api/v2/products?per_page=1')
+    const customer = await call(sb, 'POST', '/api/v2/customers', {
+      json: {email: `idem-${Date.now()}@example.com`, name: 'Idem', send_invite: false},
+      token: t,
+    })
+    const json = {
+      currency: products.body.data[0].currency,
+      customer_id: customer.body.id,
+      items: [{product_id: products.body.data[0].id, quantity: 1}],
+    }
+    for (const headers of [{}, {'idempotency-key': 'not-a-uuid'}] as Array<Record<string, string>>) {
+      const r = await call(sb, 'POST', '/api/v2/orders', {headers, json, token: t})
+      expect(r.status).toBe(422)
+      expect(Object.keys(r.body.errors ?? r.body.error?.errors ?? {})).toContain('Idempotency-Key')
+    }
+    const nil = await call(sb, 'POST', '/api/v2/orders', {headers: {'idempotency-key': '00000000-0000-0000-0000-000000000000'}, json, token: t})
+    expect(nil.status).toBe(201)
   })
 })

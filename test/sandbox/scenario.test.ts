@@ -88,7 +88,9 @@ describe('sandbox snapshot', () => {
     const ids = (await session.cli(['sandbox', 'seed', SCENARIO, '--json'])).json()
     const saved = await session.cli(['sandbox', 'snapshot', 'save', 'seeded', '--json'])
     expect(saved.code, saved.stderr).toBe(0)
-    expect(saved.json()).toMatchObject({name: 'seeded', customers: 2, orders: 2, webhooks: 1})
+    expect(saved.json()).toMatchObject({name: 'seeded', customers: 2, orders: 2, refunds: 1, webhooks: 1})
+    const said = await session.cli(['sandbox', 'snapshot', 'save', 'seeded'])
+    expect(said.stdout).toMatch(/^Saved snapshot seeded: 2 customers, 2 orders, 1 refund and 1 webhook\.$/m)
     const before = {alice: await get(`/api/v2/customers/${ids.alice}`), order: await get(`/api/v2/orders/${ids.alice_first}`)}
 
     await session.cli(['customers', 'update', String(ids.alice), '--name', 'Changed'])

@@ -14,6 +14,9 @@ export default class WebhooksSecret extends ConfigCommand<typeof WebhooksSecret>
   async run(): Promise<void> {
     const {args, flags, io} = this
     const result = await this.settings.webhookSecret(args.id, flags.reveal)
-    await this.output.result(result, () => io.out(result.signing_secret))
+    await this.output.result(result, () => {
+      io.out(result.signing_secret)
+      if (!flags.reveal) io.info('Masked: --reveal prints the secret itself.')
+    })
   }
 }

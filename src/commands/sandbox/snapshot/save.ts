@@ -15,7 +15,7 @@ export default class SandboxSnapshotSave extends BaseCommand<typeof SandboxSnaps
     const info = await saveSnapshot(this.deps.env, args.name)
     await this.output.result(info, () => {
       io.out(
-        `Saved snapshot ${info.name}: ${counted(info.customers, 'customer')}, ${counted(info.orders, 'order')}, ${counted(info.webhooks, 'webhook')}.`,
+        `Saved snapshot ${info.name}: ${counted(info.customers, 'customer')}, ${counted(info.orders, 'order')}, ${counted(info.refunds, 'refund')} and ${counted(info.webhooks, 'webhook')}.`,
       )
     })
   }

