@@ -10,6 +10,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {BIN, run, tempConfigDir} from '../helpers/cli.js'
 import {type FaultyServer, startFaultyServer} from '../helpers/faulty-server.js'
+import {startIndependentService} from '../helpers/independent-service.js'
 import {startInTmux} from '../helpers/tmux.js'
 import {newCustomer, useTtyFixture} from '../helpers/tty.js'
 
@@ -59,6 +60,33 @@ describe('id completion from a hostile server', () => {
     expect(r.stdout.trimEnd().split('\n')).toEqual(['77:Eve]0;PWNED [31mred <d@evil.example>', '51:Mallory2J <e@evil.example>'])
     expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/)
     expect(genuine).toBeGreaterThan(0)
+  })
+
+  it('the same in front of the independent fake of the service (its own tokens and answers around the hostile list)', async () => {
+    const service = await startIndependentService()
+    const front = await startFaultyServer(
+      (req) =>
+        req.method === 'GET' && req.url.startsWith('/api/v2/customers')
+          ? {body: {data: hostileCustomers(), meta: {page: 1, per_page: 30, total: 4}}, status: 200}
+          : {forward: true},
+      {upstream: service.url},
+    )
+    try {
+      const r = await run(['completion-ids', 'customer'], {
+        env: {
+          COMMERCE_BASE_URL: front.url,
+          COMMERCE_CONFIG_DIR: join(home.dir, 'cfg-independent'),
+          COMMERCE_KEY_ID: service.key.key_id,
+          COMMERCE_KEY_SECRET: service.key.key_secret,
+        },
+      })
+      expect(r.code).toBe(0)
+      expect(r.stdout.trimEnd().split('\n')).toEqual(['77:Eve]0;PWNED [31mred <d@evil.example>', '51:Mallory2J <e@evil.example>'])
+      expect(front.requests.some((q) => q.url.startsWith('/api/v2/customers'))).toBe(true)
+    } finally {
+      await front.close()
+      await service.close()
+    }
   })
 
   it('bash: TAB runs nothing the server sent and offers only integer ids', async () => {
