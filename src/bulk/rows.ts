@@ -11,7 +11,7 @@
  * imported elsewhere; any other unknown column or field is an error, so that a typo is not silently dropped.
  * CSV column names match case-insensitively (metadata keys keep their case); empty optional cells are omitted.
  */
-import {type FieldErrors, hasErrors, isUuid, parseId, validateCustomerCreate, validateOrderCreate} from '../domain/validate.js'
+import {canonicalCurrency, type FieldErrors, hasErrors, isUuid, parseId, validateCustomerCreate, validateOrderCreate} from '../domain/validate.js'
 import {orderRowKey} from './uuid.js'
 import {isObject} from '../domain/json.js'
 import {MAX_JSON_DEPTH, type OrderItemInput, parseItemSpec} from '../domain/bulk.js'
@@ -163,7 +163,7 @@ export function orderFromCsv(record: Record<string, unknown>): Mapped<OrderCreat
     if (name === 'customer_id') {
       if (value !== '') body.customer_id = parseId(value) ?? value
     } else if (name === 'currency') {
-      if (value !== '') body.currency = value
+      if (value !== '') body.currency = canonicalCurrency(value)
     } else if (name === 'items') {
       const items: OrderItemInput[] = []
       for (const spec of value.split(';')) {
@@ -187,7 +187,7 @@ export function orderFromCsv(record: Record<string, unknown>): Mapped<OrderCreat
 export function orderFromJson(record: Record<string, unknown>): Mapped<OrderCreateBody> {
   const errors: FieldErrors = {}
   unknownFields('orders', record, errors)
-  const body = {customer_id: record.customer_id, currency: record.currency, items: record.items}
+  const body = {customer_id: record.customer_id, currency: canonicalCurrency(record.currency), items: record.items}
   const key = record.idempotency_key
   if (key !== undefined && (typeof key !== 'string' || !isUuid(key)))
     (errors.idempotency_key ??= []).push(`must be a UUID (got ${JSON.stringify(key)})`)

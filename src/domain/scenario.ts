@@ -15,6 +15,7 @@
 import {MAX_JSON_DEPTH} from './bulk.js'
 import {isObject} from './json.js'
 import {
+  canonicalCurrency,
   checkOneOf,
   type FieldErrors,
   hasErrors,
@@ -69,7 +70,13 @@ export function parseScenario(scenario: unknown): ScenarioEntry[] {
       if (!NAME.test(name)) errors[where] = ['is not a valid name (letters, digits, _ and -)']
       else if (names.has(name)) errors[where] = ['is a name already used by an earlier entry']
       else if (!isObject(body)) errors[where] = ['must be an object (the create body of its resource)']
-      else entries.push({body, kind: kind as ScenarioKind, name})
+      // Enum values in any case, as on the command line: `"currency": "usd"` is USD.
+      else
+        entries.push({
+          body: kind === 'orders' && 'currency' in body ? {...body, currency: canonicalCurrency(body.currency)} : body,
+          kind: kind as ScenarioKind,
+          name,
+        })
       names.add(name)
     }
   }

@@ -42,6 +42,16 @@ export function checkSearch(value: unknown): string | undefined {
   return undefined
 }
 
+/**
+ * A currency as the service names it, whatever the case it was written in (`usd`, `Usd`): enum values are accepted
+ * in any case everywhere (flags, fixtures, imports). Anything else is returned as it is, for the validator to refuse.
+ */
+export function canonicalCurrency(value: unknown): unknown {
+  if (typeof value !== 'string') return value
+  const upper = value.toUpperCase()
+  return (CURRENCIES as readonly string[]).includes(upper) ? upper : value
+}
+
 export function checkOneOf(value: unknown, allowed: readonly string[]): string | undefined {
   if (typeof value === 'string' && allowed.includes(value)) return undefined
   return `must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`
