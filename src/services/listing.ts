@@ -17,9 +17,11 @@ export interface Listing<T> {
 export function listing<T>(client: ApiClient, request: ApiRequest, options: PageOptions): Listing<T> {
   let first: FetchedPage<T> | undefined
   let shown = 0
-  // Following pages (--all, --limit past one default page): the largest page the service takes, as export and
-  // `api --paginate` do, so fewer requests; one page shown (--page) keeps the default size people read.
-  const perPage = options.perPage ?? (options.all ? LIMITS.perPage.max : Math.min(LIMITS.perPage.max, Math.max(DEFAULT_PER_PAGE, options.limit ?? 0)))
+  // --all: the largest page the service takes, as export and `api --paginate` do, so fewer requests; --limit N: pages
+  // of up to N (`--limit 1` asks for one record, not 30); one page shown (--page) keeps the default size people read.
+  const perPage =
+    options.perPage ??
+    (options.all ? LIMITS.perPage.max : options.limit !== undefined ? Math.min(LIMITS.perPage.max, options.limit) : DEFAULT_PER_PAGE)
   const startPage = options.page ?? 1
   async function* iterate() {
     for await (const record of records<T>(client, request, {...options, perPage}, (p) => (first ??= p))) {

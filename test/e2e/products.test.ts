@@ -40,6 +40,21 @@ describe('products list', () => {
     expect(r.stdout + r.stderr).not.toMatch(ANSI)
   })
 
+  it('--limit N asks for pages of up to N records, as the README says: --limit 1 is per_page=1, --limit 150 pages of 100', async () => {
+    const proxy = await startFaultyServer(() => ({forward: true}), {upstream: fx.sb.baseUrl})
+    try {
+      const one = await run(['products', 'list', '--limit', '1', '--json', '--base-url', proxy.url])
+      expect(one.code, one.stderr).toBe(0)
+      expect(JSON.parse(one.stdout)).toHaveLength(1)
+      expect(proxy.requests.map((r) => new URL(r.url, proxy.url).searchParams.get('per_page'))).toEqual(['1'])
+      proxy.requests.length = 0
+      expect((await run(['products', 'list', '--limit', '150', '--json', '--base-url', proxy.url])).code).toBe(0)
+      expect(new URL(proxy.requests[0].url, proxy.url).searchParams.get('per_page')).toBe('100')
+    } finally {
+      await proxy.close()
+    }
+  })
+
   it('--json: an array of product objects; --page/--per-page pick the right slice; --all and --limit follow pages', async () => {
     const [all, page2, limited, one] = await Promise.all([
       products(['list', '--all', '--per-page', '7', '--json']),
