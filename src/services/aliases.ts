@@ -3,6 +3,7 @@ import {configDir} from '../config/paths.js'
 import {typeName} from '../config/schema.js'
 import {ConfigStore} from '../config/store.js'
 import {ALIAS_NAME, commandWordsOf, shellWords} from '../domain/alias.js'
+import {closest} from '../domain/suggest.js'
 import {UsageError} from '../errors.js'
 
 /** The names an alias must not take, and the command ids an expansion may start with (ids with spaces). */
@@ -81,7 +82,12 @@ export async function setAlias(
     const parts = id.split(' ')
     return parts.every((p, i) => leading[i] === p)
   })
-  if (!starts) throw new UsageError(`The expansion ${JSON.stringify(expansion)} must start with a commerce command (e.g. 'customers list').`)
+  if (!starts) {
+    const near = closest(leading.slice(0, 2).join(' '), names.commands) ?? closest(leading.slice(0, 1).join(' '), names.commands)
+    throw new UsageError(
+      `The expansion ${JSON.stringify(expansion)} must start with a commerce command${near ? `: did you mean '${near}'?` : " (e.g. 'customers list')."}`,
+    )
+  }
   let replaced: string | undefined
   await store.update((data) => {
     const before = data.aliases?.[name]

@@ -1,4 +1,5 @@
 /** The values of the `config` keys: parsed and checked for \`config set\`, shown (masked when secret) by get and list. */
+import {closest} from '../domain/suggest.js'
 import {checkBaseUrl} from '../api/url.js'
 import {STORAGES} from '../config/keyring.js'
 import {CONFIG_KEYS, type ConfigKey, isSecretField, type Profile} from '../config/schema.js'
@@ -10,7 +11,8 @@ import {UsageError} from '../errors.js'
 /** Parses a KEY argument: an unknown key is exit 2, naming the keys. */
 export function parseKey(key: string): ConfigKey {
   if ((CONFIG_KEYS as readonly string[]).includes(key)) return key as ConfigKey
-  throw new UsageError(`Unknown key ${JSON.stringify(key)}. Keys: ${CONFIG_KEYS.join(', ')}.`)
+  const near = closest(key, CONFIG_KEYS)
+  throw new UsageError(`Unknown key ${JSON.stringify(key)}.${near ? ` Did you mean ${near}?` : ''} Keys: ${CONFIG_KEYS.join(', ')}.`)
 }
 
 /** Checks and normalises a value for a key (exit 2 when invalid). */

@@ -10,6 +10,7 @@ import {type ConfigKey, envOverrides, isCredentialField, isSecretField, setProfi
 import {type ConfigData, type ConfigStore, ensureProfile, maskSecret, selectProfileName} from '../config/store.js'
 import type {ApiVersion} from '../domain/schema.js'
 import {CliError, EXIT, UsageError} from '../errors.js'
+import {closest} from '../domain/suggest.js'
 import {checkValue, shown} from './config-values.js'
 
 export {CONFIG_KEYS, type ConfigKey} from '../config/schema.js'
@@ -270,8 +271,9 @@ async function keyringCall<T>(run: () => Promise<T>, nothing: string): Promise<T
 
 function unknownProfile(name: string, data: ConfigData): UsageError {
   const names = Object.keys(data.profiles ?? {}).sort()
+  const near = closest(name, names)
   return new UsageError(
-    `No profile named ${JSON.stringify(name)}. ${names.length > 0 ? `Profiles: ${names.join(', ')}.` : 'There are no profiles yet.'}`,
+    `No profile named ${JSON.stringify(name)}.${near ? ` Did you mean ${JSON.stringify(near)}?` : ''} ${names.length > 0 ? `Profiles: ${names.join(', ')}.` : 'There are no profiles yet.'}`,
     {
       hint: `Create it with \`commerce auth login --profile ${name}\` or \`commerce config set base_url URL --profile ${name}\`.`,
     },

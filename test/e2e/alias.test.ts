@@ -113,4 +113,17 @@ describe('aliases', () => {
     }
     expect((await cli(['alias', 'delete', 'act'])).code).toBe(0)
   })
+
+  it('did you mean: an expansion that misspells its command, a config key, a profile', async () => {
+    const alias = await cli(['alias', 'set', 'x', 'customers lsit'])
+    expect(alias.code).toBe(2)
+    expect(alias.stderr).toContain("did you mean 'customers list'?")
+    const key = await cli(['config', 'get', 'api_versoin'])
+    expect(key.code).toBe(2)
+    expect(key.stderr).toContain('Did you mean api_version?')
+    expect((await cli(['config', 'set', 'base_url', fx.sb.baseUrl, '--profile', 'staging'])).code).toBe(0)
+    const use = await cli(['config', 'use', 'stagin'])
+    expect(use.code).toBe(2)
+    expect(use.stderr).toContain('Did you mean "staging"?')
+  })
 })

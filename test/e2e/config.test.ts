@@ -316,7 +316,7 @@ describe('profiles', () => {
     ]) {
       const r = await cfg(args)
       expect(r.code, args.join(' ')).toBe(2)
-      expect(r.stderr).toContain('No profile named "alhpa". Profiles: alpha.')
+      expect(r.stderr).toContain('No profile named "alhpa". Did you mean "alpha"? Profiles: alpha.')
       expect(r.stderr).toContain('--profile alhpa')
     }
     expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(before)
