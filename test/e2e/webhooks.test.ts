@@ -279,6 +279,11 @@ describe('webhooks sign and verify', () => {
     expect([none.code, two.code, stdinTwice.code, emptyFile.code]).toEqual([2, 2, 2, 2])
     expect(none.stderr).toMatch(/--secret-file/)
     expect(two.stderr).not.toContain(SECRET)
+    // A flag wins over the variable, as the README says.
+    const flagOverEnv = await run(['webhooks', 'sign', '--secret-file', secretFile, '--payload-file', file, '--timestamp', String(t)], {
+      env: {COMMERCE_CONFIG_DIR: tmp.dir, COMMERCE_WEBHOOK_SECRET: 'whsec_not_this_one'},
+    })
+    expect(flagOverEnv).toMatchObject({code: 0, stdout: `${expected}\n`})
   })
 
   it('sign --timestamp: a non-negative integer of at most 10 digits, else exit 2', async () => {
