@@ -7,6 +7,26 @@ import {ListenError, startListener, type Listener, type ListenerEvent, type List
 import {deadPort, deferred, makeEvent, send, startReceiver, tempDir, type Receiver} from '../helpers/webhooks.js'
 
 const SECRET = 'whsec_listener_test'
+
+/**
+ * A POST of these headers whose announced body is never sent: resolves with the listener's answer (status line and
+ * headers), which proves it answered without waiting for the body.
+ */
+function answerToHeaders(port: number, headers: string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const socket = new Socket()
+    let data = ''
+    socket.connect(port, '127.0.0.1', () => socket.write(`POST /hooks HTTP/1.1\r\nHost: x\r\n${headers}\r\n`))
+    socket.on('data', (d) => {
+      data += d.toString()
+      if (data.includes('\r\n\r\n')) {
+        socket.destroy()
+        resolve(data)
+      }
+    })
+    socket.on('error', reject)
+  })
+}
 const T = 1_900_000_000
 const now = () => T * 1000
 
@@ -195,21 +215,7 @@ describe('webhook listener', () => {
   it('refuses a non-JSON Content-Type (415) and a missing or malformed signature (400) before reading the body', async () => {
     const inbox = new Inbox({path: join(dir.path, 'inbox.jsonl')})
     const {port} = await listen({inbox})
-    // The body is announced but never sent: an answer proves the listener did not wait to read it.
-    const headOnly = (headers: string) =>
-      new Promise<string>((resolve, reject) => {
-        const socket = new Socket()
-        let data = ''
-        socket.connect(port, '127.0.0.1', () => socket.write(`POST /hooks HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n${headers}\r\n`))
-        socket.on('data', (d) => {
-          data += d.toString()
-          if (data.includes('\r\n\r\n')) {
-            socket.destroy()
-            resolve(data)
-          }
-        })
-        socket.on('error', reject)
-      })
+    const headOnly = (headers: string) => answerToHeaders(port, `Content-Length: 1000000\r\n${headers}`)
     const good = `x-service-signature: ${signPayload(SECRET, makeEvent(), T)}\r\n`
     expect(await headOnly(`Content-Type: text/plain\r\n${good}`)).toMatch(/^HTTP\/1\.1 415 /)
     expect(await headOnly(good)).toMatch(/^HTTP\/1\.1 415 /)
@@ -261,20 +267,10 @@ describe('webhook listener', () => {
       [T - 301, 'too_old'],
       [T + 301, 'too_new'],
     ] as const) {
-      const answer = await new Promise<string>((resolve, reject) => {
-        const socket = new Socket()
-        let data = ''
-        const header = `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\nx-service-signature: ${signPayload(SECRET, 'x', t)}\r\n\r\n`
-        socket.connect(port, '127.0.0.1', () => socket.write(header))
-        socket.on('data', (d) => {
-          data += d.toString()
-          if (data.includes('\r\n\r\n')) {
-            socket.destroy()
-            resolve(data)
-          }
-        })
-        socket.on('error', reject)
-      })
+      const answer = await answerToHeaders(
+        port,
+        `Content-Type: application/json\r\nContent-Length: 100000\r\nx-service-signature: ${signPayload(SECRET, 'x', t)}\r\n`,
+      )
       expect(answer).toMatch(/^HTTP\/1\.1 400 /)
       expect(rejections.at(-1)?.reason).toBe(reason)
     }
