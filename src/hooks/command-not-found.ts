@@ -107,7 +107,7 @@ async function expandedAlias(config: Interfaces.Config, id: string, argv: readon
   const {aliases, warnings} = await aliasTableOf(processDeps().env)
   if (warnings.length > 0) {
     const io = new IOStreams({json: jsonRequested(argv)})
-    for (const warning of warnings) io.warn(warning)
+    for (const warning of warnings) io.warn(sanitize(warning, 'cell'))
   }
   if (!Object.hasOwn(aliases, name)) return undefined
   const {argv: expanded, missing} = expandAlias(aliases[name], tokens.slice(i + 1))

@@ -4,6 +4,7 @@ import {existsSync, readFileSync, statSync} from 'node:fs'
 import {isProcessAlive} from '../config/pid.js'
 import {readSandboxState, sandboxStatePath} from '../config/sandbox-state.js'
 import type {ConfigStore} from '../config/store.js'
+import {displayUrl} from '../domain/url.js'
 import {type Check, fail, ok, warn} from './doctor-check.js'
 
 export function configCheck(store: ConfigStore): Check {
@@ -33,22 +34,11 @@ export function proxyCheck(env: NodeJS.ProcessEnv): Check {
   const names = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy']
   const set = names.filter((n) => env[n])
   const ca = ['NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE'].filter((n) => env[n])
-  const proxies = set.map((n) => `${n}=${n.toLowerCase().startsWith('no_') ? env[n] : redactUserinfo(env[n]!)}`)
+  const proxies = set.map((n) => `${n}=${n.toLowerCase().startsWith('no_') ? env[n] : displayUrl(env[n]!)}`)
   const bundle = ca.length > 0 ? ca.map((n) => `${n}=${env[n]}`).join(', ') : "Node's own CA bundle"
   const missing = ca.filter((n) => !existsSync(env[n]!))
   if (missing.length > 0) return fail('proxy', `${missing.join(', ')} names a file that does not exist`, `Fix or unset ${missing.join(' and ')}.`)
   return ok('proxy', `${proxies.length > 0 ? proxies.join(', ') : 'no proxy variables'}; CA: ${bundle}`)
-}
-
-/** A proxy URL's password is not shown. */
-function redactUserinfo(value: string): string {
-  try {
-    const url = new URL(value)
-    if (url.password) url.password = '****'
-    return url.href
-  } catch {
-    return value
-  }
 }
 
 export function sandboxCheck(env: NodeJS.ProcessEnv): Check {

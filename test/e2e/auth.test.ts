@@ -176,6 +176,32 @@ describe('auth status and auth token', () => {
     faulty = undefined
   })
 
+  it("a 403 on the check's read is a token the service accepts (it lacks that scope): logged in, exit 0; a 401 after the re-issue is exit 3", async () => {
+    await login()
+    faulty = await startFaultyServer(
+      (req) => (req.method === 'GET' && req.url.startsWith('/api/v2/customers') ? {body: {message: 'forbidden'}, status: 403} : {forward: true}),
+      {upstream: sb.baseUrl},
+    )
+    const config = readConfig(dir)
+    config.profiles!.default.base_url = faulty.url
+    config.profiles!.default.credentials_origin = new URL(faulty.url).origin
+    writeFileSync(join(dir, 'config.json'), JSON.stringify(config))
+    const forbidden = await cli(['auth', 'status', '--json'])
+    expect(forbidden.code, forbidden.stderr).toBe(0)
+    expect(forbidden.json()).toMatchObject({logged_in: true})
+    await faulty.close()
+    faulty = await startFaultyServer(
+      (req) => (req.method === 'GET' && req.url.startsWith('/api/v2/customers') ? {body: {message: 'no'}, status: 401} : {forward: true}),
+      {upstream: sb.baseUrl},
+    )
+    config.profiles!.default.base_url = faulty.url
+    config.profiles!.default.credentials_origin = new URL(faulty.url).origin
+    writeFileSync(join(dir, 'config.json'), JSON.stringify(config))
+    const rejected = await cli(['auth', 'status', '--json'])
+    expect(rejected.code).toBe(3)
+    expect(rejected.json()).toMatchObject({logged_in: false})
+  })
+
   it('logged out: one line saying so and how to log in, exit 3', async () => {
     const r = await cli(['auth', 'status'])
     expect(r.code).toBe(3)

@@ -1,5 +1,6 @@
 import {ConfigCommand} from '../../base/config-command.js'
 import {renderListHuman} from '../../io/render.js'
+import {sanitize} from '../../io/sanitize.js'
 import {readAliases} from '../../services/aliases.js'
 
 export default class AliasList extends ConfigCommand<typeof AliasList> {
@@ -9,7 +10,7 @@ export default class AliasList extends ConfigCommand<typeof AliasList> {
 
   async run(): Promise<void> {
     const {aliases, warnings} = await readAliases(this.store)
-    for (const warning of warnings) this.io.warn(warning)
+    for (const warning of warnings) this.io.warn(sanitize(warning, 'cell'))
     await this.output.result(aliases, async () => {
       const rows = Object.entries(aliases).map(([name, expansion]) => ({expansion, name}))
       if (rows.length === 0) return this.io.info('No aliases. Add one with `commerce alias set NAME EXPANSION`.')
