@@ -9,7 +9,7 @@ import {Command, type Config, Errors, type Interfaces} from '@oclif/core'
 
 import {LOGIN_HINT} from '../api/auth.js'
 import {CliError, EXIT, JqHaltError, UsageError} from '../errors.js'
-import {jsonRequested, Output} from '../io/output.js'
+import {jsonMode, Output} from '../io/output.js'
 import {sanitize} from '../io/sanitize.js'
 import {IOStreams} from '../io/streams.js'
 import {kebabFlag, spell, type Text} from '../domain/phrase.js'
@@ -93,7 +93,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     await super.init()
     // Decided once, before parsing, so that a parse error is rendered as JSON too.
     const {env, stderr, stdout} = this.deps
-    this.io = new IOStreams({env, json: jsonRequested(this.argv), stderr, stdin: () => this.deps.stdin, stdout})
+    this.io = new IOStreams({env, ...jsonMode(this.argv), stderr, stdin: () => this.deps.stdin, stdout})
     this.io.values.now = this.deps.now()
     this.output = new Output(this.io)
     this.handleInterrupts()
@@ -128,7 +128,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /**
    * --fields and --jq (src/io/fields.ts, src/io/jq.ts) as the Output's filter: fields first, then the
    * expression, which prints its own results (so the filter returns undefined). --jq is compiled here, before
-   * any request: a compile error is exit 2. --jq implies --json (jsonRequested).
+   * any request: a compile error is exit 2. --jq implies --json (jsonMode).
    */
   private async initFilters(flags: {fields?: string[]; jq?: string}): Promise<void> {
     const {io} = this
@@ -214,7 +214,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       throw new Errors.ExitError(error.exitCode)
     }
     const {exitCode, internal, ...shape} = this.describe(error)
-    const output = this.output ?? new Output(new IOStreams({json: jsonRequested(this.argv)}))
+    const output = this.output ?? new Output(new IOStreams(jsonMode(this.argv)))
     output.error({
       ...shape,
       fieldFlags: (this.ctor as typeof BaseCommand).fieldFlags,
@@ -233,7 +233,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       if (!hint && error.status === 401) hint = `The token was rejected (expired, revoked or invalid). ${LOGIN_HINT}`
       if (!hint && error.status === 403) hint = 'The credentials lack the permission (scope) this operation needs; log in with a key that has it.'
       // Only where the values are above (the human lines); with --json they are in the document on stdout.
-      if (!hint && error.status === 422 && error.fieldErrors && !jsonRequested(this.argv)) hint = 'Fix the values above and run the command again.'
+      if (!hint && error.status === 422 && error.fieldErrors && !(this.io ?? new IOStreams(jsonMode(this.argv))).jsonErrors) hint = 'Fix the values above and run the command again.'
       return {errors: error.fieldErrors, exitCode: error.exitCode, hint, message: spell(error.text, flagOf), status: error.status}
     }
     if (error.name === 'ExitPromptError') return {exitCode: EXIT.interrupted, message: 'Interrupted.', status: null}

@@ -3,7 +3,7 @@ import {readFile} from 'node:fs/promises'
 import {Args, Flags} from '@oclif/core'
 
 import {ApiCommand} from '../base/command.js'
-import {apiVersionFlag, jqStreamingRefusal} from '../base/flags.js'
+import {apiVersionFlag} from '../base/flags.js'
 import {fileProblem, readAll} from '../domain/files.js'
 import {ApiError, UsageError} from '../errors.js'
 import {sanitize} from '../io/sanitize.js'
@@ -38,16 +38,12 @@ export default class Api extends ApiCommand<typeof Api> {
     input: Flags.string({description: 'File to send as the JSON body (- for standard input).'}),
     method: Flags.string({char: 'X', description: `HTTP method (${API_METHODS.join(', ')}).`}),
     'no-auth': Flags.boolean({description: 'Send no Authorization header.'}),
-    paginate: Flags.boolean({description: 'Follow every page of a list and print one JSON array of all the `data` records.'}),
+    paginate: Flags.boolean({description: 'Follow every page of a list and print one JSON array of all the `data` records (--jq runs on that array).'}),
     'raw-field': Flags.string({char: 'f', description: 'A parameter KEY=VALUE sent as a string, untyped.', multiple: true}),
   }
 
   protected v2Hint(): string {
     return 'commerce api /api/v2/...'
-  }
-
-  protected jqRefusal(): string | undefined {
-    return (this.flags as {paginate?: boolean}).paginate ? jqStreamingRefusal('commerce api PATH --paginate') : undefined
   }
 
   async run(): Promise<void> {

@@ -22,7 +22,7 @@ import {expandAlias} from '../domain/alias.js'
 import {EXIT, UsageError} from '../errors.js'
 import {sanitize} from '../io/sanitize.js'
 import {aliasTableOf} from '../services/aliases.js'
-import {jsonRequested, Output} from '../io/output.js'
+import {jsonMode, Output} from '../io/output.js'
 import {editDistance} from '../domain/suggest.js'
 import {IOStreams} from '../io/streams.js'
 
@@ -106,7 +106,7 @@ async function expandedAlias(config: Interfaces.Config, id: string, argv: readon
   if (name === undefined) return undefined
   const {aliases, warnings} = await aliasTableOf(processDeps().env)
   if (warnings.length > 0) {
-    const io = new IOStreams({json: jsonRequested(argv)})
+    const io = new IOStreams(jsonMode(argv))
     for (const warning of warnings) io.warn(sanitize(warning, 'cell'))
   }
   if (!Object.hasOwn(aliases, name)) return undefined
@@ -127,7 +127,7 @@ const hook: Hook<'command_not_found'> = async function (options) {
     expanded = await expandedAlias(config, id, argv)
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
-    const io = new IOStreams({json: jsonRequested(argv)})
+    const io = new IOStreams(jsonMode(argv))
     new Output(io).error({message: error.message, status: null})
     throw new Errors.ExitError(EXIT.usage)
   }
@@ -137,7 +137,7 @@ const hook: Hook<'command_not_found'> = async function (options) {
   // and its own parser judges the rest.
   if (found?.distance === 0 && !found.topic) return run(config, found)
 
-  const io = new IOStreams({json: jsonRequested(argv)})
+  const io = new IOStreams(jsonMode(argv))
   const typed = toConfiguredId(id, config)
   const topic = id.split(':')[0]
   const help = `${config.bin} help${config.findTopic(topic) ? ` ${topic}` : ''}`

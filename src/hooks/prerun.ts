@@ -31,8 +31,8 @@ const hook: Hook<'prerun'> = async function ({argv, Command}) {
   if (dir === undefined) return
   const problem = notAPlugin(resolve(dir), this.config.root)
   if (problem === undefined) return
-  const [{IOStreams}, {jsonRequested, Output}] = await Promise.all([import('../io/streams.js'), import('../io/output.js')])
-  const io = new IOStreams({json: jsonRequested(argv)})
+  const [{IOStreams}, {jsonMode, Output}] = await Promise.all([import('../io/streams.js'), import('../io/output.js')])
+  const io = new IOStreams(jsonMode(argv))
   new Output(io).error({
     hint: 'A plugin is a folder with a package.json naming it and its commands (see examples/plugin-hello). Nothing was linked.',
     message: `${problem}.`,

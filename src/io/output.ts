@@ -26,6 +26,13 @@ export function jsonRequested(argv: readonly string[]): boolean {
   return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--json' || a === '--jq' || a.startsWith('--jq='))
 }
 
+/** How --json was asked for: `jqOnly` when by --jq alone (an error on a terminal then reads as text, not JSON). */
+export function jsonMode(argv: readonly string[]): {json: boolean; jqOnly: boolean} {
+  const end = argv.indexOf('--')
+  const json = jsonRequested(argv)
+  return {json, jqOnly: json && !(end === -1 ? argv : argv.slice(0, end)).includes('--json')}
+}
+
 /** The contract's error document (`{"error": ErrorBody}`), and what the human rendering shows. */
 export interface ErrorBody {
   message: string
@@ -153,7 +160,7 @@ export class Output {
    */
   error(error: ErrorRendering): void {
     const {io} = this
-    if (this.json && !io.resultStarted) {
+    if (io.jsonErrors && !io.resultStarted) {
       const body: ErrorBody = {message: error.message, status: error.status}
       if (error.errors) body.errors = error.errors
       io.out(JSON.stringify({error: body}))

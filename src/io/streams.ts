@@ -22,6 +22,8 @@ export interface IOStreamsOptions {
   env?: NodeJS.ProcessEnv
   /** --json, as decided once by BaseCommand (jsonRequested in output.ts). */
   json?: boolean
+  /** --json came from --jq alone (jsonMode in output.ts). */
+  jqOnly?: boolean
 }
 
 function envFlag(value: string | undefined): boolean {
@@ -67,6 +69,11 @@ export class IOStreams {
   readonly chalk: ChalkInstance
   /** --json: stdout carries exactly one JSON document. Read-only: decided once, before parsing. */
   readonly json: boolean
+  /**
+   * Errors as the JSON error document: with --json; with --jq alone only off a terminal (a script may parse it,
+   * a person reads text, as gh prints a jq syntax error).
+   */
+  readonly jsonErrors: boolean
   /** A result has begun streaming to stdout: an error can no longer be the only document there. */
   resultStarted = false
   /** --fields: the fields each record keeps, in that order (src/io/fields.ts), for the human renderers. */
@@ -86,6 +93,7 @@ export class IOStreams {
     this.json = options.json ?? false
     this.isStdoutTTY = Boolean(this.stdout.isTTY)
     this.isStderrTTY = Boolean(this.stderr.isTTY)
+    this.jsonErrors = this.json && !(options.jqOnly && this.isStdoutTTY)
     this.ci = envFlag(this.env.CI)
     const noColor = this.env.NO_COLOR !== undefined && this.env.NO_COLOR !== ''
     const forceColor = envFlag(this.env.FORCE_COLOR)

@@ -101,18 +101,21 @@ describe('--jq', () => {
     expect(await session.capture()).toContain('{\n  "id": 1,\n  "email": "customer1@example.com"\n}\ncustomer1@example.com\n')
   })
 
-  it('is refused where output streams (export, api --paginate), naming the pipe to jq instead', async () => {
-    const [exported, paginated] = await Promise.all([
-      cli(['customers', 'export', '--jq', '.email']),
-      cli(['api', 'v2/customers', '--paginate', '--jq', 'length']),
-    ])
-    for (const r of [exported, paginated]) {
-      expect(r.code).toBe(2)
-      expect(r.json<{error: {message: string}}>().error.message).toMatch(/pipe it to jq instead/)
-    }
+  it('is refused where output streams (export), naming the pipe to jq instead', async () => {
+    const exported = await cli(['customers', 'export', '--jq', '.email'])
+    expect(exported.code).toBe(2)
+    expect(exported.json<{error: {message: string}}>().error.message).toMatch(/pipe it to jq instead/)
     // Not refused where the output is one document: a single request.
     const single = await cli(['api', 'v2/customers', '--jq', '.data | length'])
     expect(single.stdout).toBe('20\n')
+  })
+
+  it('api --paginate --jq runs the expression on the one array of every page (as gh api --paginate --jq)', async () => {
+    const all = await cli(['api', 'v2/customers', '--paginate', '--json'])
+    const count = all.json<unknown[]>().length
+    expect(count).toBeGreaterThan(20)
+    const paginated = await cli(['api', 'v2/customers?per_page=7', '--paginate', '--jq', 'length, (map(.id) | unique | length)'])
+    expect([paginated.code, paginated.stdout]).toEqual([0, `${count}\n${count}\n`])
   })
 })
 

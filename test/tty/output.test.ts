@@ -61,3 +61,16 @@ describe('customers list on a TTY', () => {
     expect(screen).toContain(`Showing 1-${total} of ${total}`)
   })
 })
+
+describe('--jq on a terminal', () => {
+  it('a syntax error reads as an error line, not as the JSON error document (which stays for pipes and --json)', async () => {
+    const term = await startInTmux(['customers', 'list', '--jq', '.['], {env: {...fx.env, NO_COLOR: '1'}})
+    expect(await term.waitForExit()).toBe(2)
+    const screen = await term.capture()
+    expect(screen).toMatch(/^Error: --jq: syntax error/m)
+    expect(screen).not.toContain('{"error"')
+    const json = await startInTmux(['customers', 'list', '--json', '--jq', '.['], {env: {...fx.env, NO_COLOR: '1'}})
+    expect(await json.waitForExit()).toBe(2)
+    expect(await json.capture()).toContain('"error"')
+  })
+})
