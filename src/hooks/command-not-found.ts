@@ -79,13 +79,25 @@ function resolve(config: Interfaces.Config, id: string, argv: readonly string[])
       for (const name of names) {
         // A topic takes no arguments: it is only suggested for all the words.
         if (topic && k !== words.length) continue
-        const distance = editDistance(typed, name)
-        if (distance <= Math.max(2, Math.floor(typed.length / 3)) && (!best || distance < best.distance))
+        const distance = near(typed, name)
+        if (distance !== undefined && (!best || distance < best.distance))
           best = {argv: after, distance, id: name, topic}
       }
     if (best?.distance === 0) break
   }
   return best
+}
+
+/**
+ * The edit distance of a typed id to a command's of as many words, when near enough to suggest: each word a slip
+ * of at most a third of its letters (at least 2), so that `snapshot drop` is never `snapshot list` because the rest
+ * of the id is long. `resolve` tries each run of leading words, so the word counts are compared as they are.
+ */
+function near(typed: string, name: string): number | undefined {
+  const close = (a: string, b: string) => editDistance(a, b) <= Math.max(2, Math.floor(a.length / 3))
+  const [words, names] = [typed.split(':'), name.split(':')]
+  if (words.length !== names.length || !words.every((w, i) => close(w, names[i]))) return undefined
+  return editDistance(typed, name)
 }
 
 function run(config: Interfaces.Config, found: Resolved): Promise<unknown> {

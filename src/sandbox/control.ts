@@ -25,7 +25,7 @@ import {type FaultInput, validateFault} from './faults.js'
 import {HttpError, type Reply, type Router, validationError} from './http.js'
 import {applyScenario} from './scenario.js'
 import {CATALOGUE} from './seed.js'
-import {checkSnapshotName, type SnapshotShelf} from './snapshots.js'
+import {type SnapshotShelf, snapshotRoutes} from './snapshots.js'
 import type {CustomerRecord, OrderRecord} from './store.js'
 import {isLoopback} from './guard.js'
 import {inspectorPage} from './ui.js'
@@ -75,6 +75,7 @@ export const CONTROL_ROUTES = [
   {description: 'Save the whole state under a name: {"name"}.', method: 'POST', path: `${CONTROL_PREFIX}/snapshots`},
   {description: 'The saved snapshots.', method: 'GET', path: `${CONTROL_PREFIX}/snapshots`},
   {description: 'Bring back a saved state (the key pairs stay).', method: 'POST', path: `${CONTROL_PREFIX}/snapshots/{name}/restore`},
+  {description: 'Delete a saved snapshot.', method: 'DELETE', path: `${CONTROL_PREFIX}/snapshots/{name}`},
 ] as const
 
 /** The customer that triggered order events use when no order is named. */
@@ -104,6 +105,7 @@ export function controlRoutes(router: Router, core: Core, shelf: SnapshotShelf, 
     status: 200,
   })
 
+  snapshotRoutes(router, core.store, shelf, () => core.now())
   router
     .add('GET', CONTROL_PREFIX, () => ({body: {...describe(), routes: CONTROL_ROUTES}, status: 200}))
     .add('POST', `${CONTROL_PREFIX}/orders/:order/pay`, ({params}) => {
@@ -121,16 +123,6 @@ export function controlRoutes(router: Router, core: Core, shelf: SnapshotShelf, 
       const before = core.store.counts()
       core.store.replace({customers: [], idempotency: {}, next: {address: 1, customer: 1, order: 1, refund: 1}, orders: [], webhooks: []})
       return {body: {removed: before}, status: 200}
-    })
-    .add('POST', `${CONTROL_PREFIX}/snapshots`, async ({body}) => {
-      const name = checkSnapshotName(((await body()) as {name?: unknown} | undefined)?.name)
-      return {body: await shelf.save(name, core.store.snapshot(), core.now()), status: 201}
-    })
-    .add('GET', `${CONTROL_PREFIX}/snapshots`, async () => ({body: {data: await shelf.list()}, status: 200}))
-    .add('POST', `${CONTROL_PREFIX}/snapshots/:name/restore`, async ({params}) => {
-      const saved = await shelf.load(checkSnapshotName(params.name))
-      core.store.replace(saved)
-      return {body: {restored: params.name, counts: core.store.counts()}, status: 200}
     })
     .add('GET', `${CONTROL_PREFIX}/data`, () => ({body: dataBody(), status: 200}))
     .add('GET', `${CONTROL_PREFIX}/ui`, ({req}) => {

@@ -1,16 +1,17 @@
 /**
- * Named snapshots of the whole state (`sandbox snapshot save|restore|list`): JSON files `NAME.json` in a
+ * Named snapshots of the whole state (`sandbox snapshot save|restore|list|delete`): JSON files `NAME.json` in a
  * directory (mode 0600, written through src/domain/files.ts), or in memory for a sandbox without one. Key pairs
  * are not part of a restore: the sandbox keeps its own, which profiles hold.
  */
-import {mkdir, readdir, readFile, stat} from 'node:fs/promises'
+import {mkdir, readdir, readFile, rm, stat} from 'node:fs/promises'
 import {join} from 'node:path'
 
 import {writeFileAtomic} from '../domain/files.js'
-import {HttpError, validationError} from './http.js'
+import {HttpError, type Router, validationError} from './http.js'
 import {checkSnapshot} from './persistence.js'
-import type {Snapshot} from './store.js'
+import type {Snapshot, Store} from './store.js'
 import type {SnapshotInfo} from '../domain/sandbox-control.js'
+import {CONTROL_PREFIX} from './decisions.js'
 
 export type {SnapshotInfo}
 
@@ -61,6 +62,13 @@ export class SnapshotShelf {
     }
   }
 
+  /** Removes a snapshot; a 404 when none has the name. */
+  async remove(name: string): Promise<void> {
+    const known = this.dir ? (await this.list()).some((s) => s.name === name) : this.memory.delete(name)
+    if (!known) throw new HttpError(404, `No snapshot is named ${JSON.stringify(name)}; see \`commerce sandbox snapshot list\``)
+    if (this.dir) await rm(join(this.dir, `${name}.json`), {force: true})
+  }
+
   async list(): Promise<SnapshotInfo[]> {
     if (!this.dir) return [...this.memory.values()].map((s) => s.info)
     const names = (await readdir(this.dir).catch(() => [] as string[])).filter((f) => f.endsWith('.json') && NAME.test(f.slice(0, -5)))
@@ -80,4 +88,22 @@ export class SnapshotShelf {
     }
     return infos
   }
+}
+
+/** The control routes of snapshots: save, list, restore, delete (CONTROL_ROUTES in control.ts describes them). */
+export function snapshotRoutes(router: Router, store: Store, shelf: SnapshotShelf, now: () => number): void {
+  router
+    .add('POST', `${CONTROL_PREFIX}/snapshots`, async ({body}) => {
+      const name = checkSnapshotName(((await body()) as {name?: unknown} | undefined)?.name)
+      return {body: await shelf.save(name, store.snapshot(), now()), status: 201}
+    })
+    .add('GET', `${CONTROL_PREFIX}/snapshots`, async () => ({body: {data: await shelf.list()}, status: 200}))
+    .add('POST', `${CONTROL_PREFIX}/snapshots/:name/restore`, async ({params}) => {
+      store.replace(await shelf.load(checkSnapshotName(params.name)))
+      return {body: {restored: params.name, counts: store.counts()}, status: 200}
+    })
+    .add('DELETE', `${CONTROL_PREFIX}/snapshots/:name`, async ({params}) => {
+      await shelf.remove(checkSnapshotName(params.name))
+      return {body: {deleted: params.name}, status: 200}
+    })
 }

@@ -225,6 +225,15 @@ describe('plugins, with a cold and with a warm code cache', () => {
     expect(await term.capture()).toContain('No customer has id "1"')
   })
 
+  it('a suggestion changes each word a little, never a whole word: `sandbox snapshot drop X` is not `snapshot list X`', async () => {
+    const far = await cli(['sandbox', 'snapshot', 'drop', 'x'])
+    expect(far.code).toBe(2)
+    expect(far.stderr).toContain('"sandbox snapshot drop x" is not a commerce command.')
+    expect(far.stderr).not.toContain('Did you mean')
+    const near = await cli(['sandbox', 'snapshot', 'delte', 'x'])
+    expect(near.stderr).toContain('Did you mean `commerce sandbox snapshot delete x`?')
+  })
+
   it('a mistyped topic is suggested (`ordrs` -> `orders`), and yes shows its commands', async () => {
     const plain = await cli(['ordrs'])
     expect(plain.code).toBe(2)

@@ -156,6 +156,25 @@ describe('on a terminal, reset and restore ask first', () => {
     expect(session.sandbox.counts()).toMatchObject({customers: 0, orders: 0})
   })
 
+  it('snapshot list is a table at 80 columns (when saved, relative); delete asks, --yes without a terminal, exit 4 unknown', async () => {
+    expect((await session.cli(['sandbox', 'snapshot', 'save', 'to-delete'])).code).toBe(0)
+    const list = await startInTmux(['sandbox', 'snapshot', 'list'], {env: {...session.env, NO_COLOR: '1'}, width: 80})
+    expect(await list.waitForExit()).toBe(0)
+    const screen = await list.capture()
+    expect(screen).toMatch(/^NAME\s+SAVED_AT\s+CUSTOMERS\s+ORDERS\s+REFUNDS\s+WEBHOOKS$/m)
+    expect(screen).toMatch(/^to-delete\s+(just now|\d+ seconds? ago)\s+\d+/m)
+    expect(screen).not.toMatch(/\t|\d{4}-\d\d-\d\dT/)
+    expect((await session.cli(['sandbox', 'snapshot', 'delete', 'to-delete'])).code).toBe(2) // --yes needed here
+    const no = await startInTmux(['sandbox', 'snapshot', 'delete', 'to-delete'], {env: session.env})
+    expect(await no.answer('Delete snapshot to-delete', 'n')).toBe(1)
+    expect((await session.cli(['sandbox', 'snapshot', 'list', '--json'])).json()).toContainEqual(expect.objectContaining({name: 'to-delete'}))
+    const yes = await session.cli(['sandbox', 'snapshot', 'delete', 'to-delete', '--yes'])
+    expect([yes.code, yes.stderr]).toEqual([0, '✓ Deleted snapshot to-delete.\n'])
+    expect((await session.cli(['sandbox', 'snapshot', 'list', '--json'])).json()).not.toContainEqual(expect.objectContaining({name: 'to-delete'}))
+    const again = await session.cli(['sandbox', 'snapshot', 'delete', 'to-delete', '--yes'])
+    expect([again.code, again.stderr]).toEqual([4, expect.stringContaining('No snapshot is named "to-delete"')])
+  })
+
   it('restore checks the name before asking: an unknown one is exit 4 with no question', async () => {
     const term = await startInTmux(['sandbox', 'snapshot', 'restore', 'no-such-snapshot'], {env: session.env})
     expect(await term.waitForExit()).toBe(4)

@@ -215,6 +215,7 @@ describe('control path /_sandbox', () => {
       'POST /_sandbox/snapshots',
       'GET /_sandbox/snapshots',
       'POST /_sandbox/snapshots/{name}/restore',
+      'DELETE /_sandbox/snapshots/{name}',
     ])
   })
 

@@ -67,5 +67,7 @@ export async function reset(env: NodeJS.ProcessEnv): Promise<Counts> {
 
 export const saveSnapshot = (env: NodeJS.ProcessEnv, name: string) => control<SnapshotInfo>(env, 'POST', '/snapshots', {body: {name}})
 export const listSnapshots = async (env: NodeJS.ProcessEnv) => (await control<{data: SnapshotInfo[]}>(env, 'GET', '/snapshots')).data
+export const deleteSnapshot = (env: NodeJS.ProcessEnv, name: string) =>
+  control<{deleted: string}>(env, 'DELETE', `/snapshots/${encodeURIComponent(name)}`)
 export const restoreSnapshot = (env: NodeJS.ProcessEnv, name: string) =>
   control<{restored: string; counts: Counts}>(env, 'POST', `/snapshots/${encodeURIComponent(name)}/restore`, {body: {}})

@@ -1,19 +1,14 @@
 import {BaseCommand} from '../../../base/command.js'
 import {listSnapshots} from '../../../services/sandbox/scenario.js'
-import {counted} from '../../../domain/text.js'
 
 export default class SandboxSnapshotList extends BaseCommand<typeof SandboxSnapshotList> {
   static summary = `List the saved snapshots of the local sandbox.`
-  static description = `With --json: an array of {name, saved_at, customers, orders, webhooks}.`
+  static description = `A table on a terminal (when each was saved, and what it holds), tab-separated rows in a pipe. With --json: an array of {name, saved_at, customers, orders, refunds, webhooks}.`
   static examples = ['<%= config.bin %> sandbox snapshot list']
 
   async run(): Promise<void> {
-    const {io} = this
     const list = await listSnapshots(this.deps.env)
-    await this.output.result(list, () => {
-      if (list.length === 0) return io.out('No snapshots.')
-      for (const s of list)
-        io.out(`${s.name}\t${s.saved_at}\t${counted(s.customers, 'customer')}, ${counted(s.orders, 'order')}, ${counted(s.webhooks, 'webhook')}`)
-    })
+    if (list.length === 0 && !this.output.json) return this.io.info('No snapshots. Save one with `commerce sandbox snapshot save NAME`.')
+    await this.output.list(list.map((s) => ({...s})), {columns: ['name', 'saved_at', 'customers', 'orders', 'refunds', 'webhooks']})
   }
 }
