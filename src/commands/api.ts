@@ -38,7 +38,9 @@ export default class Api extends ApiCommand<typeof Api> {
     input: Flags.string({description: 'File to send as the JSON body (- for standard input).'}),
     method: Flags.string({char: 'X', description: `HTTP method (${API_METHODS.join(', ')}).`}),
     'no-auth': Flags.boolean({description: 'Send no Authorization header.'}),
-    paginate: Flags.boolean({description: 'Follow every page of a list and print one JSON array of all the `data` records (--jq runs on that array).'}),
+    paginate: Flags.boolean({
+      description: 'Follow every page of a list and print one JSON array of all the `data` records (--jq runs on that array).',
+    }),
     'raw-field': Flags.string({char: 'f', description: 'A parameter KEY=VALUE sent as a string, untyped.', multiple: true}),
   }
 

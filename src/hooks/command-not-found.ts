@@ -80,8 +80,7 @@ function resolve(config: Interfaces.Config, id: string, argv: readonly string[])
         // A topic takes no arguments: it is only suggested for all the words.
         if (topic && k !== words.length) continue
         const distance = near(typed, name)
-        if (distance !== undefined && (!best || distance < best.distance))
-          best = {argv: after, distance, id: name, topic}
+        if (distance !== undefined && (!best || distance < best.distance)) best = {argv: after, distance, id: name, topic}
       }
     if (best?.distance === 0) break
   }

@@ -9,6 +9,9 @@ export default class SandboxSnapshotList extends BaseCommand<typeof SandboxSnaps
   async run(): Promise<void> {
     const list = await listSnapshots(this.deps.env)
     if (list.length === 0 && !this.output.json) return this.io.info('No snapshots. Save one with `commerce sandbox snapshot save NAME`.')
-    await this.output.list(list.map((s) => ({...s})), {columns: ['name', 'saved_at', 'customers', 'orders', 'refunds', 'webhooks']})
+    await this.output.list(
+      list.map((s) => ({...s})),
+      {columns: ['name', 'saved_at', 'customers', 'orders', 'refunds', 'webhooks']},
+    )
   }
 }
