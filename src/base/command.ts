@@ -232,8 +232,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       let hint = spell(error.hintText, flagOf)
       if (!hint && error.status === 401) hint = `The token was rejected (expired, revoked or invalid). ${LOGIN_HINT}`
       if (!hint && error.status === 403) hint = 'The credentials lack the permission (scope) this operation needs; log in with a key that has it.'
-      // Only where the values are above (the human lines); with --json they are in the document on stdout.
-      const human = !(this.io?.jsonErrors ?? jsonMode(this.argv).json)
+      const human = !(this.io?.jsonErrors ?? jsonMode(this.argv).json) // else the fields are in the JSON document
       if (!hint && error.status === 422 && error.fieldErrors && human) hint = 'Fix the values above and run the command again.'
       return {errors: error.fieldErrors, exitCode: error.exitCode, hint, message: spell(error.text, flagOf), status: error.status}
     }
