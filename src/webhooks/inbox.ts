@@ -36,6 +36,8 @@ export interface InboxRecord {
   received_at: string
   forward_status: number | null
   forward_error?: string
+  /** The receiver it was forwarded to (`listen --forward-to`, or a replay's), which `replay` uses when given none. */
+  forward_to?: string
   duration_ms: number
   /** The delivery's end-to-end headers, names in lower case. */
   headers: Record<string, string>

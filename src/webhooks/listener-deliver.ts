@@ -45,7 +45,13 @@ export async function deliver(state: ListenerState, req: IncomingMessage, body: 
     // Recorded before the sender gets its answer, so that an answered delivery is never missing from the inbox.
     const headers = headerObject(pairs)
     await options.inbox
-      .append({...record, headers, ...encodeBody(body), ...(forwarded.response ? {response: forwarded.response} : {})})
+      .append({
+        ...record,
+        ...(options.forwardTo ? {forward_to: options.forwardTo} : {}),
+        headers,
+        ...encodeBody(body),
+        ...(forwarded.response ? {response: forwarded.response} : {}),
+      })
       .catch((error: Error) => options.onInboxError?.(error))
   }
   options.onEvent?.(record)

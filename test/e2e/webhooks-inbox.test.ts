@@ -170,3 +170,38 @@ describe('replay of many', () => {
     expect((await session.cli(['webhooks', 'replay', 'evt_ok1', '--failed', '--forward-to', receiver.url])).code).toBe(2)
   })
 })
+
+describe('replay without --forward-to', () => {
+  it('sends each event to the receiver it was forwarded to when received; --json says where', async () => {
+    failing.clear()
+    const before = receiver.received.length
+    const one = await session.cli(['webhooks', 'replay', 'evt_ok1', '--json'])
+    expect(one.code, one.stderr).toBe(0)
+    expect(one.json()).toMatchObject({forward_to: receiver.url, id: 'evt_ok1', status: 200})
+    const many = await session.cli(['webhooks', 'replay', 'evt_ok1', 'evt_ok2'])
+    expect(many.code, many.stderr).toBe(0)
+    expect(many.stderr).toContain(`Replayed 2 events to ${receiver.url}: 2 succeeded, 0 failed.`)
+    expect(receiver.received.length).toBe(before + 3)
+    expect(receiver.received.at(-1)!.body.equals(bodies.get('evt_ok2')!)).toBe(true)
+  })
+
+  it('an event received with no receiver is exit 2 naming it, before anything is sent', async () => {
+    const listen = spawnCli(['webhooks', 'listen', '--json', '--events', 'order.paid'], session.env)
+    const ready = await listen.json(0)
+    const body = delivery('evt_plain', 'order.paid')
+    const secret = session.secrets()[ready.endpoint_id]
+    const res = await fetch(ready.local_url, {
+      body,
+      headers: {'content-type': 'application/json', [SIGNATURE_HEADER]: signPayload(secret, body, Math.floor(Date.now() / 1000))},
+      method: 'POST',
+    })
+    expect(res.status).toBe(200)
+    listen.child.kill('SIGTERM')
+    await listen.exited
+    const before = receiver.received.length
+    const r = await session.cli(['webhooks', 'replay', 'evt_ok1', 'evt_plain'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('evt_plain was received with no receiver to forward to: give --forward-to URL.')
+    expect(receiver.received.length).toBe(before)
+  })
+})

@@ -14,8 +14,11 @@ export default class WebhooksReplay extends ApiCommand<typeof WebhooksReplay> {
   static summary = `Send recorded deliveries again: each raw body byte for byte, with its recorded headers.`
   static description = `One EVENT_ID: that event's latest delivery; --json prints {"id", "type", "forward_to", "status", "duration_ms", "resigned"}. Several ids, or --failed (the events whose latest record failed: not forwarded, or answered other than 2xx; narrowed by --since and --type): each event once, in the order received, one line each as it finishes, then a summary; --json prints {"replayed", "succeeded", "failed", "forward_to", "results": [...]}. Every replay is recorded in the inbox with the receiver's answer, so a replay that succeeds takes its event off the --failed list.
 
+Without --forward-to, each event goes to the receiver it was forwarded to when received (\`webhooks listen --forward-to\`) or last replayed; an event received with none is exit 2 naming it, before anything is sent.
+
 Each delivery is signed afresh (current time) with the secret given (--secret-file, --secret-stdin, COMMERCE_WEBHOOK_SECRET or --secret), else with the secret the profile stores for the endpoint it came to. Only when there is none is the recorded X-Service-Signature sent as it was, with a warning: a receiver with a timestamp tolerance may refuse it once it is old. Exit 4 when the inbox has no such event (nothing is sent), 1 when a receiver cannot be reached or answers other than 2xx.`
   static examples = [
+    '<%= config.bin %> webhooks replay evt_3f9a1c',
     '<%= config.bin %> webhooks replay evt_3f9a1c --forward-to http://127.0.0.1:3000/hooks',
     '<%= config.bin %> webhooks replay evt_3f9a1c evt_77b2e0 --forward-to http://127.0.0.1:3000/hooks --secret-file secret.txt',
     '<%= config.bin %> webhooks replay --failed --since 1h --forward-to http://127.0.0.1:3000/hooks',
@@ -23,7 +26,9 @@ Each delivery is signed afresh (current time) with the secret given (--secret-fi
   static flags = {
     ...inboxFilterFlags,
     failed: Flags.boolean({description: 'Replay every event whose latest record failed (with --since/--type: of those only).'}),
-    'forward-to': Flags.string({description: 'Receiver URL to send the deliveries to.', required: true}),
+    'forward-to': Flags.string({
+      description: 'Receiver URL to send the deliveries to (default: the one each event was forwarded to when received or last replayed).',
+    }),
     ...secretFlags,
   }
   static strict = false
@@ -70,7 +75,8 @@ Each delivery is signed afresh (current time) with the secret given (--secret-fi
       },
     })
     await this.output.result(summary, () => {
-      const text = `Replayed ${counted(summary.replayed, 'event')} to ${summary.forward_to}: ${summary.succeeded} succeeded, ${summary.failed} failed.`
+      const to = summary.forward_to ?? 'their recorded receivers'
+      const text = `Replayed ${counted(summary.replayed, 'event')} to ${to}: ${summary.succeeded} succeeded, ${summary.failed} failed.`
       if (summary.replayed === 0) io.info(flags.failed ? 'No failed events to replay.' : text)
       else if (summary.failed === 0) this.output.success(text)
       else io.info(text)
@@ -81,7 +87,7 @@ Each delivery is signed afresh (current time) with the secret given (--secret-fi
 
   private itemLine(item: BatchItem): string {
     const {io} = this
-    const what = `${sanitize(item.id, 'cell')} (${sanitize(item.type, 'cell')})`
+    const what = `${sanitize(item.id, 'cell')} (${sanitize(item.type, 'cell')})${this.flags['forward-to'] === undefined ? ` to ${sanitize(item.forward_to, 'cell')}` : ''}`
     if (item.error !== null) return `${what} -> ${io.chalk.red(`failed: ${sanitize(item.error, 'cell')}`)}`
     return `${what} -> ${io.chalk[item.ok ? 'green' : 'red'](String(item.status))} (${item.duration_ms} ms)`
   }

@@ -114,17 +114,32 @@ export function storedSecretFor(record: InboxRecord, stored: Readonly<Record<str
 }
 
 interface ReplayInput {
-  forwardTo: string
+  /** The receiver; when absent, each event's recorded one (`targetOf`). */
+  forwardTo?: string
   secret?: string
   storedSecrets?: Readonly<Record<string, string>>
   now?: () => number
+}
+
+/**
+ * Where a replay of `record` goes: the receiver given, else the one the event was recorded with (checked again: the
+ * inbox is a file). A usage error naming the events when neither says.
+ */
+function targetsOf(records: readonly InboxRecord[], forwardTo: string | undefined): string[] {
+  if (forwardTo !== undefined) return records.map(() => checkForwardUrl(forwardTo))
+  const without = records.filter((r) => typeof r.forward_to !== 'string')
+  if (without.length > 0)
+    throw new UsageError(
+      phrase`${without.map((r) => r.id).join(', ')} ${without.length === 1 ? 'was' : 'were'} received with no receiver to forward to: give ${option('forwardTo')} URL.`,
+    )
+  return records.map((r) => checkForwardUrl(r.forward_to!))
 }
 
 /** One replay: sent, then recorded in the inbox with the receiver's answer (or the error), so `events` shows it. */
 async function replayRecord(
   inbox: Inbox,
   record: InboxRecord,
-  input: ReplayInput,
+  input: ReplayInput & {forwardTo: string},
 ): Promise<{result?: ReplayResult; error?: ForwardError; resigned: boolean; warning?: Text}> {
   const secret = input.secret ?? storedSecretFor(record, input.storedSecrets ?? {})
   const warning =
@@ -150,6 +165,7 @@ async function replayRecord(
       duration_ms: result?.duration_ms ?? 0,
       forward_status: result?.status ?? null,
       ...(error ? {forward_error: error.message} : {}),
+      forward_to: input.forwardTo,
       headers: result ? headerObject(result.sent) : record.headers,
       id,
       received_at: receivedAt,
@@ -166,17 +182,18 @@ async function replayRecord(
  * cannot be reached or answers other than 2xx (the error carries its status).
  */
 export async function replay(env: NodeJS.ProcessEnv, input: ReplayInput & {id: string}): Promise<ReplayOutcome> {
-  checkForwardUrl(input.forwardTo)
+  if (input.forwardTo !== undefined) checkForwardUrl(input.forwardTo)
   const inbox = openInbox(env)
   const record = await inbox.findEvent(input.id)
   if (!record) throw notInInbox([input.id], inbox.path)
-  const {error, resigned, result, warning} = await replayRecord(inbox, record, input)
-  if (error) throw new CliError(`Could not replay ${input.id} to ${input.forwardTo}: ${error.message}.`)
+  const [forwardTo] = targetsOf([record], input.forwardTo)
+  const {error, resigned, result, warning} = await replayRecord(inbox, record, {...input, forwardTo})
+  if (error) throw new CliError(`Could not replay ${input.id} to ${forwardTo}: ${error.message}.`)
   if (result!.status < 200 || result!.status > 299)
-    throw new CliError(`The receiver at ${input.forwardTo} answered ${result!.status} to ${input.id}.`, {status: result!.status})
+    throw new CliError(`The receiver at ${forwardTo} answered ${result!.status} to ${input.id}.`, {status: result!.status})
   return {
     duration_ms: result!.duration_ms,
-    forward_to: input.forwardTo,
+    forward_to: forwardTo,
     id: record.id,
     resigned,
     status: result!.status,
@@ -188,6 +205,7 @@ export async function replay(env: NodeJS.ProcessEnv, input: ReplayInput & {id: s
 export interface BatchItem {
   id: string
   type: string
+  forward_to: string
   /** The receiver's status, or null when it could not be reached. */
   status: number | null
   error: string | null
@@ -197,7 +215,8 @@ export interface BatchItem {
 }
 
 export interface BatchSummary {
-  forward_to: string
+  /** The receiver of every replay: the one given, or the one the events share (null when they differ, or none ran). */
+  forward_to: string | null
   replayed: number
   succeeded: number
   failed: number
@@ -217,7 +236,7 @@ export async function replayMany(
     onResult?: (item: BatchItem, warning?: Text) => void
   },
 ): Promise<BatchSummary> {
-  checkForwardUrl(input.forwardTo)
+  if (input.forwardTo !== undefined) checkForwardUrl(input.forwardTo)
   const inbox = openInbox(env)
   const newestFirst = await inbox.listEvents()
   // The latest record of each event, and the position of its first record (the replay order: as received).
@@ -238,13 +257,17 @@ export async function replayMany(
     chosen = [...latest.values()].filter((r) => outcomeOf(r) === 'failed' && matches(r, {since: filter.since, types: filter.types}))
   }
   chosen.sort((a, b) => firstSeen.get(a.id)! - firstSeen.get(b.id)!)
+  // Every receiver known before the first is sent to.
+  const targets = targetsOf(chosen, input.forwardTo)
   const results: BatchItem[] = []
-  for (const record of chosen) {
-    const {error, resigned, result, warning} = await replayRecord(inbox, record, input)
+  for (const [i, record] of chosen.entries()) {
+    const forwardTo = targets[i]
+    const {error, resigned, result, warning} = await replayRecord(inbox, record, {...input, forwardTo})
     const status = result?.status ?? null
     const item: BatchItem = {
       duration_ms: result?.duration_ms ?? 0,
       error: error ? error.message : null,
+      forward_to: forwardTo,
       id: record.id,
       ok: status !== null && status >= 200 && status <= 299,
       resigned,
@@ -255,5 +278,6 @@ export async function replayMany(
     input.onResult?.(item, warning)
   }
   const succeeded = results.filter((r) => r.ok).length
-  return {failed: results.length - succeeded, forward_to: input.forwardTo, replayed: results.length, results, succeeded}
+  const shared = new Set(targets).size === 1 ? targets[0] : null
+  return {failed: results.length - succeeded, forward_to: input.forwardTo ?? shared, replayed: results.length, results, succeeded}
 }
