@@ -41,8 +41,11 @@ export function loginHint(flags = ''): string {
 
 export const LOGIN_HINT = loginHint()
 
-/** POST /auth/tokens. A rejected key pair (422) is an AuthError (exit 3). */
-export async function issueToken(client: ApiClient, pair: KeyPair): Promise<IssuedToken> {
+/**
+ * POST /auth/tokens. A rejected key pair (422) is an AuthError (exit 3); its hint repeats `flags`, the user's own
+ * --profile/--base-url/--api-version (as loginHint), so that the login suggested is the one that was tried.
+ */
+export async function issueToken(client: ApiClient, pair: KeyPair, flags = ''): Promise<IssuedToken> {
   let body: unknown
   try {
     body = (
@@ -57,7 +60,7 @@ export async function issueToken(client: ApiClient, pair: KeyPair): Promise<Issu
   } catch (error) {
     if (error instanceof ApiError && (error.status === 422 || error.status === 401 || error.status === 403))
       throw new AuthError(/rejected/i.test(error.message) ? error.message : `The key pair was rejected: ${error.message}`, {
-        hint: 'Check the key id and secret (and the scopes asked for), then run `commerce auth login` again.',
+        hint: `Check the key id and secret (and the scopes asked for), then run \`commerce auth login${flags}\` again.`,
         status: error.status,
       })
     throw error

@@ -40,6 +40,12 @@ export function parseErrorMessage(message: string, args?: ReadonlyArray<{name: s
     const about = args.map((a) => a.description?.replace(/\.$/, '').toLowerCase()).filter(Boolean)
     return `Missing argument${args.length === 1 ? '' : 's'} ${names}${about.length > 0 ? ` (${about.join('; ')})` : ''}.`
   }
+  const integer = /^(?:Parsing )?(--[\w-]+):? *\n?\s*Expected an integer(?: (greater|less) than or equal to (-?\d+))? but received: (.*)$/.exec(text)
+  if (integer) {
+    const [, flag, side, bound, got] = integer
+    const rule = side === undefined ? 'a whole number' : `${side === 'greater' ? 'at least' : 'at most'} ${bound}`
+    return `${flag} must be ${rule} (got ${JSON.stringify(got)}).`
+  }
   const option = /^Expected --([\w-]+)=(.*) to be one of: (.+)$/.exec(text)
   if (option) return `--${option[1]} must be one of ${option[3]} (got ${JSON.stringify(option[2])}).`
   const argOption = /^Expected (.*) to be one of: (.+)$/.exec(text)

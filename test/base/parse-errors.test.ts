@@ -31,6 +31,13 @@ describe('oclif parse errors in our words', () => {
     )
   })
 
+  it('an integer flag out of its range, or not an integer: the bound and the value, in words', async () => {
+    const flags = {status: Flags.integer({max: 599, min: 400})}
+    expect(await wordingOf(['--status', '99'], {flags})).toBe('--status must be at least 400 (got "99").')
+    expect(await wordingOf(['--status', '600'], {flags})).toBe('--status must be at most 599 (got "600").')
+    expect(await wordingOf(['--status', 'x'], {flags})).toBe('--status must be a whole number (got "x").')
+  })
+
   it('a missing argument, named as the usage line names it', async () => {
     expect(await wordingOf([], {args: {id: Args.string({description: 'Customer id.', required: true})}})).toBe('Missing argument ID (customer id).')
   })

@@ -122,6 +122,10 @@ describe('auth login', () => {
     expect(r.json().error).toMatchObject({message: expect.stringContaining('rejected'), status: 422})
     expect(r.stdout + r.stderr).not.toContain('wrong-secret')
     expect(existsSync(join(dir, 'config.json')) ? readConfig(dir).profiles?.default?.key_secret : undefined).toBeUndefined()
+    // The hint names the login that was tried: with its --base-url and --profile.
+    const human = await cli(['auth', 'login', '--base-url', sb.baseUrl, '-p', 'ci', '--key-id', full().key_id, '--key-secret', 'wrong-secret'])
+    expect(human.code).toBe(3)
+    expect(human.stderr).toContain(`then run \`commerce auth login --profile ci --base-url ${sb.baseUrl}\` again.`)
   })
 })
 

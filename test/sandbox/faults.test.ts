@@ -114,6 +114,11 @@ describe('sandbox fault', () => {
     ]) {
       expect((await session.cli(['sandbox', 'fault', 'add', ...args])).code, args.join(' ')).toBe(2)
     }
+    const relative = await session.cli(['sandbox', 'fault', 'add', '--path', 'customers', '--status', '503'])
+    expect(relative.code).toBe(2)
+    expect(relative.stderr).toContain('path (--path): must start with / (a path glob such as /api/v2/customers*); got "customers"')
+    const status = await session.cli(['sandbox', 'fault', 'add', '--path', '/x', '--status', '99'])
+    expect([status.code, status.stderr]).toEqual([2, expect.stringContaining('--status must be at least 400 (got "99").')])
     expect(await session.cli(['sandbox', 'fault', 'add', '--path', '/*', '--status', '500', '--count', '5'])).toMatchObject({code: 0})
     expect((await session.cli(['sandbox', 'fault', 'list'])).stdout).toMatch(/#\d+ {2}any method \/\*: answer 500; 5 more times; applied 0/)
     expect((await session.cli(['sandbox', 'fault', 'clear'])).stdout).toBe('Removed 1 fault rule.\n')

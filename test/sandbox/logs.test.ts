@@ -85,6 +85,20 @@ describe('sandbox logs', () => {
     expect(await follow.exited).toEqual({code: 0, signal: null})
   })
 
+  it('--follow ends when the sandbox stops: said in words (no error code), exit 0', async () => {
+    const own = await startSession()
+    try {
+      const follow = spawnCli(['sandbox', 'logs', '--follow'], own.env)
+      await call(own.sandbox, 'GET', '/api/v2/products/4242')
+      await follow.line(0)
+      await own.sandbox.close()
+      expect(await follow.exited).toEqual({code: 0, signal: null})
+      expect(follow.stderr()).toMatch(/^The sandbox at http:\/\/127\.0\.0\.1:\d+ stopped: no more requests to show\.\n$/)
+    } finally {
+      await own.close().catch(() => {})
+    }
+  })
+
   it('is exit 1 with a hint when no sandbox runs', async () => {
     const r = await session.cli(['sandbox', 'logs'], {env: {COMMERCE_CONFIG_DIR: '/nonexistent-commerce-dir'}})
     expect(r.code).toBe(1)

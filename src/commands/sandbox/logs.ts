@@ -2,13 +2,15 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base/command.js'
 import {jqStreamingRefusal} from '../../base/flags.js'
+import {NetworkError} from '../../errors.js'
 import {sanitize} from '../../io/sanitize.js'
+import {sandboxUrl} from '../../services/sandbox/control.js'
 import {cellWidth, fitCells} from '../../io/width.js'
 import {fetchLogs, type LogEntry, logMatcher} from '../../services/sandbox/logs.js'
 
 export default class SandboxLogs extends BaseCommand<typeof SandboxLogs> {
   static summary = `Show the requests the local sandbox answered, oldest first, as \`stripe logs tail\` does.`
-  static description = `One line per request on a terminal (time, method, path, status, duration, key id); with --json, one JSON object per line: {seq, time, method, path, query, status, duration_ms, key_id, request_body, response_body}, key secrets, access tokens and signing secrets masked. The sandbox keeps the last 1,000 requests (and appends them to sandbox.log in the config directory). --follow keeps printing new requests until Ctrl-C (exit 0).`
+  static description = `One line per request on a terminal (time, method, path, status, duration, key id); with --json, one JSON object per line: {seq, time, method, path, query, status, duration_ms, key_id, request_body, response_body}, key secrets, access tokens and signing secrets masked. The sandbox keeps the last 1,000 requests (and appends them to sandbox.log in the config directory). --follow keeps printing new requests until Ctrl-C, or until the sandbox stops (exit 0 either way).`
   static interruptible = true
   static examples = [
     '<%= config.bin %> sandbox logs',
@@ -36,13 +38,17 @@ export default class SandboxLogs extends BaseCommand<typeof SandboxLogs> {
     for (const e of first.filter(matches).slice(-flags.limit)) show(e)
     if (!flags.follow) return
     let after = first.at(-1)?.seq ?? 0
+    const base = sandboxUrl(this.deps.env) // named once stopped too, when its state file is gone
     // Ctrl-C or SIGTERM ends --follow (BaseCommand.interruptible).
     const stop = this.interrupted
     while (!stop.aborted) {
-      const entries = await fetchLogs(this.deps.env, after, 20, stop).catch((error: Error) => {
+      const entries = await fetchLogs(this.deps.env, after, 20, stop, base).catch((error: Error) => {
         if (stop.aborted) return []
+        // The sandbox went away while followed: the end of its log, as `docker logs -f` ends with its container.
+        if (error instanceof NetworkError) return undefined
         throw error
       })
+      if (entries === undefined) return io.info(`The sandbox at ${base} stopped: no more requests to show.`)
       for (const e of entries) {
         after = e.seq
         if (matches(e)) show(e)

@@ -3,6 +3,7 @@
  * JSON in and out. Failures are CliErrors with the contract's exit codes.
  */
 import {errorFromResponse} from '../../api/errors.js'
+import {describeNetworkError} from '../../api/transport.js'
 import {readSandboxState} from '../../config/sandbox-state.js'
 import {CliError, NetworkError} from '../../errors.js'
 
@@ -33,8 +34,7 @@ export async function control<T>(
     })
   } catch (error) {
     if (options.signal?.aborted) throw error
-    const cause = (error as {cause?: {code?: string}}).cause?.code
-    throw new NetworkError(`Cannot reach the sandbox at ${base}${cause ? ` (${cause})` : ''}.`, {
+    throw new NetworkError(`Cannot reach the sandbox at ${base}: ${describeNetworkError(error)}.`, {
       hint: 'Is it still running? See `commerce sandbox status`.',
     })
   }

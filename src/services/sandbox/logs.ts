@@ -33,9 +33,10 @@ export function logMatcher(filter: LogFilter): (e: LogEntry) => boolean {
     (glob === undefined || glob.test(e.path))
 }
 
-/** Entries after `after`, waiting up to `waitSeconds` for one. */
-export async function fetchLogs(env: NodeJS.ProcessEnv, after = 0, waitSeconds = 0, signal?: AbortSignal): Promise<LogEntry[]> {
+/** Entries after `after`, waiting up to `waitSeconds` for one; of the sandbox at `base` (default: the running one). */
+export async function fetchLogs(env: NodeJS.ProcessEnv, after = 0, waitSeconds = 0, signal?: AbortSignal, base?: string): Promise<LogEntry[]> {
   const answer = await control<{data: LogEntry[]}>(env, 'GET', `/logs?after=${after}&wait=${waitSeconds}`, {
+    base,
     signal,
     timeoutMs: (waitSeconds + 10) * 1000,
   })

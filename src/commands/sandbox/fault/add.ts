@@ -13,6 +13,16 @@ export default class SandboxFaultAdd extends BaseCommand<typeof SandboxFaultAdd>
     '<%= config.bin %> sandbox fault add --path "/api/v2/products*" --delay 3000',
     '<%= config.bin %> sandbox fault add --path "/api/v2/customers" --drop',
   ]
+  static fieldFlags = {
+    count: '--count',
+    delay: '--delay',
+    method: '--method',
+    path: '--path',
+    random_seed: '--random-seed',
+    rate: '--rate',
+    retry_after: '--retry-after',
+    status: '--status',
+  }
   static flags = {
     count: Flags.integer({description: 'Apply to this many matching requests (default 1).', exclusive: ['rate'], min: 1}),
     delay: Flags.integer({description: 'Wait this many milliseconds before answering (at most 120000).', max: 120_000, min: 0}),
