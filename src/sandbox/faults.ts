@@ -30,7 +30,10 @@ export function validateFault(input: FaultInput): FieldErrors {
   const add = (field: string, message: string) => (errors[field] ??= []).push(message)
   if (typeof input.path !== 'string' || input.path === '') add('path', 'is required: a path glob starting with /, e.g. /api/v2/customers*')
   else if (!input.path.startsWith('/'))
-    add('path', `must start with / (a path glob such as /api/v2/${input.path.replace(/^\**/, '') || 'customers'}*); got ${JSON.stringify(input.path)}`)
+    add(
+      'path',
+      `must start with / (a path glob such as /api/v2/${input.path.replace(/^\**/, '') || 'customers'}*); got ${JSON.stringify(input.path)}`,
+    )
   if (input.method !== undefined && (typeof input.method !== 'string' || !/^[A-Za-z]+$/.test(input.method))) add('method', 'must be an HTTP method')
   if (input.status !== undefined && (!Number.isInteger(input.status) || (input.status as number) < 400 || (input.status as number) > 599))
     add('status', 'must be an integer from 400 to 599')
