@@ -1,18 +1,26 @@
 import {Args} from '@oclif/core'
 
 import {ApiCommand} from '../base/command.js'
-import {completionIds} from '../services/completion-ids.js'
+import {completionIds, profileCompletions} from '../services/completion-ids.js'
 import type {PickKind} from '../services/pickers.js'
 
-/** What the completion scripts call for an id argument (services/completion.ts): `id:description` lines, or nothing. */
+/**
+ * What the completion scripts call for an id argument (services/completion.ts): `id:description` lines, or nothing;
+ * `profile`: the profile names (`--profile <TAB>`), one a line.
+ */
 export default class CompletionIds extends ApiCommand<typeof CompletionIds> {
   static hidden = true
   static args = {
-    kind: Args.string({options: ['customer', 'order', 'refundable-order', 'product', 'event'], required: true}),
+    kind: Args.string({options: ['customer', 'order', 'refundable-order', 'product', 'event', 'profile'], required: true}),
   }
   static summary = `Ids for shell completion (used by the scripts of \`commerce autocomplete\`).`
 
   async run(): Promise<void> {
+    if (this.args.kind === 'profile') {
+      const names = profileCompletions(await this.ctx.store.read().catch(() => ({})))
+      if (names.length > 0) this.io.out(names.join('\n'))
+      return
+    }
     const lines = await completionIds(this.args.kind as PickKind, {
       cacheKey: `${await this.ctx.profileName()} ${(await this.ctx.knownBaseUrl()) ?? ''}`,
       client: (overrides) => this.ctx.client(overrides),

@@ -57,6 +57,16 @@ export function completionLine(kind: PickKind, c: Candidate): string | undefined
   return `${id}:${text(c.event?.type ?? '')}`
 }
 
+/** A profile name a shell may be offered: the config file is the user's, but a name is still never code. */
+const PROFILE_SHAPE = /^[A-Za-z0-9_.@+-]{1,64}$/
+
+/** The profile names of the config (`--profile <TAB>`), sorted; names of another shape are not offered. */
+export function profileCompletions(config: {profiles?: unknown}): string[] {
+  return Object.keys(isObject(config.profiles) ? config.profiles : {})
+    .filter((name) => PROFILE_SHAPE.test(name))
+    .sort()
+}
+
 async function readCache(path: string): Promise<Cache> {
   try {
     const data: unknown = JSON.parse(await readFile(path, 'utf8'))

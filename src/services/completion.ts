@@ -25,7 +25,7 @@ export const ID_COMPLETIONS: Readonly<Record<string, PickKind>> = {
 }
 
 /** Bumped whenever the script this service appends changes, so that old caches are rebuilt. */
-const SCRIPT_VERSION = 4
+const SCRIPT_VERSION = 5
 
 export interface CompletionFlag {
   char?: string
@@ -113,6 +113,15 @@ ${cases.join('\n')}
       for __line in "\${__vals[@]}"; do [[ "$__line" == "$__cur"* ]] && COMPREPLY+=("$__line"); done
       return 0
     fi
+    # A profile name: those of the config (\`${bin} completion-ids profile\`); never a file name.
+    if [[ "$__prev" == --profile || "$__prev" == -p ]]; then
+      compopt +o default 2>/dev/null
+      COMPREPLY=()
+      while IFS= read -r __line; do
+        [[ "$__line" =~ ^[A-Za-z0-9_.@+-]+$ && "$__line" == "$__cur"* ]] && COMPREPLY+=("$__line")
+      done < <("\${COMP_WORDS[0]}" completion-ids profile 2>/dev/null </dev/null)
+      return 0
+    fi
   fi
   # An id argument right after its command: ids from the account (within 1 s, or none; errors never shown).
   if [[ "$__cur" != -* ]]; then
@@ -124,6 +133,8 @@ ${idCases}
     esac
     if [[ -n "$__kind" ]]; then
       # Each line is \`id:description\`; only an id of the documented shape is offered (completion-ids checks it too).
+      # No ids (none, or no answer in time) offers nothing: an id is never a file name (\`-o default\` is for the rest).
+      compopt +o default 2>/dev/null
       COMPREPLY=()
       while IFS= read -r __line; do
         __line="\${__line%%:*}"
@@ -178,12 +189,22 @@ _${bin}
       throw new Error(`The zsh script of @oclif/plugin-autocomplete changed: \`${command}\` is not where src/services/completion.ts expects it.`)
     out = `${out.slice(0, files)}"*: :{_${bin}_complete_ids ${kind}}"${out.slice(files + '"*: :_files"'.length)}`
   }
+  // --profile VALUE: the config's profile names instead of file names.
+  const profileFlag = /(\{-p,--profile\}"\[[^\]\n]*\]):file:_files"/g
+  if (!profileFlag.test(out))
+    throw new Error('The zsh script of @oclif/plugin-autocomplete changed: --profile is not described where src/services/completion.ts expects it.')
+  out = out.replace(profileFlag, `$1:profile:_${bin}_complete_profiles"`)
   const helper = `
 # Added by ${bin}: ids from the account, with what each is (within 1 s, or none; errors never shown).
 _${bin}_complete_ids() {
   local -a ids
   ids=(\${(f)"$(${bin} completion-ids $1 2>/dev/null </dev/null)"})
   _describe -t ids 'id' ids
+}
+_${bin}_complete_profiles() {
+  local -a names
+  names=(\${(f)"$(${bin} completion-ids profile 2>/dev/null </dev/null)"})
+  compadd -a names
 }
 `
   const firstLine = out.indexOf('\n')

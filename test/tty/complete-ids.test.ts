@@ -67,3 +67,50 @@ describe('id completion', () => {
     await term.waitFor(new RegExp(`commerce who[\\s\\S]*${c.id}\\s+-- ${c.name} <${c.email}>`))
   })
 })
+
+describe('completion never offers file names where a value is no file', () => {
+  /** A config with two profiles and a base URL that refuses (so no ids come), in a folder holding a file. */
+  async function setUp() {
+    const dir = tempConfigDir()
+    writeFileSync(join(dir.dir, 'zz-a-file-here'), '')
+    const env = {COMMERCE_CONFIG_DIR: dir.dir, HOME: home.dir}
+    for (const p of ['alpha', 'beta']) expect((await run(['config', 'set', 'base_url', 'http://127.0.0.1:9', '-p', p], {env})).code).toBe(0)
+    return {dir, env: {...env, PATH: `${bin}:${process.env.PATH}`, XDG_CACHE_HOME: cache}}
+  }
+
+  it('bash: no ids offers nothing (not the files of the folder); --profile <Tab><Tab> lists the profiles', async () => {
+    const {dir, env} = await setUp()
+    try {
+      const term = await startInTmux([], {env, program: ['bash', '--norc', '--noprofile']})
+      await term.type(`cd ${dir.dir}; source ${join(scripts, 'bash', 'commerce.bash')}; clear`)
+      await term.sendKeys('Enter')
+      await term.type('commerce customers list --profile ')
+      await term.sendKeys('Tab', 'Tab')
+      await term.waitFor(/^alpha\s+beta\s*$/m)
+      await term.sendKeys('C-u')
+      await term.type('clear; commerce customers get ')
+      await term.sendKeys('Tab', 'Tab')
+      // Give the completion its second to answer nothing, then look: the file is not offered.
+      await term.type('X')
+      await term.waitFor(/commerce customers get X/)
+      expect(await term.capture()).not.toContain('zz-a-file-here')
+    } finally {
+      dir.cleanup()
+    }
+  })
+
+  it('zsh: --profile <Tab> offers the profiles', async () => {
+    const {dir, env} = await setUp()
+    try {
+      const term = await startInTmux([], {env, program: ['zsh', '-f']})
+      await term.type(`cd ${dir.dir}; fpath=(${join(scripts, 'zsh')} $fpath); autoload -U compinit; compinit -u; clear`)
+      await term.sendKeys('Enter')
+      await term.type('commerce customers list --profile ')
+      await term.sendKeys('Tab')
+      await term.waitFor(/alpha\s+beta/)
+      expect(await term.capture()).not.toContain('zz-a-file-here')
+    } finally {
+      dir.cleanup()
+    }
+  })
+})
