@@ -208,7 +208,7 @@ export async function renderRecordHuman(io: IOStreams, record: Row, fields?: rea
     return
   }
   // Field names in a column as wide as the longest, values beside them in the rest of the window: a long value
-  // wraps at words there, and nested values are shown one entry a line (each cut with `…` to the column).
+  // wraps at words there, and nested values are shown one entry a line (wrapped too, continued two spaces in).
   const keyWidth = Math.max(...present.map((k) => cellWidth(sanitize(k))), 1)
   const valueWidth = Math.max(MIN_WIDTH, (io.stdout.columns || 80) - keyWidth - GAP)
   const indent = ' '.repeat(keyWidth + GAP)
@@ -226,8 +226,8 @@ export async function renderRecordHuman(io: IOStreams, record: Row, fields?: rea
 
 /**
  * A value of a single resource for its field/value table: a collection (an order's `items`, a customer's
- * embedded `orders`) one entry a line as `key: value` pairs, an object (`metadata`) one pair a line, each line cut
- * with `…` to the column; anything else as terminalCell. Values inside keep their human form (an item's
+ * embedded `orders`) one entry a line as `key: value` pairs, an object (`metadata`) one pair a line, each entry
+ * wrapped at words to the column (nothing is cut); anything else as terminalCell. Values inside keep their human form (an item's
  * `unit_price` with the order's currency).
  */
 function nestedCell(key: string, record: Row, options: ValueOptions, width: number): string {
@@ -248,7 +248,13 @@ function nestedCell(key: string, record: Row, options: ValueOptions, width: numb
   if (Array.isArray(value) && (value as unknown[]).some((e) => e !== null && typeof e === 'object')) lines = (value as unknown[]).map((e) => pairs(e))
   else if (isObject(value) && Object.keys(value).length > 0) lines = Object.entries(value).map(([k, v]) => pairs({[k]: v}, false))
   else return terminalCell(key, value, record, options, 'record')
-  return lines.map((line) => fitCells(sanitize(line, 'cell'), Math.max(1, width))).join('\n')
+  return lines.flatMap((line) => wrapEntry(sanitize(line, 'cell'), Math.max(MIN_WIDTH, width))).join('\n')
+}
+
+/** One entry of a nested value wrapped at words to `width`, its continuation lines indented by two. */
+function wrapEntry(line: string, width: number): string[] {
+  const [first, ...rest] = wrapCells(line, width)
+  return rest.length === 0 ? [first] : [first, ...wrapCells(rest.join(' '), width - 2).map((l) => `  ${l}`)]
 }
 
 export {JSON_BUFFER_BYTES, writeJsonArray} from './json-array.js'

@@ -36,3 +36,24 @@ describe('a single resource on a TTY', () => {
     expect(lines.join('\n')).not.toMatch(/─{200}/)
   })
 })
+
+describe('a single record at 60 columns', () => {
+  it('orders get: nested values (items with their unit price) wrap at words, nothing cut with …', async () => {
+    const products = await fx.api('GET', '/api/v2/products?per_page=3')
+    const order = await fx.api('POST', '/api/v2/orders', {
+      currency: 'EUR',
+      customer_id: customerId,
+      items: products.body.data.map((p: {id: number}, i: number) => ({product_id: p.id, quantity: i + 2})),
+    })
+    expect(order.status).toBe(201)
+    const term = await startInTmux(['orders', 'get', String(order.body.id)], {env: {...fx.env, NO_COLOR: '1'}, width: 60})
+    expect(await term.waitForExit()).toBe(0)
+    const screen = await term.capture()
+    const lines = screen.split('\n').filter((l) => !l.startsWith('[tty-exit'))
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(60)
+    expect(screen).not.toContain('…')
+    // Each item's unit price is shown whole, in the order's currency.
+    const joined = lines.map((l) => l.trim()).join(' ')
+    expect(joined.match(/unit_price: (€\d+\.\d\d|\d+ EUR)/g)?.length, screen).toBe(3)
+  })
+})
