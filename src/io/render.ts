@@ -12,7 +12,7 @@ import {sanitize} from './sanitize.js'
 import {Spinner} from './spinner.js'
 import type {IOStreams} from './streams.js'
 import {humanValue, type ValueOptions} from './values.js'
-import {cellWidth, fitCells, padCells, wrapCells} from './width.js'
+import {cellWidth, fitCells, fitCellsMiddle, padCells, wrapCells} from './width.js'
 import {isObject} from '../domain/json.js'
 import type {ListPosition} from '../domain/schema.js'
 import {formatCount} from '../domain/text.js'
@@ -106,6 +106,12 @@ export interface ListRenderOptions {
   computed?: Record<string, (record: Row) => unknown>
   /** Called after the records are consumed, for the TTY footer line. */
   position?: () => ListPosition | undefined
+  /** Columns never cut (as ids): what tells rows apart (an event's type); the others narrow or go first. */
+  whole?: readonly string[]
+  /** Columns cut in the middle, not at the end: URLs and paths, whose start and end are what differ. */
+  middle?: readonly string[]
+  /** Columns narrowed last and dropped last: what the table is about (a URL, a file). */
+  important?: readonly string[]
 }
 
 /** Ids are what people copy into the next command: a table never cuts one. */
@@ -113,21 +119,39 @@ export function isIdColumn(column: string): boolean {
   return column === 'id' || column.endsWith('_id') || column === 'run'
 }
 
+/** An important column (ListRenderOptions.important) is narrowed to no less than this, when it is wider. */
+const IMPORTANT_MIN_WIDTH = 24
+
 /**
- * The columns kept and their widths for `available` cells: other columns narrowed first (never an id); when even
- * that does not fit, the rightmost column that is not an id is dropped, then the next, while two or more remain.
+ * The columns kept and their widths for `available` cells. Other columns are narrowed first (never an id, nor a
+ * column of `whole`), then the `important` ones (to no less than IMPORTANT_MIN_WIDTH); when even that does not fit,
+ * the rightmost column that is none of these is dropped, then an important one, while two or more remain.
  */
-export function fitTable(columns: readonly string[], natural: readonly number[], available: number): {keep: number[]; widths: number[]} {
+export function fitTable(
+  columns: readonly string[],
+  natural: readonly number[],
+  available: number,
+  options: {whole?: readonly string[]; important?: readonly string[]} = {},
+): {keep: number[]; widths: number[]} {
   let keep = columns.map((_, i) => i)
+  const fixed = (i: number) => isIdColumn(columns[i]) || (options.whole ?? []).includes(columns[i])
+  const important = (i: number) => (options.important ?? []).includes(columns[i])
   const total = (widths: readonly number[]) => widths.reduce((sum, w) => sum + w, 0) + GAP * Math.max(0, widths.length - 1)
   for (;;) {
-    const minimum = keep.map((i) => (isIdColumn(columns[i]) ? natural[i] : Math.min(natural[i], Math.max(MIN_WIDTH, cellWidth(columns[i])))))
-    const widths = fitWidths(
+    const floor = keep.map((i) => {
+      if (fixed(i)) return natural[i]
+      const least = Math.max(MIN_WIDTH, cellWidth(columns[i]), important(i) ? IMPORTANT_MIN_WIDTH : 0)
+      return Math.min(natural[i], least)
+    })
+    // The others first (the important ones at their natural width), then the important ones from there.
+    const first = fitWidths(
       keep.map((i) => natural[i]),
       available,
-      minimum,
+      keep.map((i, k) => (important(i) ? natural[i] : floor[k])),
     )
-    const drop = keep.findLastIndex((i) => !isIdColumn(columns[i]))
+    const widths = total(first) <= available ? first : fitWidths(first, available, floor)
+    let drop = keep.findLastIndex((i) => !fixed(i) && !important(i))
+    if (drop <= 0) drop = keep.findLastIndex((i) => !fixed(i))
     if (total(widths) <= available || keep.length <= 2 || drop <= 0) return {keep, widths}
     keep = keep.filter((_, k) => k !== drop)
   }
@@ -171,7 +195,7 @@ export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row>
   }
   if (count > 0) {
     const available = io.stdout.columns || 80
-    const {keep, widths} = fitTable(columns, natural, available)
+    const {keep, widths} = fitTable(columns, natural, available, options)
     const shown = keep.map((i) => columns[i])
     if (shown.length < columns.length) for (const row of rows) row.splice(0, row.length, ...keep.map((i) => row[i]))
     columns.splice(0, columns.length, ...shown)
@@ -179,7 +203,7 @@ export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row>
     const line = (cells: string[], style: (column: string, text: string) => string) =>
       cells
         .map((text, i) => {
-          const cut = fitCells(text, widths[i])
+          const cut = (options.middle?.includes(columns[i]) ? fitCellsMiddle : fitCells)(text, widths[i])
           return style(columns[i], cut) + (i === last ? '' : ' '.repeat(widths[i] - cellWidth(cut)))
         })
         .join(' '.repeat(GAP))

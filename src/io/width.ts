@@ -34,6 +34,33 @@ export function fitCells(text: string, width: number): string {
   return `${out}…`
 }
 
+/**
+ * `text` cut to at most `width` cells in the middle, `…` where the cut is: for URLs and paths, whose start (a URL's
+ * scheme, host and port) and end (the last segment, a file name) are what tell two apart. The end keeps its last
+ * segment when it fits, a URL its origin; the rest of the room goes to the start.
+ */
+export function fitCellsMiddle(text: string, width: number): string {
+  if (cellWidth(text) <= width) return text
+  if (width <= 2) return fitCells(text, width)
+  const room = width - 1
+  const origin = /^[a-z][\w+.-]*:\/\/[^/]*/i.exec(text)?.[0] ?? ''
+  const slash = text.lastIndexOf('/')
+  const last = slash > origin.length - 1 && slash >= 0 ? text.slice(slash) : ''
+  const [headWant, tailWant] = [cellWidth(origin), last ? cellWidth(last) : Math.floor(room / 2)]
+  let tailRoom = headWant + tailWant <= room ? tailWant : Math.max(room - headWant, Math.min(tailWant, Math.floor(room / 2)))
+  tailRoom = Math.min(Math.max(1, tailRoom), room - 1)
+  const parts = [...(graphemes ??= new Intl.Segmenter(undefined, {granularity: 'grapheme'})).segment(text)].map((g) => g.segment)
+  let tail = ''
+  let used = 0
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const w = cellWidth(parts[i])
+    if (used + w > tailRoom) break
+    tail = parts[i] + tail
+    used += w
+  }
+  return fitCells(text, width - used).replace(/…$/, '') + '…' + tail
+}
+
 /** `text` followed by spaces up to `width` cells. */
 export function padCells(text: string, width: number): string {
   return text + ' '.repeat(Math.max(0, width - cellWidth(text)))

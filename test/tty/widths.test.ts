@@ -96,3 +96,51 @@ describe('double-width characters', () => {
     await term.kill()
   })
 })
+
+describe('at 80 columns the useful column stays', () => {
+  it('webhooks list: URLs are cut in the middle, so each port and last segment shows', async () => {
+    for (const port of [30001, 30002]) {
+      const hook = await fx.api('POST', '/api/v2/webhooks', {events: ['order.paid'], url: `http://127.0.0.1:${port}/${'nested/'.repeat(8)}hooks`})
+      expect(hook.status).toBe(201)
+    }
+    const term = await startInTmux(['webhooks', 'list'], {env: {...fx.env, NO_COLOR: '1'}, width: 80})
+    expect(await term.waitForExit()).toBe(0)
+    const screen = await term.capture()
+    for (const port of [30001, 30002]) expect(screen).toMatch(new RegExp(`http://127\\.0\\.0\\.1:${port}/[^ ]*…[^ ]*hooks`))
+  })
+
+  it('webhooks events: the event type is never cut; fixtures list keeps CLEANED and the file name', async () => {
+    const {appendFileSync, mkdirSync, writeFileSync} = await import('node:fs')
+    const {join} = await import('node:path')
+    const at = new Date().toISOString()
+    const record = (i: number) => ({
+      body: '{}',
+      body_encoding: 'utf8',
+      created_at: at,
+      duration_ms: 12,
+      forward_error: 'the receiver could not be reached at all (connection refused)',
+      forward_status: null,
+      headers: {},
+      id: `evt_${'0123456789abcdef'.repeat(2)}${i}`,
+      received_at: at,
+      type: 'customer.updated.with.a.long.name',
+    })
+    for (let i = 0; i < 3; i++) appendFileSync(join(fx.configDir, 'webhook-inbox.jsonl'), JSON.stringify(record(i)) + '\n')
+    const events = await startInTmux(['webhooks', 'events'], {env: {...fx.env, NO_COLOR: '1'}, width: 80})
+    expect(await events.waitForExit()).toBe(0)
+    const shown = await events.capture()
+    expect(shown.match(/customer\.updated\.with\.a\.long\.name/g)?.length, shown).toBe(3)
+
+    const folder = join(fx.configDir, 'a-rather-deep-folder-of-fixtures', 'for-the-integration-tests')
+    mkdirSync(folder, {recursive: true})
+    const file = join(folder, 'checkout-fixtures.json')
+    writeFileSync(file, JSON.stringify({customers: {a: {email: `fx-${process.pid}@fixtures.example`, name: 'A', send_invite: false}}}))
+    expect((await run(['fixtures', 'run', file], {env: fx.env})).code).toBe(0)
+    const list = await startInTmux(['fixtures', 'list'], {env: {...fx.env, NO_COLOR: '1'}, width: 80})
+    expect(await list.waitForExit()).toBe(0)
+    const table = await list.capture()
+    expect(table).toMatch(/^RUN\s+FILE\s+.*CLEANED$/m)
+    expect(table).toMatch(/\/.*….*checkout-fixtures\.json/)
+    for (const l of table.split('\n')) expect(cellWidth(l), l).toBeLessThanOrEqual(80)
+  })
+})

@@ -38,7 +38,7 @@ export default class WebhooksEvents extends BaseCommand<typeof WebhooksEvents> {
       status: flags.status,
       types: flags.type ? splitEvents(flags.type) : undefined,
     })
-    await this.output.list(records as unknown as Array<Record<string, unknown>>, {columns: COLUMNS})
+    await this.output.list(records as unknown as Array<Record<string, unknown>>, {columns: COLUMNS, whole: ['type']})
     if (screen && total > records.length)
       io.info(`The newest ${records.length} of ${formatCount(total)}; \`--limit ${total}\` shows them all (a pipe and --json always do).`)
   }

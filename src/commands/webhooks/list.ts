@@ -23,6 +23,8 @@ export default class WebhooksList extends ApiCommand<typeof WebhooksList> {
         secret: (e) => (String(e.id) in secrets ? 'stored' : '-'),
         state: (e) => (stale.has(String(e.id)) ? 'stale' : String(e.id) in listens ? 'listening' : ''),
       },
+      important: ['url'],
+      middle: ['url'],
       position: () => ({first: 1, shown: endpoints.length, total}),
     })
     if (stale.size > 0)
