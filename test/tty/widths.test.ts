@@ -5,6 +5,9 @@
  * be too wide (a long name and email, a webhook endpoint with a long URL and every event); the capture joins
  * wrapped lines, so a line that wrapped is longer than the window here.
  */
+import {appendFileSync, mkdirSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
 import {beforeAll, describe, expect, it} from 'vitest'
 
 import {run} from '../helpers/cli.js'
@@ -110,8 +113,6 @@ describe('at 80 columns the useful column stays', () => {
   })
 
   it('webhooks events: the event type is never cut; fixtures list keeps CLEANED and the file name', async () => {
-    const {appendFileSync, mkdirSync, writeFileSync} = await import('node:fs')
-    const {join} = await import('node:path')
     const at = new Date().toISOString()
     const record = (i: number) => ({
       body: '{}',
