@@ -24,6 +24,9 @@ export const ID_COMPLETIONS: Readonly<Record<string, PickKind>> = {
   'webhooks replay': 'event',
 }
 
+/** The global flag whose value is a profile name (profileFlag in base/flags.ts): completed with the config's names. */
+const PROFILE = {char: 'p', name: 'profile'}
+
 /** Bumped whenever the script this service appends changes, so that old caches are rebuilt. */
 const SCRIPT_VERSION = 5
 
@@ -114,7 +117,7 @@ ${cases.join('\n')}
       return 0
     fi
     # A profile name: those of the config (\`${bin} completion-ids profile\`); never a file name.
-    if [[ "$__prev" == --profile || "$__prev" == -p ]]; then
+    if [[ "$__prev" == --${PROFILE.name} || "$__prev" == -${PROFILE.char} ]]; then
       compopt +o default 2>/dev/null
       COMPREPLY=()
       while IFS= read -r __line; do
@@ -190,9 +193,11 @@ _${bin}
     out = `${out.slice(0, files)}"*: :{_${bin}_complete_ids ${kind}}"${out.slice(files + '"*: :_files"'.length)}`
   }
   // --profile VALUE: the config's profile names instead of file names.
-  const profileFlag = /(\{-p,--profile\}"\[[^\]\n]*\]):file:_files"/g
+  const profileFlag = new RegExp(`(\\{-${PROFILE.char},--${PROFILE.name}\\}"\\[[^\\]\\n]*\\]):file:_files"`, 'g')
   if (!profileFlag.test(out))
-    throw new Error('The zsh script of @oclif/plugin-autocomplete changed: --profile is not described where src/services/completion.ts expects it.')
+    throw new Error(
+      `The zsh script of @oclif/plugin-autocomplete changed: the ${PROFILE.name} flag is not described where src/services/completion.ts expects it.`,
+    )
   out = out.replace(profileFlag, `$1:profile:_${bin}_complete_profiles"`)
   const helper = `
 # Added by ${bin}: ids from the account, with what each is (within 1 s, or none; errors never shown).

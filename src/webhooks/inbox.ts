@@ -1,14 +1,44 @@
 /**
  * The local inbox: one JSON line per verified delivery, in the config directory, read newest first within its
- * bounds (records and bytes). How appends reach the file, and why they never rewrite it: inbox-writer.ts.
+ * bounds: an age (received within the last 7 days) and a size (64 MiB), so that routine bulk work (an import of
+ * thousands of customers, each an event) loses no history; no count. COMMERCE_INBOX_MAX_AGE and
+ * COMMERCE_INBOX_MAX_SIZE change them (inboxBoundsFromEnv). How appends reach the file, and why they never rewrite
+ * it: inbox-writer.ts.
  */
 import {isUtf8} from 'node:buffer'
 import {type FileHandle, open} from 'node:fs/promises'
 import {WEBHOOK_INBOX_FILE, configPath} from '../config/paths.js'
+import {UsageError} from '../errors.js'
 import {InboxWriter, olderPath} from './inbox-writer.js'
 
-export const INBOX_MAX_RECORDS = 1000
-export const INBOX_MAX_BYTES = 16 * 1024 * 1024
+export const INBOX_MAX_AGE_MS = 7 * 86_400_000
+export const INBOX_MAX_BYTES = 64 * 1024 * 1024
+
+const AGE_UNITS: Record<string, number> = {d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000, w: 604_800_000}
+const SIZE_UNITS: Record<string, number> = {'': 1, gb: 1024 ** 3, kb: 1024, mb: 1024 ** 2}
+
+/**
+ * The inbox's bounds from COMMERCE_INBOX_MAX_AGE (`12h`, `7d`, `4w`) and COMMERCE_INBOX_MAX_SIZE (`64MB`, `1GB`,
+ * bytes; at least 1 MB); the defaults when unset. A value of another form is exit 2 naming the variable.
+ */
+export function inboxBoundsFromEnv(env: NodeJS.ProcessEnv): {maxAgeMs: number; maxBytes: number} {
+  const [age, size] = [env.COMMERCE_INBOX_MAX_AGE?.trim(), env.COMMERCE_INBOX_MAX_SIZE?.trim()]
+  let maxAgeMs = INBOX_MAX_AGE_MS
+  let maxBytes = INBOX_MAX_BYTES
+  if (age) {
+    const m = /^(\d+)\s*([smhdw])$/i.exec(age)
+    if (!m || Number(m[1]) === 0)
+      throw new UsageError(`COMMERCE_INBOX_MAX_AGE must be a duration such as 12h, 7d or 4w (got ${JSON.stringify(age)}).`)
+    maxAgeMs = Number(m[1]) * AGE_UNITS[m[2].toLowerCase()]
+  }
+  if (size) {
+    const m = /^(\d+)\s*(|kb|mb|gb)$/i.exec(size)
+    if (!m || Number(m[1]) * SIZE_UNITS[m[2].toLowerCase()] < 1024 ** 2)
+      throw new UsageError(`COMMERCE_INBOX_MAX_SIZE must be a size of at least 1MB, such as 64MB or 1GB (got ${JSON.stringify(size)}).`)
+    maxBytes = Number(m[1]) * SIZE_UNITS[m[2].toLowerCase()]
+  }
+  return {maxAgeMs, maxBytes}
+}
 
 export type BodyEncoding = 'utf8' | 'base64'
 
@@ -104,20 +134,28 @@ export function defaultInboxPath(env: NodeJS.ProcessEnv = process.env): string {
 export interface InboxOptions {
   /** Defaults to WEBHOOK_INBOX_FILE in the config directory. */
   path?: string
+  /** No bound by default (tests set one to see rotation). */
   maxRecords?: number
   maxBytes?: number
+  /** Records received longer ago than this are not read (INBOX_MAX_AGE_MS by default). */
+  maxAgeMs?: number
+  now?: () => number
 }
 
 export class Inbox {
   readonly path: string
   private readonly maxRecords: number
   private readonly maxBytes: number
+  private readonly maxAgeMs: number
+  private readonly now: () => number
   private readonly writer: InboxWriter
 
   constructor(options: InboxOptions = {}) {
     this.path = options.path ?? defaultInboxPath()
-    this.maxRecords = options.maxRecords ?? INBOX_MAX_RECORDS
+    this.maxRecords = options.maxRecords ?? Number.POSITIVE_INFINITY
     this.maxBytes = options.maxBytes ?? INBOX_MAX_BYTES
+    this.maxAgeMs = options.maxAgeMs ?? INBOX_MAX_AGE_MS
+    this.now = options.now ?? Date.now
     this.writer = new InboxWriter(this.path, {maxBytes: this.maxBytes, maxRecords: this.maxRecords})
   }
 
@@ -126,14 +164,20 @@ export class Inbox {
     return this.writer.append(`${JSON.stringify(record)}\n`)
   }
 
-  /** Newest first: the newest maxRecords records within maxBytes (the newest one always, even when it alone is over). */
+  /**
+   * Newest first: the records received within maxAgeMs, within maxBytes (the newest one always, even when it alone
+   * is over) and maxRecords.
+   */
   async listEvents(options: {limit?: number} = {}): Promise<InboxRecord[]> {
     const lines = parseLines(await readInbox(this.path))
     const records: InboxRecord[] = []
+    const oldest = this.now() - this.maxAgeMs
     let bytes = 0
     for (let i = lines.length - 1; i >= 0 && records.length < Math.min(this.maxRecords, options.limit ?? Infinity); i--) {
       bytes += Buffer.byteLength(lines[i].text) + 1
       if (records.length > 0 && bytes > this.maxBytes) break
+      // Appended in the order received: past the first that is too old, all are.
+      if (Date.parse(lines[i].record.received_at) < oldest) break
       records.push(lines[i].record)
     }
     return records

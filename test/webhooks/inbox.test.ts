@@ -4,7 +4,10 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {WEBHOOK_INBOX_FILE} from '../../src/config/paths.js'
 import {
   ANSWER_BODY_BYTES,
+  INBOX_MAX_AGE_MS,
+  INBOX_MAX_BYTES,
   Inbox,
+  inboxBoundsFromEnv,
   decodeBody,
   defaultInboxPath,
   encodeBody,
@@ -75,6 +78,43 @@ describe('webhook inbox', () => {
     expect(decodeBody(bin).equals(binary)).toBe(true)
     expect(txt).toMatchObject({body: text, body_encoding: 'utf8'})
     expect(decodeBody(txt).equals(Buffer.from(text))).toBe(true)
+  })
+
+  it('keeps by age and size, not count: the 4,500 events of a bulk import all stay; older than the age are not read', async () => {
+    const now = Date.parse('2030-01-08T12:00:00Z')
+    const inbox = new Inbox({now: () => now, path})
+    const at = (msAgo: number) => new Date(now - msAgo).toISOString()
+    await inbox.append({...record('evt_old'), received_at: at(INBOX_MAX_AGE_MS + 60_000)})
+    // As a listener appends them while an import runs: concurrently, batched by the writer (which never rotates by count).
+    await Promise.all(
+      Array.from({length: 4500}, (_, i) => inbox.append({...record(`evt_bulk_${i}`), received_at: at(1000), type: 'customer.created'})),
+    )
+    const listed = await inbox.listEvents()
+    expect(listed).toHaveLength(4500)
+    expect(listed.map((r) => r.id)).not.toContain('evt_old')
+    expect(INBOX_MAX_AGE_MS).toBe(7 * 86_400_000)
+    expect(INBOX_MAX_BYTES).toBe(64 * 1024 * 1024)
+    // A shorter age, as COMMERCE_INBOX_MAX_AGE sets it, reads less.
+    expect(await new Inbox({maxAgeMs: 500, now: () => now, path}).listEvents()).toEqual([])
+  })
+
+  it('COMMERCE_INBOX_MAX_AGE and COMMERCE_INBOX_MAX_SIZE set the bounds; another form is exit 2 naming the variable', () => {
+    expect(inboxBoundsFromEnv({})).toEqual({maxAgeMs: INBOX_MAX_AGE_MS, maxBytes: INBOX_MAX_BYTES})
+    expect(inboxBoundsFromEnv({COMMERCE_INBOX_MAX_AGE: '30d', COMMERCE_INBOX_MAX_SIZE: '1GB'})).toEqual({
+      maxAgeMs: 30 * 86_400_000,
+      maxBytes: 1024 ** 3,
+    })
+    expect(inboxBoundsFromEnv({COMMERCE_INBOX_MAX_AGE: '12h', COMMERCE_INBOX_MAX_SIZE: '2097152'})).toEqual({
+      maxAgeMs: 12 * 3_600_000,
+      maxBytes: 2 * 1024 ** 2,
+    })
+    for (const env of [
+      {COMMERCE_INBOX_MAX_AGE: 'forever'},
+      {COMMERCE_INBOX_MAX_AGE: '0d'},
+      {COMMERCE_INBOX_MAX_SIZE: '10kb'},
+      {COMMERCE_INBOX_MAX_SIZE: 'big'},
+    ])
+      expect(() => inboxBoundsFromEnv(env)).toThrow(new RegExp(Object.keys(env)[0]))
   })
 
   it('stays bounded in records, keeping the newest', async () => {

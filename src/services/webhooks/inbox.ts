@@ -8,7 +8,16 @@
 import {SIGNATURE_HEADER, verifySignature} from '../../domain/signature.js'
 import {CliError, EXIT, UsageError} from '../../errors.js'
 import {ForwardError} from '../../webhooks/forward.js'
-import {decodeBody, defaultInboxPath, headerObject, Inbox, type InboxRecord, outcomeOf, recordAnswer} from '../../webhooks/inbox.js'
+import {
+  decodeBody,
+  defaultInboxPath,
+  headerObject,
+  Inbox,
+  inboxBoundsFromEnv,
+  type InboxRecord,
+  outcomeOf,
+  recordAnswer,
+} from '../../webhooks/inbox.js'
 import {replayEvent, type ReplayResult} from '../../webhooks/replay.js'
 import {checkForwardUrl} from './listen.js'
 import {option, phrase, type Text} from '../../domain/phrase.js'
@@ -17,7 +26,7 @@ import {option, phrase, type Text} from '../../domain/phrase.js'
 export {type InboxRecord, outcomeOf} from '../../webhooks/inbox.js'
 
 export function openInbox(env: NodeJS.ProcessEnv): Inbox {
-  return new Inbox({path: defaultInboxPath(env)})
+  return new Inbox({path: defaultInboxPath(env), ...inboxBoundsFromEnv(env)})
 }
 
 export const STATUS_FILTERS = ['failed', '2xx', '3xx', '4xx', '5xx'] as const

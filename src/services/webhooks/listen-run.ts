@@ -5,7 +5,7 @@
  */
 import {CliError} from '../../errors.js'
 import {option, phrase} from '../../domain/phrase.js'
-import {defaultInboxPath, Inbox} from '../../webhooks/inbox.js'
+import {defaultInboxPath, Inbox, inboxBoundsFromEnv} from '../../webhooks/inbox.js'
 import type {Listener, ListenerEvent, ListenerOptions} from '../../webhooks/listener.js'
 import {probe, ProbeNonces, type ProbeResult} from '../../webhooks/probe.js'
 import type {Tunnel} from '../../webhooks/tunnel/index.js'
@@ -68,7 +68,7 @@ export class ListenRun {
       forwardConcurrency: options.forwardConcurrency,
       forwardTo: options.forwardTo,
       ...(options.forwardTimeoutSeconds === undefined ? {} : {forwardTimeoutMs: Math.round(options.forwardTimeoutSeconds * 1000)}),
-      inbox: new Inbox({path: defaultInboxPath(options.ctx.env)}),
+      inbox: new Inbox({path: defaultInboxPath(options.ctx.env), ...inboxBoundsFromEnv(options.ctx.env)}),
       onEvent: (event) => this.report(event),
       onIgnored: options.onIgnored,
       onInboxError: (error) => options.onWarning(`a delivery could not be recorded in the inbox: ${error.message}`),
