@@ -243,6 +243,27 @@ const vendor = {
   },
 }
 
+/**
+ * @hyperjump/json-schema-formats (the email format of src/domain/validate.ts) re-exports every format from one
+ * index without declaring itself free of side effects, so esbuild would keep all of them (and the IDN tables of
+ * idn-hostname, ~80 KB packed) for the one used. Its modules only define functions: marked so, the rest is shaken.
+ */
+const formatsWithoutSideEffects = {
+  name: 'formats-without-side-effects',
+  setup(build) {
+    const pkg = /[\\/]@hyperjump[\\/]json-schema-formats[\\/]/
+    build.onResolve({filter: /^@hyperjump\/json-schema-formats$/}, () => ({
+      path: require.resolve('@hyperjump/json-schema-formats'),
+      sideEffects: false,
+    }))
+    build.onResolve({filter: /^(\.\/[\w.-]+\.js|idn-hostname)$/}, (args) => {
+      if (!pkg.test(args.importer)) return undefined
+      const path = args.path.startsWith('.') ? join(dirname(args.importer), args.path) : require.resolve(args.path, {paths: [dirname(args.importer)]})
+      return {path, sideEffects: false}
+    })
+  },
+}
+
 /** Merges esbuild metafiles, with output paths relative to dist/bundle. */
 function mergeMeta(metas) {
   const merged = {inputs: {}, outputs: {}}
@@ -264,7 +285,7 @@ try {
       external: ['typescript', 'ts-node', 'tsx'],
       plugins: [fastHelpRender, corePluginMatch, commandIdSort, ...lazyRequires, platformViaIsWsl, debugWhenAsked, pluginRootFirstLook, viaImporter],
     }),
-    build({...common, entryPoints: {app: 'app:entry'}, plugins: [appPlugin(modules)]}),
+    build({...common, entryPoints: {app: 'app:entry'}, plugins: [formatsWithoutSideEffects, appPlugin(modules)]}),
   ])
   const entryPoints = Object.fromEntries([...vendors].sort().map((name) => [`vendor/${name}`, `vendor:${name}`]))
   const vendored = await build({...common, entryPoints, plugins: [vendor, lazyUndiciClient, lazyUndiciUtil]})

@@ -7,10 +7,10 @@
  */
 import {CURRENCIES, CUSTOMER_INCLUDES, CUSTOMER_STATUSES, EVENT_TYPES, LIMITS, SCOPES} from './schema.js'
 import {isObject} from './json.js'
+import {isEmail} from '@hyperjump/json-schema-formats'
 
 export type FieldErrors = Record<string, string[]>
 
-const EMAIL = /^[^\s@"(),:;<>[\\\]]+@[^\s@"(),:;<>[\\\]]+\.[^\s@"(),:;<>[\\\]]{2,}$/
 /** JSON Schema's `format: uuid`: RFC 4122's string form, any version and variant (the nil UUID included). */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const POSITIVE_INT = /^[1-9]\d{0,14}$/
@@ -24,21 +24,36 @@ export function parseId(value: string): number | undefined {
   return POSITIVE_INT.test(value) ? Number(value) : undefined
 }
 
+/** Characters as a limit in characters counts them: code points (an emoji is one), not UTF-16 code units. */
+export function characters(value: string): number {
+  let n = 0
+  for (const _ of value) n++
+  return n
+}
+
+/**
+ * JSON Schema's `format: email`: RFC 5321's Mailbox (a quoted local part and an address literal included), as
+ * Hyperjump's format checks define it, within RFC 5321's sizes (a local part of at most 64 octets, a path of 256,
+ * so an address of at most 254).
+ */
 export function checkEmail(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.length === 0) return 'is required'
-  if (value.length > 254 || !EMAIL.test(value)) return `"${value}" is not a valid email address`
+  const local = value.slice(0, value.lastIndexOf('@'))
+  if (Buffer.byteLength(value) > 254 || Buffer.byteLength(local) > 64 || !isEmail(value)) return `"${value}" is not a valid email address`
   return undefined
 }
 
 export function checkName(value: unknown): string | undefined {
   if (typeof value !== 'string' || value.trim().length === 0) return 'is required'
-  if (value.length > LIMITS.customerNameMaxLength) return `must be at most ${LIMITS.customerNameMaxLength} characters (got ${value.length})`
+  const n = characters(value)
+  if (n > LIMITS.customerNameMaxLength) return `must be at most ${LIMITS.customerNameMaxLength} characters (got ${n})`
   return undefined
 }
 
 export function checkSearch(value: unknown): string | undefined {
   if (typeof value !== 'string') return 'must be a string'
-  if (value.length > LIMITS.searchMaxLength) return `must be at most ${LIMITS.searchMaxLength} characters (got ${value.length})`
+  const n = characters(value)
+  if (n > LIMITS.searchMaxLength) return `must be at most ${LIMITS.searchMaxLength} characters (got ${n})`
   return undefined
 }
 

@@ -17,11 +17,17 @@ export function limited(limiter: RateLimiter, subject: string, what: string): Re
   return {'ratelimit-limit': String(limiter.max), 'ratelimit-remaining': String(r.remaining), 'ratelimit-reset': String(r.resetSeconds)}
 }
 
-/** Query integers as numbers when they look like integers, else the raw text (so the 422 message shows it). */
+/**
+ * Query integers as numbers when they look like integers, else the raw text (so the 422 message shows it). The
+ * spec's `integer` has no bound: one past what a number holds exactly is the largest that does (a page past the
+ * end, an id no record has), never refused as "not an integer".
+ */
 export function intParam(query: URLSearchParams, name: string): number | string | undefined {
   const raw = query.get(name)
   if (raw === null) return undefined
-  return /^-?\d{1,15}$/.test(raw) ? Number(raw) : raw
+  if (!/^-?\d+$/.test(raw)) return raw
+  const n = Number(raw)
+  return Number.isSafeInteger(n) ? n : n > 0 ? Number.MAX_SAFE_INTEGER : raw
 }
 
 export function paging(query: URLSearchParams, extra: Record<string, unknown>, statuses?: readonly string[]) {

@@ -97,7 +97,8 @@ export function placeOrder(core: Core, input: OrderInput, overrides?: Overrides)
   const items: OrderLine[] = []
   input.items.forEach((item, i) => {
     const p = item.product_id === undefined ? undefined : product(item.product_id)
-    if (item.product_id === undefined) errors[`items.${i}.product_id`] = ['is required by the sandbox (prices come from the catalogue)']
+    // The spec makes product_id optional: such a line has no catalogue price, so it costs nothing (a decision).
+    if (item.product_id === undefined) items.push({quantity: item.quantity ?? DEFAULT_QUANTITY, unit_price: 0})
     else if (!p) errors[`items.${i}.product_id`] = [`no product has id ${item.product_id}`]
     else items.push({product_id: p.id, quantity: item.quantity ?? DEFAULT_QUANTITY, unit_price: priced(p, input.currency).price})
   })

@@ -124,7 +124,7 @@ export const DECISIONS: readonly Decision[] = [
   {
     gap: 'Order totals and items',
     decision:
-      "`unit_price` is the product's price converted to the order currency; `quantity` defaults to 1; `total` = sum of `unit_price * quantity`. An item without `product_id`, or with an unknown one, is 422 on `items.N.product_id`; an unknown or archived customer is 422 on `customer_id`. Stock is not enforced.",
+      "`unit_price` is the product's price converted to the order currency; `quantity` defaults to 1; `total` = sum of `unit_price * quantity`. An item without `product_id` (optional in the spec) has no catalogue price: it costs 0 (`unit_price` 0) and is shown without `product_id`; one with an unknown id is 422 on `items.N.product_id`; an unknown or archived customer is 422 on `customer_id`. Stock is not enforced.",
   },
   {
     gap: 'Order shapes',

@@ -26,7 +26,8 @@ export interface CustomerRecord {
 }
 
 export interface OrderLine {
-  product_id: number
+  /** Absent for an item placed without one (it costs nothing: see the order decision). */
+  product_id?: number
   quantity: number
   unit_price: number
 }

@@ -8,6 +8,7 @@ import type {PacedClient} from '../bulk/paced.js'
 import type {CustomerApi, OrderApi} from '../bulk/senders.js'
 import {EXPORT_PER_PAGE} from '../domain/bulk.js'
 import {type ApiVersion, type Customer, LIMITS} from '../domain/schema.js'
+import {characters} from '../domain/validate.js'
 import {ApiError} from '../errors.js'
 import {createCustomer, listCustomersRequest, updateCustomer} from './customers.js'
 import {createOrder} from './orders.js'
@@ -43,7 +44,7 @@ export function customerApi(paced: PacedClient, version: ApiVersion): CustomerAp
   }
   if (version !== 'v2') return api
   api.findByEmail = async (email) => {
-    if (email.length > LIMITS.searchMaxLength) return undefined
+    if (characters(email) > LIMITS.searchMaxLength) return undefined
     const wanted = email.toLowerCase()
     // The search matches substrings of names and emails too: page through its results for the exact email.
     for await (const c of records<Customer>(client, listCustomersRequest({search: email, version: 'v2'}), {all: true, perPage: EXPORT_PER_PAGE}))

@@ -234,7 +234,7 @@ describe('customers: invalid input is refused before any request (exit 2, the fl
     ['name of 256 characters', ['create', '--email', 'long@example.com', '--name', 'n'.repeat(256)], '--name'],
     ['a malformed email', ['create', '--email', 'not-an-email', '--name', 'X'], '--email'],
     ['no email without a terminal', ['create', '--name', 'X'], '--email'],
-    ['a bad email on update', ['update', '1', '--email', 'a@b'], '--email'],
+    ['a bad email on update', ['update', '1', '--email', 'a..b@example.com'], '--email'],
     ['an unknown status on update', ['update', '1', '--status', 'gone'], '--status'],
     ['an update without any field', ['update', '1'], '--name'],
     ['an unknown include', ['get', '1', '--include', 'payments'], '--include'],

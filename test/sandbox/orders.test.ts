@@ -89,7 +89,6 @@ describe('POST /api/v2/orders', () => {
       [{customer_id: 1, currency: 'USD', items: []}, 'items'],
       [{customer_id: 1, currency: 'USD'}, 'items'],
       [{customer_id: 1, currency: 'USD', items: [{product_id: 1, quantity: 0}]}, 'items.0.quantity'],
-      [{customer_id: 1, currency: 'USD', items: [{quantity: 1}]}, 'items.0.product_id'],
       [{customer_id: 1, currency: 'USD', items: [{product_id: 1}, {product_id: 999}]}, 'items.1.product_id'],
       [{customer_id: 42, currency: 'USD', items: [{product_id: 1}]}, 'customer_id'],
       [{customer_id: 2, currency: 'USD', items: [{product_id: 1}]}, 'customer_id'],
