@@ -7,23 +7,28 @@ import {apiVersionFlag} from '../base/flags.js'
 import {fileProblem, readAll} from '../domain/files.js'
 import {ApiError, UsageError} from '../errors.js'
 import {sanitize} from '../io/sanitize.js'
-import {API_METHODS, paginate, prepareRequest} from '../services/api.js'
+import {API_METHODS, operationLines, paginate, prepareRequest, serviceDescription} from '../services/api.js'
 
 export default class Api extends ApiCommand<typeof Api> {
   static args = {
     path: Args.string({
       description:
         'Path relative to the base URL: /api/v2/customers, v2/customers, or customers (the API version in effect). May carry a query string.',
-      required: true,
     }),
   }
 
   static summary = `Make a raw request to the service and print the JSON response.`
   static fieldFlags = {fields: '--field', headers: '--header', rawFields: '--raw-field'}
-  static description = `The token is sent whenever credentials are available (not with --no-auth, nor when you pass your own Authorization header). The method defaults to POST when --field, --raw-field or --input is given, else GET; --paginate implies GET. --field values are typed: integers without leading zeros, true, false and null; anything else is a string; @FILE reads a file as is (@- standard input). Nested keys as in \`gh api\`: metadata[plan]=pro, items[][product_id]=1. For a GET, or together with --input, the fields are sent as query parameters. The response is printed as JSON (indented on a terminal); a 204 prints nothing. On an HTTP error the response body still goes to stdout (with --json: the {"error": ...} document instead), the error line to stderr, and the exit code follows the table. Retry rules are the usual ones: a POST or PATCH is never repeated after a 5xx or a network error.`
+  static description = `The token is sent whenever credentials are available (not with --no-auth, nor when you pass your own Authorization header). The method defaults to POST when --field, --raw-field or --input is given, else GET; --paginate implies GET. --field values are typed: integers without leading zeros, true, false and null; anything else is a string; @FILE reads a file as is (@- standard input). Nested keys as in \`gh api\`: metadata[plan]=pro, items[][product_id]=1. For a GET, or together with --input, the fields are sent as query parameters. The response is printed as JSON (indented on a terminal); a 204 prints nothing. On an HTTP error the response body still goes to stdout (with --json: the {"error": ...} document instead), the error line to stderr, and the exit code follows the table. Retry rules are the usual ones: a POST or PATCH is never repeated after a 5xx or a network error.
+
+--spec prints the service's OpenAPI 3.1 document (what the local sandbox serves at /openapi.json), for an API client or a code generator; it sends nothing.
+
+Operations (METHOD PATH, operationId):
+${operationLines()}`
 
   static examples = [
     '<%= config.bin %> api customers',
+    '<%= config.bin %> api --spec > commerce-openapi.json',
     '<%= config.bin %> api /api/v2/customers -X GET --field status=active --field per_page=5',
     '<%= config.bin %> api v2/customers --field email=ada@example.com --field name="Ada Lovelace" --field send_invite=false',
     '<%= config.bin %> api v2/orders --header "Idempotency-Key: $(uuidgen)" --input order.json',
@@ -42,6 +47,7 @@ export default class Api extends ApiCommand<typeof Api> {
       description: 'Follow every page of a list and print one JSON array of all the `data` records (--jq runs on that array).',
     }),
     'raw-field': Flags.string({char: 'f', description: 'A parameter KEY=VALUE sent as a string, untyped.', multiple: true}),
+    spec: Flags.boolean({description: 'Print the OpenAPI 3.1 document of the service (as the sandbox serves it) and send nothing.'}),
   }
 
   protected v2Hint(): string {
@@ -50,6 +56,8 @@ export default class Api extends ApiCommand<typeof Api> {
 
   async run(): Promise<void> {
     const {flags} = this
+    if (flags.spec) return this.output.document(await serviceDescription())
+    if (this.args.path === undefined) throw new UsageError('Missing argument PATH (path relative to the base URL), or --spec.')
     const read = async (path: string) => (path === '-' ? (await readAll(this.deps.stdin)).toString('utf8') : readFile(path, 'utf8'))
     const prepared = await prepareRequest(
       {

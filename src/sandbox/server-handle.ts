@@ -23,6 +23,19 @@ export interface Site {
   log: (line: string) => void
   /** The Host values the control path accepts (known once the server listens). */
   controlHosts: () => Set<string>
+  /** Told of every answer the sandbox itself gave (not a fault's): the test suite checks each against the document. */
+  onAnswer?: (answer: SandboxAnswer) => void
+}
+
+export interface SandboxAnswer {
+  method: string
+  path: string
+  status: number
+  headers: Record<string, string>
+  /** The response body as sent (undefined for none). */
+  text: string | undefined
+  /** The request's parsed JSON body, when the handler read one. */
+  requestBody: unknown
 }
 
 export async function handleRequest(site: Site, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -98,6 +111,7 @@ export async function handleRequest(site: Site, req: IncomingMessage, res: Serve
     res.destroy()
   }
   if (!unlogged(method, path)) requestLog.add({...entry, duration_ms: Math.round((monotonicMs() - started) * 10) / 10, response_text: text})
+  if (!fault) site.onAnswer?.({headers: {...reply.headers}, method, path, requestBody, status: reply.status, text})
 }
 
 /** An injected fault: its delay, then a dropped connection or its status (thrown as the reply); else nothing. */

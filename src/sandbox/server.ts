@@ -7,6 +7,7 @@ import type {AddressInfo} from 'node:net'
 
 import {type MoneyUnit, RATE_LIMITS} from '../domain/schema.js'
 import {apiRoutes} from './api.js'
+import {openApiDocument, SANDBOX_API_VERSION} from './openapi.js'
 import {controlRoutes} from './control.js'
 import type {Core} from './core.js'
 import {
@@ -25,7 +26,7 @@ import {Router} from './http.js'
 import {Faults} from './faults.js'
 import {RequestLog} from './request-log.js'
 import {applyScenario, type ScenarioIds} from './scenario.js'
-import {answerClientError, handleRequest, type Site} from './server-handle.js'
+import {answerClientError, handleRequest, type SandboxAnswer, type Site} from './server-handle.js'
 import {SnapshotShelf} from './snapshots.js'
 import {DataFile, loadSnapshot} from './persistence.js'
 import {type Limit, RateLimiter} from './rate-limit.js'
@@ -64,6 +65,8 @@ export interface SandboxOptions {
   requestLogFile?: string
   /** Where unexpected errors are reported (never request bodies or secrets); default stderr. */
   log?: (line: string) => void
+  /** Told of every answer the sandbox gave (server-handle.ts); the test suite's check against the document. */
+  onAnswer?: (answer: SandboxAnswer) => void
 }
 
 export interface SandboxCounts {
@@ -129,6 +132,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   const router = new Router()
   apiRoutes(router, core)
+  // The service's description (no authentication, as a client or a generator fetches it first).
+  const description = openApiDocument(SANDBOX_API_VERSION)
+  router.add('GET', '/openapi.json', () => ({body: description, status: 200}))
   let baseUrl = ''
   let controlHosts = new Set<string>()
   controlRoutes(router, core, new SnapshotShelf(options.snapshotDir), () => ({
@@ -138,7 +144,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     money_unit: MONEY_UNIT_SETTING,
   }))
 
-  const site: Site = {controlHosts: () => controlHosts, core, dataFile, log, now, router}
+  const site: Site = {controlHosts: () => controlHosts, core, dataFile, log, now, onAnswer: options.onAnswer, router}
   const server = createServer({requestTimeout: 30_000}, (req, res) => void handleRequest(site, req, res))
   server.on('clientError', answerClientError)
 

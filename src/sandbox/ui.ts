@@ -30,7 +30,7 @@ const UI_HTML = `<!doctype html>
 </style>
 </head>
 <body>
-<header><h1>commerce sandbox</h1><span id="base"></span><span id="counts"></span></header>
+<header><h1>commerce sandbox</h1><span id="base"></span><span id="counts"></span><a href="/openapi.json" style="color:#fff">OpenAPI document</a></header>
 <main>
   <section class="wide"><h2>Requests (newest first)</h2>
     <table><thead><tr><th>time</th><th>method</th><th>path</th><th>status</th><th>ms</th><th>key</th><th>bodies</th></tr></thead><tbody id="requests"></tbody></table></section>

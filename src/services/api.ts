@@ -5,7 +5,7 @@
  */
 import type {ApiClient, ApiRequest} from '../api/client.js'
 import {pages} from '../api/paginate.js'
-import {type HttpMethod, LIMITS} from '../domain/schema.js'
+import {type HttpMethod, LIMITS, servedOperations} from '../domain/schema.js'
 import {checkPage, checkPerPage} from '../domain/validate.js'
 import {checkHeaderValue} from '../api/url.js'
 import {fileProblem} from '../domain/files.js'
@@ -14,6 +14,22 @@ import {UsageError} from '../errors.js'
 import {isObject} from '../domain/json.js'
 
 export const API_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PATCH', 'DELETE']
+
+/** The 24 operations, one a line (`commerce api --help`), from the table the sandbox routes. */
+export function operationLines(): string {
+  return servedOperations()
+    .map(
+      ({op, version}) =>
+        `  ${op.method.padEnd(6)} /api/${version}${op.path}`.padEnd(44) + `${op.id}${version.toUpperCase()}${op.auth ? '' : ' (public)'}`,
+    )
+    .join('\n')
+}
+
+/** The OpenAPI document (`commerce api --spec`): the one the sandbox serves, made where it is. */
+export async function serviceDescription(): Promise<Record<string, unknown>> {
+  const {openApiDocument, SANDBOX_API_VERSION} = await import('../sandbox/openapi.js')
+  return openApiDocument(SANDBOX_API_VERSION)
+}
 
 /** Reads a file, or standard input for `-`, as text. Supplied by the command. */
 export type ReadSource = (path: string) => Promise<string>

@@ -12,6 +12,7 @@ import {writeFileSync} from 'node:fs'
 
 import {type Sandbox, type SandboxOptions, startSandbox} from '../../src/sandbox/index.js'
 import {newKeyPairs} from '../../src/sandbox/seed.js'
+import {recordAnswer} from './openapi-check.js'
 import type {CustomerRecord, Snapshot} from '../../src/sandbox/store.js'
 
 export interface TestClock {
@@ -32,7 +33,7 @@ export async function startTestSandbox(options: Omit<SandboxOptions, 'now'> = {}
     },
     now: () => current,
   }
-  const sandbox = await startSandbox({retryDelaysMs: [20, 40], ...options, now: clock.now})
+  const sandbox = await startSandbox({onAnswer: recordAnswer, retryDelaysMs: [20, 40], ...options, now: clock.now})
   return Object.assign(sandbox, {clock})
 }
 

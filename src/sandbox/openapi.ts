@@ -1,0 +1,291 @@
+/**
+ * The service described once: an OpenAPI 3.1 document of the 24 operations, made from the tables the sandbox and
+ * the CLI validate with (OPERATIONS, LIMITS and the enums of src/domain/schema.ts; the scopes, statuses and shapes
+ * the sandbox decided in decisions.ts), so that it cannot drift from them. Where the spec is silent, the document
+ * says what the sandbox decided and marks it `x-sandbox-decision: true`. Served at `/openapi.json` by the sandbox,
+ * printed by `commerce api --spec`; the test suite checks every answer of the sandbox against it.
+ */
+import {
+  CURRENCIES,
+  CUSTOMER_INCLUDES,
+  CUSTOMER_STATUSES,
+  LIMITS,
+  OPERATIONS,
+  type Operation,
+  ORDER_STATUSES,
+  SCOPES,
+  V1_SUNSET_DATE,
+} from '../domain/schema.js'
+import {DEFAULT_PER_PAGE, DELETE_CUSTOMER_STATUS, OPERATION_SCOPES, SANDBOX_EVENTS} from './decisions.js'
+
+type Schema = Record<string, unknown>
+
+/** The document's `info.version`: bumped when what it describes changes. */
+export const SANDBOX_API_VERSION = '1.0.0'
+
+const ref = (name: string): Schema => ({$ref: `#/components/schemas/${name}`})
+const decided = (schema: Schema, why: string): Schema => ({...schema, description: why, 'x-sandbox-decision': true})
+const integer = (extra: Schema = {}): Schema => ({type: 'integer', ...extra})
+const string = (extra: Schema = {}): Schema => ({type: 'string', ...extra})
+const object = (properties: Record<string, Schema>, required: string[] = [], extra: Schema = {}): Schema => ({
+  properties,
+  required,
+  type: 'object',
+  ...extra,
+})
+const page = (item: string): Schema =>
+  object({data: {items: ref(item), type: 'array'}, meta: ref('PageMeta')}, ['data', 'meta'], {description: 'The page envelope of every list.'})
+
+const SCHEMAS: Record<string, Schema> = {
+  Address: decided(
+    object({city: string(), country: string(), id: integer(), line1: string(), postal_code: string()}, ['id']),
+    'An embedded address (`include=addresses`): not shown in the spec.',
+  ),
+  Customer: object(
+    {
+      created_at: string({format: 'date-time'}),
+      email: string({format: 'email'}),
+      id: integer(),
+      metadata: {properties: {plan: string()}, type: 'object'},
+      name: string(),
+      status: string({enum: [...CUSTOMER_STATUSES]}),
+    },
+    ['id', 'email', 'name', 'status', 'created_at'],
+  ),
+  CustomerCreate: object(
+    {
+      email: string({format: 'email'}),
+      metadata: {properties: {plan: string()}, type: 'object'},
+      name: string({maxLength: LIMITS.customerNameMaxLength, minLength: 1, pattern: '\\S'}),
+      send_invite: {default: true, type: 'boolean'},
+    },
+    ['email', 'name'],
+  ),
+  CustomerUpdate: decided(
+    object(
+      {
+        email: string({format: 'email'}),
+        metadata: {properties: {plan: string()}, type: 'object'},
+        name: string({maxLength: LIMITS.customerNameMaxLength, minLength: 1, pattern: '\\S'}),
+        status: string({enum: [...CUSTOMER_STATUSES]}),
+      },
+      [],
+      {minProperties: 1},
+    ),
+    'Any of the create fields, and `status`; at least one.',
+  ),
+  CustomerWithIncludes: {
+    allOf: [ref('Customer')],
+    properties: {addresses: {items: ref('Address'), type: 'array'}, orders: {items: ref('OrderSummary'), type: 'array'}},
+  },
+  Error: decided(
+    object({errors: {additionalProperties: {items: string(), type: 'array'}, type: 'object'}, message: string()}, ['message']),
+    'Error bodies other than 422 are not shown in the spec: the sandbox sends `{message}`.',
+  ),
+  Order: {
+    allOf: [ref('OrderSummary')],
+    properties: {
+      amount_refunded: decided(integer({minimum: 0}), 'What was refunded so far.'),
+      items: {items: ref('OrderItem'), type: 'array'},
+      refunds: {items: ref('Refund'), type: 'array'},
+    },
+    required: ['items'],
+  },
+  OrderCreate: object(
+    {
+      currency: string({enum: [...CURRENCIES]}),
+      customer_id: integer({minimum: 1}),
+      items: {
+        items: object({product_id: integer({minimum: 1}), quantity: integer({minimum: 1})}),
+        minItems: LIMITS.orderMinItems,
+        type: 'array',
+      },
+    },
+    ['customer_id', 'currency', 'items'],
+  ),
+  OrderItem: object({product_id: integer(), quantity: integer(), unit_price: integer()}, ['unit_price']),
+  OrderSummary: object(
+    {
+      currency: string({enum: [...CURRENCIES]}),
+      customer_id: integer(),
+      id: integer(),
+      placed_at: string({format: 'date-time'}),
+      status: string({enum: [...ORDER_STATUSES]}),
+      total: integer(),
+    },
+    ['id', 'status', 'total', 'currency'],
+  ),
+  PageMeta: object({page: integer(), per_page: integer(), total: integer()}, ['page', 'per_page', 'total']),
+  Product: object({currency: string({enum: [...CURRENCIES]}), id: integer(), in_stock: {type: 'boolean'}, name: string(), price: integer()}, [
+    'id',
+    'name',
+    'price',
+    'currency',
+    'in_stock',
+  ]),
+  Refund: decided(
+    object(
+      {
+        amount: integer(),
+        created_at: string({format: 'date-time'}),
+        currency: string(),
+        id: integer(),
+        order_id: integer(),
+        reason: {type: ['string', 'null']},
+      },
+      ['id', 'amount'],
+    ),
+    'Fields of a refund record are not shown in the spec.',
+  ),
+  RefundCreate: decided(
+    object({amount: integer({minimum: 1}), reason: string()}),
+    'The refund body is not shown: `amount` (default: what is left), `reason`.',
+  ),
+  Token: object({access_token: string(), expires_in: integer(), scopes: {items: string(), type: 'array'}, token_type: string()}, [
+    'access_token',
+    'token_type',
+    'expires_in',
+    'scopes',
+  ]),
+  TokenRequest: object(
+    {key_id: string({minLength: 1}), key_secret: string({minLength: 1}), scopes: {items: string({enum: [...SCOPES]}), type: 'array'}},
+    ['key_id', 'key_secret'],
+  ),
+  ValidationError: object({errors: {additionalProperties: {items: string(), type: 'array'}, type: 'object'}, message: string()}, [
+    'message',
+    'errors',
+  ]),
+  Webhook: object({events: {items: string(), type: 'array'}, id: string(), url: string({format: 'uri'})}, ['id', 'url', 'events']),
+  WebhookCreate: object(
+    {
+      events: {items: string({enum: [...SANDBOX_EVENTS]}), minItems: LIMITS.webhookMinEvents, type: 'array'},
+      url: string({description: 'HTTPS; the sandbox also takes http:// to a loopback host (its decision).', format: 'uri'}),
+    },
+    ['url', 'events'],
+  ),
+  WebhookCreated: {allOf: [ref('Webhook')], required: ['signing_secret'], properties: {signing_secret: string()}},
+}
+
+/** What each operation answers when it succeeds, and the bodies it takes. */
+const SHAPES: Record<string, {status: number; schema?: string; body?: string; description: string}> = {
+  createCustomer: {body: 'CustomerCreate', description: 'The customer.', schema: 'Customer', status: 201},
+  createOrder: {body: 'OrderCreate', description: 'The order, in `pending` state.', schema: 'Order', status: 201},
+  createWebhook: {body: 'WebhookCreate', description: 'The endpoint and its signing secret.', schema: 'WebhookCreated', status: 201},
+  deleteCustomer: {description: 'Deleted (the status is the sandbox’s decision).', status: DELETE_CUSTOMER_STATUS},
+  getCustomer: {description: 'The customer, with the collection asked for by `include`.', schema: 'CustomerWithIncludes', status: 200},
+  getOrder: {description: 'The order.', schema: 'Order', status: 200},
+  getProduct: {description: 'The product.', schema: 'Product', status: 200},
+  issueToken: {body: 'TokenRequest', description: 'An access token.', schema: 'Token', status: 201},
+  listCustomers: {description: 'A page of customers, newest first.', schema: 'CustomerPage', status: 200},
+  listOrders: {description: 'A page of orders, newest first.', schema: 'OrderSummaryPage', status: 200},
+  listProducts: {description: 'A page of products.', schema: 'ProductPage', status: 200},
+  listWebhooks: {description: 'Every endpoint, on one page.', schema: 'WebhookPage', status: 200},
+  refundOrder: {body: 'RefundCreate', description: 'The refund.', schema: 'Refund', status: 201},
+  revokeToken: {description: 'Revoked (also when it already was).', status: 204},
+  searchProducts: {description: 'The matching products, on one page.', schema: 'ProductPage', status: 200},
+  updateCustomer: {body: 'CustomerUpdate', description: 'The customer as changed.', schema: 'Customer', status: 200},
+}
+
+const PAGING = [
+  {in: 'query', name: 'per_page', schema: integer({default: DEFAULT_PER_PAGE, maximum: LIMITS.perPage.max, minimum: LIMITS.perPage.min})},
+  {in: 'query', name: 'page', schema: integer({minimum: LIMITS.page.min})},
+]
+const Q = {in: 'query', name: 'q', schema: string({maxLength: LIMITS.searchMaxLength})}
+
+function parameters(op: Operation, version: string): Schema[] {
+  const path = [...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({in: 'path', name, required: true, schema: integer({minimum: 1})}))
+  const query: Record<string, Schema[]> = {
+    getCustomer: [{in: 'query', name: 'include', schema: string({enum: [...CUSTOMER_INCLUDES]})}],
+    listCustomers: [...PAGING, {in: 'query', name: 'status', schema: string({enum: [...CUSTOMER_STATUSES]})}, ...(version === 'v2' ? [Q] : [])],
+    listOrders: [
+      ...PAGING,
+      {in: 'query', name: 'status', schema: string({enum: [...ORDER_STATUSES]})},
+      {in: 'query', name: 'customer_id', schema: integer({minimum: 1})},
+    ],
+    listProducts: [...PAGING, {in: 'query', name: 'currency', schema: string({enum: [...CURRENCIES]})}, Q],
+    searchProducts: [decided(Q, 'Parameters of the v1 search are not shown: `q`, as on the list.')],
+  }
+  const header =
+    op.id === 'createOrder' && version === 'v2'
+      ? [
+          {
+            description: 'One key per logical order; a replay returns the original order.',
+            in: 'header',
+            name: 'Idempotency-Key',
+            required: true,
+            schema: string({format: 'uuid'}),
+          },
+        ]
+      : []
+  return [...path, ...(query[op.id] ?? []), ...header]
+}
+
+function errorResponse(status: number, description: string): Schema {
+  const schema = status === 422 ? 'ValidationError' : 'Error'
+  return {content: {'application/json': {schema: ref(schema)}}, description}
+}
+
+function responses(op: Operation, version: string): Record<string, Schema> {
+  const shape = SHAPES[op.id]
+  const out: Record<string, Schema> = {
+    [shape.status]: {description: shape.description, ...(shape.schema ? {content: {'application/json': {schema: ref(shape.schema)}}} : {})},
+  }
+  if (shape.body) {
+    out[400] = errorResponse(400, 'The body is not JSON, is cut short, or nests too deep (the sandbox’s decision).')
+    out[413] = errorResponse(413, 'The body is larger than 1 MiB (the sandbox’s decision).')
+    out[415] = errorResponse(415, 'The body is not `application/json` (the sandbox’s decision).')
+  }
+  if (op.auth) out[401] = errorResponse(401, 'Missing, malformed or expired bearer token.')
+  if (op.auth && OPERATION_SCOPES[op.id]) out[403] = errorResponse(403, `The token lacks the ${OPERATION_SCOPES[op.id]} scope.`)
+  if (op.path.includes('{')) out[404] = errorResponse(404, 'No record has that id.')
+  if (op.id === 'issueToken')
+    out[422] = {content: {'application/json': {schema: ref('Error')}}, description: 'The key pair (or a scope) was rejected: `{message}` only.'}
+  else if (shape.body || op.method === 'GET') out[422] = errorResponse(422, 'Validation failed.')
+  if (op.id === 'createOrder' && version === 'v1')
+    out[400] = errorResponse(400, 'An Idempotency-Key header, which v1 does not accept (the sandbox’s decision), or a bad body.')
+  const limited = op.id === 'createOrder' || (version === 'v1' && (op.id === 'listCustomers' || op.id === 'listProducts'))
+  if (limited) out[429] = {...errorResponse(429, 'Rate limited: wait `Retry-After` seconds.'), headers: {'Retry-After': {schema: integer()}}}
+  return out
+}
+
+/** The document: 24 operations under 20 paths, v1's marked deprecated with their Sunset. */
+export function openApiDocument(version: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {}
+  for (const op of Object.values(OPERATIONS) as Operation[])
+    for (const v of op.versions) {
+      const shape = SHAPES[op.id]
+      const path = `/api/${v}${op.path}`
+      paths[path] ??= {}
+      paths[path][op.method.toLowerCase()] = {
+        ...(v === 'v1' ? {deprecated: true, description: `v1 is deprecated and retires on ${V1_SUNSET_DATE} (\`Sunset\` header); use v2.`} : {}),
+        operationId: `${op.id}${v.toUpperCase()}`,
+        parameters: parameters(op, v),
+        ...(shape.body ? {requestBody: {content: {'application/json': {schema: ref(shape.body)}}, required: op.id !== 'refundOrder'}} : {}),
+        responses: responses(op, v),
+        security: op.auth ? [{bearer: []}] : [],
+        ...(OPERATION_SCOPES[op.id] ? {'x-sandbox-scope': OPERATION_SCOPES[op.id]} : {}),
+        tags: [op.path.split('/')[1]],
+      }
+    }
+  return {
+    components: {
+      schemas: {
+        ...SCHEMAS,
+        CustomerPage: page('Customer'),
+        OrderSummaryPage: page('OrderSummary'),
+        ProductPage: page('Product'),
+        WebhookPage: decided(page('Webhook'), 'The spec does not show the list’s body: the page envelope, every endpoint on page 1.'),
+      },
+      securitySchemes: {bearer: {description: 'An access token from POST /api/v2/auth/tokens (1 hour).', scheme: 'bearer', type: 'http'}},
+    },
+    info: {
+      description:
+        'The Commerce Service as the local sandbox of commerce-cli serves it. What the spec leaves open is marked `x-sandbox-decision` (a real service may differ).',
+      title: 'Commerce Service (commerce-cli sandbox)',
+      version,
+    },
+    openapi: '3.1.0',
+    paths,
+    security: [{bearer: []}],
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Every answer of an in-process sandbox checked against the OpenAPI document (src/sandbox/openapi.ts): a status the
+ * operation does not document, or a body that breaks its schema, is a violation; so is an accepted (2xx) request
+ * whose body breaks the operation's request schema. test/helpers/openapi-setup.ts fails the test that caused one.
+ * Only /api/ answers are checked (the control path is the sandbox's own), never an injected fault's.
+ */
+import {isEmail} from '@hyperjump/json-schema-formats'
+import {Ajv2020, type ValidateFunction} from 'ajv/dist/2020.js'
+import addFormats from 'ajv-formats'
+
+import {openApiDocument, SANDBOX_API_VERSION} from '../../src/sandbox/openapi.js'
+import type {SandboxAnswer} from '../../src/sandbox/server-handle.js'
+
+export const DOCUMENT = openApiDocument(SANDBOX_API_VERSION) as {paths: Record<string, Record<string, any>>; components: any}
+const ID = 'https://commerce-cli.invalid/openapi.json'
+
+type Operation = {responses: Record<string, any>; requestBody?: any}
+const routes = Object.entries(DOCUMENT.paths).map(([template, methods]) => ({
+  methods: methods as Record<string, Operation>,
+  regex: new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`),
+  template,
+}))
+
+let ajv: Ajv2020 | undefined
+const compiled = new Map<string, ValidateFunction>()
+
+/** A validator for a schema of the document (a `$ref` into its components). */
+function validatorOf(schema: {$ref?: string}): ValidateFunction {
+  if (!ajv) {
+    ajv = new Ajv2020({allErrors: true, strict: false})
+    addFormats.default(ajv)
+    // JSON Schema's email is RFC 5321's Mailbox (quoted local parts, address literals); ajv-formats' is narrower.
+    ajv.addFormat('email', isEmail)
+    ajv.addSchema({$id: ID, components: DOCUMENT.components})
+  }
+  const key = schema.$ref ?? JSON.stringify(schema)
+  const known = compiled.get(key)
+  if (known) return known
+  const made = ajv.compile(schema.$ref ? {$ref: `${ID}${schema.$ref}`} : schema)
+  compiled.set(key, made)
+  return made
+}
+
+/** The problems of one answer (empty when it conforms, or when it is not an operation of the document). */
+export function problemsOf(answer: Pick<SandboxAnswer, 'method' | 'path' | 'status' | 'text' | 'requestBody'>): string[] {
+  if (!answer.path.startsWith('/api/')) return []
+  const route = routes.find((r) => r.regex.test(answer.path))
+  const op = route?.methods[answer.method.toLowerCase()]
+  if (!route || !op) return []
+  const where = `${answer.method} ${route.template} -> ${answer.status}`
+  const response = op.responses[String(answer.status)]
+  if (!response)
+    return [`${where}: the document does not list status ${answer.status} for this operation (it lists ${Object.keys(op.responses).join(', ')})`]
+  const problems: string[] = []
+  const schema = response.content?.['application/json']?.schema
+  if (schema) {
+    let body: unknown
+    try {
+      body = answer.text === undefined ? undefined : JSON.parse(answer.text)
+    } catch {
+      return [`${where}: the body is not JSON`]
+    }
+    const validate = validatorOf(schema)
+    if (!validate(body)) problems.push(`${where}: the body breaks its schema: ${ajv!.errorsText(validate.errors)}`)
+  } else if (answer.text !== undefined && answer.text !== '') problems.push(`${where}: a body where the document has none`)
+  const requestSchema = op.requestBody?.content?.['application/json']?.schema
+  if (answer.status < 300 && requestSchema && answer.requestBody !== null && answer.requestBody !== undefined) {
+    const validate = validatorOf(requestSchema)
+    if (!validate(answer.requestBody))
+      problems.push(`${where}: an accepted request body breaks the request schema: ${ajv!.errorsText(validate.errors)}`)
+  }
+  return problems
+}
+
+const violations: string[] = []
+
+/** What startTestSandbox gives the sandbox as `onAnswer`. */
+export function recordAnswer(answer: SandboxAnswer): void {
+  for (const problem of problemsOf(answer)) if (violations.length < 20) violations.push(problem)
+}
+
+/** The violations since the last call (and forgets them). */
+export function takeViolations(): string[] {
+  return violations.splice(0)
+}

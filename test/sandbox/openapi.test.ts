@@ -1,0 +1,72 @@
+/**
+ * The OpenAPI document (src/sandbox/openapi.ts): valid OpenAPI 3.1 by a kept validator, 24 operations, served by
+ * the sandbox at /openapi.json without authentication and printed by `commerce api --spec`; and the check every
+ * sandbox answer of the suite goes through (test/helpers/openapi-check.ts) finds what breaks it.
+ */
+import {Validator} from '@seriousme/openapi-schema-validator'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {servedOperations} from '../../src/domain/schema.js'
+import {run} from '../helpers/cli.js'
+import {DOCUMENT, problemsOf} from '../helpers/openapi-check.js'
+import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
+import {call} from '../helpers/sandbox-client.js'
+
+let sb: TestSandbox
+beforeAll(async () => {
+  sb = await startTestSandbox()
+})
+afterAll(() => sb.close())
+
+describe('the OpenAPI document', () => {
+  it('is valid OpenAPI 3.1 (@seriousme/openapi-schema-validator) and has the 24 operations, v1 deprecated', async () => {
+    const result = await new Validator().validate(DOCUMENT as never)
+    expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([])
+    expect(result.valid).toBe(true)
+    const ops = Object.entries(DOCUMENT.paths).flatMap(([path, methods]) => Object.entries(methods).map(([m, op]) => ({m, op, path})))
+    expect(ops).toHaveLength(servedOperations().length)
+    expect(ops).toHaveLength(24)
+    for (const {op, path} of ops) expect(Boolean(op.deprecated), path).toBe(path.startsWith('/api/v1/'))
+    const publicOps = ops.filter(({op}) => op.security.length === 0).map(({m, path}) => `${m} ${path}`)
+    expect(publicOps.sort()).toEqual(
+      [
+        'get /api/v1/products',
+        'get /api/v1/products/search',
+        'get /api/v2/products',
+        'get /api/v2/products/{product}',
+        'post /api/v1/auth/tokens',
+        'post /api/v2/auth/tokens',
+      ].sort(),
+    )
+    expect(JSON.stringify(DOCUMENT)).toContain('"x-sandbox-decision":true')
+  })
+
+  it('is served at /openapi.json without a token, and `commerce api --spec` prints the same document', async () => {
+    const served = await call(sb, 'GET', '/openapi.json')
+    expect(served.status).toBe(200)
+    expect(served.body).toEqual(JSON.parse(JSON.stringify(DOCUMENT)))
+    const printed = await run(['api', '--spec'])
+    expect(printed.code, printed.stderr).toBe(0)
+    expect(JSON.parse(printed.stdout)).toEqual(served.body)
+    const help = await run(['api', '--help'])
+    for (const {op, version} of servedOperations()) expect(help.stdout).toContain(`/api/${version}${op.path}`)
+  })
+
+  it('the suite’s check finds an undocumented status, a body that breaks its schema, and an accepted body that breaks the request schema', () => {
+    expect(problemsOf({method: 'GET', path: '/api/v2/customers/7', requestBody: null, status: 418, text: '{}'})[0]).toMatch(
+      /does not list status 418/,
+    )
+    const bad = problemsOf({method: 'GET', path: '/api/v2/customers/7', requestBody: null, status: 200, text: '{"id":"seven"}'})
+    expect(bad[0]).toMatch(/breaks its schema/)
+    const good = {created_at: '2026-11-26T10:00:00Z', email: 'a@example.com', id: 7, name: 'A', status: 'active'}
+    expect(problemsOf({method: 'GET', path: '/api/v2/customers/7', requestBody: null, status: 200, text: JSON.stringify(good)})).toEqual([])
+    const accepted = problemsOf({
+      method: 'POST',
+      path: '/api/v2/customers',
+      requestBody: {email: 'a@example.com'},
+      status: 201,
+      text: JSON.stringify(good),
+    })
+    expect(accepted[0]).toMatch(/request schema/)
+  })
+})
