@@ -69,6 +69,12 @@ export interface SandboxOptions {
   onAnswer?: (answer: SandboxAnswer) => void
 }
 
+/** The service's description at /openapi.json (no authentication: a client or a generator fetches it first). */
+function describeRoute(router: Router): Router {
+  const description = openApiDocument(SANDBOX_API_VERSION)
+  return router.add('GET', '/openapi.json', () => ({body: description, status: 200}))
+}
+
 export interface SandboxCounts {
   customers: number
   orders: number
@@ -130,11 +136,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     products: CATALOGUE.length,
   })
 
-  const router = new Router()
+  const router = describeRoute(new Router())
   apiRoutes(router, core)
-  // The service's description (no authentication, as a client or a generator fetches it first).
-  const description = openApiDocument(SANDBOX_API_VERSION)
-  router.add('GET', '/openapi.json', () => ({body: description, status: 200}))
   let baseUrl = ''
   let controlHosts = new Set<string>()
   controlRoutes(router, core, new SnapshotShelf(options.snapshotDir), () => ({
