@@ -252,15 +252,15 @@ const formatsWithoutSideEffects = {
   name: 'formats-without-side-effects',
   setup(build) {
     const pkg = /[\\/]@hyperjump[\\/]json-schema-formats[\\/]/
-    build.onResolve({filter: /^@hyperjump\/json-schema-formats$/}, () => ({
-      path: require.resolve('@hyperjump/json-schema-formats'),
-      sideEffects: false,
-    }))
-    build.onResolve({filter: /^(\.\/[\w.-]+\.js|idn-hostname)$/}, (args) => {
-      if (!pkg.test(args.importer)) return undefined
-      const path = args.path.startsWith('.') ? join(dirname(args.importer), args.path) : require.resolve(args.path, {paths: [dirname(args.importer)]})
-      return {path, sideEffects: false}
-    })
+    const again = Symbol('resolved by formats-without-side-effects')
+    // Resolved by esbuild itself (the paths it would write, relative to the build's folder), then marked.
+    const mark = async (args) => {
+      if (args.pluginData === again) return undefined
+      const found = await build.resolve(args.path, {importer: args.importer, kind: args.kind, pluginData: again, resolveDir: args.resolveDir})
+      return found.errors.length > 0 ? undefined : {path: found.path, sideEffects: false}
+    }
+    build.onResolve({filter: /^@hyperjump\/json-schema-formats$/}, mark)
+    build.onResolve({filter: /^(\.\/[\w.-]+\.js|idn-hostname)$/}, (args) => (pkg.test(args.importer) ? mark(args) : undefined))
   },
 }
 

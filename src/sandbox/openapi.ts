@@ -159,7 +159,11 @@ const SCHEMAS: Record<string, Schema> = {
   WebhookCreate: object(
     {
       events: {items: string({enum: [...SANDBOX_EVENTS]}), minItems: LIMITS.webhookMinEvents, type: 'array'},
-      url: string({description: 'HTTPS; the sandbox also takes http:// to a loopback host (its decision).', format: 'uri'}),
+      url: string({
+        description: 'HTTPS; the sandbox also takes http:// to a loopback host (its decision, for local listeners).',
+        format: 'uri',
+        pattern: '^(?:[Hh][Tt][Tt][Pp][Ss]://|[Hh][Tt][Tt][Pp]://(?:localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])(?:[:/?#]|$))',
+      }),
     },
     ['url', 'events'],
   ),

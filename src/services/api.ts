@@ -20,7 +20,7 @@ export function operationLines(): string {
   return servedOperations()
     .map(
       ({op, version}) =>
-        `  ${op.method.padEnd(6)} /api/${version}${op.path}`.padEnd(44) + `${op.id}${version.toUpperCase()}${op.auth ? '' : ' (public)'}`,
+        `- ${op.method.padEnd(6)} /api/${version}${op.path}`.padEnd(44) + `${op.id}${version.toUpperCase()}${op.auth ? '' : ' (public)'}`,
     )
     .join('\n')
 }

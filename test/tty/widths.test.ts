@@ -23,7 +23,7 @@ let productId = 0
 beforeAll(async () => {
   const name = `Maximiliana ${'Longname-'.repeat(8)}End`
   const created = await fx.api('POST', '/api/v2/customers', {
-    email: `${'very-long-local-part-'.repeat(4)}${process.pid}@example.com`,
+    email: `very-long-local-part-${process.pid}@${'a-very-long-domain-name.'.repeat(4)}example.com`,
     metadata: {note: 'x'.repeat(300), plan: 'pro'},
     name,
     send_invite: false,
