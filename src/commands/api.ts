@@ -8,6 +8,7 @@ import {fileProblem, readAll} from '../domain/files.js'
 import {ApiError, UsageError} from '../errors.js'
 import {sanitize} from '../io/sanitize.js'
 import {API_METHODS, operationLines, paginate, prepareRequest, serviceDescription} from '../services/api.js'
+import {checkRequestBody} from '../services/api-check.js'
 
 export default class Api extends ApiCommand<typeof Api> {
   static args = {
@@ -47,6 +48,11 @@ ${operationLines()}`
       description: 'Follow every page of a list and print one JSON array of all the `data` records (--jq runs on that array).',
     }),
     'raw-field': Flags.string({char: 'f', description: 'A parameter KEY=VALUE sent as a string, untyped.', multiple: true}),
+    validate: Flags.boolean({
+      allowNo: true,
+      default: true,
+      description: "Check the body against its operation (the service's description) before sending it; --no-validate sends it as it is.",
+    }),
     spec: Flags.boolean({description: 'Print the OpenAPI 3.1 document of the service (as the sandbox serves it) and send nothing.'}),
   }
 
@@ -72,6 +78,7 @@ ${operationLines()}`
       },
       read,
     )
+    if (flags.validate) checkRequestBody(prepared.request)
     const client = await this.ctx.client()
     try {
       if (flags.paginate) await this.output.array(paginate(client, prepared))

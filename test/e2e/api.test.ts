@@ -246,7 +246,9 @@ describe('api: what goes on the wire', () => {
   it("--header adds headers; a caller's own Authorization replaces the token", async () => {
     const env = await recorder()
     const key = '3b241101-e2bb-4255-8caf-4136c566a962'
-    expect((await api(['v2/orders', '-F', 'customer_id=1', '--header', `Idempotency-Key: ${key}`, '-H', 'X-Trace:  abc '], env)).code).toBe(0)
+    expect(
+      (await api(['v2/orders', '-F', 'customer_id=1', '--header', `Idempotency-Key: ${key}`, '-H', 'X-Trace:  abc ', '--no-validate'], env)).code,
+    ).toBe(0)
     expect((await api(['customers', '-H', 'Authorization: Bearer mine'], env)).code).toBe(0)
     const [post, get] = fx.faulty!.requests
     expect(post.headers['idempotency-key']).toBe(key)
@@ -297,7 +299,7 @@ describe('api: what goes on the wire', () => {
     expect(r.stderr).toMatch(/^Error: 502 Bad Gateway/)
     expect(fx.faulty!.requests).toHaveLength(3)
 
-    r = await api(['v2/customers', '-F', 'name=x'], env)
+    r = await api(['v2/customers', '-F', 'name=x', '--no-validate'], env)
     expect(r.code).toBe(1)
     expect(r.stdout).toBe(html + '\n')
     expect(r.stderr).toContain('not retried')
@@ -335,5 +337,30 @@ describe('api: what goes on the wire', () => {
       expect(r.stdout).toBe('')
     }
     expect(fx.faulty!.requests).toHaveLength(0)
+  })
+})
+
+describe('api checks a body against its operation', () => {
+  it('exit 2 naming each field, nothing sent; --no-validate sends it as it is; a valid body goes out', async () => {
+    const env = await recorder(() => ({body: {message: 'Validation failed', errors: {email: ['bad']}}, status: 422}))
+    const bad = await api(['v2/customers', '-F', 'email=.a@example.com', '-F', 'name=X', '-F', 'send_invite=false'], env)
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('The body does not match createCustomerV2')
+    expect(bad.stderr).toMatch(/email: ".a@example.com" is not a valid email address/)
+    expect(bad.stderr).toContain('--no-validate')
+    const order = await api(
+      ['v2/orders', '--input', '-', '-H', 'Idempotency-Key: 6f1c2b8e-3d4a-4e5f-9a0b-1c2d3e4f5a6b'],
+      env,
+      '{"customer_id": 1, "items": []}',
+    )
+    expect(order.code).toBe(2)
+    expect(order.stderr).toMatch(/currency: is required/)
+    expect(fx.faulty!.requests).toHaveLength(0)
+    const sent = await api(['v2/customers', '-F', 'email=.a@example.com', '-F', 'name=X', '--no-validate'], env)
+    expect(sent.code).toBe(2) // the service's 422
+    expect(fx.faulty!.requests).toHaveLength(1)
+    await recorder(() => ({body: {id: 1}, status: 201}))
+    const good = await api(['v2/customers', '-F', 'email=ada@example.com', '-F', 'name=Ada'], {...env, COMMERCE_BASE_URL: fx.faulty!.url})
+    expect([good.code, fx.faulty!.requests.length]).toEqual([0, 1])
   })
 })
