@@ -31,10 +31,16 @@ export function canAskForOrder(io: IOStreams, input: OrderInput): boolean {
   return missing && canPick(io)
 }
 
+/** A customer who can order (not archived), from the picker. */
+export async function pickCustomer(o: WizardOptions): Promise<number> {
+  const message = 'Which customer? (active or invited; type to filter, Esc to cancel)'
+  return (await pickId({...o, kind: 'orderable-customer', message, source: {client: o.client, env: o.env}})) as number
+}
+
 export async function askForOrder(o: WizardOptions, input: OrderInput): Promise<OrderInput> {
   const {io} = o
   const client = await o.client()
-  const customerId = input.customer_id ?? ((await pickId({...o, kind: 'customer', source: {client: o.client, env: o.env}})) as number)
+  const customerId = input.customer_id ?? (await pickCustomer(o))
   const customer = await getCustomer(client, customerId, {version: 'v2'})
   let currency = input.currency as Currency | undefined
   if (currency === undefined) {
@@ -48,15 +54,20 @@ export async function askForOrder(o: WizardOptions, input: OrderInput): Promise<
   if (items.length === 0) {
     items = []
     do {
-      const productId = (await pickId({
+      const productId = await pickId({
         ...o,
         kind: 'product',
-        message: `Add a product (prices in ${currency}; type to search, Esc to cancel):`,
+        message: `Add a product (prices in ${currency}; type to search, Esc to ${items.length > 0 ? 'add none' : 'cancel'}):`,
         source: {client: o.client, currency, env: o.env},
-      })) as number
-      const product = await getProduct(client, productId, {currency})
+      }).catch((error: Error) => {
+        // Esc once items are in: back to "Add another product?", the order kept (Ctrl-C still ends it all).
+        if (error.name === 'AbortPromptError' && items.length > 0) return undefined
+        throw error
+      })
+      if (productId === undefined) continue
+      const product = await getProduct(client, productId as number, {currency})
       const quantity = await promptCount(io, `Quantity of ${sanitize(product.name, 'cell')}:`, 1)
-      items.push({product_id: productId, quantity})
+      items.push({product_id: productId as number, quantity})
       total += product.price * quantity
       lines.push(`  ${quantity} × ${sanitize(product.name, 'cell')} (${productId})  ${money(product.price * quantity)}`)
       io.info(`${lines.at(-1)}    running total ${money(total)}`)

@@ -15,6 +15,7 @@ const NOUNS: Record<PickKind, string> = {
   customer: 'customer',
   event: 'event',
   order: 'order',
+  'orderable-customer': 'customer (active or invited)',
   'refundable-order': 'order (paid or shipped)',
   product: 'product',
 }

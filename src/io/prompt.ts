@@ -135,7 +135,10 @@ export async function promptSelect<V extends string>(io: IOStreams, message: str
 /** A whole number from `min`, with a default. */
 export async function promptCount(io: IOStreams, message: string, defaultValue: number, min = 1): Promise<number> {
   const {number} = await inquirer()
-  return await number({default: defaultValue, message, min, required: true, step: 1}, context(io))
+  // The bound said as a person would ("at least 1"), not inquirer's "between 1 and Infinity".
+  const validate = (value: number | undefined) =>
+    value !== undefined && Number.isInteger(value) && value >= min ? true : `Enter a whole number of at least ${min}.`
+  return (await number({default: defaultValue, message, required: true, validate}, context(io)))!
 }
 
 /** Yes or no, with a default; answering never throws (unlike confirmOrThrow). */

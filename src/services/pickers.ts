@@ -11,7 +11,7 @@ import {listOrders} from './orders.js'
 import {listProducts} from './products.js'
 import {listInboxEvents} from './webhooks/inbox.js'
 
-export type PickKind = 'customer' | 'order' | 'refundable-order' | 'product' | 'event'
+export type PickKind = 'customer' | 'orderable-customer' | 'order' | 'refundable-order' | 'product' | 'event'
 
 export interface Candidate {
   id: number | string
@@ -54,9 +54,13 @@ export async function candidates(kind: PickKind, source: PickSource, term: strin
   const limit = PAGE * pages
   const q = term?.trim() || undefined
   switch (kind) {
-    case 'customer': {
+    case 'customer':
+    case 'orderable-customer': {
       const client = await source.client!()
-      const found = await collect(listCustomers(client, {limit: limit + 1, perPage: PAGE, search: q, version: 'v2'}).records)
+      // Who can order: an archived customer cannot (the service refuses), so the order wizard never offers one.
+      const orderable = kind === 'orderable-customer'
+      const records = listCustomers(client, {limit: (limit + 1) * (orderable ? 2 : 1), perPage: PAGE, search: q, version: 'v2'}).records
+      const found = (await collect(records)).filter((c) => !orderable || c.status !== 'archived')
       return page(
         found.map((c) => ({customer: c, id: c.id})),
         limit,

@@ -2,8 +2,10 @@ import {Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
 import {apiVersionFlag, currencyFlag, idFlag, fieldsFlag} from '../../base/flags.js'
-import {askForOrder, canAskForOrder} from '../../base/order-wizard.js'
+import {askForOrder, canAskForOrder, pickCustomer} from '../../base/order-wizard.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
+import {ApiError} from '../../errors.js'
+import {sanitize} from '../../io/sanitize.js'
 import {createOrder, type OrderInput, parseItemSpec, readOrderFile} from '../../services/orders.js'
 
 export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
@@ -34,20 +36,30 @@ export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
       items: flags.item ? flags.item.map((spec) => parseItemSpec(spec)) : fromFile.items,
     }
     // On a terminal with something missing, it is asked for (base/order-wizard.ts); otherwise validation says what.
-    if (canAskForOrder(io, input))
-      input = await askForOrder(
-        {client: () => this.ctx.client(), env: this.deps.env, io, now: this.deps.now, usage: `${this.commandLine()} --customer ID`},
-        input,
-      )
-    const {idempotencyKey, order} = await createOrder(await this.ctx.client(), input, {
-      idempotencyKey: flags['idempotency-key'],
-      // A key of our making is said on Ctrl-C during the request (the order may have been created), and after it.
-      onKey: (key) => {
-        if (!flags['idempotency-key'])
-          io.interruptNote = `The order may have been created. To get it without creating a second one, rerun\nwith --idempotency-key ${key}.`
-      },
-      version: await this.ctx.apiVersion(),
-    })
+    const wizard = {client: () => this.ctx.client(), env: this.deps.env, io, now: this.deps.now, usage: `${this.commandLine()} --customer ID`}
+    const asked = canAskForOrder(io, input)
+    if (asked) input = await askForOrder(wizard, input)
+    const create = async () =>
+      createOrder(await this.ctx.client(), input, {
+        idempotencyKey: flags['idempotency-key'],
+        // A key of our making is said on Ctrl-C during the request (the order may have been created), and after it.
+        onKey: (key) => {
+          if (!flags['idempotency-key'])
+            io.interruptNote = `The order may have been created. To get it without creating a second one, rerun\nwith --idempotency-key ${key}.`
+        },
+        version: await this.ctx.apiVersion(),
+      })
+    let created: Awaited<ReturnType<typeof create>> | undefined
+    while (!created)
+      created = await create().catch(async (error: unknown) => {
+        // Built by asking, refused for its customer (archived since, or gone): ask again, the rest of the order kept.
+        const refused = error instanceof ApiError && error.status === 422 && error.fieldErrors?.customer_id
+        if (!asked || !refused || flags['idempotency-key']) throw error
+        io.warn(`The service refused customer ${input.customer_id}: ${sanitize(refused.join('; '), 'cell')}. Choose another customer.`)
+        input = {...input, customer_id: await pickCustomer(wizard)}
+        return undefined
+      })
+    const {idempotencyKey, order} = created
     io.interruptNote = undefined
     if (idempotencyKey && !flags['idempotency-key']) io.info(`Idempotency-Key: ${idempotencyKey}`)
     const shown = idempotencyKey ? {...order, idempotency_key: idempotencyKey} : order
