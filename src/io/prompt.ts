@@ -138,7 +138,7 @@ export async function promptCount(io: IOStreams, message: string, defaultValue: 
   // The bound said as a person would ("at least 1"), not inquirer's "between 1 and Infinity".
   const validate = (value: number | undefined) =>
     value !== undefined && Number.isInteger(value) && value >= min ? true : `Enter a whole number of at least ${min}.`
-  return (await number({default: defaultValue, message, required: true, validate}, context(io)))
+  return await number({default: defaultValue, message, required: true, validate}, context(io))
 }
 
 /** Yes or no, with a default; answering never throws (unlike confirmOrThrow). */
