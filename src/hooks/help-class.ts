@@ -8,6 +8,7 @@ import {Help} from '@oclif/core'
 import {processDeps} from '../base/deps.js'
 import {commandWordsOf, shellWords} from '../domain/alias.js'
 import {sanitize} from '../io/sanitize.js'
+import {wrapWords} from '../io/wrap.js'
 import {aliasesOf} from '../services/aliases.js'
 
 export default class CommerceHelp extends Help {
@@ -32,6 +33,14 @@ export default class CommerceHelp extends Help {
       }
     }
     return super.showHelp(argv)
+  }
+
+  /**
+   * What oclif leaves long (the root description, examples) wrapped at spaces to the help's width, as the terminal
+   * would otherwise cut it inside a word or a flag; oclif's own wrapped sections are left as they are.
+   */
+  protected log(...args: string[]): void {
+    super.log(...args.map((text) => wrapWords(text, this.opts.maxWidth || 80)))
   }
 
   protected async showRootHelp(): Promise<void> {

@@ -11,6 +11,7 @@ import {Chalk, type ChalkInstance} from 'chalk'
 import {project} from './fields.js'
 import type {JqFilter} from './jq.js'
 import {sanitize} from './sanitize.js'
+import {wrapWords} from './wrap.js'
 import {isObject} from '../domain/json.js'
 import type {ValueOptions} from './values.js'
 
@@ -151,7 +152,9 @@ export class IOStreams {
   /** Status and information for people: stderr. */
   info(text: string): void {
     this.clearStatus()
-    const plain = this.errColor ? text : text.replace(ANSI_SGR, '')
+    let plain = this.errColor ? text : text.replace(ANSI_SGR, '')
+    // On a terminal, wrapped at spaces to its width: the terminal itself would cut words, flags and commands.
+    if (this.isStderrTTY) plain = wrapWords(plain, this.stderr.columns || 80)
     this.stderr.write(plain.endsWith('\n') ? plain : plain + '\n')
   }
 
