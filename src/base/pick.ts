@@ -9,6 +9,7 @@ import {promptSearch, type SearchChoice} from '../io/prompt.js'
 import {sanitize} from '../io/sanitize.js'
 import type {IOStreams} from '../io/streams.js'
 import {formatMoney, relativeTime} from '../io/values.js'
+import {cellWidth, fitCells, padCells} from '../io/width.js'
 import {type Candidate, candidates, type PickKind, type PickSource} from '../services/pickers.js'
 
 const NOUNS: Record<PickKind, string> = {
@@ -22,24 +23,45 @@ const NOUNS: Record<PickKind, string> = {
 
 const MORE = Symbol('more')
 
-export function labelOf(c: Candidate, io: IOStreams, now: number): {name: string; description?: string} {
+/** What a person recognises a candidate by, in columns: the id first. */
+export function cellsOf(c: Candidate, io: IOStreams, now: number): string[] {
   const cell = (v: string | number | undefined) => sanitize(String(v ?? ''), 'cell')
-  if (c.customer) return {name: `${c.customer.id}  ${cell(c.customer.name)}  ${cell(c.customer.email)}`}
+  if (c.customer) return [String(c.customer.id), cell(c.customer.name), cell(c.customer.email)]
   if (c.order) {
     const o = c.order
     const placed = Date.parse(String(o.placed_at ?? ''))
-    const age = Number.isNaN(placed) ? '' : `  ${relativeTime(placed, now)}`
-    return {name: `${o.id}  customer ${o.customer_id}  ${o.status}  ${formatMoney(o.total, o.currency, io.values.moneyUnit)}${age}`}
+    return [
+      String(o.id),
+      `customer ${o.customer_id}`,
+      o.status,
+      formatMoney(o.total, o.currency, io.values.moneyUnit),
+      Number.isNaN(placed) ? '' : relativeTime(placed, now),
+    ]
   }
   if (c.product) {
     const p = c.product
-    return {
-      name: `${p.id}  ${cell(p.name)}  ${formatMoney(p.price, p.currency, io.values.moneyUnit)}${p.in_stock === false ? '  (out of stock)' : ''}`,
-    }
+    return [String(p.id), cell(p.name), formatMoney(p.price, p.currency, io.values.moneyUnit), p.in_stock === false ? '(out of stock)' : '']
   }
   const e = c.event!
-  const status = e.forward_status === null ? 'no answer' : String(e.forward_status)
-  return {name: `${e.id}  ${cell(e.type)}  ${status}  ${relativeTime(Date.parse(e.received_at), now)}`}
+  return [cell(e.id), cell(e.type), e.forward_status === null ? 'no answer' : String(e.forward_status), relativeTime(Date.parse(e.received_at), now)]
+}
+
+/** The most a column other than the id takes before it is cut with `…`. */
+const MAX_CELL = 32
+
+/**
+ * Candidates as lines of aligned columns that fit the terminal (the picker's `❯ ` and a margin aside): the id
+ * whole, the other columns as wide as their widest (at most MAX_CELL), the line cut with `…` past the width.
+ */
+export function labelLines(rows: readonly string[][], columns: number): string[] {
+  const widths: number[] = []
+  for (const row of rows) row.forEach((text, i) => (widths[i] = Math.max(widths[i] ?? 0, Math.min(i === 0 ? Infinity : MAX_CELL, cellWidth(text)))))
+  const room = Math.max(20, columns - 4)
+  return rows.map((row) => {
+    const [id, ...rest] = row
+    const line = rest.map((text, i) => padCells(fitCells(text, widths[i + 1]), widths[i + 1])).join('  ')
+    return `${padCells(id, widths[0])}  ${fitCells(line.trimEnd(), Math.max(1, room - widths[0] - 2))}`.trimEnd()
+  })
 }
 
 /** Whether a person can be asked for a record: a terminal both ways (stdin and stdout) and no --json. */
@@ -79,7 +101,11 @@ export async function pickId(o: PickOptions): Promise<number | string> {
       async (term) => {
         const {candidates: found, more} = !term && first?.pages === pages ? first.page : await candidates(o.kind, o.source, term, pages)
         offered = found.length
-        const choices: Array<SearchChoice<number | string | typeof MORE>> = found.map((c) => ({...labelOf(c, o.io, o.now()), value: c.id}))
+        const lines = labelLines(
+          found.map((c) => cellsOf(c, o.io, o.now())),
+          o.io.stderr.columns || 80,
+        )
+        const choices: Array<SearchChoice<number | string | typeof MORE>> = found.map((c, i) => ({name: lines[i], value: c.id}))
         if (more) choices.push({name: `… more (${counted(offered, noun.split(' ')[0])} shown; load the next page)`, value: MORE})
         if (found.length === 0 && !term) throw new Error(`No ${noun} to choose from.`)
         return choices

@@ -113,7 +113,8 @@ export async function promptSearch<V>(
             return true
           },
         },
-        {...context(io), signal: cancel.signal},
+        // Cleared when done: no list is left on the screen after Esc, nor a "more" line after loading more.
+        {...context(io), clearPromptOnDone: true, signal: cancel.signal},
       )
       if (nothing) {
         note = ` (nothing matched "${latest?.term ?? ''}")`

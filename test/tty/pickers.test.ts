@@ -21,10 +21,31 @@ describe('pickers', () => {
     const term = await startInTmux(['customers', 'get'], {env: fx.env})
     await term.waitFor('Which customer?')
     await term.type(customer.email)
-    await term.waitFor(new RegExp(`❯ ${id}  ${customer.name}  ${customer.email}`))
+    await term.waitFor(new RegExp(`❯ ${id} +${customer.name} +${customer.email}`))
     await term.sendKeys('Enter')
     expect(await term.waitForExit()).toBe(0)
     expect(await term.capture()).toMatch(new RegExp(`email\\s+${customer.email}`))
+  })
+
+  it('at 60 columns: candidates in aligned columns that fit (ids whole); Esc clears the list from the screen', async () => {
+    for (const name of ['Al', `Bartholomew ${'Longname-'.repeat(6)}End`, 'Cy Short'])
+      expect(
+        (await fx.api('POST', '/api/v2/customers', {email: `align-${name.length}-${process.pid}@example.com`, name, send_invite: false})).status,
+      ).toBe(201)
+    const term = await startInTmux(['customers', 'get'], {env: {...fx.env, NO_COLOR: '1'}, width: 60})
+    await term.waitFor('Which customer?')
+    await term.type('align-')
+    const screen = await term.waitFor(/align-8-[\s\S]*align-2-/)
+    const rows = screen.split('\n').filter((l) => /align-\d+-/.test(l))
+    expect(rows.length, screen).toBe(3)
+    for (const l of rows) expect(l.length, l).toBeLessThanOrEqual(60)
+    // The name column starts at the same place on every row, and the long one is cut with … (its row still fits).
+    const starts = rows.map((l) => /^\W*\d+ +/.exec(l)![0].length)
+    expect(new Set(starts).size, rows.join('\n')).toBe(1)
+    expect(rows.some((l) => l.includes('…'))).toBe(true)
+    await term.sendKeys('Escape')
+    expect(await term.waitForExit()).toBe(130)
+    expect(await term.capture()).not.toMatch(/align-\d+-/)
   })
 
   it('orders refund offers paid and shipped orders only; the choice is confirmed naming the order, then refunded', async () => {
@@ -36,7 +57,7 @@ describe('pickers', () => {
     })
     const term = await startInTmux(['orders', 'refund'], {env: fx.env})
     const screen = await term.waitFor('Which order (paid or shipped)?')
-    await term.waitFor(new RegExp(`❯ ${paid}  customer \\d+  paid`))
+    await term.waitFor(new RegExp(`❯ ${paid} +customer \\d+ +paid`))
     expect(await term.capture()).not.toMatch(new RegExp(`\\b${pendingOrder.body.id}  customer`))
     expect(screen).toBeTruthy()
     await term.sendKeys('Enter')
@@ -48,7 +69,7 @@ describe('pickers', () => {
     const term = await startInTmux(['products', 'get'], {env: fx.env})
     await term.waitFor('Which product?')
     await term.type('Kettle')
-    await term.waitFor(/❯ 4 {2}Gooseneck Kettle/)
+    await term.waitFor(/❯ 4 +Gooseneck Kettle/)
     await term.sendKeys('Enter')
     expect(await term.waitForExit()).toBe(0)
     expect(await term.capture()).toMatch(/name\s+Gooseneck Kettle/)
@@ -69,7 +90,7 @@ describe('pickers', () => {
     }
     await openInbox(fx.env).append(record)
     const term = await startInTmux(['webhooks', 'events', 'get'], {env: fx.env})
-    await term.waitFor(/❯ evt_pickme123 {2}order\.paid {2}200/)
+    await term.waitFor(/❯ evt_pickme123 +order\.paid +200/)
     await term.sendKeys('Enter')
     expect(await term.waitForExit()).toBe(0)
     expect(await term.capture()).toContain('evt_pickme123')
@@ -83,12 +104,12 @@ describe('pickers', () => {
     const term = await startInTmux(['customers', 'get', '--fields', 'email'], {env: fx.env})
     await term.waitFor('Which customer?')
     await term.type('more.example')
-    await term.waitFor(/❯ \d+ {2}Paged 30/)
+    await term.waitFor(/❯ \d+ +Paged 30/)
     // Keys count once the search for the whole term has answered: the first Down is sent until it moves the
     // cursor (a capture can show the new term a moment before the prompt starts loading its results).
     for (let tries = 0; ; tries++) {
       await term.sendKeys('Down')
-      const moved = await term.waitFor(/❯ \d+ {2}Paged 29/, {timeoutMs: 500}).then(
+      const moved = await term.waitFor(/❯ \d+ +Paged 29/, {timeoutMs: 500}).then(
         () => true,
         () => false,
       )
@@ -102,7 +123,7 @@ describe('pickers', () => {
     await term.sendKeys('Enter')
     await term.waitFor(/Which customer\?.*\n(?![\s\S]*… more)/)
     await term.type('page-0@')
-    await term.waitFor(/❯ \d+ {2}Paged 0 {2}page-0@more\.example/)
+    await term.waitFor(/❯ \d+ +Paged 0 +page-0@more\.example/)
     await term.sendKeys('Enter')
     expect(await term.waitForExit()).toBe(0)
     expect(await term.capture()).toContain('page-0@more.example')
@@ -111,7 +132,7 @@ describe('pickers', () => {
   it('Esc cancels: exit 130, nothing deleted', async () => {
     const id = await newCustomer(fx)
     const term = await startInTmux(['customers', 'delete'], {env: fx.env})
-    await term.waitFor(new RegExp(`❯ ${id}  `))
+    await term.waitFor(new RegExp(`❯ ${id} +`))
     await term.sendKeys('Escape')
     expect(await term.waitForExit()).toBe(130)
     expect(await term.capture()).toContain('Cancelled: nothing was sent.')
@@ -120,7 +141,7 @@ describe('pickers', () => {
 
   it('a service failing once the picker is open is an error line in it, not a stack trace', async () => {
     const term = await startInTmux(['products', 'get'], {env: fx.env})
-    await term.waitFor(/❯ \d+ {2}/)
+    await term.waitFor(/❯ \d+ +/)
     await fx.api('POST', '/_sandbox/faults', {count: 10, method: 'GET', path: '/api/v2/products*', status: 400})
     try {
       await term.type('Ket')
@@ -157,7 +178,7 @@ describe('pickers', () => {
     const zoe = (await fx.api('POST', '/api/v2/customers', {email: `zoe-${process.pid}@picker.example`, name: 'Zoe Picked', send_invite: false})).body
     const other = await newCustomer(fx)
     const term = await startInTmux(['customers', 'update', '--plan', 'picked-plan'], {env: fx.env})
-    await term.waitFor(new RegExp(`❯ ${other}  `))
+    await term.waitFor(new RegExp(`❯ ${other} +`))
     // Every search from now on takes 600 ms: the text and Enter arrive while the list on screen is the first one.
     await fx.api('POST', '/_sandbox/faults', {count: 20, delay_ms: 600, method: 'GET', path: '/api/v2/customers*'})
     try {
@@ -201,13 +222,13 @@ describe('orders create, built on a terminal', () => {
     const term = await startInTmux(['orders', 'create'], {env: fx.env})
     await term.waitFor('Which customer?')
     await term.type(customer.email)
-    await term.waitFor(new RegExp(`❯ ${customerId}  `))
+    await term.waitFor(new RegExp(`❯ ${customerId} +`))
     await term.sendKeys('Enter')
     await term.waitFor('Currency:')
     await term.sendKeys('Down', 'Enter') // EUR, the second of USD EUR GBP
     await term.waitFor('Add a product (prices in EUR')
     await term.type('Moka')
-    await term.waitFor(/❯ 9 {2}Moka Pot/)
+    await term.waitFor(/❯ 9 +Moka Pot/)
     await term.sendKeys('Enter')
     await term.waitFor('Quantity of Moka Pot')
     await term.sendKeys('BSpace')
@@ -236,14 +257,14 @@ describe('orders create, built on a terminal', () => {
     await term.waitFor('Which customer? (active or invited')
     await term.type(archivedRecord.email)
     await term.waitFor(/No (matches|results)|no match/i)
-    expect(await term.capture()).not.toMatch(new RegExp(`❯ ${archived}  `))
+    expect(await term.capture()).not.toMatch(new RegExp(`❯ ${archived} +`))
     for (let i = 0; i < archivedRecord.email.length; i++) await term.sendKeys('BSpace')
     await term.type(await emailOf(first))
-    await term.waitFor(new RegExp(`❯ ${first}  `))
+    await term.waitFor(new RegExp(`❯ ${first} +`))
     await term.sendKeys('Enter')
     await term.waitFor('Add a product (prices in USD')
     await term.type('Moka')
-    await term.waitFor(/❯ 9 {2}Moka Pot/)
+    await term.waitFor(/❯ 9 +Moka Pot/)
     await term.sendKeys('Enter')
     await term.waitFor('Quantity of Moka Pot')
     await term.sendKeys('BSpace')
@@ -270,7 +291,7 @@ describe('orders create, built on a terminal', () => {
     await term.waitFor(`The service refused customer ${first}`)
     await term.waitFor(/Which customer\? \(active or invited/)
     await term.type(await emailOf(second))
-    await term.waitFor(new RegExp(`❯ ${second}  `))
+    await term.waitFor(new RegExp(`❯ ${second} +`))
     await term.sendKeys('Enter')
     expect(await term.waitForExit()).toBe(0)
     const id = Number(/Created order (\d+)/.exec(await term.capture())![1])
