@@ -11,6 +11,8 @@ import {join} from 'node:path'
 
 import {writeFileAtomic} from '../domain/files.js'
 import type {PickKind} from './pickers.js'
+import {servedOperations} from '../domain/schema.js'
+import {API_METHODS} from './api.js'
 
 /** The id arguments completed from the account (`commerce completion-ids KIND`), by command. */
 export const ID_COMPLETIONS: Readonly<Record<string, PickKind>> = {
@@ -27,8 +29,44 @@ export const ID_COMPLETIONS: Readonly<Record<string, PickKind>> = {
 /** The global flag whose value is a profile name (profileFlag in base/flags.ts): completed with the config's names. */
 const PROFILE = {char: 'p', name: 'profile'}
 
+/**
+ * What `commerce api <TAB>` offers: the operations' paths, from the table the sandbox routes and the OpenAPI
+ * document describes (a path with an id, up to it: `/api/v2/customers/`). Static: nothing from a server.
+ */
+export function apiPaths(): string[] {
+  return [...new Set(servedOperations().map(({op, version}) => `/api/${version}${op.path.replace(/\{\w+\}.*$/, '')}`))].sort()
+}
+
+/** The bash lines completing a profile name after --profile: those of the config; never a file name. */
+function bashProfiles(bin: string): string {
+  return `    # A profile name: those of the config (\`${bin} completion-ids profile\`); never a file name.
+    if [[ "$__prev" == --${PROFILE.name} || "$__prev" == -${PROFILE.char} ]]; then
+      compopt +o default 2>/dev/null
+      COMPREPLY=()
+      while IFS= read -r __line; do
+        [[ "$__line" =~ ^[A-Za-z0-9_.@+-]+$ && "$__line" == "$__cur"* ]] && COMPREPLY+=("$__line")
+      done < <("\${COMP_WORDS[0]}" completion-ids profile 2>/dev/null </dev/null)
+      return 0
+    fi`
+}
+
+/** `api`'s method flag (its values completed as the methods). */
+const METHOD = {char: 'X', name: 'method'}
+
+/** The bash lines completing `commerce api <TAB>`: the operations' paths (static); one ending in / waits for its id. */
+function bashApiPaths(bin: string): string {
+  return `    # \`${bin} api <TAB>\`: the operations' paths.
+    if [[ "$__cmd" == api ]]; then
+      compopt +o default 2>/dev/null
+      COMPREPLY=()
+      for __line in ${apiPaths().join(' ')}; do [[ "$__line" == "$__cur"* ]] && COMPREPLY+=("$__line"); done
+      [[ \${#COMPREPLY[@]} -eq 1 && "\${COMPREPLY[0]}" == */ ]] && compopt -o nospace 2>/dev/null
+      return 0
+    fi`
+}
+
 /** Bumped whenever the script this service appends changes, so that old caches are rebuilt. */
-const SCRIPT_VERSION = 5
+const SCRIPT_VERSION = 6
 
 export interface CompletionFlag {
   char?: string
@@ -82,6 +120,7 @@ export function bashValueCompletion(bin: string, commands: readonly CompletionCo
       cases.push(`        ${keys.join('|')}) __vals=(${flag.options.map((o) => bashQuote(o)).join(' ')}) ;;`)
     }
   }
+  cases.push(`        'api -${METHOD.char}'|'api --${METHOD.name}') __vals=(${API_METHODS.join(' ')}) ;;`)
   const firstWords = firstWordsOf(commands)
   const idCases = Object.entries(ID_COMPLETIONS)
     .map(([command, kind]) => `      ${bashQuote(command)}) __kind=${kind} ;;`)
@@ -116,15 +155,7 @@ ${cases.join('\n')}
       for __line in "\${__vals[@]}"; do [[ "$__line" == "$__cur"* ]] && COMPREPLY+=("$__line"); done
       return 0
     fi
-    # A profile name: those of the config (\`${bin} completion-ids profile\`); never a file name.
-    if [[ "$__prev" == --${PROFILE.name} || "$__prev" == -${PROFILE.char} ]]; then
-      compopt +o default 2>/dev/null
-      COMPREPLY=()
-      while IFS= read -r __line; do
-        [[ "$__line" =~ ^[A-Za-z0-9_.@+-]+$ && "$__line" == "$__cur"* ]] && COMPREPLY+=("$__line")
-      done < <("\${COMP_WORDS[0]}" completion-ids profile 2>/dev/null </dev/null)
-      return 0
-    fi
+${bashProfiles(bin)}
   fi
   # An id argument right after its command: ids from the account (within 1 s, or none; errors never shown).
   if [[ "$__cur" != -* ]]; then
@@ -134,6 +165,7 @@ ${cases.join('\n')}
     case "$__cmd" in
 ${idCases}
     esac
+${bashApiPaths(bin)}
     if [[ -n "$__kind" ]]; then
       # Each line is \`id:description\`; only an id of the documented shape is offered (completion-ids checks it too).
       # No ids (none, or no answer in time) offers nothing: an id is never a file name (\`-o default\` is for the rest).
@@ -199,7 +231,23 @@ _${bin}
       `The zsh script of @oclif/plugin-autocomplete changed: the ${PROFILE.name} flag is not described where src/services/completion.ts expects it.`,
     )
   out = out.replace(profileFlag, `$1:profile:_${bin}_complete_profiles"`)
+  // `api`: its path from the operations, its method from the methods (the plugin offers file names for both).
+  const apiStart = out.indexOf('\napi)\n_arguments -S \\\n')
+  const apiEnd = apiStart < 0 ? -1 : out.indexOf('"*: :_files" ;;', apiStart)
+  const [c, n] = [METHOD.char, METHOD.name]
+  const methodSpec = new RegExp(`("\\(-${c} --${n}\\)"\\{-${c},--${n}\\}"\\[[^\\]\\n]*\\]):file:_files"`)
+  if (apiStart < 0 || apiEnd < 0 || !methodSpec.test(out.slice(apiStart, apiEnd)))
+    throw new Error('The zsh script of @oclif/plugin-autocomplete changed: `api` is not where src/services/completion.ts expects it.')
+  const apiBlock = out.slice(apiStart, apiEnd).replace(methodSpec, `$1:method:(${API_METHODS.join(' ')})"`)
+  out = `${out.slice(0, apiStart)}${apiBlock}"1: :_${bin}_complete_api_paths" "*: :_files" ;;${out.slice(apiEnd + '"*: :_files" ;;'.length)}`
   const helper = `
+# Added by ${bin}: the operations' paths for \`${bin} api\` (one ending in / waits for its id, no space after it).
+_${bin}_complete_api_paths() {
+  local -a paths
+  paths=(${apiPaths().join(' ')})
+  compadd -- \${paths:#*/}
+  compadd -S '' -- \${(M)paths:#*/}
+}
 # Added by ${bin}: ids from the account, with what each is (within 1 s, or none; errors never shown).
 _${bin}_complete_ids() {
   local -a ids

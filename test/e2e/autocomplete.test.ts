@@ -41,6 +41,14 @@ describe('autocomplete', () => {
     expect(complete(['commerce', ...currencyCommand![1].split(' '), '--currency', ''])).toEqual(['EUR', 'GBP', 'USD'])
   })
 
+  it("bash completes `api`'s path from the operations and its method (never file names)", () => {
+    expect(complete(['commerce', 'api', '/api/v2/cu'])).toEqual(['/api/v2/customers', '/api/v2/customers/'])
+    expect(complete(['commerce', 'api', '/api/v1/products/'])).toEqual(['/api/v1/products/search'])
+    expect(complete(['commerce', 'api', ''])).toHaveLength(16)
+    expect(complete(['commerce', 'api', '-X', ''])).toEqual(['DELETE', 'GET', 'PATCH', 'POST'])
+    expect(complete(['commerce', 'api', '--method', 'P'])).toEqual(['PATCH', 'POST'])
+  })
+
   it('zsh lists the values of enum flags', () => {
     const zsh = readFileSync(join(cache, 'functions', 'zsh', '_commerce'), 'utf8')
     expect(zsh).toContain('options:(USD EUR GBP)')

@@ -99,6 +99,25 @@ describe('completion never offers file names where a value is no file', () => {
     }
   })
 
+  it('zsh: `api` completes its path from the operations and its method', async () => {
+    const {dir, env} = await setUp()
+    try {
+      const term = await startInTmux([], {env, program: ['zsh', '-f']})
+      await term.type(`cd ${dir.dir}; fpath=(${join(scripts, 'zsh')} $fpath); autoload -U compinit; compinit -u; clear`)
+      await term.sendKeys('Enter')
+      await term.type('commerce api /api/v2/or')
+      await term.sendKeys('Tab')
+      await term.waitFor(/commerce api \/api\/v2\/orders$/m)
+      await term.sendKeys('C-c')
+      await term.type('clear; commerce api -X ')
+      await term.sendKeys('Tab')
+      await term.waitFor(/DELETE\s+GET\s+PATCH\s+POST/)
+      expect(await term.capture()).not.toContain('zz-a-file-here')
+    } finally {
+      dir.cleanup()
+    }
+  })
+
   it('zsh: --profile <Tab> offers the profiles', async () => {
     const {dir, env} = await setUp()
     try {
