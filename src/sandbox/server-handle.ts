@@ -30,6 +30,8 @@ export interface Site {
 export interface SandboxAnswer {
   method: string
   path: string
+  /** The query string, without `?`. */
+  query: string
   status: number
   headers: Record<string, string>
   /** The response body as sent (undefined for none). */
@@ -111,7 +113,7 @@ export async function handleRequest(site: Site, req: IncomingMessage, res: Serve
     res.destroy()
   }
   if (!unlogged(method, path)) requestLog.add({...entry, duration_ms: Math.round((monotonicMs() - started) * 10) / 10, response_text: text})
-  if (!fault) site.onAnswer?.({headers: {...reply.headers}, method, path, requestBody, status: reply.status, text})
+  if (!fault) site.onAnswer?.({headers: {...reply.headers}, method, path, query: entry.query, requestBody, status: reply.status, text})
 }
 
 /** An injected fault: its delay, then a dropped connection or its status (thrown as the reply); else nothing. */

@@ -42,7 +42,7 @@ function validatorOf(schema: {$ref?: string}): ValidateFunction {
 }
 
 /** The problems of one answer (empty when it conforms, or when it is not an operation of the document). */
-export function problemsOf(answer: Pick<SandboxAnswer, 'method' | 'path' | 'status' | 'text' | 'requestBody'>): string[] {
+export function problemsOf(answer: Pick<SandboxAnswer, 'method' | 'path' | 'status' | 'text' | 'requestBody'> & {query?: string}): string[] {
   if (!answer.path.startsWith('/api/')) return []
   const route = routes.find((r) => r.regex.test(answer.path))
   const op = route?.methods[answer.method.toLowerCase()]
@@ -68,6 +68,21 @@ export function problemsOf(answer: Pick<SandboxAnswer, 'method' | 'path' | 'stat
     const validate = validatorOf(requestSchema)
     if (!validate(answer.requestBody))
       problems.push(`${where}: an accepted request body breaks the request schema: ${ajv!.errorsText(validate.errors)}`)
+  }
+  if (answer.status < 300) problems.push(...queryProblems(op, answer.query ?? '', where))
+  return problems
+}
+
+/** An accepted request's query parameters against the operation's (integers typed as the sandbox reads them). */
+function queryProblems(op: Operation & {parameters?: Array<{in: string; name: string; schema: object}>}, query: string, where: string): string[] {
+  const problems: string[] = []
+  for (const [name, value] of new URLSearchParams(query)) {
+    const parameter = op.parameters?.find((p) => p.in === 'query' && p.name === name)
+    if (!parameter) continue
+    const typed = (parameter.schema as {type?: string}).type === 'integer' && /^-?\d+$/.test(value) ? Number(value) : value
+    const validate = validatorOf(parameter.schema)
+    if (!validate(typed))
+      problems.push(`${where}: an accepted query parameter ${name}=${value} breaks its schema: ${ajv!.errorsText(validate.errors)}`)
   }
   return problems
 }

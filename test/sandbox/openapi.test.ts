@@ -68,5 +68,15 @@ describe('the OpenAPI document', () => {
       text: JSON.stringify(good),
     })
     expect(accepted[0]).toMatch(/request schema/)
+    const list = {data: [], meta: {page: 1, per_page: 500, total: 0}}
+    const query = problemsOf({
+      method: 'GET',
+      path: '/api/v2/customers',
+      query: 'per_page=500',
+      requestBody: null,
+      status: 200,
+      text: JSON.stringify(list),
+    })
+    expect(query[0]).toMatch(/query parameter per_page=500/)
   })
 })
