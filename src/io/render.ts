@@ -151,7 +151,7 @@ export function fitTable(
     )
     const widths = total(first) <= available ? first : fitWidths(first, available, floor)
     let drop = keep.findLastIndex((i) => !fixed(i) && !important(i))
-    if (drop <= 0) drop = keep.findLastIndex((i) => !fixed(i))
+    if (drop === -1) drop = keep.findLastIndex((i) => !fixed(i))
     if (total(widths) <= available || keep.length <= 2 || drop <= 0) return {keep, widths}
     keep = keep.filter((_, k) => k !== drop)
   }

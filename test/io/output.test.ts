@@ -106,5 +106,11 @@ describe('ids are never cut', () => {
     expect(keep).toEqual([0, 1, 2])
     expect(widths).toEqual([40, 30, 6])
     expect(fitTable(['id', 'name'], [10, 90], 80)).toEqual({keep: [0, 1], widths: [10, 68]})
+    // An important column (a URL) keeps its width while the others narrow, then narrows itself; a whole one never.
+    expect(fitTable(['id', 'url', 'events', 'secret'], [19, 60, 40, 6], 80, {important: ['url']})).toEqual({
+      keep: [0, 1, 2, 3],
+      widths: [19, 43, 6, 6],
+    })
+    expect(fitTable(['when', 'id', 'type', 'status', 'error'], [14, 20, 30, 14, 40], 80, {whole: ['type']}).widths[2]).toBe(30)
   })
 })
