@@ -1,7 +1,7 @@
 /** Scenarios, reset and snapshots of the running sandbox, through its control path. */
 import {readFileSync} from 'node:fs'
 
-import {UsageError} from '../../errors.js'
+import {CliError, EXIT, UsageError} from '../../errors.js'
 import {fileProblem} from '../../domain/files.js'
 import {nestsDeeper} from '../../domain/json.js'
 import {MAX_SCENARIO_DEPTH} from '../../domain/scenario.js'
@@ -67,6 +67,12 @@ export async function reset(env: NodeJS.ProcessEnv): Promise<Counts> {
 
 export const saveSnapshot = (env: NodeJS.ProcessEnv, name: string) => control<SnapshotInfo>(env, 'POST', '/snapshots', {body: {name}})
 export const listSnapshots = async (env: NodeJS.ProcessEnv) => (await control<{data: SnapshotInfo[]}>(env, 'GET', '/snapshots')).data
+/** The saved snapshot of that name; exit 4 (checked before asking anything) when there is none. */
+export async function snapshotNamed(env: NodeJS.ProcessEnv, name: string): Promise<SnapshotInfo> {
+  const found = (await listSnapshots(env)).find((s) => s.name === name)
+  if (!found) throw new CliError(`No snapshot is named "${name}".`, {exitCode: EXIT.notFound, hint: 'See `commerce sandbox snapshot list`.'})
+  return found
+}
 export const deleteSnapshot = (env: NodeJS.ProcessEnv, name: string) =>
   control<{deleted: string}>(env, 'DELETE', `/snapshots/${encodeURIComponent(name)}`)
 export const restoreSnapshot = (env: NodeJS.ProcessEnv, name: string) =>

@@ -123,7 +123,7 @@ export function storedSecretFor(record: InboxRecord, stored: Readonly<Record<str
 }
 
 interface ReplayInput {
-  /** The receiver; when absent, each event's recorded one (`targetOf`). */
+  /** The receiver; when absent, each event's recorded one (`targetsOf`). */
   forwardTo?: string
   secret?: string
   storedSecrets?: Readonly<Record<string, string>>

@@ -2,9 +2,8 @@ import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../../base/command.js'
 import {yesFlag} from '../../../base/flags.js'
-import {CliError, EXIT} from '../../../errors.js'
 import {confirmAfterCheck} from '../../../io/prompt.js'
-import {deleteSnapshot, listSnapshots} from '../../../services/sandbox/scenario.js'
+import {deleteSnapshot, snapshotNamed} from '../../../services/sandbox/scenario.js'
 import {counted} from '../../../domain/text.js'
 
 export default class SandboxSnapshotDelete extends BaseCommand<typeof SandboxSnapshotDelete> {
@@ -17,8 +16,7 @@ export default class SandboxSnapshotDelete extends BaseCommand<typeof SandboxSna
   async run(): Promise<void> {
     const {args, flags, io} = this
     await confirmAfterCheck(io, flags.yes, async () => {
-      const found = (await listSnapshots(this.deps.env)).find((s) => s.name === args.name)
-      if (!found) throw new CliError(`No snapshot is named "${args.name}".`, {exitCode: EXIT.notFound, hint: 'See `commerce sandbox snapshot list`.'})
+      const found = await snapshotNamed(this.deps.env, args.name)
       return `Delete snapshot ${args.name} (${counted(found.customers, 'customer')}, ${counted(found.orders, 'order')}, saved ${found.saved_at})?`
     })
     const answer = await deleteSnapshot(this.deps.env, args.name)

@@ -2,9 +2,8 @@ import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../../base/command.js'
 import {yesFlag} from '../../../base/flags.js'
-import {CliError, EXIT} from '../../../errors.js'
 import {confirmAfterCheck} from '../../../io/prompt.js'
-import {currentCounts, describeCounts, listSnapshots, restoreSnapshot} from '../../../services/sandbox/scenario.js'
+import {currentCounts, describeCounts, restoreSnapshot, snapshotNamed} from '../../../services/sandbox/scenario.js'
 
 export default class SandboxSnapshotRestore extends BaseCommand<typeof SandboxSnapshotRestore> {
   static args = {name: Args.string({description: 'Snapshot name.', required: true})}
@@ -16,8 +15,7 @@ export default class SandboxSnapshotRestore extends BaseCommand<typeof SandboxSn
   async run(): Promise<void> {
     const {args, flags, io} = this
     await confirmAfterCheck(io, flags.yes, async () => {
-      if (!(await listSnapshots(this.deps.env)).some((s) => s.name === args.name))
-        throw new CliError(`No snapshot is named "${args.name}".`, {exitCode: EXIT.notFound, hint: 'See `commerce sandbox snapshot list`.'})
+      await snapshotNamed(this.deps.env, args.name)
       return `Replace the local sandbox's ${describeCounts(await currentCounts(this.deps.env))} with snapshot ${args.name}?`
     })
     const answer = await restoreSnapshot(this.deps.env, args.name)
