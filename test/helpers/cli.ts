@@ -4,6 +4,7 @@
  */
 import {spawn} from 'node:child_process'
 import {mkdirSync, mkdtempSync, rmSync} from 'node:fs'
+import {type AddressInfo, createServer} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 
@@ -62,6 +63,19 @@ export function run(args: string[], options: RunOptions = {}): Promise<RunResult
     child.stdin.on('error', () => {})
     child.stdin.end(options.input ?? '')
   })
+}
+
+/**
+ * The URL of a loopback port nobody listens on (bound, then closed): a request to it is refused at once. Deadline
+ * tests run the same command against it first, to learn what starting the CLI costs on this machine now, so that
+ * their bound measures the wait alone and a loaded CI machine does not move it.
+ */
+export async function refusedUrl(): Promise<string> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const {port} = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return `http://127.0.0.1:${port}`
 }
 
 /**

@@ -87,9 +87,8 @@ describe('update notice', () => {
     answer = 'silent'
     const cfg = tempConfigDir()
     try {
-      const started = Date.now()
       await versionOnTerminal(cfg.dir)
-      expect(Date.now() - started).toBeLessThan(4000)
+      // The check records its attempt only when it gives up (5 s): no record yet means the command did not wait.
       expect(existsSync(stateOf(cfg.dir))).toBe(false)
       await vi.waitFor(() => expect(existsSync(stateOf(cfg.dir))).toBe(true), {interval: 200, timeout: 10_000})
       expect(JSON.parse(readFileSync(stateOf(cfg.dir), 'utf8')).latest).toBeUndefined()
