@@ -5,7 +5,7 @@
  * name (`{email: ['...']}`), which is the shape of the service's 422 body: the sandbox sends it as is, and the
  * CLI maps each field to the flag that sets it and refuses the input before any request (exit 2).
  */
-import {CURRENCIES, CUSTOMER_INCLUDES, CUSTOMER_STATUSES, EVENT_TYPES, LIMITS, SCOPES} from './schema.js'
+import {CURRENCIES, CUSTOMER_INCLUDES, CUSTOMER_STATUSES, LIMITS, SCOPES} from './schema.js'
 import {isObject} from './json.js'
 import {isEmail} from '@hyperjump/json-schema-formats'
 
@@ -173,15 +173,29 @@ export function validateRefund(body: unknown): FieldErrors {
   return errors
 }
 
-export function validateWebhookCreate(body: unknown, allowLoopbackHttp = false): FieldErrors {
+/**
+ * Event names are any non-empty strings: the service documents one (EVENT_TYPES) and may send more, so a name is
+ * for the service to judge; undefined when fine.
+ */
+export function checkEventNames(events: unknown): string | undefined {
+  if (!Array.isArray(events) || events.length < LIMITS.webhookMinEvents) return `must have at least ${LIMITS.webhookMinEvents} event`
+  if (events.some((name) => typeof name !== 'string' || name.trim() === '')) return 'must be non-empty names'
+  return undefined
+}
+
+/**
+ * A webhook endpoint's body. `narrowEvents` is a narrower rule of a service that knows which names it sends (the
+ * sandbox), applied to names that pass checkEventNames.
+ */
+export function validateWebhookCreate(
+  body: unknown,
+  allowLoopbackHttp = false,
+  narrowEvents?: (events: string[]) => string | undefined,
+): FieldErrors {
   const errors: FieldErrors = {}
   if (!isObject(body)) return {body: ['must be a JSON object']}
   add(errors, 'url', checkWebhookUrl(body.url, allowLoopbackHttp))
-  if (!Array.isArray(body.events) || body.events.length < LIMITS.webhookMinEvents) {
-    add(errors, 'events', `must have at least ${LIMITS.webhookMinEvents} event`)
-  } else {
-    for (const e of body.events) add(errors, 'events', checkOneOf(e, EVENT_TYPES))
-  }
+  add(errors, 'events', checkEventNames(body.events) ?? narrowEvents?.(body.events as string[]))
   return errors
 }
 

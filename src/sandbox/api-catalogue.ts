@@ -61,11 +61,8 @@ export function webhookHandlers(core: Core): Pick<Record<OperationId, OpHandler>
 
     createWebhook: async ({request}) => {
       const body = await request.body()
-      // Event names are the sandbox's to check: it sends SANDBOX_EVENTS (the CLI accepts any name).
-      const errors = validateWebhookCreate(body, true)
-      delete errors.events
-      const eventsProblem = checkSandboxEvents((body as {events?: unknown} | undefined)?.events)
-      if (eventsProblem) errors.events = [eventsProblem]
+      // Event names are the sandbox's to narrow: it sends SANDBOX_EVENTS (the CLI accepts any name).
+      const errors = validateWebhookCreate(body, true, checkSandboxEvents)
       if (hasErrors(errors)) throw validationError(errors)
       const record = createWebhook(core, body as {url: string; events: string[]})
       return {body: {...webhookView(record), signing_secret: record.signing_secret}, status: 201}

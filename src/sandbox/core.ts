@@ -183,14 +183,13 @@ export function deleteCustomer(core: Core, record: CustomerRecord, overrides?: O
   return emit(core, 'customer.deleted', customerView(record), overrides)
 }
 
-/** Event names an endpoint may subscribe to: the ones the sandbox sends. */
-export function checkSandboxEvents(events: unknown): string | undefined {
-  if (!Array.isArray(events) || events.length === 0) return 'must have at least 1 event'
-  const unknown = events.filter((e) => !(SANDBOX_EVENTS as readonly unknown[]).includes(e))
+/** Event names an endpoint may subscribe to in the sandbox: the ones it sends (its decision). */
+export function checkSandboxEvents(events: string[]): string | undefined {
+  const unknown = events.filter((e) => !(SANDBOX_EVENTS as readonly string[]).includes(e))
   return unknown.length > 0 ? `the sandbox sends ${SANDBOX_EVENTS.join(', ')}; not ${unknown.map((e) => JSON.stringify(e)).join(', ')}` : undefined
 }
 
-/** Registers an endpoint (input checked by validateWebhookCreate and checkSandboxEvents). */
+/** Registers an endpoint (input checked by validateWebhookCreate with checkSandboxEvents). */
 export function createWebhook(core: Core, input: {url: string; events: string[]}): WebhookRecord {
   const record = {
     created_at: isoNow(core),

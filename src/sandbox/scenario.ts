@@ -16,7 +16,7 @@ import {Store} from './store.js'
 /** Names -> ids of what a scenario created. */
 export type ScenarioIds = Record<string, number | string>
 
-const CHECKS = {checkEvents: checkSandboxEvents, loopbackWebhooks: true, sandbox: true}
+const CHECKS = {loopbackWebhooks: true, narrowEvents: checkSandboxEvents, sandbox: true}
 
 /** Applies `scenario` (already parsed JSON); 422 naming `kind.name.field` when anything is wrong, nothing created. */
 export function applyScenario(core: Core, scenario: unknown): ScenarioIds {

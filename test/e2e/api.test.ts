@@ -363,4 +363,16 @@ describe('api checks a body against its operation', () => {
     const good = await api(['v2/customers', '-F', 'email=ada@example.com', '-F', 'name=Ada'], {...env, COMMERCE_BASE_URL: fx.faulty!.url})
     expect([good.code, fx.faulty!.requests.length]).toEqual([0, 1])
   })
+
+  it('an event name the service does not document goes out (a service may send more); an empty one does not', async () => {
+    const env = await recorder(() => ({body: {id: 'we_1'}, status: 201}))
+    const url = ['-f', 'url=https://example.com/hook']
+    const named = await api(['v2/webhooks', ...url, '-f', 'events[]=invoice.finalized'], env)
+    expect(named.code, named.stderr).toBe(0)
+    expect(JSON.parse(fx.faulty!.requests[0].body)).toEqual({events: ['invoice.finalized'], url: 'https://example.com/hook'})
+    const empty = await api(['v2/webhooks', ...url, '-f', 'events[]='], env)
+    expect(empty.code).toBe(2)
+    expect(empty.stderr).toMatch(/events: must be non-empty names/)
+    expect(fx.faulty!.requests).toHaveLength(1)
+  })
 })

@@ -1,8 +1,8 @@
 /**
  * Property-based testing of the sandbox from its OpenAPI document (fast-check): generated requests, valid and
  * invalid, for every operation. Each answer: never a 5xx, a status the operation documents, a body that matches its
- * schema (test/helpers/openapi-check.ts); and a request the document says is valid is accepted (for the operations
- * whose acceptance does not depend on earlier requests). Bounded: a fixed seed, 600 runs and 25 s at most; the
+ * schema (test/helpers/openapi-check.ts); a request the document says is valid is accepted (for the operations
+ * whose acceptance does not depend on earlier requests); and `commerce api`'s own body check agrees with the answer. Bounded: a fixed seed, 600 runs and 25 s at most; the
  * sandbox's clock moves a minute before each request, so rate limits never decide (a fresh token each time).
  */
 import {isEmail} from '@hyperjump/json-schema-formats'
@@ -11,7 +11,8 @@ import addFormats from 'ajv-formats'
 import fc from 'fast-check'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {CURRENCIES, CUSTOMER_STATUSES, ORDER_STATUSES} from '../../src/domain/schema.js'
+import {CURRENCIES, CUSTOMER_STATUSES, type HttpMethod, ORDER_STATUSES} from '../../src/domain/schema.js'
+import {checkRequestBody} from '../../src/services/api-check.js'
 import {SANDBOX_EVENTS} from '../../src/sandbox/decisions.js'
 import {DOCUMENT, problemsOf} from '../helpers/openapi-check.js'
 import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
@@ -124,6 +125,16 @@ describe('property-based requests from the document', () => {
         const answer = await call(sb, method, `${path}${qs ? `?${qs}` : ''}`, {headers, json: body, token: t})
         expect(answer.status, `${method} ${path}: ${answer.text}`).toBeLessThan(500)
         expect(problemsOf({method, path, requestBody: body ?? null, status: answer.status, text: answer.text || undefined})).toEqual([])
+        // `commerce api` checks a body before sending it: never refusing one the sandbox takes, and each one it
+        // refuses one the sandbox refuses too.
+        let cliRefuses = false
+        try {
+          checkRequestBody({auth: true, body, method: method as HttpMethod, path})
+        } catch {
+          cliRefuses = true
+        }
+        if (answer.status < 300) expect(cliRefuses, `commerce api refuses ${method} ${path} ${JSON.stringify(body)}`).toBe(false)
+        if (cliRefuses) expect(answer.status, `commerce api refuses ${method} ${path} ${JSON.stringify(body)}`).toBeGreaterThanOrEqual(400)
         const accepts = ['createCustomer', 'createOrder', 'createWebhook', 'listCustomers', 'listOrders', 'listProducts']
         const opName = String(op.operationId).replace(/V\d$/, '')
         if (accepts.includes(opName) && (!schemaName || validBody(schemaName, body)) && validQuery(op, usedParams)) {
