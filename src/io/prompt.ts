@@ -4,6 +4,7 @@
  * inquirer's ExitPromptError, which BaseCommand.catch turns into exit 130 (the one place it is handled).
  */
 import {DeclinedError, UsageError} from '../errors.js'
+import {sanitize} from './sanitize.js'
 import type {IOStreams} from './streams.js'
 
 async function inquirer() {
@@ -14,19 +15,27 @@ function context(io: IOStreams) {
   return {input: io.stdin, output: io.stderr}
 }
 
+/**
+ * A question as the terminal shows it: questions name what a service or a file said (a customer's name, when a
+ * snapshot was saved), so every prompt's message goes through the sanitizer here, whoever composed it.
+ */
+function asked(message: string): string {
+  return sanitize(message, 'terminal')
+}
+
 export function needFlag(what: string, flag: string): UsageError {
   return new UsageError(`${what} is required: pass ${flag} (no prompt without an interactive terminal, or when CI is set).`)
 }
 
 export async function promptText(io: IOStreams, message: string, options: {validate?: (v: string) => string | true} = {}): Promise<string> {
   const {input} = await inquirer()
-  return input({message, required: true, validate: options.validate}, context(io))
+  return input({message: asked(message), required: true, validate: options.validate}, context(io))
 }
 
 /** A secret: typed characters are masked. */
 export async function promptSecret(io: IOStreams, message: string): Promise<string> {
   const {password} = await inquirer()
-  return password({mask: '*', message, validate: (v) => (v.length > 0 ? true : 'Required')}, context(io))
+  return password({mask: '*', message: asked(message), validate: (v) => (v.length > 0 ? true : 'Required')}, context(io))
 }
 
 /**
@@ -37,7 +46,7 @@ export async function confirmOrThrow(io: IOStreams, message: string, yes: boolea
   if (yes) return
   if (!io.canPrompt()) throw needFlag('Confirmation', '--yes')
   const {confirm} = await inquirer()
-  const ok = await confirm({default: false, message}, context(io))
+  const ok = await confirm({default: false, message: asked(message)}, context(io))
   if (!ok) throw new DeclinedError()
 }
 
@@ -90,7 +99,7 @@ export async function promptSearch<V>(
       let nothing = false
       const value = await search<V>(
         {
-          message: `${message}${note}`,
+          message: asked(`${message}${note}`),
           pageSize: 10,
           source: (term, {signal}) => {
             const results = source(term, signal)
@@ -130,7 +139,7 @@ export async function promptSearch<V>(
 /** One of `choices`, the default first selected. */
 export async function promptSelect<V extends string>(io: IOStreams, message: string, choices: readonly V[], defaultValue?: V): Promise<V> {
   const {select} = await inquirer()
-  return select<V>({choices: choices.map((value) => ({value})), default: defaultValue, message}, context(io))
+  return select<V>({choices: choices.map((value) => ({value})), default: defaultValue, message: asked(message)}, context(io))
 }
 
 /** A whole number from `min`, with a default. */
@@ -139,11 +148,11 @@ export async function promptCount(io: IOStreams, message: string, defaultValue: 
   // The bound said as a person would ("at least 1"), not inquirer's "between 1 and Infinity".
   const validate = (value: number | undefined) =>
     value !== undefined && Number.isInteger(value) && value >= min ? true : `Enter a whole number of at least ${min}.`
-  return await number({default: defaultValue, message, required: true, validate}, context(io))
+  return await number({default: defaultValue, message: asked(message), required: true, validate}, context(io))
 }
 
 /** Yes or no, with a default; answering never throws (unlike confirmOrThrow). */
 export async function promptYesNo(io: IOStreams, message: string, defaultValue: boolean): Promise<boolean> {
   const {confirm} = await inquirer()
-  return confirm({default: defaultValue, message}, context(io))
+  return confirm({default: defaultValue, message: asked(message)}, context(io))
 }
