@@ -12,7 +12,9 @@ import {fileURLToPath} from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const bin = join(root, 'bin', 'run.js')
-const dir = mkdtempSync(join(tmpdir(), 'commerce-demo-'))
+// COMMERCE_DEMO_DIR: a directory of the caller's, used and left in place (the test reads the sandbox's log there).
+const given = process.env.COMMERCE_DEMO_DIR
+const dir = given || mkdtempSync(join(tmpdir(), 'commerce-demo-'))
 const env = {...process.env, COMMERCE_CONFIG_DIR: dir}
 delete env.COMMERCE_PROFILE
 delete env.COMMERCE_BASE_URL
@@ -118,6 +120,6 @@ try {
 } finally {
   for (const child of background) child.kill('SIGTERM')
   commerce(['sandbox', 'stop'], {allowFail: true})
-  rmSync(dir, {force: true, recursive: true})
+  if (!given) rmSync(dir, {force: true, recursive: true})
 }
 process.exit(exitCode)

@@ -11,6 +11,7 @@ import {type Sandbox, startSandbox} from '../../src/sandbox/index.js'
 import {tempConfigDir} from '../helpers/cli.js'
 import {cellWidth} from '../../src/io/width.js'
 import {killAllSessions, startInTmux} from '../helpers/tmux.js'
+import {recordAnswer} from '../helpers/openapi-check.js'
 
 let sb: Sandbox
 let config: ReturnType<typeof tempConfigDir>
@@ -21,7 +22,7 @@ const MOVING = /Importing orders \[[=-]+\] [1-7]\/8 \| [\d.]+\/s \| \d+s left/
 
 beforeAll(async () => {
   // The real clock (the rate-limit window must pass): 2 orders per second, so 8 rows take a few seconds.
-  sb = await startSandbox({orderLimit: {limit: 2, windowSeconds: 1}})
+  sb = await startSandbox({onAnswer: recordAnswer, orderLimit: {limit: 2, windowSeconds: 1}})
   config = tempConfigDir()
   const key = sb.keys[0]
   env = {COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_CONFIG_DIR: config.dir, COMMERCE_KEY_ID: key.key_id, COMMERCE_KEY_SECRET: key.key_secret}

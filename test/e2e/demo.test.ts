@@ -1,12 +1,17 @@
 /** `npm run demo` (scripts/demo.js) runs the whole tour against its own sandbox and leaves nothing running. */
 import {spawnSync} from 'node:child_process'
 import {join} from 'node:path'
-import {expect, it} from 'vitest'
+import {afterAll, expect, it} from 'vitest'
 
-import {ROOT} from '../helpers/cli.js'
+import {ROOT, tempConfigDir} from '../helpers/cli.js'
+import {checkRequestLog} from '../helpers/openapi-check.js'
+
+const dir = tempConfigDir()
+// Removing it checks every answer its sandbox logged against the OpenAPI document (test/helpers/openapi-check.ts).
+afterAll(() => dir.cleanup())
 
 it('the demo tour runs every step and stops its sandbox', {timeout: 120_000}, () => {
-  const env: Record<string, string> = {HOME: process.env.HOME ?? '/tmp', LANG: 'C.UTF-8', PATH: process.env.PATH ?? ''}
+  const env: Record<string, string> = {COMMERCE_DEMO_DIR: dir.dir, HOME: process.env.HOME ?? '/tmp', LANG: 'C.UTF-8', PATH: process.env.PATH ?? ''}
   const res = spawnSync(process.execPath, [join(ROOT, 'scripts', 'demo.js')], {cwd: ROOT, encoding: 'utf8', env, timeout: 110_000})
   expect(res.status, res.stdout + res.stderr).toBe(0)
   for (const step of [
@@ -27,4 +32,6 @@ it('the demo tour runs every step and stops its sandbox', {timeout: 120_000}, ()
   expect(res.stdout).toMatch(/^id,email,name,status,created_at,metadata$/m)
   expect(res.stdout).toContain('"Turing, Alan"')
   expect(res.stdout + res.stderr).toContain('Stopped the sandbox')
+  // Its sandbox logged each answer; each one breaking the document fails this test (test/helpers/openapi-setup.ts).
+  expect(checkRequestLog(dir.dir)).toBeGreaterThan(10)
 })

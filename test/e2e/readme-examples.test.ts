@@ -14,6 +14,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startSandbox} from '../../src/sandbox/index.js'
 import {BIN, ROOT} from '../helpers/cli.js'
 import {writeCustomersDataFile} from '../helpers/sandbox.js'
+import {recordAnswer} from '../helpers/openapi-check.js'
 
 /** Lines that cannot run here (matched against the line), and why. */
 const SKIP: Array<[RegExp, string]> = [
@@ -94,7 +95,7 @@ beforeAll(async () => {
   ]
   data.next.order = 1002
   writeFileSync(dataFile, JSON.stringify(data))
-  const sb = await startSandbox({dataFile})
+  const sb = await startSandbox({dataFile, onAnswer: recordAnswer})
   close = () => sb.close()
   const key = sb.keys[0]
   writeFileSync(join(dir, 'customers.csv'), 'email,name,send_invite\nreadme1@example.com,Readme One,false\n')

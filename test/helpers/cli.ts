@@ -8,6 +8,8 @@ import {type AddressInfo, createServer} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 
+import {checkRequestLog} from './openapi-check.js'
+
 export const ROOT = resolve(import.meta.dirname, '..', '..')
 export const BIN = join(ROOT, 'bin', 'run.js')
 
@@ -27,10 +29,20 @@ export interface RunOptions {
   cwd?: string
 }
 
-/** A temporary config directory per test (or per file), removed by `cleanup`. */
+/**
+ * A temporary config directory per test (or per file), removed by `cleanup`. A sandbox started as a process with it
+ * (`sandbox start`) logs its answers there: `cleanup` checks each against the OpenAPI document first, and one that
+ * breaks it fails the test (test/helpers/openapi-setup.ts), as an in-process sandbox's answers do as they are given.
+ */
 export function tempConfigDir(): {dir: string; cleanup: () => void} {
   const dir = mkdtempSync(join(tmpdir(), 'commerce-test-'))
-  return {cleanup: () => rmSync(dir, {force: true, recursive: true}), dir}
+  return {
+    cleanup: () => {
+      checkRequestLog(dir)
+      rmSync(dir, {force: true, recursive: true})
+    },
+    dir,
+  }
 }
 
 export function run(args: string[], options: RunOptions = {}): Promise<RunResult> {

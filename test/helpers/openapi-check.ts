@@ -4,11 +4,15 @@
  * whose body breaks the operation's request schema. test/helpers/openapi-setup.ts fails the test that caused one.
  * Only /api/ answers are checked (the control path is the sandbox's own), never an injected fault's.
  */
+import {existsSync, readFileSync} from 'node:fs'
+import {join} from 'node:path'
+
 import {isEmail} from '@hyperjump/json-schema-formats'
 import {Ajv2020, type ValidateFunction} from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 
 import {openApiDocument, SANDBOX_API_VERSION} from '../../src/sandbox/openapi.js'
+import type {LogEntry} from '../../src/domain/sandbox-control.js'
 import type {SandboxAnswer} from '../../src/sandbox/server-handle.js'
 
 export const DOCUMENT = openApiDocument(SANDBOX_API_VERSION) as {paths: Record<string, Record<string, any>>; components: any}
@@ -41,8 +45,13 @@ function validatorOf(schema: {$ref?: string}): ValidateFunction {
   return made
 }
 
-/** The problems of one answer (empty when it conforms, or when it is not an operation of the document). */
-export function problemsOf(answer: Pick<SandboxAnswer, 'method' | 'path' | 'status' | 'text' | 'requestBody'> & {query?: string}): string[] {
+/**
+ * The problems of one answer (empty when it conforms, or when it is not an operation of the document). A body the
+ * request log left out for its size (`bodyOmitted`) is not checked; its status is.
+ */
+export function problemsOf(
+  answer: Pick<SandboxAnswer, 'method' | 'path' | 'status' | 'text' | 'requestBody'> & {query?: string; bodyOmitted?: boolean},
+): string[] {
   if (!answer.path.startsWith('/api/')) return []
   const route = routes.find((r) => r.regex.test(answer.path))
   const op = route?.methods[answer.method.toLowerCase()]
@@ -53,7 +62,9 @@ export function problemsOf(answer: Pick<SandboxAnswer, 'method' | 'path' | 'stat
     return [`${where}: the document does not list status ${answer.status} for this operation (it lists ${Object.keys(op.responses).join(', ')})`]
   const problems: string[] = []
   const schema = response.content?.['application/json']?.schema
-  if (schema) {
+  if (answer.bodyOmitted) {
+    // Only its status is known.
+  } else if (schema) {
     let body: unknown
     try {
       body = answer.text === undefined ? undefined : JSON.parse(answer.text)
@@ -90,8 +101,37 @@ function queryProblems(op: Operation & {parameters?: Array<{in: string; name: st
 const violations: string[] = []
 
 /** What startTestSandbox gives the sandbox as `onAnswer`. */
-export function recordAnswer(answer: SandboxAnswer): void {
+export function recordAnswer(answer: SandboxAnswer & {bodyOmitted?: boolean}): void {
   for (const problem of problemsOf(answer)) if (violations.length < 20) violations.push(problem)
+}
+
+/**
+ * The answers a sandbox process logged in CONFIG_DIR (`sandbox.log` and its rotated `.1`, JSON lines), each checked
+ * as recordAnswer checks an in-process one. Secrets in the log are masked, which leaves them strings; answers shaped
+ * by a fault are not the sandbox's own; a line cut short by a process killed mid-write is skipped. Returns how many
+ * answers were checked.
+ */
+export function checkRequestLog(configDir: string): number {
+  let checked = 0
+  for (const file of [join(configDir, 'sandbox.log.1'), join(configDir, 'sandbox.log')]) {
+    if (!existsSync(file)) continue
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      let entry: LogEntry
+      try {
+        entry = JSON.parse(line) as LogEntry
+      } catch {
+        continue
+      }
+      if (entry.fault) continue
+      const body = entry.response_body as {omitted_bytes?: number} | null
+      const bodyOmitted = body !== null && typeof body === 'object' && Object.keys(body).length === 1 && typeof body.omitted_bytes === 'number'
+      const text = body === null ? undefined : JSON.stringify(body)
+      const {method, path, query, status} = entry
+      recordAnswer({bodyOmitted, headers: {}, method, path, query, requestBody: entry.request_body, status, text})
+      checked++
+    }
+  }
+  return checked
 }
 
 /** The violations since the last call (and forgets them). */

@@ -3,12 +3,15 @@
  * the sandbox at /openapi.json without authentication and printed by `commerce api --spec`; and the check every
  * sandbox answer of the suite goes through (test/helpers/openapi-check.ts) finds what breaks it.
  */
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
 import {Validator} from '@seriousme/openapi-schema-validator'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {servedOperations} from '../../src/domain/schema.js'
-import {run} from '../helpers/cli.js'
-import {DOCUMENT, problemsOf} from '../helpers/openapi-check.js'
+import {run, tempConfigDir} from '../helpers/cli.js'
+import {checkRequestLog, DOCUMENT, problemsOf, takeViolations} from '../helpers/openapi-check.js'
 import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
 import {call} from '../helpers/sandbox-client.js'
 
@@ -78,5 +81,26 @@ describe('the OpenAPI document', () => {
       text: JSON.stringify(list),
     })
     expect(query[0]).toMatch(/query parameter per_page=500/)
+  })
+
+  it('a sandbox process’s answers are checked from its request log: an undocumented status found; faults, cut lines and left-out bodies skipped', () => {
+    const dir = tempConfigDir()
+    const customer = {created_at: '2026-11-26T10:00:00Z', email: 'a@example.com', id: 7, name: 'A', status: 'active'}
+    const entry = (fields: object) =>
+      JSON.stringify({method: 'GET', path: '/api/v2/customers/7', query: '', request_body: null, status: 200, ...fields})
+    writeFileSync(join(dir.dir, 'sandbox.log.1'), `${entry({response_body: customer})}\n`)
+    const lines = [
+      entry({response_body: {omitted_bytes: 20_000}}),
+      entry({fault: 'status 418', response_body: {}, status: 418}),
+      entry({response_body: customer, status: 418}),
+      entry({response_body: customer}).slice(0, 30),
+    ]
+    writeFileSync(join(dir.dir, 'sandbox.log'), lines.join('\n'))
+    expect(checkRequestLog(dir.dir)).toBe(3)
+    const found = takeViolations()
+    expect(found).toHaveLength(1)
+    expect(found[0]).toMatch(/does not list status 418/)
+    dir.cleanup()
+    expect(takeViolations()).toHaveLength(1) // cleanup checked the log before removing it
   })
 })

@@ -10,6 +10,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {startSandbox} from '../../src/sandbox/index.js'
 import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
 import {call, createCustomer, createOrder, token} from '../helpers/sandbox-client.js'
+import {recordAnswer} from '../helpers/openapi-check.js'
 
 const SERVE = join(import.meta.dirname, 'fixtures', 'serve.ts')
 
@@ -171,7 +172,7 @@ describe('data file', () => {
     writeFileSync(copy, readFileSync(dataFile))
     writeFileSync(`${copy}.journal`, readFileSync(`${dataFile}.journal`))
     expect(JSON.parse(readFileSync(dataFile, 'utf8')).seq).toBeGreaterThan(0)
-    const again = await startSandbox({dataFile: copy})
+    const again = await startSandbox({dataFile: copy, onAnswer: recordAnswer})
     try {
       expect(again.counts().customers).toBe(60)
       expect(new Set(ids).size).toBe(60)
@@ -188,7 +189,7 @@ describe('data file', () => {
     const copy = join(dir, 'copy.json')
     writeFileSync(copy, readFileSync(dataFile))
     writeFileSync(`${copy}.journal`, readFileSync(`${dataFile}.journal`))
-    const again = await startSandbox({dataFile: copy})
+    const again = await startSandbox({dataFile: copy, onAnswer: recordAnswer})
     try {
       expect(again.counts()).toMatchObject({customers: 1})
       expect(again.keys).toEqual(sb.keys)
