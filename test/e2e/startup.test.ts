@@ -198,14 +198,12 @@ describe('plugins, with a cold and with a warm code cache', () => {
   it('on a terminal, an unknown command offers to run the nearest one: yes runs it, no is exit 2', async () => {
     const yes = await startInTmux(['products', 'lst', '--base-url', sb.baseUrl, '--per-page', '1'])
     await yes.waitFor('Did you mean `commerce products list --base-url')
-    await yes.type('y')
-    await yes.sendKeys('Enter')
+    await yes.reply('y')
     expect(await yes.waitForExit()).toBe(0)
     expect(await yes.capture()).toContain('Showing 1-1 of')
     const no = await startInTmux(['customers', 'lsit'])
     await no.waitFor('Did you mean `commerce customers list`?')
-    await no.type('n')
-    await no.sendKeys('Enter')
+    await no.reply('n')
     expect(await no.waitForExit()).toBe(2)
   })
 
@@ -217,8 +215,7 @@ describe('plugins, with a cold and with a warm code cache', () => {
       env: keyPairEnv(tmpConfig(), sb.baseUrl, sb.keys[0]),
     })
     await term.waitFor('Did you mean `commerce customers get 1 --base-url')
-    await term.type('y')
-    await term.sendKeys('Enter')
+    await term.reply('y')
     // It ran `customers get 1` against the (empty) sandbox: the argument arrived, and the service answered 404.
     const code = await term.waitForExit()
     expect(code, await term.capture()).toBe(4)
@@ -240,8 +237,7 @@ describe('plugins, with a cold and with a warm code cache', () => {
     expect(plain.stderr).toContain('Did you mean `commerce orders`?')
     const term = await startInTmux(['ordrs'])
     await term.waitFor('Did you mean `commerce orders`?')
-    await term.type('y')
-    await term.sendKeys('Enter')
+    await term.reply('y')
     expect(await term.waitForExit()).toBe(0)
     expect(await term.capture()).toContain('orders refund')
   })

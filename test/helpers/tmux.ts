@@ -55,6 +55,10 @@ export interface TmuxSession {
   paneFormat(format: string): Promise<string>
   /** Literal text, as typed. */
   type(text: string): Promise<void>
+  /** Types a line and Enter: a reply to the prompt that is open. */
+  reply(text: string): Promise<void>
+  /** In the picker that is open: types `text`, waits for the entry it should bring to the top, and chooses it. */
+  choose(text: string, top: string | RegExp): Promise<void>
   /** Waits for a question, types the reply and Enter; resolves with the exit code once the CLI ends. */
   answer(question: string | RegExp, reply: string): Promise<number>
   /**
@@ -132,10 +136,18 @@ export async function startInTmux(args: string[], options: TmuxOptions = {}): Pr
     async type(text) {
       await tmux('send-keys', '-t', TARGET, '-l', text)
     },
+    async reply(text) {
+      await session.type(text)
+      await session.sendKeys('Enter')
+    },
+    async choose(text, top) {
+      await session.type(text)
+      await session.waitFor(top)
+      await session.sendKeys('Enter')
+    },
     async answer(question, reply) {
       await session.waitFor(question)
-      await session.type(reply)
-      await session.sendKeys('Enter')
+      await session.reply(reply)
       return session.waitForExit()
     },
     async waitFor(pattern, wait = {}) {

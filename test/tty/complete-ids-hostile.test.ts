@@ -91,8 +91,7 @@ describe('id completion from a hostile server', () => {
 
   it('bash: TAB runs nothing the server sent and offers only integer ids', async () => {
     const term = await startInTmux([], {env: shellEnv(), program: ['bash', '--norc', '--noprofile']})
-    await term.type(`source ${join(scripts, 'bash', 'commerce.bash')}`)
-    await term.sendKeys('Enter')
+    await term.reply(`source ${join(scripts, 'bash', 'commerce.bash')}`)
     await term.type('commerce customers get ')
     await term.sendKeys('Tab', 'Tab')
     // The candidates' line: 51 and 77, nothing else.
@@ -110,8 +109,7 @@ describe('id completion from a hostile server', () => {
 
   it('zsh: descriptions are shown without escapes; shell code is neither offered nor run', async () => {
     const term = await startInTmux([], {env: {...shellEnv(), COMMERCE_CONFIG_DIR: join(home.dir, 'cfg-zsh')}, program: ['zsh', '-f']})
-    await term.type(`fpath=(${join(scripts, 'zsh')} $fpath); autoload -U compinit; compinit -u`)
-    await term.sendKeys('Enter')
+    await term.reply(`fpath=(${join(scripts, 'zsh')} $fpath); autoload -U compinit; compinit -u`)
     await term.type('commerce customers get ')
     await term.sendKeys('Tab')
     await term.waitFor(/77\s+-- Eve\]0;PWNED \[31mred <d@evil\.example>/)

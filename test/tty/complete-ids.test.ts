@@ -35,8 +35,7 @@ const shellEnv = () => ({...fx.env, HOME: home.dir, PATH: `${bin}:${process.env.
 describe('id completion', () => {
   it('bash: customers get <Tab><Tab> lists the ids of the account; the cache is private', async () => {
     const term = await startInTmux([], {env: shellEnv(), program: ['bash', '--norc', '--noprofile']})
-    await term.type(`source ${join(scripts, 'bash', 'commerce.bash')}`)
-    await term.sendKeys('Enter')
+    await term.reply(`source ${join(scripts, 'bash', 'commerce.bash')}`)
     await term.type('commerce customers get ')
     await term.sendKeys('Tab', 'Tab')
     // The candidates' line: both ids and nothing else (bash lists what completes, without descriptions).
@@ -52,16 +51,14 @@ describe('id completion', () => {
 
   it('zsh: customers get <Tab> offers the ids with name and email beside them', async () => {
     const term = await startInTmux([], {env: shellEnv(), program: ['zsh', '-f']})
-    await term.type(`fpath=(${join(scripts, 'zsh')} $fpath); autoload -U compinit; compinit -u`)
-    await term.sendKeys('Enter')
+    await term.reply(`fpath=(${join(scripts, 'zsh')} $fpath); autoload -U compinit; compinit -u`)
     await term.type('commerce customers get ')
     await term.sendKeys('Tab')
     const c = customers[0]
     await term.waitFor(new RegExp(`${c.id}\\s+-- ${c.name} <${c.email}>`))
     // An alias completes as its expansion.
     await term.sendKeys('C-c')
-    await term.type('clear')
-    await term.sendKeys('Enter')
+    await term.reply('clear')
     await term.type('commerce who ')
     await term.sendKeys('Tab')
     await term.waitFor(new RegExp(`commerce who[\\s\\S]*${c.id}\\s+-- ${c.name} <${c.email}>`))
@@ -82,8 +79,7 @@ describe('completion never offers file names where a value is no file', () => {
     const {dir, env} = await setUp()
     try {
       const term = await startInTmux([], {env, program: ['bash', '--norc', '--noprofile']})
-      await term.type(`cd ${dir.dir}; source ${join(scripts, 'bash', 'commerce.bash')}; clear`)
-      await term.sendKeys('Enter')
+      await term.reply(`cd ${dir.dir}; source ${join(scripts, 'bash', 'commerce.bash')}; clear`)
       await term.type('commerce customers list --profile ')
       await term.sendKeys('Tab', 'Tab')
       await term.waitFor(/^alpha\s+beta\s*$/m)
@@ -103,8 +99,7 @@ describe('completion never offers file names where a value is no file', () => {
     const {dir, env} = await setUp()
     try {
       const term = await startInTmux([], {env, program: ['zsh', '-f']})
-      await term.type(`cd ${dir.dir}; fpath=(${join(scripts, 'zsh')} $fpath); autoload -U compinit; compinit -u; clear`)
-      await term.sendKeys('Enter')
+      await term.reply(`cd ${dir.dir}; fpath=(${join(scripts, 'zsh')} $fpath); autoload -U compinit; compinit -u; clear`)
       await term.type('commerce api /api/v2/or')
       await term.sendKeys('Tab')
       await term.waitFor(/commerce api \/api\/v2\/orders$/m)
@@ -122,8 +117,7 @@ describe('completion never offers file names where a value is no file', () => {
     const {dir, env} = await setUp()
     try {
       const term = await startInTmux([], {env, program: ['zsh', '-f']})
-      await term.type(`cd ${dir.dir}; fpath=(${join(scripts, 'zsh')} $fpath); autoload -U compinit; compinit -u; clear`)
-      await term.sendKeys('Enter')
+      await term.reply(`cd ${dir.dir}; fpath=(${join(scripts, 'zsh')} $fpath); autoload -U compinit; compinit -u; clear`)
       await term.type('commerce customers list --profile ')
       await term.sendKeys('Tab')
       await term.waitFor(/alpha\s+beta/)

@@ -14,8 +14,7 @@ describe('auth login on a TTY', () => {
     const term = await startInTmux(['auth', 'login', '--base-url', fx.sb.baseUrl], {env: {COMMERCE_CONFIG_DIR: fx.configDir}})
     await term.waitFor('Key id:')
     expect(await term.capture()).not.toContain('Key secret')
-    await term.type(keyId)
-    await term.sendKeys('Enter')
+    await term.reply(keyId)
     await term.waitFor('Key secret:')
     await term.type(secret)
     // Every character typed is shown as a '*' (the mask), never as itself.
@@ -41,11 +40,9 @@ describe('auth login on a TTY', () => {
       env: {COMMERCE_CONFIG_DIR: fx.configDir},
     })
     await term.waitFor('Key id:')
-    await term.type(keyId)
-    await term.sendKeys('Enter')
+    await term.reply(keyId)
     await term.waitFor('Key secret:')
-    await term.type(wrong)
-    await term.sendKeys('Enter')
+    await term.reply(wrong)
     expect(await term.waitForExit()).toBe(3)
     expect(await term.capture()).not.toContain(wrong)
     // Nothing stored: no config file at all, or one without the pair.

@@ -18,15 +18,12 @@ describe('prompts for missing values', () => {
     const email = `prompted.${Date.now()}@example.com`
     const term = await startInTmux(['customers', 'create', '--json'], {env: fx.env})
     await term.waitFor('Email:')
-    await term.type('not-an-email')
-    await term.sendKeys('Enter')
+    await term.reply('not-an-email')
     await term.waitFor('is not a valid email address')
     for (let i = 0; i < 'not-an-email'.length; i++) await term.sendKeys('BSpace')
-    await term.type(email)
-    await term.sendKeys('Enter')
+    await term.reply(email)
     await term.waitFor('Name:')
-    await term.type('Prompted Person')
-    await term.sendKeys('Enter')
+    await term.reply('Prompted Person')
     // An invitation email goes to a real person: asked too; no sends none.
     expect(await term.answer(`Email ${email} an invitation to the account?`, 'n')).toBe(0)
     const list = await fx.api('GET', `/api/v2/customers?q=${encodeURIComponent(email)}&per_page=5`)
