@@ -150,6 +150,7 @@ describe('a slow token endpoint', () => {
     const started = Date.now()
     const next = await run(['config', 'set', 'api_version', 'v2'], {env: {COMMERCE_CONFIG_DIR: dir.dir}})
     expect(next.code, next.stderr).toBe(0)
-    expect(Date.now() - started).toBeLessThan(5000)
+    // Under the 10 s a lock would be waited for, with room for a CLI's start on a loaded machine.
+    expect(Date.now() - started).toBeLessThan(8000)
   })
 })
