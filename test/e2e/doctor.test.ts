@@ -1,7 +1,7 @@
 /**
  * `commerce doctor` as a process: every check passes against a healthy sandbox, and each check's failing case says
- * what is wrong and its fix; the whole report comes within its 3 s deadline (over what starting the CLI costs) against a service that accepts
- * and never answers.
+ * what is wrong and its fix; against a service that accepts and never answers, the whole report comes within its
+ * 3 s deadline (over what starting the CLI costs).
  */
 import {chmodSync} from 'node:fs'
 import {createServer, type Server, type Socket} from 'node:net'

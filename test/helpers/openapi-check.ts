@@ -62,9 +62,8 @@ export function problemsOf(
     return [`${where}: the document does not list status ${answer.status} for this operation (it lists ${Object.keys(op.responses).join(', ')})`]
   const problems: string[] = []
   const schema = response.content?.['application/json']?.schema
-  if (answer.bodyOmitted) {
-    // Only its status is known.
-  } else if (schema) {
+  const bodyKnown = !answer.bodyOmitted
+  if (bodyKnown && schema) {
     let body: unknown
     try {
       body = answer.text === undefined ? undefined : JSON.parse(answer.text)
@@ -73,7 +72,7 @@ export function problemsOf(
     }
     const validate = validatorOf(schema)
     if (!validate(body)) problems.push(`${where}: the body breaks its schema: ${ajv!.errorsText(validate.errors)}`)
-  } else if (answer.text !== undefined && answer.text !== '') problems.push(`${where}: a body where the document has none`)
+  } else if (bodyKnown && answer.text !== undefined && answer.text !== '') problems.push(`${where}: a body where the document has none`)
   const requestSchema = op.requestBody?.content?.['application/json']?.schema
   if (answer.status < 300 && requestSchema && answer.requestBody !== null && answer.requestBody !== undefined) {
     const validate = validatorOf(requestSchema)
