@@ -7,6 +7,7 @@
  */
 import type {ApiClient} from '../api/client.js'
 import {CURRENCIES, type Currency} from '../domain/schema.js'
+import {ApiError} from '../errors.js'
 import {confirmOrThrow, promptCount, promptSelect, promptYesNo} from '../io/prompt.js'
 import {sanitize} from '../io/sanitize.js'
 import type {IOStreams} from '../io/streams.js'
@@ -80,4 +81,21 @@ export async function askForOrder(o: WizardOptions, input: OrderInput): Promise<
   else io.info(items.map((i) => `  ${i.quantity ?? 1} × product ${i.product_id}`).join('\n'))
   await confirmOrThrow(io, 'Create this order?', false)
   return {currency, customer_id: customerId, items}
+}
+
+/**
+ * Creates an order built by asking: when the service refuses it for its customer (archived since, or gone), says
+ * why and asks for another customer, the rest of the order kept, until one is taken (Esc or Ctrl-C ends it).
+ */
+export async function createAsking<T>(o: WizardOptions, input: OrderInput, create: (input: OrderInput) => Promise<T>): Promise<T> {
+  for (let current = input; ;) {
+    try {
+      return await create(current)
+    } catch (error) {
+      const refused = error instanceof ApiError && error.status === 422 && error.fieldErrors?.customer_id
+      if (!refused) throw error
+      o.io.warn(`The service refused customer ${current.customer_id}: ${sanitize(refused.join('; '), 'cell')}. Choose another customer.`)
+      current = {...current, customer_id: await pickCustomer(o)}
+    }
+  }
 }

@@ -75,11 +75,21 @@ describe('completion never offers file names where a value is no file', () => {
     return {dir, env: {...env, PATH: `${bin}:${process.env.PATH}`, XDG_CACHE_HOME: cache}}
   }
 
+  /** A shell in the set-up folder with the CLI's completion loaded, its screen cleared. */
+  async function shellIn(shell: 'bash' | 'zsh', dir: string, env: Record<string, string>) {
+    const term = await startInTmux([], {env, program: shell === 'bash' ? ['bash', '--norc', '--noprofile'] : ['zsh', '-f']})
+    const load =
+      shell === 'bash'
+        ? `source ${join(scripts, 'bash', 'commerce.bash')}`
+        : `fpath=(${join(scripts, 'zsh')} $fpath); autoload -U compinit; compinit -u`
+    await term.reply(`cd ${dir}; ${load}; clear`)
+    return term
+  }
+
   it('bash: no ids offers nothing (not the files of the folder); --profile <Tab><Tab> lists the profiles', async () => {
     const {dir, env} = await setUp()
     try {
-      const term = await startInTmux([], {env, program: ['bash', '--norc', '--noprofile']})
-      await term.reply(`cd ${dir.dir}; source ${join(scripts, 'bash', 'commerce.bash')}; clear`)
+      const term = await shellIn('bash', dir.dir, env)
       await term.type('commerce customers list --profile ')
       await term.sendKeys('Tab', 'Tab')
       await term.waitFor(/^alpha\s+beta\s*$/m)
@@ -98,8 +108,7 @@ describe('completion never offers file names where a value is no file', () => {
   it('zsh: `api` completes its path from the operations and its method', async () => {
     const {dir, env} = await setUp()
     try {
-      const term = await startInTmux([], {env, program: ['zsh', '-f']})
-      await term.reply(`cd ${dir.dir}; fpath=(${join(scripts, 'zsh')} $fpath); autoload -U compinit; compinit -u; clear`)
+      const term = await shellIn('zsh', dir.dir, env)
       await term.type('commerce api /api/v2/or')
       await term.sendKeys('Tab')
       await term.waitFor(/commerce api \/api\/v2\/orders$/m)
@@ -116,8 +125,7 @@ describe('completion never offers file names where a value is no file', () => {
   it('zsh: --profile <Tab> offers the profiles', async () => {
     const {dir, env} = await setUp()
     try {
-      const term = await startInTmux([], {env, program: ['zsh', '-f']})
-      await term.reply(`cd ${dir.dir}; fpath=(${join(scripts, 'zsh')} $fpath); autoload -U compinit; compinit -u; clear`)
+      const term = await shellIn('zsh', dir.dir, env)
       await term.type('commerce customers list --profile ')
       await term.sendKeys('Tab')
       await term.waitFor(/alpha\s+beta/)

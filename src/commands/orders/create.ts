@@ -2,10 +2,8 @@ import {Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
 import {apiVersionFlag, currencyFlag, idFlag, fieldsFlag} from '../../base/flags.js'
-import {askForOrder, canAskForOrder, pickCustomer} from '../../base/order-wizard.js'
+import {askForOrder, canAskForOrder, createAsking} from '../../base/order-wizard.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
-import {ApiError} from '../../errors.js'
-import {sanitize} from '../../io/sanitize.js'
 import {createOrder, type OrderInput, parseItemSpec, readOrderFile} from '../../services/orders.js'
 
 export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
@@ -39,8 +37,8 @@ export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
     const wizard = {client: () => this.ctx.client(), env: this.deps.env, io, now: this.deps.now, usage: `${this.commandLine()} --customer ID`}
     const asked = canAskForOrder(io, input)
     if (asked) input = await askForOrder(wizard, input)
-    const create = async () =>
-      createOrder(await this.ctx.client(), input, {
+    const create = async (body: OrderInput) =>
+      createOrder(await this.ctx.client(), body, {
         idempotencyKey: flags['idempotency-key'],
         // A key of our making is said on Ctrl-C during the request (the order may have been created), and after it.
         onKey: (key) => {
@@ -49,17 +47,8 @@ export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
         },
         version: await this.ctx.apiVersion(),
       })
-    let created: Awaited<ReturnType<typeof create>> | undefined
-    while (!created)
-      created = await create().catch(async (error: unknown) => {
-        // Built by asking, refused for its customer (archived since, or gone): ask again, the rest of the order kept.
-        const refused = error instanceof ApiError && error.status === 422 && error.fieldErrors?.customer_id
-        if (!asked || !refused || flags['idempotency-key']) throw error
-        io.warn(`The service refused customer ${input.customer_id}: ${sanitize(refused.join('; '), 'cell')}. Choose another customer.`)
-        input = {...input, customer_id: await pickCustomer(wizard)}
-        return undefined
-      })
-    const {idempotencyKey, order} = created
+    // A key the user gave belongs to the body as it was: a refusal is then theirs to act on, not asked again.
+    const {idempotencyKey, order} = asked && !flags['idempotency-key'] ? await createAsking(wizard, input, create) : await create(input)
     io.interruptNote = undefined
     if (idempotencyKey && !flags['idempotency-key']) io.info(`Idempotency-Key: ${idempotencyKey}`)
     const shown = idempotencyKey ? {...order, idempotency_key: idempotencyKey} : order
