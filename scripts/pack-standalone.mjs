@@ -16,9 +16,10 @@
  *   `apt-ftparchive.conf` folder in dist/deb, removed here.
  *
  * Output: dist/commerce-v<version>-<sha>-linux-x64.tar.gz and .tar.xz, and with --deb dist/deb/commerce_<version>…
- * _amd64.deb; their sizes are printed.
+ * _amd64.deb; their sizes are printed; a SHA256SUMS file in each of those folders.
  */
 import {execFileSync} from 'node:child_process'
+import {createHash} from 'node:crypto'
 import {chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {dirname, join} from 'node:path'
@@ -92,6 +93,47 @@ if (deb) {
   run('npx', ['oclif', 'pack', 'deb'], env)
   const stray = join(root, 'dist', 'deb', 'apt-ftparchive.conf')
   if (existsSync(stray) && statSync(stray).isDirectory() && readdirSync(stray).length === 0) rmSync(stray, {recursive: true})
+  const debs = readdirSync(join(root, 'dist', 'deb')).filter((name) => name.endsWith('.deb'))
+  // The apt repository index oclif wrote names each deb's checksum: made again for the rewritten ones.
+  if (debs.map((f) => dropEmptyAliases(join(root, 'dist', 'deb', f))).some(Boolean))
+    execFileSync(
+      'sh',
+      [
+        '-c',
+        'apt-ftparchive packages . > Packages && gzip -fc Packages > Packages.gz && bzip2 -fk Packages && xz -fk Packages && apt-ftparchive release . > Release',
+      ],
+      {cwd: join(root, 'dist', 'deb'), stdio: 'inherit'},
+    )
+}
+
+/**
+ * oclif 4's deb template writes `Aliases: ${binAliases?.join(', ')}`, which is `Aliases: undefined` for a CLI with
+ * no aliases (a field no Debian tool knows, with a value that is not one). The control member alone is rewritten
+ * without that line (ar and tar: the data member, the large one, is kept as it is). test/standalone checks the field.
+ */
+function dropEmptyAliases(debFile) {
+  const work = mkdtempSync(join(tmpdir(), 'commerce-deb-'))
+  try {
+    const members = execFileSync('ar', ['t', debFile], {encoding: 'utf8'}).trim().split('\n')
+    const control = members.find((m) => m.startsWith('control.tar'))
+    if (!control) throw new Error(`${debFile} has no control member`)
+    execFileSync('ar', ['x', debFile, control], {cwd: work})
+    const tree = join(work, 'control')
+    mkdirSync(tree)
+    execFileSync('tar', ['-xf', join(work, control), '-C', tree])
+    const file = join(tree, 'control')
+    const text = readFileSync(file, 'utf8')
+    const fixed = text.replace(/^Aliases:[ \t]*(?:undefined)?[ \t]*\n/m, '')
+    if (fixed === text) return false
+    writeFileSync(file, fixed)
+    rmSync(join(work, control))
+    const compress = control.endsWith('.xz') ? '-J' : control.endsWith('.gz') ? '-z' : ''
+    execFileSync('tar', ['-c', ...(compress ? [compress] : []), '--owner=0', '--group=0', '-f', join(work, control), '-C', tree, '.'])
+    execFileSync('ar', ['r', debFile, control], {cwd: work})
+    return true
+  } finally {
+    rmSync(work, {force: true, recursive: true})
+  }
 }
 
 // 4. What was made.
@@ -106,3 +148,17 @@ const made = [
     : []),
 ]
 for (const f of made) console.log(`standalone: ${f} ${mb(statSync(join(root, f)).size)}`)
+
+// 5. SHA256SUMS beside the artifacts, in the format `sha256sum -c` reads (README: Install).
+const byDir = new Map()
+for (const f of made) byDir.set(dirname(f), [...(byDir.get(dirname(f)) ?? []), f])
+for (const [dir, files] of byDir) {
+  const lines = files.sort().map(
+    (f) =>
+      `${createHash('sha256')
+        .update(readFileSync(join(root, f)))
+        .digest('hex')}  ${f.slice(dir.length + 1)}`,
+  )
+  writeFileSync(join(root, dir, 'SHA256SUMS'), lines.join('\n') + '\n')
+  console.log(`standalone: ${join(dir, 'SHA256SUMS')}`)
+}

@@ -1,5 +1,5 @@
 /**
- * The plugin API: what `commerce-cli` exports to plugins (`commerce plugins link|install`). A plugin command
+ * The plugin API: what the `commerce-service-cli` package exports to plugins (`commerce plugins link|install`). A plugin command
  * extends CommerceCommand and gets, as every built-in command does:
  * - `this.ctx.profile()`, `this.ctx.baseUrl()`: the resolved profile and base URL (--profile, COMMERCE_* variables);
  * - `await this.ctx.client()`: the authenticated HTTP client (token issue and renewal, retries, 429 waits,

@@ -7,6 +7,7 @@ export default class UpdateCheck extends BaseCommand<typeof UpdateCheck> {
   static summary = `Ask the npm registry for the latest release (run in the background by the update notice).`
 
   async run(): Promise<void> {
-    await checkForUpdate(this.deps.env, this.deps.now)
+    const {name, repository} = this.config.pjson as {name: string; repository?: unknown}
+    await checkForUpdate(this.deps.env, this.deps.now, {name, repository})
   }
 }

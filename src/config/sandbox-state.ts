@@ -3,10 +3,11 @@
  * `auth login --sandbox`, `webhooks trigger`/`listen` and `sandbox status|stop`. The CLI knows it faces the
  * local sandbox when the base URL is the one recorded here.
  */
-import {mkdirSync, readFileSync, rmSync} from 'node:fs'
+import {mkdirSync, rmSync} from 'node:fs'
 import {dirname} from 'node:path'
 
 import {writeFileAtomicSync} from '../domain/files.js'
+import {readOwnFileSync} from '../domain/own-file.js'
 import {SANDBOX_STATE_FILE, configPath} from './paths.js'
 import {isProcessAlive} from './pid.js'
 
@@ -26,6 +27,9 @@ export interface SandboxState {
   started_at?: string
 }
 
+/** A base URL, a pid and a few keys: far under this. */
+const STATE_MAX_BYTES = 256 * 1024
+
 export function sandboxStatePath(env: NodeJS.ProcessEnv = process.env): string {
   return configPath(SANDBOX_STATE_FILE, env)
 }
@@ -35,7 +39,7 @@ export function readSandboxState(env: NodeJS.ProcessEnv = process.env): SandboxS
   const path = sandboxStatePath(env)
   let state: SandboxState
   try {
-    state = JSON.parse(readFileSync(path, 'utf8')) as SandboxState
+    state = JSON.parse(readOwnFileSync(path, STATE_MAX_BYTES)) as SandboxState
   } catch {
     return undefined
   }
@@ -58,7 +62,7 @@ export function removeSandboxState(env: NodeJS.ProcessEnv = process.env, pid?: n
   const path = sandboxStatePath(env)
   if (pid !== undefined) {
     try {
-      if ((JSON.parse(readFileSync(path, 'utf8')) as SandboxState).pid !== pid) return
+      if ((JSON.parse(readOwnFileSync(path, STATE_MAX_BYTES)) as SandboxState).pid !== pid) return
     } catch {
       return
     }

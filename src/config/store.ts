@@ -14,11 +14,12 @@
  * - modes 0600 for the file and 0700 for the directory.
  * Nothing else writes config.json.
  */
-import {mkdirSync, readFileSync, statSync} from 'node:fs'
+import {lstatSync, mkdirSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import type Conf from 'conf'
 
+import {NotOwnFileError, readOwnFileSync} from '../domain/own-file.js'
 import {closest} from '../domain/suggest.js'
 import {CliError, UsageError} from '../errors.js'
 import {withoutForeignSignalListeners} from './signals.js'
@@ -41,11 +42,27 @@ const ISSUE_STALE_MS = 10_000
 const ISSUE_WAIT_MS = 90_000
 
 /** Errors that mean "this directory cannot be used", whatever the reason: warn and keep changes in memory. */
-const UNUSABLE_DIR_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EISDIR', 'ENOENT', 'ELOOP', 'ENOSPC', 'EDQUOT', 'ENAMETOOLONG'])
+const UNUSABLE_DIR_CODES = new Set([
+  'ENOTREG',
+  'EFBIG',
+  'EACCES',
+  'EPERM',
+  'EROFS',
+  'ENOTDIR',
+  'EISDIR',
+  'ENOENT',
+  'ELOOP',
+  'ENOSPC',
+  'EDQUOT',
+  'ENAMETOOLONG',
+])
 
 function isUnusableDir(error: unknown): boolean {
   return UNUSABLE_DIR_CODES.has((error as NodeJS.ErrnoException)?.code ?? '')
 }
+
+/** A config file is a few profiles: one larger than this is not ours. */
+const CONFIG_MAX_BYTES = 16 * 1024 * 1024
 
 export class ConfigStore {
   readonly dir: string
@@ -79,7 +96,7 @@ export class ConfigStore {
     if (this.memory || this.conf) return undefined
     let data: ConfigData & {[CONF_INTERNAL]?: {migrations?: {version?: unknown}}}
     try {
-      data = parseConfig(readFileSync(this.path, 'utf8'), this.path)
+      data = parseConfig(readOwnFileSync(this.path, CONFIG_MAX_BYTES), this.path)
     } catch {
       return undefined
     }
@@ -197,14 +214,15 @@ export class ConfigStore {
   private async readWith(open: () => Promise<{readonly store: ConfigData}>): Promise<ConfigData> {
     if (this.memory) return structuredClone(this.memory)
     try {
-      statSync(this.path)
+      // conf reads the file by its name: a link, a FIFO or a device planted there is refused first (as the rest of our
+      // files are, src/domain/files.ts), and the command goes on with no saved settings.
+      if (!lstatSync(this.path).isFile()) throw new NotOwnFileError(this.path)
       return this.visible((this.conf ?? (await open())).store)
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {}
       if (!isUnusableDir(error)) throw error
-      this.warn(
-        `cannot read ${this.path} (${(error as NodeJS.ErrnoException).code}); using no saved settings and keeping changes in memory for this command only.`,
-      )
+      const why = error instanceof NotOwnFileError ? error.message : `cannot read ${this.path} (${(error as NodeJS.ErrnoException).code})`
+      this.warn(`${why}; using no saved settings and keeping changes in memory for this command only.`)
       this.memory = {}
       return {}
     }

@@ -15,10 +15,11 @@
  *   write) are removed.
  */
 import {constants, readdirSync, rmSync} from 'node:fs'
-import {mkdir, open, readFile, type FileHandle} from 'node:fs/promises'
+import {mkdir, open, type FileHandle} from 'node:fs/promises'
 import {basename, dirname, join} from 'node:path'
 
 import {writeFileAtomic} from '../domain/files.js'
+import {readOwnFile} from '../domain/own-file.js'
 import type {Change, CustomerRecord, OrderRecord, Snapshot, WebhookRecord} from './store.js'
 
 /** The journal is compacted once it is larger than this and than the last snapshot. */
@@ -42,9 +43,12 @@ interface JournalLine {
   state?: Snapshot
 }
 
+/** A data file or journal larger than this is not one the sandbox wrote (100,000 orders take about 60 MB). */
+export const DATA_MAX_BYTES = 2 * 1024 * 1024 * 1024 - 1
+
 async function readText(path: string, what: string): Promise<string | undefined> {
   try {
-    return await readFile(path, 'utf8')
+    return await readOwnFile(path, DATA_MAX_BYTES)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw new Error(`Cannot read the ${what} ${path}: ${(error as Error).message}`)

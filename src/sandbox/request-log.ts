@@ -4,8 +4,9 @@
  * Secrets never enter it: key secrets, access tokens and signing secrets are masked wherever they appear in a
  * body (by field name and by their prefixes), and response bodies over a size are left out (their size kept).
  */
-import {createWriteStream, renameSync, statSync, type WriteStream} from 'node:fs'
+import {createWriteStream, fstatSync, renameSync, type WriteStream} from 'node:fs'
 
+import {openOwnFileSync} from '../domain/own-file.js'
 import {isObject} from '../domain/json.js'
 import type {LogEntry} from '../domain/sandbox-control.js'
 
@@ -113,12 +114,17 @@ export class RequestLog {
   }
 
   private open(file: string): void {
+    let fd: number
     try {
-      this.fileBytes = statSync(file).size
-    } catch {
-      this.fileBytes = 0
+      // Never through a link or into a FIFO planted at the name (src/domain/files.ts).
+      fd = openOwnFileSync(file, 'append')
+      this.fileBytes = fstatSync(fd).size
+    } catch (error) {
+      this.opts.onError(error as Error)
+      this.stream = undefined
+      return
     }
-    this.stream = createWriteStream(file, {flags: 'a', mode: 0o600})
+    this.stream = createWriteStream(file, {fd})
     this.stream.on('error', (e) => {
       this.opts.onError(e)
       this.stream = undefined
@@ -127,7 +133,7 @@ export class RequestLog {
 
   private write(line: string): void {
     if (this.fileBytes + line.length > this.opts.maxFileBytes && this.opts.file) {
-      this.stream!.end()
+      this.stream?.end()
       try {
         renameSync(this.opts.file, `${this.opts.file}.1`)
       } catch {}

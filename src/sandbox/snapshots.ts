@@ -3,12 +3,13 @@
  * directory (mode 0600, written through src/domain/files.ts), or in memory for a sandbox without one. Key pairs
  * are not part of a restore: the sandbox keeps its own, which profiles hold.
  */
-import {mkdir, readdir, readFile, rm, stat} from 'node:fs/promises'
+import {mkdir, readdir, rm, stat} from 'node:fs/promises'
 import {join} from 'node:path'
 
 import {writeFileAtomic} from '../domain/files.js'
+import {readOwnFile} from '../domain/own-file.js'
 import {HttpError, type Router, validationError} from './http.js'
-import {checkSnapshot} from './persistence.js'
+import {checkSnapshot, DATA_MAX_BYTES} from './persistence.js'
 import type {Snapshot, Store} from './store.js'
 import type {SnapshotInfo} from '../domain/sandbox-control.js'
 import {CONTROL_PREFIX} from './decisions.js'
@@ -53,7 +54,7 @@ export class SnapshotShelf {
 
   async load(name: string): Promise<Snapshot> {
     let json = this.memory.get(name)?.json
-    if (this.dir) json = await readFile(join(this.dir, `${name}.json`), 'utf8').catch(() => undefined)
+    if (this.dir) json = await readOwnFile(join(this.dir, `${name}.json`), DATA_MAX_BYTES).catch(() => undefined)
     if (json === undefined) throw new HttpError(404, `No snapshot is named ${JSON.stringify(name)}; see \`commerce sandbox snapshot list\``)
     try {
       return checkSnapshot(JSON.parse(json), `snapshot ${name}`)
@@ -75,7 +76,7 @@ export class SnapshotShelf {
     const infos: SnapshotInfo[] = []
     for (const file of names.sort()) {
       try {
-        const data = JSON.parse(await readFile(join(this.dir, file), 'utf8')) as Snapshot & {saved_at?: string}
+        const data = JSON.parse(await readOwnFile(join(this.dir, file), DATA_MAX_BYTES)) as Snapshot & {saved_at?: string}
         infos.push({
           customers: data.customers?.length ?? 0,
           name: file.slice(0, -5),

@@ -8,11 +8,12 @@
  * integers of customers, orders and products; `evt_`-style tokens of `[A-Za-z0-9_-]` for events), anything else is
  * dropped, and descriptions lose their control characters. The cache is checked the same way when it is read.
  */
-import {mkdir, readFile} from 'node:fs/promises'
+import {mkdir} from 'node:fs/promises'
 
 import type {ApiClient, ClientOptions} from '../api/client.js'
 import {COMPLETION_IDS_FILE, configDir, configPath} from '../config/paths.js'
 import {writeFileAtomic} from '../domain/files.js'
+import {readOwnFileSync} from '../domain/own-file.js'
 import {isObject} from '../domain/json.js'
 import {withoutControls} from '../domain/text.js'
 import {type Candidate, candidates, type PickKind} from './pickers.js'
@@ -67,9 +68,12 @@ export function profileCompletions(config: {profiles?: unknown}): string[] {
     .sort()
 }
 
+/** The cache holds at most MAX_KEYS lists of MAX_LINES short lines: far under this. */
+const CACHE_MAX_BYTES = 1024 * 1024
+
 async function readCache(path: string): Promise<Cache> {
   try {
-    const data: unknown = JSON.parse(await readFile(path, 'utf8'))
+    const data: unknown = JSON.parse(readOwnFileSync(path, CACHE_MAX_BYTES))
     return isObject(data) ? (data as Cache) : {}
   } catch {
     return {}

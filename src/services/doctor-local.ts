@@ -1,9 +1,10 @@
 /** The checks of `commerce doctor` that look at this machine only: the config directory, proxies, the sandbox. */
-import {existsSync, readFileSync, statSync} from 'node:fs'
+import {existsSync, statSync} from 'node:fs'
 
 import {isProcessAlive} from '../config/pid.js'
 import {readSandboxState, sandboxStatePath} from '../config/sandbox-state.js'
 import type {ConfigStore} from '../config/store.js'
+import {readOwnFileSync} from '../domain/own-file.js'
 import {displayUrl} from '../domain/url.js'
 import {type Check, fail, ok, warn} from './doctor-check.js'
 
@@ -45,7 +46,7 @@ export function sandboxCheck(env: NodeJS.ProcessEnv): Check {
   // Read as it is first: reading it through readSandboxState removes the record of a sandbox that is gone.
   let recorded: {base_url?: unknown; pid?: unknown} | undefined
   try {
-    recorded = JSON.parse(readFileSync(sandboxStatePath(env), 'utf8')) as typeof recorded
+    recorded = JSON.parse(readOwnFileSync(sandboxStatePath(env), 256 * 1024)) as typeof recorded
   } catch {}
   const state = readSandboxState(env)
   if (state) return ok('sandbox', `running at ${state.base_url} (pid ${state.pid})`)

@@ -12,10 +12,11 @@
  *   and rewrites nothing, so a record is on disk once, from its append (kill -9 loses no answered delivery), until
  *   the rotation after next drops it. Readers take the newest records within the bounds from both files.
  */
-import {type FileHandle, mkdir, open, rename} from 'node:fs/promises'
+import {type FileHandle, mkdir, rename} from 'node:fs/promises'
 import {dirname} from 'node:path'
 import {type HeldLock, acquireLock} from '../config/lock.js'
 import {monotonicMs} from '../domain/clock.js'
+import {openOwnFile} from '../domain/own-file.js'
 
 /** Appends pause this long before the lock and the file are let go. */
 const IDLE_RELEASE_MS = 20
@@ -95,7 +96,7 @@ export class InboxWriter {
     if (session.records >= this.bounds.maxRecords || session.bytes >= this.bounds.maxBytes / 2) {
       await session.file.close()
       await rename(this.path, olderPath(this.path))
-      session.file = await open(this.path, 'a+', 0o600)
+      session.file = await openOwnFile(this.path, 'read-append')
       session.records = 0
       session.bytes = 0
     }
@@ -116,7 +117,7 @@ export class InboxWriter {
     let file: FileHandle | undefined
     try {
       // a+: appends, and reads from the start to count what is there.
-      file = await open(this.path, 'a+', 0o600)
+      file = await openOwnFile(this.path, 'read-append')
       const {ino, size} = await file.stat()
       let records = this.left?.records ?? 0
       if (this.left?.ino !== ino || this.left.size !== size) {

@@ -6,8 +6,9 @@
  * it: inbox-writer.ts.
  */
 import {isUtf8} from 'node:buffer'
-import {type FileHandle, open} from 'node:fs/promises'
+import type {FileHandle} from 'node:fs/promises'
 import {WEBHOOK_INBOX_FILE, configPath} from '../config/paths.js'
+import {openOwnFile} from '../domain/own-file.js'
 import {UsageError} from '../errors.js'
 import {InboxWriter, olderPath} from './inbox-writer.js'
 
@@ -212,7 +213,7 @@ async function readInbox(path: string): Promise<string> {
 
 async function openIfAny(path: string): Promise<FileHandle | undefined> {
   try {
-    return await open(path, 'r')
+    return await openOwnFile(path, 'read')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw error

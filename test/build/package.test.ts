@@ -141,7 +141,7 @@ describe('the packed tarball', () => {
   it('installs a `commerce` that prints its version and help from an unrelated directory', async () => {
     const version = await installed(['--version'])
     expect(version.code, version.stderr).toBe(0)
-    expect(version.stdout).toMatch(/^commerce-cli\/0\.1\.0 \S+ node-v\d+/)
+    expect(version.stdout).toMatch(/^commerce-service-cli\/0\.1\.0 \S+ node-v\d+/)
     const help = await installed(['--help'])
     expect(help.code, help.stderr).toBe(0)
     expect(help.stdout).toContain('$ commerce [COMMAND]')

@@ -16,6 +16,6 @@ describe('the --version fast path of bin/run.js', () => {
       expect(fast.stdout).toBe(viaOclif.stdout)
       expect(fast.stderr).toBe('')
     }
-    expect(viaOclif.stdout).toMatch(/^commerce-cli\/\d+\.\d+\.\d+ \S+-\S+ node-v\d+/)
+    expect(viaOclif.stdout).toMatch(/^commerce-service-cli\/\d+\.\d+\.\d+ \S+-\S+ node-v\d+/)
   })
 })

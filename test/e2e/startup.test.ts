@@ -70,7 +70,7 @@ describe('the bundle', () => {
   it('--version and command help have their usual content', async () => {
     const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
     const version = await cli(['--version'])
-    expect(version.stdout.trim()).toBe(`commerce-cli/${pjson.version} ${process.platform}-${process.arch} node-${process.version}`)
+    expect(version.stdout.trim()).toBe(`${pjson.name}/${pjson.version} ${process.platform}-${process.arch} node-${process.version}`)
     const help = await cli(['customers', 'list', '--help'])
     expect(help.stdout).toContain('List customers, newest first.')
     expect(help.stdout).toMatch(/USAGE\n\s+\$ commerce customers list/)
@@ -245,7 +245,7 @@ describe('plugins, with a cold and with a warm code cache', () => {
   it('`commerce version`, `-v` and `--version` print the same line; `version --json` the parts', async () => {
     const [long, short, command, json] = await Promise.all([cli(['--version']), cli(['-v']), cli(['version']), cli(['version', '--json'])])
     for (const r of [long, short, command, json]) expect(r.code, r.stderr).toBe(0)
-    expect(long.stdout).toMatch(/^commerce-cli\/\d+\.\d+\.\d+ \S+ node-v\d+/)
+    expect(long.stdout).toMatch(/^commerce-service-cli\/\d+\.\d+\.\d+ \S+ node-v\d+/)
     expect(short.stdout).toBe(long.stdout)
     expect(command.stdout).toBe(long.stdout)
     expect(json.json()).toEqual({arch: process.arch, node: process.version, platform: process.platform, version: expect.any(String)})

@@ -51,7 +51,7 @@ function exercise(inst: Installed): void {
   expect(spawnSync('sh', ['-c', 'command -v node'], {env: {PATH: tools}}).status, 'node must not be on the PATH').not.toBe(0)
   const version = run(inst, ['--version'])
   expect(version.code, version.stderr).toBe(0)
-  expect(version.stdout).toMatch(/^commerce-cli\/0\.1\.0 linux-x64 node-v20\.20\.2/)
+  expect(version.stdout).toMatch(/^commerce-service-cli\/0\.1\.0 linux-x64 node-v20\.20\.2/)
   const help = run(inst, ['--help'])
   expect(help.code, help.stderr).toBe(0)
   expect(help.stdout).toContain('$ commerce [COMMAND]')

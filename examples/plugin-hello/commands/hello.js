@@ -1,7 +1,7 @@
 // `commerce hello`: the number of customers in the account, counted through the CLI's own client, so the profile,
 // the token, retries, exit codes and --json all work as in the built-in commands.
 'use strict'
-const {CommerceCommand, listing} = require('commerce-cli')
+const {CommerceCommand, listing} = require('commerce-service-cli')
 
 class Hello extends CommerceCommand {
   static summary = 'Say hello with the number of customers in the account (an example plugin).'

@@ -5,13 +5,14 @@
  * No CLI error types here: failures are plain Errors with a readable message, which the commands map.
  */
 import {spawn} from 'node:child_process'
-import {closeSync, mkdirSync, openSync, readFileSync} from 'node:fs'
+import {closeSync, mkdirSync} from 'node:fs'
 import {dirname, resolve} from 'node:path'
 
 import {readSandboxState, removeSandboxState, type SandboxState, writeSandboxState} from '../../config/sandbox-state.js'
 import {configPath, SANDBOX_DATA_FILE} from '../../config/paths.js'
 import {isProcessAlive} from '../../config/pid.js'
 import {CONTROL_PREFIX, isLoopback, type Limit, OPERATION_SCOPES, type Sandbox, type SandboxCounts} from '../../sandbox/index.js'
+import {openOwnFileSync, readOwnFileSync} from '../../domain/own-file.js'
 import {counted, formatCount} from '../../domain/text.js'
 import {option, phrase, type Text} from '../../domain/phrase.js'
 import {CliError} from '../../errors.js'
@@ -144,9 +145,9 @@ export async function startDetached(options: DetachOptions): Promise<SandboxStat
   if (running) throw alreadyRunning(running)
   const logPath = configPath(SANDBOX_LOG_FILE, env)
   mkdirSync(dirname(logPath), {mode: 0o700, recursive: true})
-  // Emptied, then opened for appending: the child's stderr and its request log share the file.
-  closeSync(openSync(logPath, 'w', 0o600))
-  const log = openSync(logPath, 'a', 0o600)
+  // Opened for appending and emptied (after the check that it is a file of ours, never through a link or a FIFO):
+  // the child's stderr and its request log share the file.
+  const log = openOwnFileSync(logPath, 'append', {truncate: true})
   const child = spawn(process.execPath, [...(options.nodeOptions ?? process.execArgv), ...options.args], {
     detached: true,
     env,
@@ -169,11 +170,14 @@ export async function startDetached(options: DetachOptions): Promise<SandboxStat
   throw new Error(`The sandbox did not start${exited === undefined ? ` within ${timeoutMs / 1000} s` : ''}${why ? `: ${why}` : '.'}`)
 }
 
+/** The log of a sandbox that did not start is its stderr: a few lines, far under this. */
+const LOG_TAIL_BYTES = 1024 * 1024
+
 /** The child's last error line (`Error: ...`), else its last line. */
 function readTail(path: string): string {
   let lines: string[]
   try {
-    lines = readFileSync(path, 'utf8')
+    lines = readOwnFileSync(path, LOG_TAIL_BYTES)
       .split('\n')
       .map((l) => l.trim())
       .filter((l) => l !== '')
