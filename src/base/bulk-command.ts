@@ -155,7 +155,7 @@ export async function importCommand(options: ImportCommandOptions): Promise<numb
     io.info(`Dry run: ${file.valid} valid row${file.valid === 1 ? '' : 's'}, ${file.invalidCount} invalid; nothing was sent.`)
     const note = invitationsNote(file.kind, file.invitations, 'would get')
     if (note) io.info(note)
-    await renderRecord(io, {...outcome.summary})
+    await renderRecord(io, withIgnored(outcome.summary, file))
     return EXIT.ok
   }
   for (const line of failures) io.info(`${io.chalk.red('failed')} ${line}`)
@@ -165,9 +165,14 @@ export async function importCommand(options: ImportCommandOptions): Promise<numb
     )
   if (outcome.status === 'interrupted') io.info(`Interrupted. Run the same command again to resume (journal: ${outcome.journal}).`)
   else if (outcome.sent === 0 && outcome.file.valid > 0) io.info('Nothing to send: every row was done by an earlier run of this import.')
-  await renderRecord(io, {...outcome.summary})
+  await renderRecord(io, withIgnored(outcome.summary, outcome.file))
   if (outcome.status === 'interrupted') return EXIT.interrupted
   return outcome.summary.failed > 0 ? EXIT.failure : EXIT.ok
+}
+
+/** The summary, with the fields the rows carried that were not sent (the service sets them), when there were any. */
+function withIgnored(summary: object, file: ValidatedFile): Record<string, unknown> {
+  return {...summary, ...(file.ignoredFields.length > 0 ? {ignored_fields: file.ignoredFields} : {})}
 }
 
 /**

@@ -126,13 +126,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /**
-   * --fields and --jq (src/io/fields.ts, src/io/jq.ts) as the Output's filter: fields first, then the
-   * expression, which prints its own results (so the filter returns undefined). --jq is compiled here, before
-   * any request: a compile error is exit 2. --jq implies --json (jsonMode).
+   * --fields and --jq (src/io/fields.ts, src/io/jq.ts) as the Output's filter: fields first, then the expression, which
+   * prints its own results; --jq is compiled here, before any request (a compile error is exit 2), and implies --json.
    */
   private async initFilters(flags: {fields?: string[]; jq?: string}): Promise<void> {
     const {io} = this
     io.fields = flags.fields
+    io.knownFields = [...((this.ctor.flags?.fields as {options?: readonly string[]} | undefined)?.options ?? [])]
     if (flags.jq === undefined) {
       if (flags.fields) this.output.setFilter((document) => io.projected(document))
       return

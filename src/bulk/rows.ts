@@ -7,8 +7,10 @@
  * shaped like the create body, `plan` also accepted at the top level. Orders: CSV columns `customer_id`,
  * `currency`, `items` (`PRODUCT_ID[:QUANTITY]` entries separated by `;`) and optional `idempotency_key`;
  * JSONL objects `{customer_id, currency, items: [{product_id, quantity}], idempotency_key?}`.
- * Columns an export writes but the service sets itself (`id`, `status`, ...) are ignored, so an export can be
- * imported elsewhere; any other unknown column or field is an error, so that a typo is not silently dropped.
+ * Columns and fields that are not part of the create body are what the service sets itself (`id`, `status`, and the
+ * fields a real service adds: `object`, `updated_at`, `_links`...): ignored, and named once in the import's summary,
+ * so that every format an export writes imports again, against any service. A near miss of a create field (`nmae`)
+ * is still an error naming the nearest, so that a typo is not silently dropped.
  * CSV column names match case-insensitively (metadata keys keep their case); empty optional cells are omitted.
  */
 import {canonicalCurrency, type FieldErrors, hasErrors, isUuid, parseId, validateCustomerCreate, validateOrderCreate} from '../domain/validate.js'
@@ -16,8 +18,9 @@ import {orderRowKey} from './uuid.js'
 import {isObject} from '../domain/json.js'
 import {MAX_JSON_DEPTH, type OrderItemInput, parseItemSpec} from '../domain/bulk.js'
 import {nestsDeeper} from '../domain/json.js'
+import {csvName, ignoredFields, type ImportKind, unknownFields} from './columns.js'
 
-export type ImportKind = 'customers' | 'orders'
+export {checkHeader, type ImportKind} from './columns.js'
 
 export interface CustomerCreateBody {
   email: string
@@ -57,46 +60,6 @@ export function rowError(line: number, errors: FieldErrors, fatal?: boolean): Ro
 function fieldLabel(field: string): string {
   const m = /^items\.(\d+)(?:\.(.+))?$/.exec(field)
   return m ? `item ${Number(m[1]) + 1}${m[2] ? ` ${m[2]}` : ''}` : field
-}
-
-const KNOWN = {
-  customers: {fields: ['email', 'name', 'send_invite', 'plan', 'metadata'], ignored: ['id', 'status', 'created_at']},
-  orders: {fields: ['customer_id', 'currency', 'items', 'idempotency_key'], ignored: ['id', 'status', 'total', 'placed_at']},
-} as const
-
-/** The CSV header check: unknown or missing columns end the import at line 1. */
-export function checkHeader(kind: ImportKind, columns: string[]): string | undefined {
-  const {fields} = KNOWN[kind]
-  const names = new Set<string>()
-  for (const column of columns) {
-    const name = csvName(kind, column)
-    if (name === undefined) {
-      const expected = kind === 'customers' ? `${fields.join(', ')}, metadata.<key>` : fields.join(', ')
-      return `unknown column "${column}" (expected ${expected})`
-    }
-    if (names.has(name)) return `the header names column "${name}" twice`
-    names.add(name)
-  }
-  const required = kind === 'customers' ? ['email', 'name'] : ['customer_id', 'currency', 'items']
-  const missing = required.filter((r) => !names.has(r))
-  if (missing.length > 0) return `the header has no ${missing.map((m) => `"${m}"`).join(' or ')} column`
-  return undefined
-}
-
-/** A column's canonical name (known names case-insensitively; metadata keys as written), or undefined when unknown. */
-function csvName(kind: ImportKind, column: string): string | undefined {
-  const lower = column.toLowerCase()
-  if (kind === 'customers' && lower.startsWith('metadata.') && column.length > 'metadata.'.length) return `metadata.${column.slice(9)}`
-  const {fields, ignored} = KNOWN[kind]
-  if ((fields as readonly string[]).includes(lower) || (ignored as readonly string[]).includes(lower)) return lower
-  return undefined
-}
-
-function unknownFields(kind: ImportKind, record: Record<string, unknown>, errors: FieldErrors): void {
-  const {fields, ignored} = KNOWN[kind]
-  for (const key of Object.keys(record))
-    if (!(fields as readonly string[]).includes(key) && !(ignored as readonly string[]).includes(key))
-      (errors[key] ??= []).push(`is not a field of an imported ${kind === 'customers' ? 'customer' : 'order'}`)
 }
 
 function parseBoolean(text: string): boolean | undefined {
@@ -242,6 +205,9 @@ export class RowChecker {
    */
   readonly invitations: Invitations = {sent: 0, sentLines: [], unset: 0, unsetLines: []}
 
+  /** The fields the rows carried that the import does not send (the service sets them), each once, in the order met. */
+  readonly ignored = new Set<string>()
+
   constructor(
     private readonly kind: ImportKind,
     private readonly format: 'csv' | 'jsonl' | 'json',
@@ -252,6 +218,7 @@ export class RowChecker {
 
   check(line: number, record: Record<string, unknown>): {row: ImportRow} | {error: RowError} {
     const csv = this.format === 'csv'
+    for (const field of ignoredFields(this.kind, csv, record)) this.ignored.add(field)
     if (this.kind === 'customers') {
       const {body, errors} = csv ? customerFromCsv(record) : customerFromJson(record)
       if (!hasErrors(errors)) tooDeep(errors, 'metadata', body.metadata)

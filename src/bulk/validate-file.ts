@@ -32,6 +32,8 @@ export interface ValidatedFile {
   invalid: RowError[]
   /** Customers: valid rows that will email an invitation, and how many of them leave send_invite unset. */
   invitations: Invitations
+  /** Fields the rows carry that the service sets (not part of the create body): not sent, named in the summary. */
+  ignoredFields: string[]
   /** A fatal error (unreadable CSV, bad header): rows after it were not read, so no import may go on. */
   fatal?: RowError
   /** The send pass: the valid rows, in file order. Throws when the file changed since validation. */
@@ -82,6 +84,7 @@ export async function validateFile(options: ValidateFileOptions): Promise<Valida
     format,
     invalid,
     invalidCount,
+    ignoredFields: [...checker.ignored],
     invitations: checker.invitations,
     kind,
     rows: () => sendPass(file, kind, format, sha256, before, options.sendInvite),

@@ -20,20 +20,18 @@ import {join} from 'node:path'
 import type Conf from 'conf'
 
 import {NotOwnFileError, readOwnFileSync} from '../domain/own-file.js'
-import {closest} from '../domain/suggest.js'
-import {CliError, UsageError} from '../errors.js'
+import {CliError} from '../errors.js'
 import {withoutForeignSignalListeners} from './signals.js'
 import {type HeldLock, LockTimeoutError, acquireLock} from './lock.js'
 import {CONFIG_MIGRATIONS, CONFIG_VERSION, migrateInMemory} from './migrations.js'
 import {CONFIG_FILE, configDir} from './paths.js'
-import {type ConfigData, type Profile, parseConfig} from './schema.js'
+import {type ConfigData, parseConfig} from './schema.js'
 
 export type {CachedToken, ConfigData, Profile} from './schema.js'
 
 /** conf's bookkeeping key in the file (the migrated version): kept in the file, never shown to commands. */
 const CONF_INTERNAL = '__internal__'
 
-export const DEFAULT_PROFILE = 'default'
 /** The config lock is held for a read, a change in memory and a write: milliseconds. */
 const LOCK_STALE_MS = 5000
 const LOCK_WAIT_MS = 10_000
@@ -216,7 +214,8 @@ export class ConfigStore {
     try {
       // conf reads the file by its name: a link, a FIFO or a device planted there is refused first (as the rest of our
       // files are, src/domain/files.ts), and the command goes on with no saved settings.
-      if (!lstatSync(this.path).isFile()) throw new NotOwnFileError(this.path)
+      const stat = lstatSync(this.path)
+      if (!stat.isFile() && !stat.isDirectory()) throw new NotOwnFileError(this.path)
       return this.visible((this.conf ?? (await open())).store)
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {}
@@ -256,54 +255,4 @@ export class ConfigStore {
   }
 }
 
-/**
- * Profile selection: --profile > COMMERCE_PROFILE > the chosen profile > `default`. A profile named on purpose
- * (the flag or the variable) must exist, unless the command creates profiles (`auth login`, `config set`): a
- * typo is exit 2 naming it and the nearest existing profile, never an empty profile used in silence. `loginFlags`
- * (` --base-url URL`) are repeated in the command the hint gives.
- */
-export function selectProfileName(
-  data: ConfigData,
-  flag: string | undefined,
-  env: NodeJS.ProcessEnv,
-  options: {mayCreate?: boolean; loginFlags?: string} = {},
-): string {
-  const named = flag || env.COMMERCE_PROFILE
-  const name = named || data.current_profile || DEFAULT_PROFILE
-  // `default` is what no choice at all selects: naming it is never a typo (credentials may come from the environment).
-  if (named && named !== DEFAULT_PROFILE && !options.mayCreate && !data.profiles?.[named]) {
-    const existing = Object.keys(data.profiles ?? {})
-    const nearest = closest(named, existing)
-    const how = flag ? `--profile ${flag}` : `COMMERCE_PROFILE=${named}`
-    throw new UsageError(`No profile is named "${named}" (${how}).`, {
-      hint: [
-        nearest ? `Did you mean "${nearest}"?` : undefined,
-        existing.length > 0 ? `Profiles: ${existing.join(', ')}.` : 'There are no profiles yet.',
-        `Create it with \`commerce auth login --profile ${named}${options.loginFlags ?? ''}\`.`,
-      ]
-        .filter(Boolean)
-        .join(' '),
-    })
-  }
-  return name
-}
-
-/** Creates the profile when missing; the first profile ever created becomes the chosen one. */
-export function ensureProfile(data: ConfigData, name: string): Profile {
-  data.profiles ??= {}
-  if (!data.profiles[name]) {
-    data.profiles[name] = {}
-    data.current_profile ??= name
-  }
-  return data.profiles[name]
-}
-
-/** A secret (key secret, signing secret) as shown to people: never any of its characters. */
-export function maskSecret(value: string | undefined): string | undefined {
-  return value === undefined || value === '' ? value : '********'
-}
-
-/** An access token as shown in traces and status: at most its first 4 characters, then an ellipsis. */
-export function abbreviateToken(value: string | undefined): string | undefined {
-  return value === undefined || value === '' ? value : `${value.slice(0, 4)}…`
-}
+export {abbreviateToken, DEFAULT_PROFILE, ensureProfile, maskSecret, selectProfileName} from './profiles.js'

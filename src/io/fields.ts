@@ -1,27 +1,75 @@
 /**
  * `--fields a,b,c`: keep only those fields of each record, in that order, in the table, the tab-separated rows
  * and --json alike. A dotted name (`metadata.plan`) reaches into a nested object; in JSON it stays one key
- * named as given (`{"metadata.plan": "pro"}`), as it is one column in a table. A name must be one of the resource's
- * known fields, or a dotted path under one (`metadata.team`); any other is exit 2 naming the nearest known one, as
- * gh does (a typo must not print an empty column). A known name a record lacks is empty in a table, null in JSON.
+ * named as given (`{"metadata.plan": "pro"}`), as it is one column in a table. A name is taken when it is one of the
+ * resource's known fields (or a dotted path under one), or when a record carries it: a real service sends fields the
+ * spec does not show (`updated_at`, `object`), and they are as selectable as the known ones. A name that is neither
+ * is exit 2 naming the nearest, as gh does (a typo must not print an empty column); it can be judged only once the
+ * records are there, so the human renderers hold records back (checkedRecords) until every such name has been seen.
+ * A known name a record lacks is empty in a table, null in JSON. An empty result refuses nothing: no record to judge by.
  */
 import {closest} from '../domain/suggest.js'
 import {UsageError} from '../errors.js'
 
 type Row = Record<string, unknown>
 
-/** The names of a --fields value; an empty list, an empty name or one not among `known` (nor under one) is exit 2. */
-export function parseFields(input: string, known?: readonly string[]): string[] {
+/** The names of a --fields value; an empty list or an empty name is exit 2 (which names exist is judged later). */
+export function parseFields(input: string): string[] {
   const names = input.split(',').map((name) => name.trim())
   if (names.every((name) => name === '')) throw new UsageError('--fields: give at least one field name (e.g. --fields id,email)')
   if (names.includes('')) throw new UsageError(`--fields: an empty field name in ${JSON.stringify(input)}`)
-  if (known)
-    for (const name of names) {
-      if (known.includes(name) || known.includes(name.split('.')[0])) continue
-      const near = closest(name, known)
-      throw new UsageError(`--fields: unknown field ${JSON.stringify(name)}${near ? `; did you mean ${near}?` : ''} Known: ${known.join(', ')}.`)
-    }
   return [...new Set(names)]
+}
+
+const isKnown = (name: string, known: readonly string[]) => known.includes(name) || known.includes(name.split('.')[0])
+const carries = (record: Row, name: string) => Object.hasOwn(record, name) || fieldValue(record, name) !== undefined
+
+/** The names that are not known and that `record` does not carry either. */
+function unseen(names: readonly string[], known: readonly string[], record: Row | undefined, pending?: readonly string[]): string[] {
+  return (pending ?? names.filter((n) => !isKnown(n, known))).filter((n) => record === undefined || !carries(record, n))
+}
+
+/** Exit 2 for the first name that no record carried: the nearest among the known fields and those the records carry. */
+function refusal(name: string, known: readonly string[], records: readonly Row[]): UsageError {
+  const offered = [...new Set([...known, ...records.flatMap((r) => Object.keys(r))])]
+  const near = closest(name, offered)
+  return new UsageError(
+    `--fields: no record has a field ${JSON.stringify(name)}${near ? `; did you mean ${near}?` : ''} Fields: ${offered.join(', ')}.`,
+  )
+}
+
+/** Checks `names` against the records of a whole document (--json, or one record): exit 2 for a name none carries. */
+export function assertCarried(names: readonly string[], known: readonly string[], records: readonly Row[]): void {
+  if (records.length === 0) return
+  let pending = unseen(names, known, undefined)
+  for (const record of records) {
+    if (pending.length === 0) return
+    pending = unseen(names, known, record, pending)
+  }
+  if (pending.length > 0) throw refusal(pending[0], known, records)
+}
+
+/**
+ * `records` as they come, once every name that is not known has been seen in some record: until then they are held
+ * back (nothing is printed before a refusal), and at the end a name never seen is exit 2.
+ */
+export async function* checkedRecords(
+  records: AsyncIterable<Row> | Iterable<Row>,
+  names: readonly string[],
+  known: readonly string[],
+): AsyncIterable<Row> {
+  let pending = unseen(names, known, undefined)
+  const held: Row[] = []
+  for await (const record of records) {
+    if (pending.length === 0) {
+      yield record
+      continue
+    }
+    held.push(record)
+    pending = unseen(names, known, record, pending)
+    if (pending.length === 0) yield* held.splice(0)
+  }
+  if (pending.length > 0 && held.length > 0) throw refusal(pending[0], known, held)
 }
 
 /** The value at a field name: a top-level key first, else a dotted path into nested objects. */

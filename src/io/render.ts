@@ -7,7 +7,7 @@
  *   applies is decided in Output (output.ts), the one path commands print results through.
  */
 import {write} from './json-array.js'
-import {fieldValue, project} from './fields.js'
+import {assertCarried, checkedRecords, fieldValue, project} from './fields.js'
 import {sanitize} from './sanitize.js'
 import {Spinner} from './spinner.js'
 import type {IOStreams} from './streams.js'
@@ -162,6 +162,7 @@ export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row>
   let count = 0
   // --fields: those columns instead, a dotted name reaching into a nested value (fields.ts).
   const columns = [...(io.fields ?? options.columns)]
+  if (io.fields) records = checkedRecords(records, io.fields, io.knownFields)
   const computed = options.computed ?? {}
   const value = (record: Row, column: string) => (Object.hasOwn(computed, column) ? computed[column](record) : fieldValue(record, column))
   if (!io.tableOutput) {
@@ -224,7 +225,10 @@ export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row>
 
 /** One resource, for people: field/value lines fitted to the terminal on a TTY, `field<TAB>value` lines on a pipe. */
 export async function renderRecordHuman(io: IOStreams, record: Row, fields?: readonly string[]): Promise<void> {
-  if (io.fields) record = project(record, io.fields)
+  if (io.fields) {
+    assertCarried(io.fields, io.knownFields, [record])
+    record = project(record, io.fields)
+  }
   const keys = fields ? [...fields, ...Object.keys(record).filter((k) => !fields.includes(k))] : Object.keys(record)
   const present = io.fields ?? keys.filter((k) => k in record)
   if (!io.tableOutput) {

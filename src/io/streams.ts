@@ -8,7 +8,7 @@
  */
 import {Chalk, type ChalkInstance} from 'chalk'
 
-import {project} from './fields.js'
+import {assertCarried, project} from './fields.js'
 import type {JqFilter} from './jq.js'
 import {sanitize} from './sanitize.js'
 import {wrapWords} from './wrap.js'
@@ -79,6 +79,11 @@ export class IOStreams {
   resultStarted = false
   /** --fields: the fields each record keeps, in that order (src/io/fields.ts), for the human renderers. */
   fields?: string[]
+  /**
+   * The fields the CLI knows of the resource --fields selects from (the flag's options, base/flags.ts, copied into a
+   * plain array: the flag's own list accepts any name, for oclif's sake); a name outside them must be carried by a record.
+   */
+  knownFields: readonly string[] = []
   /** How values read on a terminal (values.ts): the profile's money unit, set once by ApiCommand. */
   values: ValueOptions = {}
   private readonly said = new Set<string>()
@@ -137,6 +142,11 @@ export class IOStreams {
   /** A record, or each record of an array, with only --fields; other values unchanged. */
   projected(value: unknown): unknown {
     if (!this.fields) return value
+    assertCarried(
+      this.fields,
+      this.knownFields,
+      (Array.isArray(value) ? value : [value]).filter((v) => isObject(v)),
+    )
     if (Array.isArray(value)) return (value as unknown[]).map((v) => (isObject(v) ? project(v, this.fields!) : v))
     return isObject(value) ? project(value, this.fields) : value
   }

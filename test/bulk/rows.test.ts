@@ -67,18 +67,28 @@ describe('customers', () => {
     expect((await rowsOf(v)).map((r) => r.line)).toEqual([2, 6])
   })
 
-  test('CSV: an unknown or missing column is one fatal error on the header line', async () => {
+  test("CSV: a near miss of a create column or a missing one is one fatal error on the header line; other columns are the service's, ignored", async () => {
     const typo = await validateFile({file: file('email,name,plna\na@x.io,A,pro\n', 'csv'), format: 'csv', kind: 'customers'})
-    expect(typo.fatal?.message).toBe('line 1: unknown column "plna" (expected email, name, send_invite, plan, metadata, metadata.<key>)')
+    expect(typo.fatal?.message).toBe(
+      'line 1: unknown column "plna"; did you mean "plan"? (expected email, name, send_invite, plan, metadata, metadata.<key>)',
+    )
     expect(typo.valid).toBe(0)
+    const extra = await validateFile({
+      file: file('id,email,name,object,updated_at\n4,a@x.io,A,customer,2026-01-01\n', 'csv'),
+      format: 'csv',
+      kind: 'customers',
+    })
+    expect(extra.fatal).toBeUndefined()
+    expect(await rowsOf(extra)).toEqual([{body: {email: 'a@x.io', name: 'A'}, kind: 'customers', line: 2}])
+    expect(extra.ignoredFields).toEqual(['id', 'object', 'updated_at'])
     const missing = await validateFile({file: file('name\nA\n', 'csv'), format: 'csv', kind: 'customers'})
     expect(missing.fatal?.message).toBe('line 1: the header has no "email" column')
   })
 
-  test('JSONL: objects shaped like the create body, plan accepted at the top level, unknown fields refused', async () => {
+  test("JSONL: objects shaped like the create body, plan accepted at the top level, near misses refused, the service's fields ignored", async () => {
     const jsonl = [
       '{"email":"a@x.io","name":"A","send_invite":false,"metadata":{"k":"v"},"plan":"pro"}',
-      '{"email":"b@x.io","name":"B","id":4,"status":"active"}',
+      '{"email":"b@x.io","name":"B","id":4,"status":"active","object":"customer","_links":{"self":"/c/4"}}',
       '{"email":"c@x.io","name":"C","nmae":"typo"}',
       '{"email":"d@x.io","name":"D","send_invite":"no"}',
       '{"email":"e@x.io"',
@@ -89,10 +99,11 @@ describe('customers', () => {
       {body: {email: 'b@x.io', name: 'B'}, kind: 'customers', line: 2},
     ])
     expect(v.invalid.map((e) => e.message)).toEqual([
-      'line 3: nmae is not a field of an imported customer',
+      'line 3: nmae is not a field of an imported customer; did you mean name?',
       'line 4: send_invite must be true or false',
       expect.stringMatching(/^line 5: is not valid JSON/),
     ])
+    expect(v.ignoredFields).toEqual(['id', 'status', 'object', '_links'])
   })
 })
 

@@ -3,7 +3,7 @@
  * its gaps differently from src/sandbox/decisions.ts, so that a test passing against both depends on no sandbox
  * decision. Where the sandbox answers a DELETE with a body, this one answers 204; its webhook list is a bare array;
  * its refunds have string ids; its error bodies carry `{message, errors}` under `error`; a pending order refused a
- * refund is a 409. It keeps every request it was sent, and `hold` makes matching requests take effect and then
+ * refund is a 409; every resource it returns carries fields the spec does not show (withExtras). It keeps every request it was sent, and `hold` makes matching requests take effect and then
  * never be answered (the client's answer lost), which is how a client killed mid-request is produced.
  */
 import {randomBytes} from 'node:crypto'
@@ -48,6 +48,27 @@ export interface IndependentService {
 }
 
 type Reply = [status: number, body?: unknown]
+
+/**
+ * Every resource it returns carries fields the spec does not show, as real services' do (`object`, `updated_at`,
+ * `_links`): a CLI that reads only the fields it knows, or refuses the others, fails against it.
+ */
+function withExtras(answer: unknown, path: string): unknown {
+  const object = /\/api\/v\d\/(\w+?)s?(?:\/|\?|$)/.exec(path)?.[1] ?? 'resource'
+  const extra = (record: unknown): unknown =>
+    record !== null && typeof record === 'object' && !Array.isArray(record) && 'id' in record
+      ? {
+          ...record,
+          _links: {self: `${path.split('?')[0]}`},
+          object: /\/refunds$/.test(path) ? 'refund' : object,
+          updated_at: new Date().toISOString(),
+        }
+      : record
+  if (Array.isArray(answer)) return answer.map(extra)
+  if (answer !== null && typeof answer === 'object' && Array.isArray((answer as {data?: unknown}).data))
+    return {...answer, data: (answer as {data: unknown[]}).data.map(extra)}
+  return extra(answer)
+}
 
 export async function startIndependentService(): Promise<IndependentService> {
   const key = {key_id: `ind_${randomBytes(4).toString('hex')}`, key_secret: `ind_secret_${randomBytes(12).toString('hex')}`}
@@ -161,7 +182,7 @@ export async function startIndependentService(): Promise<IndependentService> {
         return // took effect; never answered
       }
       res.writeHead(status, answer === undefined ? {} : {'content-type': 'application/json'})
-      res.end(answer === undefined ? undefined : JSON.stringify(answer))
+      res.end(answer === undefined ? undefined : JSON.stringify(withExtras(answer, seen.path)))
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
