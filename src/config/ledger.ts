@@ -16,9 +16,23 @@
  * same file run again starts the next generation (a new run id), so data that was undone is never "reused".
  */
 import {createHash} from 'node:crypto'
-import {closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, writeSync} from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeSync,
+} from 'node:fs'
 import {join} from 'node:path'
 
+import {EXCLUSIVE_FLAGS, PRIVATE_FILE_MODE, tempPathFor} from '../domain/files.js'
 import {isObject} from '../domain/json.js'
 import {SCENARIO_KINDS, type ScenarioKind} from '../domain/scenario.js'
 import {CliError} from '../errors.js'
@@ -113,7 +127,7 @@ export class RunLedger {
   }
 
   /**
-   * Reads a ledger file; undefined when it cannot be opened (gone since it was listed). LedgerCorruptError for a
+   * Reads a ledger file; undefined when it cannot be opened (gone since it was listed) or is empty. LedgerCorruptError for a
    * header or a line that cannot be read, but for a torn last line (a kill mid-write), which is skipped.
    */
   static read(path: string): RunLedger | undefined {
@@ -123,6 +137,9 @@ export class RunLedger {
     } catch {
       return undefined
     }
+    // Empty: a ledger being created by an older release (it wrote the header after creating the file); nothing is
+    // recorded in it yet.
+    if (text === '') return undefined
     const lines = text.split('\n')
     // The text after the last newline is a torn write when it is not empty: skipped.
     const whole = lines.slice(0, -1)
@@ -148,10 +165,28 @@ export class RunLedger {
     return ledger
   }
 
-  /** Creates the ledger of a new run. */
+  /**
+   * Creates the ledger of a new run (under the run's lock). The file has its header from its first moment, so that a
+   * command reading ledgers meanwhile (without the lock) never meets an empty one: the header goes to an exclusive
+   * temp file, which is then linked to the ledger's name (link(2) never replaces a file already there).
+   */
   static create(dir: string, header: RunHeader): RunLedger {
     mkdirSync(dir, {mode: 0o700, recursive: true})
     const ledger = new RunLedger(join(dir, `${header.run}.jsonl`), header)
+    const temp = tempPathFor(ledger.path)
+    try {
+      const fd = openSync(temp, EXCLUSIVE_FLAGS, PRIVATE_FILE_MODE)
+      try {
+        writeSync(fd, `${JSON.stringify(header)}\n`)
+      } finally {
+        closeSync(fd)
+      }
+      linkSync(temp, ledger.path)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    } finally {
+      rmSync(temp, {force: true})
+    }
     ledger.open()
     if (fstatSync(ledger.fd!).size === 0) ledger.append(header as unknown as Record<string, unknown>)
     return ledger

@@ -45,7 +45,8 @@ interface Target {
 }
 
 async function sandboxTarget(): Promise<Target> {
-  const sb: TestSandbox = await startTestSandbox()
+  // Its clock stands still, so its order-creation window never passes: a limit no test in this file reaches.
+  const sb: TestSandbox = await startTestSandbox({orderLimit: {limit: 1000, windowSeconds: 60}})
   let hold: (() => void) | undefined
   let holding = false
   const proxy: FaultyServer = await startFaultyServer(
@@ -384,6 +385,29 @@ describe.each([
     expect(await target.customerExists(rerun.alice.id)).toBe(false)
   })
 
+  it("an order whose customer id, currency and items match but whose customer is someone else's now (ids reused) is neither refunded by clean nor adopted by a rerun", async () => {
+    const file = writeFile()
+    const made = (await fixtures(['run', file, '--json'])).json()
+    await target.pay(made.first.id)
+    // A restored account: the customer at alice's id, and so the paid order of that id, are a stranger's.
+    await target.reassign(made.alice.id)
+    const again = await fixtures(['run', file, '--json'])
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stderr).toContain(
+      `Entry orders.first: ${made.first.id} is no longer the record this run made (its customer ${made.alice.id} is not the one it was made for`,
+    )
+    const rerun = again.json()
+    expect(rerun.first.reused).toBe(false)
+    expect(rerun.first.id).not.toBe(made.first.id)
+
+    const cleaned = await fixtures(['clean', '--yes', '--json'])
+    expect(cleaned.code, cleaned.stderr).toBe(0)
+    const result = cleaned.json()
+    expect(result.undone.map((u: any) => `${u.name} ${u.outcome}`)).not.toContain('first refunded')
+    expect(await target.orderStatus(made.first.id)).toBe('paid')
+    expect(target.sent().filter((r) => r.method === 'POST' && r.path === `/api/v2/orders/${made.first.id}/refunds`)).toEqual([])
+  })
+
   it('runs made with an access token alone are filed under that token: a clean with another token finds none and deletes nothing', async () => {
     const file = writeFile()
     const tokenEnv = async () => ({COMMERCE_ACCESS_TOKEN: await target.issueToken(), COMMERCE_BASE_URL: target.url, COMMERCE_CONFIG_DIR: dir})
@@ -438,6 +462,97 @@ describe.each([
     expect(await target.customerExists(made.alice.id)).toBe(true)
   })
 })
+
+describe('fixtures: what the service recorded when it made an order', () => {
+  it("an order at the same id with the same customer, currency and items but another placed_at is not the run's: not refunded", async () => {
+    const s = await startIndependentService()
+    const tmp = tempConfigDir()
+    try {
+      const file = join(tmp.dir, 'fixtures.json')
+      writeFileSync(
+        file,
+        JSON.stringify({
+          customers: {c: {email: 'placed-at@fixtures.example', name: 'C', send_invite: false}},
+          orders: {o: {currency: 'USD', customer_id: '${c.id}', items: [{product_id: 1}]}},
+        }),
+      )
+      const env = {
+        COMMERCE_BASE_URL: s.url,
+        COMMERCE_CONFIG_DIR: join(tmp.dir, 'config'),
+        COMMERCE_KEY_ID: s.key.key_id,
+        COMMERCE_KEY_SECRET: s.key.key_secret,
+      }
+      const made = (await run(['fixtures', 'run', file, '--json'], {env})).json()
+      // The database restored from a backup: the order at that id was placed by someone else, a day earlier, and paid.
+      const order = s.orders.get(made.o.id)!
+      s.orders.set(made.o.id, {...order, placed_at: new Date(Date.parse(order.placed_at) - 86_400_000).toISOString(), status: 'paid'})
+      const cleaned = await run(['fixtures', 'clean', '--yes', '--json'], {env})
+      expect(cleaned.code, cleaned.stderr).toBe(0)
+      expect(cleaned.json().left).toContainEqual(
+        expect.objectContaining({
+          name: 'o',
+          reason: expect.stringContaining(`order ${made.o.id} is no longer the one this run made (its placed_at is now`),
+        }),
+      )
+      expect(s.orders.get(made.o.id)!.status).toBe('paid')
+      expect(s.refunds).toEqual([])
+    } finally {
+      await s.close()
+      tmp.cleanup()
+    }
+  })
+})
+
+describe('fixtures: two runs of one file at once', () => {
+  it('the second says another fixtures command is working on the run; never that the ledger cannot be read', async () => {
+    const s = await startIndependentService()
+    const tmp = tempConfigDir()
+    try {
+      const env = {
+        COMMERCE_BASE_URL: s.url,
+        COMMERCE_CONFIG_DIR: join(tmp.dir, 'config'),
+        COMMERCE_KEY_ID: s.key.key_id,
+        COMMERCE_KEY_SECRET: s.key.key_secret,
+      }
+      for (let round = 0; round < 3; round++) {
+        const file = join(tmp.dir, `fixtures-${round}.json`)
+        writeFileSync(file, JSON.stringify({customers: {c: {email: `twice-${round}@fixtures.example`, name: 'C', send_invite: false}}}))
+        const runs = await Promise.all(Array.from({length: 4}, () => spawnRun(['fixtures', 'run', file], {...env, PATH: process.env.PATH ?? ''})))
+        expect(runs.filter((r) => r.code === 0).length, runs.map((r) => r.stderr).join('\n')).toBeGreaterThan(0)
+        for (const r of runs) {
+          expect(r.stderr).not.toContain('cannot be read')
+          if (r.code !== 0) expect(r.stderr).toMatch(/Another fixtures command is working on run \w+/)
+        }
+        expect([...s.customers.values()].filter((c) => c.email === `twice-${round}@fixtures.example`)).toHaveLength(1)
+      }
+      // The moment between a ledger's creation and its header, as an older release left it: an empty file is a run
+      // that has recorded nothing yet, not a damaged one.
+      const file = join(tmp.dir, 'fixtures-empty.json')
+      writeFileSync(file, JSON.stringify({customers: {c: {email: 'empty-ledger@fixtures.example', name: 'C', send_invite: false}}}))
+      const planned = await run(['fixtures', 'run', file, '--dry-run', '--json'], {env})
+      expect(planned.code, planned.stderr).toBe(0)
+      writeFileSync(join(tmp.dir, 'config', 'fixtures', `${planned.json().run}.jsonl`), '')
+      const listed = await run(['fixtures', 'list'], {env})
+      expect(listed.code, listed.stderr).toBe(0)
+      const made = await run(['fixtures', 'run', file, '--json'], {env})
+      expect(made.code, made.stderr).toBe(0)
+      expect(made.json().c.reused).toBe(false)
+    } finally {
+      await s.close()
+      tmp.cleanup()
+    }
+  })
+})
+
+/** The built CLI as a process, its output collected. */
+function spawnRun(args: string[], env: NodeJS.ProcessEnv): Promise<{code: number | null; stderr: string}> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], {env, stdio: ['ignore', 'ignore', 'pipe']})
+    let stderr = ''
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+    child.on('close', (code) => resolve({code, stderr}))
+  })
+}
 
 describe('fixtures: a refund that may have been made', () => {
   it('is never sent again on a guess: exit 1 saying how to check; --refund-made records it without sending', async () => {
