@@ -16,23 +16,10 @@
  * same file run again starts the next generation (a new run id), so data that was undone is never "reused".
  */
 import {createHash} from 'node:crypto'
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  ftruncateSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  rmSync,
-  writeSync,
-} from 'node:fs'
+import {closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {EXCLUSIVE_FLAGS, PRIVATE_FILE_MODE, tempPathFor} from '../domain/files.js'
+import {createWhole} from '../domain/own-file.js'
 import {isObject} from '../domain/json.js'
 import {SCENARIO_KINDS, type ScenarioKind} from '../domain/scenario.js'
 import {CliError} from '../errors.js'
@@ -167,26 +154,12 @@ export class RunLedger {
 
   /**
    * Creates the ledger of a new run (under the run's lock). The file has its header from its first moment, so that a
-   * command reading ledgers meanwhile (without the lock) never meets an empty one: the header goes to an exclusive
-   * temp file, which is then linked to the ledger's name (link(2) never replaces a file already there).
+   * command reading ledgers meanwhile (without the lock) never meets an empty one (createWhole).
    */
   static create(dir: string, header: RunHeader): RunLedger {
     mkdirSync(dir, {mode: 0o700, recursive: true})
     const ledger = new RunLedger(join(dir, `${header.run}.jsonl`), header)
-    const temp = tempPathFor(ledger.path)
-    try {
-      const fd = openSync(temp, EXCLUSIVE_FLAGS, PRIVATE_FILE_MODE)
-      try {
-        writeSync(fd, `${JSON.stringify(header)}\n`)
-      } finally {
-        closeSync(fd)
-      }
-      linkSync(temp, ledger.path)
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-    } finally {
-      rmSync(temp, {force: true})
-    }
+    createWhole(ledger.path, `${JSON.stringify(header)}\n`)
     ledger.open()
     if (fstatSync(ledger.fd!).size === 0) ledger.append(header as unknown as Record<string, unknown>)
     return ledger

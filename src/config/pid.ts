@@ -1,5 +1,7 @@
 /** Pid files and locks beside the config (sandbox state, import journals) ask whether their owner still runs. */
-import {closeSync, linkSync, openSync, readFileSync, rmSync, statSync, writeSync} from 'node:fs'
+import {closeSync, openSync, readFileSync, rmSync, statSync} from 'node:fs'
+
+import {createWhole} from '../domain/own-file.js'
 
 /** Whether a process with this pid exists (EPERM: it exists but belongs to another user). */
 export function isProcessAlive(pid: number): boolean {
@@ -30,27 +32,6 @@ function ownerOf(path: string): number | undefined {
   return /^[1-9]\d{0,9}$/.test(text) ? Number(text) : undefined
 }
 
-/** Creates `path` holding this pid, whole or not at all: written to a private file first, then linked (atomic, EEXIST when taken). */
-function createWhole(path: string): boolean {
-  // Private to this attempt (opened exclusively below); node:crypto is not loaded for it (start-up).
-  const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}`
-  const fd = openSync(temp, 'wx', 0o600)
-  try {
-    writeSync(fd, String(process.pid))
-  } finally {
-    closeSync(fd)
-  }
-  try {
-    linkSync(temp, path)
-    return true
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
-    throw error
-  } finally {
-    rmSync(temp, {force: true})
-  }
-}
-
 /**
  * A lock file holding its owner's pid (0600): one process at a time for a file that two would corrupt.
  *
@@ -64,7 +45,7 @@ export function acquirePidLock(path: string): {release(): void} {
   const held = {release: () => rmSync(path, {force: true})}
   // A few rounds: the owner may let go between a refused link and the read of its pid.
   for (let round = 0; round < 3; round++) {
-    if (createWhole(path)) return held
+    if (createWhole(path, String(process.pid))) return held
     let owner: number | undefined
     try {
       owner = ownerOf(path)
@@ -96,12 +77,12 @@ function takeOver(path: string, dead: number): boolean {
     try {
       now = ownerOf(path)
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return createWhole(path)
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return createWhole(path, String(process.pid))
       throw error
     }
     if (now !== dead) throw new PidLockBusyError(now, path)
     rmSync(path, {force: true})
-    return createWhole(path)
+    return createWhole(path, String(process.pid))
   } finally {
     rmSync(takeover, {force: true})
   }

@@ -7,7 +7,7 @@
  *
  * Its own module, without node:crypto: every command reads its config file through it (test/build/startup-modules).
  */
-import {closeSync, constants, fstatSync, ftruncateSync, openSync, readSync} from 'node:fs'
+import {closeSync, constants, fstatSync, ftruncateSync, linkSync, openSync, readSync, rmSync, writeSync} from 'node:fs'
 import {open, type FileHandle} from 'node:fs/promises'
 
 const PRIVATE_FILE_MODE = 0o600
@@ -95,5 +95,30 @@ export async function readOwnFile(path: string, maxBytes: number): Promise<strin
     return buffer.subarray(0, length).toString('utf8')
   } finally {
     await handle.close()
+  }
+}
+
+/**
+ * Creates `path` holding `text`, whole or not at all: written to a private file first (opened exclusively, so never
+ * through a link), then linked to its name (atomic; link(2) never replaces a file). False when `path` exists already.
+ * A reader racing the creation never meets the file empty (a lock naming no owner, a ledger without its header).
+ */
+export function createWhole(path: string, text: string): boolean {
+  // Private to this attempt; node:crypto is not loaded for its name (start-up).
+  const temp = `${path}.${process.pid}.${Math.random().toString(36).slice(2, 10)}`
+  const fd = openSync(temp, 'wx', PRIVATE_FILE_MODE)
+  try {
+    writeSync(fd, text)
+  } finally {
+    closeSync(fd)
+  }
+  try {
+    linkSync(temp, path)
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
+    throw error
+  } finally {
+    rmSync(temp, {force: true})
   }
 }
