@@ -21,7 +21,7 @@ import {DEFAULT_MAX_WAIT_SECONDS, isRedirect} from './policy.js'
 import {redactBody, redactHeaders} from './redact.js'
 import {DeadlineExceeded, classifyFailure, describeNetworkError, errorCode, parseBody} from './transport.js'
 import {exchange} from './exchange.js'
-import {checkBaseUrl, checkHeaderValue, checkRequestPath} from './url.js'
+import {checkBaseUrl, checkHeaderValue, checkRequestPath, checkResolvedPath} from './url.js'
 import {type Call, type RawResponse, compose, gated, newCall, renewing, retrying} from './wrappers.js'
 
 export {parseRetryAfter} from './policy.js'
@@ -66,9 +66,13 @@ export class ApiClient {
     this.deprecation = new DeprecationNotices(options, this.now)
   }
 
+  /** The path under the base URL a request path names: `/customers` is `/api/<version>/customers`. */
+  apiPath(path: string, version: ApiVersion = this.apiVersion): string {
+    return path.startsWith('/api/') ? path : `/api/${version}${path}`
+  }
+
   url(path: string, version: ApiVersion, query?: Query): URL {
-    const full = path.startsWith('/api/') ? path : `/api/${version}${path}`
-    const url = new URL(this.baseUrl + full)
+    const url = new URL(this.baseUrl + this.apiPath(path, version))
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v))
     return url
   }
@@ -83,6 +87,8 @@ export class ApiClient {
     for (const [name, value] of Object.entries(req.headers ?? {})) checkHeaderValue(`the ${name} header`, value)
     const version = req.version ?? this.apiVersion
     const url = this.url(req.path, version, req.query)
+    // Judged on the URL as it is sent, by the parser that sends it: `\`, `..` and their encodings resolved.
+    checkResolvedPath(url, this.baseUrl, req.path)
     const idempotent = req.idempotent ?? (req.method === 'GET' || req.method === 'DELETE')
     const isV1 = req.path.startsWith('/api/v1/') || (!req.path.startsWith('/api/') && version === 'v1')
     const v1FromProfile = isV1 && !req.path.startsWith('/api/')

@@ -1,7 +1,7 @@
 /**
  * The domain's URL and header rules (src/domain/url.ts) as usage errors (exit 2), raised before anything is sent.
  */
-import {type BaseUrlOptions, checkBaseUrlText, dotSegmentProblem, headerValueProblem} from '../domain/url.js'
+import {type BaseUrlOptions, checkBaseUrlText, dotSegmentProblem, headerValueProblem, resolvedPathProblem} from '../domain/url.js'
 import {UsageError} from '../errors.js'
 import {phrase, type Text} from '../domain/phrase.js'
 
@@ -39,6 +39,12 @@ export function checkBaseUrl(url: string, options: BaseUrlOptions & {hintFlags?:
 /** Exit 2 for a request path with a `.` or `..` segment. */
 export function checkRequestPath(path: string): void {
   const problem = dotSegmentProblem(path)
+  if (problem) throw new UsageError(`Refused: ${problem}. Nothing was sent.`)
+}
+
+/** Exit 2 for a request URL outside the base URL's API path, however the path spelled it (domain/url.ts). */
+export function checkResolvedPath(url: URL, baseUrl: string, asTyped: string): void {
+  const problem = resolvedPathProblem(url, baseUrl, asTyped)
   if (problem) throw new UsageError(`Refused: ${problem}. Nothing was sent.`)
 }
 

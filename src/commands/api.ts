@@ -78,8 +78,8 @@ ${operationLines()}`
       },
       read,
     )
-    if (flags.validate) checkRequestBody(prepared.request)
     const client = await this.ctx.client()
+    if (flags.validate) checkRequestBody(prepared.request, client.apiPath(prepared.request.path))
     try {
       if (flags.paginate) await this.output.array(paginate(client, prepared))
       else await this.printBody((await client.request(prepared.request)).body)

@@ -85,6 +85,22 @@ export function dotSegmentProblem(path: string): string | undefined {
 }
 
 /**
+ * The problem with where a request would go, judged on the URL the client sends (WHATWG's parser, which reads `\`
+ * as `/` and resolves `..` and `%2e%2e` segments): not under the base URL's own path and `/api/`, on the base URL's
+ * origin, it is refused. An encoded `/` or `\` (`%2f`, `%5c`) is refused too: a server that decodes it before it
+ * routes would see another path than this check did. `asTyped` is the path as the user or the caller gave it.
+ */
+export function resolvedPathProblem(url: URL, baseUrl: string, asTyped: string): string | undefined {
+  const base = new URL(baseUrl)
+  const prefix = `${base.pathname.replace(/\/+$/, '')}/api/`
+  const where = `the path ${JSON.stringify(asTyped)}`
+  if (url.origin !== base.origin || !url.pathname.startsWith(prefix))
+    return `${where} resolves to ${url.origin === base.origin ? url.pathname : url.href}, outside the API's path (${prefix})`
+  if (/%(?:2f|5c)/i.test(url.pathname)) return `${where} has an encoded "/" or "\\", which a server could read as another path`
+  return undefined
+}
+
+/**
  * A header value the wire can carry (undici's rule: tab, visible ASCII and Latin-1 only): no CR, LF, NUL or
  * other control character, and no character past U+00FF.
  */

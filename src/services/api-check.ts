@@ -39,9 +39,12 @@ export function operationOf(method: string, path: string): {op: Operation; versi
   return undefined
 }
 
-/** Exit 2 when the body breaks its operation's schema (before anything is sent). */
-export function checkRequestBody(request: ApiRequest): void {
-  const found = operationOf(request.method, request.path)
+/**
+ * Exit 2 when the body breaks its operation's schema (before anything is sent). `apiPath` is the request's path as
+ * the client resolves it (`customers` is `/api/v2/customers`, ApiClient.apiPath), so every form of a path is checked.
+ */
+export function checkRequestBody(request: ApiRequest, apiPath: string): void {
+  const found = operationOf(request.method, apiPath)
   const check = found && CHECKS[found.op.id]
   if (!check) return
   const body: unknown = request.rawBody === undefined ? request.body : JSON.parse(request.rawBody)

@@ -329,6 +329,11 @@ describe('api: what goes on the wire', () => {
       [['customers', '--input', '-', '-X', 'GET'], /GET cannot carry/, '{}'],
       [['customers', '--paginate', '-X', 'POST'], /--paginate follows the pages of a list/],
       [['customers', '--paginate', '-F', 'per_page=500'], /per_page/],
+      // Judged as the URL it becomes (the parser reads \ as / and resolves .. and %2e%2e), whatever spelled it.
+      [['customers\\..\\..\\..\\..\\root'], /resolves to \/root, outside the API's path \(\/api\/\)/],
+      [['v2/customers/%2e%2e/%2E%2e/%2e%2e/root'], /outside the API's path|"\.\." segment/],
+      [['customers/..%2f..%2f..%2froot'], /an encoded "\/" or "\\"/],
+      [['customers/..%5c..%5croot'], /an encoded "\/" or "\\"/],
     ]
     for (const [args, message, input] of cases) {
       const r = await api(args, env, input)
@@ -355,6 +360,12 @@ describe('api checks a body against its operation', () => {
     )
     expect(order.code).toBe(2)
     expect(order.stderr).toMatch(/currency: is required/)
+    // The short form the help documents (the API version in effect) is the same operation, checked alike.
+    for (const path of ['customers', '/customers', 'api/v2/customers']) {
+      const short = await api([path, '-F', 'email=.a@example.com', '-F', 'name=X'], env)
+      expect(short.code, path).toBe(2)
+      expect(short.stderr, path).toContain('The body does not match createCustomerV2')
+    }
     expect(fx.faulty!.requests).toHaveLength(0)
     const sent = await api(['v2/customers', '-F', 'email=.a@example.com', '-F', 'name=X', '--no-validate'], env)
     expect(sent.code).toBe(2) // the service's 422

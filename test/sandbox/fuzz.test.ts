@@ -129,7 +129,7 @@ describe('property-based requests from the document', () => {
         // refuses one the sandbox refuses too.
         let cliRefuses = false
         try {
-          checkRequestBody({auth: true, body, method: method as HttpMethod, path})
+          checkRequestBody({auth: true, body, method: method as HttpMethod, path}, path)
         } catch {
           cliRefuses = true
         }
