@@ -41,11 +41,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * field errors, an option a service names in a Phrase. An option not listed is `--` and its name in kebab case.
    */
   static fieldFlags: Record<string, string> = {}
-  /**
-   * Commands that stop gracefully (finish what is in progress, print a summary) set this: Ctrl-C and SIGTERM
-   * then abort `this.interrupted` instead of exiting 130.
-   */
+  /** Stops gracefully (finishes what is in progress, prints a summary): Ctrl-C, SIGTERM abort `this.interrupted`. */
   static interruptible = false
+  /** Changes nothing anywhere: a mistyped command's guess of it may run on Enter (hooks/command-not-found.ts). */
+  static readOnly = false
 
   protected flags!: FlagsOf<T>
   protected args!: ArgsOf<T>

@@ -11,6 +11,7 @@ import {ensureCompletionCache} from '../services/completion.js'
  * bash script also completes enum flag values. The plugin's `autocomplete script SHELL` is unchanged.
  */
 export default class Autocomplete extends BaseCommand<typeof Autocomplete> {
+  static readOnly = true
   static args = {
     shell: Args.string({description: 'Shell type (default: the current shell).', options: ['zsh', 'bash', 'powershell'], required: false}),
   }

@@ -10,7 +10,8 @@
  *
  * This replaces @oclif/plugin-not-found, which prompts whenever stdin is a terminal (also when CI is set) and
  * exits 127; the contract says nothing prompts under CI and that invalid usage is exit 2. On a terminal that
- * may prompt, it offers to run the suggestion; otherwise it names it and exits 2 (a JSON error with --json).
+ * may prompt, it offers to run the suggestion (Enter runs it only when the command is `readOnly`); otherwise it
+ * names it and exits 2 (a JSON error with --json).
  */
 import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
@@ -154,9 +155,12 @@ const hook: Hook<'command_not_found'> = async function (options) {
   const help = `${config.bin} help${config.findTopic(topic) ? ` ${topic}` : ''}`
   const shown = found && `${config.bin} ${toConfiguredId(found.id, config)}${found.argv.length > 0 ? ` ${found.argv.join(' ')}` : ''}`
   if (found && io.canPrompt() && !io.json) {
+    // A guess that changes anything (refund, delete, import...) runs only on a y typed for it: Enter says no, and a
+    // --yes on the mistyped line answers the command's own question, never this one. A read may run on Enter.
+    const readOnly = found.topic || config.findCommand(found.id)?.readOnly === true
     const {confirm} = await import('@inquirer/prompts')
     const yes = await confirm(
-      {default: true, message: `"${typed}" is not a ${config.bin} command. Did you mean \`${shown}\`?`},
+      {default: readOnly, message: `"${typed}" is not a ${config.bin} command. Did you mean \`${shown}\`?`},
       {output: io.stderr},
     ).catch(() => false)
     if (yes) return run(config, found)

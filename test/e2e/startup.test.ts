@@ -11,7 +11,7 @@ import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from '
 
 import {ROOT, type RunOptions, run} from '../helpers/cli.js'
 import {type TestSandbox, startTestSandbox} from '../helpers/sandbox.js'
-import {keyPairEnv, storeProfile} from '../helpers/login.js'
+import {keyPairEnv, startRecorder, storeProfile} from '../helpers/login.js'
 import {killAllSessions, startInTmux} from '../helpers/tmux.js'
 
 let sb: TestSandbox
@@ -205,6 +205,26 @@ describe('plugins, with a cold and with a warm code cache', () => {
     await no.waitFor('Did you mean `commerce customers list`?')
     await no.reply('n')
     expect(await no.waitForExit()).toBe(2)
+  })
+
+  it('a guess that changes anything runs only on a y typed for it: Enter says no, also with --yes on the mistyped line; a read runs on Enter', async () => {
+    const recorder = await startRecorder()
+    try {
+      const refund = await startInTmux(['orders', 'refnd', '23', '--amount', '100', '--yes'], {
+        env: keyPairEnv(tmpConfig(), recorder.url, sb.keys[0]),
+      })
+      await refund.waitFor(/Did you mean `commerce orders refund 23 --amount 100 --yes`\? \(y\/N\)/)
+      await refund.sendKeys('Enter')
+      expect(await refund.waitForExit()).toBe(2)
+      expect(recorder.requests).toHaveLength(0)
+      const read = await startInTmux(['products', 'lst', '--base-url', sb.baseUrl, '--per-page', '1'])
+      await read.waitFor(/Did you mean `commerce products list --base-url[^`]+`\? \(Y\/n\)/)
+      await read.sendKeys('Enter')
+      expect(await read.waitForExit()).toBe(0)
+      expect(await read.capture()).toContain('Showing 1-1 of')
+    } finally {
+      await recorder.close()
+    }
   })
 
   it('the suggestion keeps every argument and flag: `customers gte 1` on a terminal, answered yes, runs `customers get 1`', async () => {

@@ -3,6 +3,7 @@ import {apiVersionFlag} from '../../base/flags.js'
 import {currentToken} from '../../services/auth-status.js'
 
 export default class AuthToken extends ApiCommand<typeof AuthToken> {
+  static readOnly = true
   static summary = `Print an access token the service accepts (checked with it; a new one issued when needed) and a newline, nothing else.`
   static examples = ['curl -H "Authorization: Bearer $(<%= config.bin %> auth token)" "$COMMERCE_BASE_URL/api/v2/orders"']
   static flags = {...apiVersionFlag}

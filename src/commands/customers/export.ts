@@ -5,6 +5,7 @@ import {RATE_LIMITS, RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {listCustomersRequest} from '../../services/customers.js'
 
 export default class CustomersExport extends BulkCommand<typeof CustomersExport> {
+  static readOnly = true
   static summary = `Export every matching customer, in the service's order (newest first).`
   static description = `Records stream as pages of 100 arrive (memory stays flat whatever the count): page 1 first, then the others with --concurrency pages in flight, written in order. JSONL (default): one customer per line. CSV: a header row of the customer's top-level fields, RFC 4180 quoting, nested values (metadata) as compact JSON; \`customers import\` reads it back. JSON: one array.
 

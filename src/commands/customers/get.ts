@@ -6,6 +6,7 @@ import {CUSTOMER_INCLUDES, RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {getCustomer} from '../../services/customers.js'
 
 export default class CustomersGet extends ApiCommand<typeof CustomersGet> {
+  static readOnly = true
   static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Customer id (left out on a terminal: pick one).'})}
   static summary = `Show one customer.`
   static examples = ['<%= config.bin %> customers get 42', '<%= config.bin %> customers get 42 --include orders --json']

@@ -4,6 +4,7 @@ import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {listCustomers} from '../../services/customers.js'
 
 export default class CustomersList extends ApiCommand<typeof CustomersList> {
+  static readOnly = true
   static summary = `List customers, newest first.`
   static examples = [
     '<%= config.bin %> customers list',

@@ -5,6 +5,7 @@ import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {listOrdersRequest} from '../../services/orders.js'
 
 export default class OrdersExport extends BulkCommand<typeof OrdersExport> {
+  static readOnly = true
   static summary = `Export every matching order, in the service's order, as the list operation returns them.`
   static description = `Records stream as pages of 100 arrive (memory stays flat whatever the count): page 1 first, then the others with --concurrency pages in flight, written in order. JSONL (default): one order per line. CSV: a header row of the order's top-level fields, RFC 4180 quoting, nested values as compact JSON. JSON: one array. (The list operation does not return items, so an order export cannot be imported back as is.)
 

@@ -6,6 +6,7 @@ import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {getOrder} from '../../services/orders.js'
 
 export default class OrdersGet extends ApiCommand<typeof OrdersGet> {
+  static readOnly = true
   static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Order id (left out on a terminal: pick one).'})}
   static summary = `Show one order (API v2).`
   static examples = ['<%= config.bin %> orders get 1001', '<%= config.bin %> orders get 1001 --jq .items']

@@ -4,6 +4,7 @@ import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {listOrders} from '../../services/orders.js'
 
 export default class OrdersList extends ApiCommand<typeof OrdersList> {
+  static readOnly = true
   static summary = `List orders, newest first.`
   static examples = ['<%= config.bin %> orders list --status paid', '<%= config.bin %> orders list --customer 42 --all --json']
   static fieldFlags = {customer_id: '--customer', status: '--status'}

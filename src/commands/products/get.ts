@@ -6,6 +6,7 @@ import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {getProduct} from '../../services/products.js'
 
 export default class ProductsGet extends ApiCommand<typeof ProductsGet> {
+  static readOnly = true
   static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Product id (left out on a terminal: pick one).'})}
   static summary = `Show one product (API v2; public).`
   static examples = ['<%= config.bin %> products get 3', '<%= config.bin %> products get 3 --currency GBP --json']

@@ -4,6 +4,7 @@ import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {listProducts} from '../../services/products.js'
 
 export default class ProductsList extends ApiCommand<typeof ProductsList> {
+  static readOnly = true
   static summary = `List products in the catalogue (public: no login needed).`
   static examples = [
     '<%= config.bin %> products list',

@@ -7,6 +7,7 @@ import {checkSearch} from '../../domain/validate.js'
 import {searchProducts} from '../../services/products.js'
 
 export default class ProductsSearch extends ApiCommand<typeof ProductsSearch> {
+  static readOnly = true
   static args = {
     text: Args.string({
       description: 'Search text (at most 120 characters).',

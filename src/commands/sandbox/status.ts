@@ -3,6 +3,7 @@ import {CliError} from '../../errors.js'
 import {describeSandbox, infoOf, sandboxStatus} from '../../services/sandbox/process.js'
 
 export default class SandboxStatus extends BaseCommand<typeof SandboxStatus> {
+  static readOnly = true
   static summary = `Show the local sandbox: base URL, pid, record counts and key pairs.`
   static description = `Exit 1 when none runs.
 

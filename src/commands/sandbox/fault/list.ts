@@ -2,6 +2,7 @@ import {BaseCommand} from '../../../base/command.js'
 import {describeRule, listFaults} from '../../../services/sandbox/faults.js'
 
 export default class SandboxFaultList extends BaseCommand<typeof SandboxFaultList> {
+  static readOnly = true
   static summary = `Show the fault rules in force in the local sandbox (--json: an array of rules).`
   static examples = ['<%= config.bin %> sandbox fault list']
 

@@ -2,6 +2,7 @@ import {BaseCommand} from '../../../base/command.js'
 import {listSnapshots} from '../../../services/sandbox/scenario.js'
 
 export default class SandboxSnapshotList extends BaseCommand<typeof SandboxSnapshotList> {
+  static readOnly = true
   static summary = `List the saved snapshots of the local sandbox.`
   static description = `A table on a terminal (when each was saved, and what it holds), tab-separated rows in a pipe. With --json: an array of {name, saved_at, customers, orders, refunds, webhooks}.`
   static examples = ['<%= config.bin %> sandbox snapshot list']
