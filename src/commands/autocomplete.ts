@@ -63,10 +63,13 @@ export default class Autocomplete extends BaseCommand<typeof Autocomplete> {
     if (this.flags['refresh-cache']) return
     const rc = shell === 'zsh' ? '~/.zshrc' : shell === 'bash' ? '~/.bashrc' : '$PROFILE'
     const script = `${config.bin} autocomplete script ${shell}`
+    // The script is appended as it is printed (it ends with a newline; a "$(...)" would strip it, and the next line
+    // anyone appends would join our last one), and only when the file does not hold it yet: run twice, added once.
+    const marker = `${config.bin} autocomplete setup`
     const setup =
       shell === 'powershell'
-        ? `Add-Content -Path $PROFILE -Value (Invoke-Expression -Command "${script}"); .$PROFILE`
-        : `printf "$(${script})" >> ${rc}; source ${rc}`
+        ? `if (-not (Select-String -Quiet -SimpleMatch '${marker}' $PROFILE)) { ${script} | Add-Content -Path $PROFILE }; .$PROFILE`
+        : `grep -qsF '${marker}' ${rc} || ${script} >> ${rc}; source ${rc}`
     this.log(`Set up ${config.bin} completion for ${shell}:
 
   1) Run this in your terminal:

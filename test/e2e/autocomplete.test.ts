@@ -3,11 +3,11 @@
  * script lists them, and a repeat run reuses the cache instead of rebuilding it.
  */
 import {spawnSync} from 'node:child_process'
-import {appendFileSync, readFileSync} from 'node:fs'
+import {appendFileSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import {run, tempConfigDir} from '../helpers/cli.js'
+import {BIN, run, tempConfigDir} from '../helpers/cli.js'
 
 const home = tempConfigDir()
 const env = {HOME: home.dir, XDG_CACHE_HOME: join(home.dir, 'cache')}
@@ -66,4 +66,29 @@ describe('autocomplete', () => {
     expect(readFileSync(bashFile, 'utf8')).not.toContain('# marker')
     expect(complete(['commerce', 'customers', 'list', '--status', 'i'])).toEqual(['invited'])
   }, 30_000)
+
+  for (const shell of ['bash', 'zsh'] as const)
+    it(`the ${shell} set-up the command prints, run twice as a user would, adds the script once and leaves the file whole`, async () => {
+      const r = await run(['autocomplete', shell], {env})
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stdout.endsWith('\n')).toBe(true)
+      const rc = shell === 'bash' ? '.bashrc' : '.zshrc'
+      const setup = /^ {5}(.+ >> ~\/\.\w+rc); source ~\/\.\w+rc$/m.exec(r.stdout)?.[1]
+      expect(setup, r.stdout).toBeDefined()
+      // A commerce on the PATH, as an install gives; an rc file whose last line has no newline, as editors leave it.
+      const bin = join(home.dir, `bin-${shell}`)
+      mkdirSync(bin, {recursive: true})
+      writeFileSync(join(bin, 'commerce'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`, {mode: 0o755})
+      writeFileSync(join(home.dir, rc), 'export BEFORE=1')
+      for (let i = 0; i < 2; i++) {
+        const ran = spawnSync('sh', ['-c', setup!], {encoding: 'utf8', env: {...env, PATH: `${bin}:${process.env.PATH}`}, timeout: 30_000})
+        expect(ran.status, ran.stderr).toBe(0)
+      }
+      appendFileSync(join(home.dir, rc), 'export AFTER=1\n')
+      const text = readFileSync(join(home.dir, rc), 'utf8')
+      expect(text.match(/commerce autocomplete setup/g)).toHaveLength(1)
+      expect(text).toMatch(/^export BEFORE=1$/m)
+      expect(text).toMatch(/^export AFTER=1$/m)
+      expect(text.endsWith('\n')).toBe(true)
+    })
 })
