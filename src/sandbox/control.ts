@@ -17,6 +17,7 @@ import {
   placeOrder,
   randomId,
   refundOrder,
+  replaceState,
   shipOrder,
   updateCustomer,
 } from './core.js'
@@ -105,7 +106,13 @@ export function controlRoutes(router: Router, core: Core, shelf: SnapshotShelf, 
     status: 200,
   })
 
-  snapshotRoutes(router, core.store, shelf, () => core.now())
+  snapshotRoutes(
+    router,
+    core.store,
+    shelf,
+    () => core.now(),
+    (snapshot, name) => replaceState(core, snapshot, `snapshot ${name} was restored: the events of the state it replaced are not delivered after it`),
+  )
   router
     .add('GET', CONTROL_PREFIX, () => ({body: {...describe(), routes: CONTROL_ROUTES}, status: 200}))
     .add('POST', `${CONTROL_PREFIX}/orders/:order/pay`, ({params}) => {
@@ -121,7 +128,8 @@ export function controlRoutes(router: Router, core: Core, shelf: SnapshotShelf, 
     .add('POST', `${CONTROL_PREFIX}/seed`, async ({body}) => ({body: {ids: applyScenario(core, await body())}, status: 200}))
     .add('POST', `${CONTROL_PREFIX}/reset`, () => {
       const before = core.store.counts()
-      core.store.replace({customers: [], idempotency: {}, next: {address: 1, customer: 1, order: 1, refund: 1}, orders: [], webhooks: []})
+      const empty = {customers: [], idempotency: {}, next: {address: 1, customer: 1, order: 1, refund: 1}, orders: [], webhooks: []}
+      replaceState(core, empty, 'the sandbox was reset: its events are not delivered after it')
       return {body: {removed: before}, status: 200}
     })
     .add('GET', `${CONTROL_PREFIX}/data`, () => ({body: dataBody(), status: 200}))

@@ -67,6 +67,15 @@ export function emit(core: Core, type: SandboxEvent, data: object, overrides: Ov
   return {endpoints: endpoints.length, event}
 }
 
+/**
+ * Replaces the whole state (a reset, a snapshot restored): the deliveries of the state it replaces, waiting for a
+ * retry or in flight, are abandoned, so that no event of the old state reaches a receiver after it.
+ */
+export function replaceState(core: Core, snapshot: Parameters<Store['replace']>[0], why: string): void {
+  core.store.replace(snapshot)
+  core.deliveries.abandonAll(why)
+}
+
 const ORDER_FIELDS = ['id', 'customer_id', 'status', 'total', 'currency', 'placed_at', 'items', 'amount_refunded', 'refunds']
 const CUSTOMER_FIELDS = ['id', 'email', 'name', 'status', 'created_at', 'metadata']
 

@@ -86,10 +86,18 @@ export class Deliveries {
 
   close(): void {
     this.closed = true
+    this.abandonAll('sandbox stopped')
+  }
+
+  /**
+   * Drops every delivery waiting for a retry or in flight, logged as `abandoned` with `why`: the state they were
+   * sent for was replaced (a reset, a snapshot restored), and its events must not reach a receiver afterwards.
+   */
+  abandonAll(why: string): void {
     for (const job of this.jobs) {
       clearTimeout(job.timer)
       job.abort?.abort()
-      this.record(job, {duration_ms: 0, error: 'sandbox stopped', outcome: 'abandoned', status: null}, this.opts.now())
+      this.record(job, {duration_ms: 0, error: why, outcome: 'abandoned', status: null}, this.opts.now())
     }
     this.jobs.clear()
     this.wake()

@@ -92,7 +92,14 @@ export class SnapshotShelf {
 }
 
 /** The control routes of snapshots: save, list, restore, delete (CONTROL_ROUTES in control.ts describes them). */
-export function snapshotRoutes(router: Router, store: Store, shelf: SnapshotShelf, now: () => number): void {
+export function snapshotRoutes(
+  router: Router,
+  store: Store,
+  shelf: SnapshotShelf,
+  now: () => number,
+  /** Puts a loaded snapshot in place of the state (core.ts replaceState: pending deliveries of the old state go too). */
+  restore: (snapshot: Snapshot, name: string) => void,
+): void {
   router
     .add('POST', `${CONTROL_PREFIX}/snapshots`, async ({body}) => {
       const name = checkSnapshotName(((await body()) as {name?: unknown} | undefined)?.name)
@@ -100,7 +107,8 @@ export function snapshotRoutes(router: Router, store: Store, shelf: SnapshotShel
     })
     .add('GET', `${CONTROL_PREFIX}/snapshots`, async () => ({body: {data: await shelf.list()}, status: 200}))
     .add('POST', `${CONTROL_PREFIX}/snapshots/:name/restore`, async ({params}) => {
-      store.replace(await shelf.load(checkSnapshotName(params.name)))
+      const name = checkSnapshotName(params.name)
+      restore(await shelf.load(name), name)
       return {body: {restored: params.name, counts: store.counts()}, status: 200}
     })
     .add('DELETE', `${CONTROL_PREFIX}/snapshots/:name`, async ({params}) => {

@@ -1,7 +1,7 @@
 import {createServer, type IncomingHttpHeaders, type Server} from 'node:http'
 import type {AddressInfo} from 'node:net'
 
-import {afterEach, beforeEach, describe, expect, it} from 'vitest'
+import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest'
 
 import {verifySignature} from '../../src/domain/signature.js'
 import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
@@ -175,6 +175,27 @@ describe('order.paid deliveries', () => {
     expect(later).toHaveLength(1) // one attempt, no retries
     expect(later[0]).toMatchObject({next_attempt_in_ms: null, outcome: 'abandoned', status: null})
     expect(later[0].error).toMatch(/ECONNREFUSED.*refused for 10 minutes: not retried/)
+  })
+
+  it('a reset or a snapshot restored abandons the deliveries of the state it replaced: no retry of them reaches the receiver afterwards', async () => {
+    for (const replace of ['reset', 'restore'] as const) {
+      await sb.close()
+      sb = await startTestSandbox({retryDelaysMs: [300, 300]})
+      t = await token(sb)
+      const r = await receiver([500, 500, 500])
+      servers.push(r.server)
+      if (replace === 'restore') expect((await call(sb, 'POST', '/_sandbox/snapshots', {json: {name: 'empty'}})).status).toBe(201)
+      await register(r.url)
+      await call(sb, 'POST', '/_sandbox/events', {json: {type: 'order.paid'}})
+      await vi.waitFor(() => expect(r.received).toHaveLength(1))
+      const replaced = replace === 'reset' ? await call(sb, 'POST', '/_sandbox/reset') : await call(sb, 'POST', '/_sandbox/snapshots/empty/restore')
+      expect(replaced.status).toBe(200)
+      expect((await call(sb, 'GET', '/_sandbox')).body.counts.pending_deliveries).toBe(0)
+      await new Promise((resolve) => setTimeout(resolve, 900)) // past both retries' delays
+      expect(r.received, replace).toHaveLength(1)
+      expect(sb.deliveries().at(-1)).toMatchObject({outcome: 'abandoned', status: null})
+      expect(sb.deliveries().at(-1)!.error).toMatch(replace === 'reset' ? /the sandbox was reset/ : /snapshot empty was restored/)
+    }
   })
 
   it('does not block requests on a slow receiver, and close() abandons pending deliveries at once', async () => {
