@@ -25,25 +25,27 @@ const MORE = Symbol('more')
 
 /** What a person recognises a candidate by, in columns: the id first. */
 export function cellsOf(c: Candidate, io: IOStreams, now: number): string[] {
-  const cell = (v: string | number | undefined) => sanitize(String(v ?? ''), 'cell')
-  if (c.customer) return [String(c.customer.id), cell(c.customer.name), cell(c.customer.email)]
+  // Every cell escaped before the columns are measured (an escape is wider than the byte it stands for); the prompt
+  // escapes the whole label again (io/prompt.ts), which leaves escaped text as it is.
+  const cells = (...values: unknown[]) => values.map((v) => sanitize(String(v ?? ''), 'cell'))
+  if (c.customer) return cells(c.customer.id, c.customer.name, c.customer.email)
   if (c.order) {
     const o = c.order
     const placed = Date.parse(String(o.placed_at ?? ''))
-    return [
-      String(o.id),
-      `customer ${o.customer_id}`,
+    return cells(
+      o.id,
+      `customer ${String(o.customer_id)}`,
       o.status,
       formatMoney(o.total, o.currency, io.values.moneyUnit),
       Number.isNaN(placed) ? '' : relativeTime(placed, now),
-    ]
+    )
   }
   if (c.product) {
     const p = c.product
-    return [String(p.id), cell(p.name), formatMoney(p.price, p.currency, io.values.moneyUnit), p.in_stock === false ? '(out of stock)' : '']
+    return cells(p.id, p.name, formatMoney(p.price, p.currency, io.values.moneyUnit), p.in_stock === false ? '(out of stock)' : '')
   }
   const e = c.event!
-  return [cell(e.id), cell(e.type), e.forward_status === null ? 'no answer' : String(e.forward_status), relativeTime(Date.parse(e.received_at), now)]
+  return cells(e.id, e.type, e.forward_status === null ? 'no answer' : e.forward_status, relativeTime(Date.parse(e.received_at), now))
 }
 
 /** The most a column other than the id takes before it is cut with `…`. */

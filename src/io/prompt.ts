@@ -17,10 +17,24 @@ function context(io: IOStreams) {
 
 /**
  * A question as the terminal shows it: questions name what a service or a file said (a customer's name, when a
- * snapshot was saved), so every prompt's message goes through the sanitizer here, whoever composed it.
+ * snapshot was saved), so every prompt's message goes through the sanitizer here, whoever composed it; and so do the
+ * choices a prompt lists and the error line a failing search shows (the prompt library writes them as given).
+ * The sanitizer is idempotent: text a caller escaped already comes through unchanged.
  */
 function asked(message: string): string {
   return sanitize(message, 'terminal')
+}
+
+/** A choice's label, one line. */
+function labelled(label: string): string {
+  return sanitize(label, 'cell')
+}
+
+/** A failing source's error, as the prompt's error line shows it (its message escaped; its kind kept). */
+function shownError(error: unknown): Error {
+  const safe = new Error(asked(error instanceof Error ? error.message : String(error)))
+  if (error instanceof Error) safe.name = error.name
+  return safe
 }
 
 export function needFlag(what: string, flag: string): UsageError {
@@ -102,7 +116,12 @@ export async function promptSearch<V>(
           message: asked(`${message}${note}`),
           pageSize: 10,
           source: (term, {signal}) => {
-            const results = source(term, signal)
+            const results = source(term, signal).then(
+              (choices) => choices.map((c) => ({...c, description: c.description && labelled(c.description), name: labelled(c.name)})),
+              (error: unknown) => {
+                throw shownError(error)
+              },
+            )
             const asked = {results, term}
             latest = asked
             void results.then(
@@ -139,7 +158,7 @@ export async function promptSearch<V>(
 /** One of `choices`, the default first selected. */
 export async function promptSelect<V extends string>(io: IOStreams, message: string, choices: readonly V[], defaultValue?: V): Promise<V> {
   const {select} = await inquirer()
-  return select<V>({choices: choices.map((value) => ({value})), default: defaultValue, message: asked(message)}, context(io))
+  return select<V>({choices: choices.map((value) => ({name: labelled(value), value})), default: defaultValue, message: asked(message)}, context(io))
 }
 
 /** A whole number from `min`, with a default. */

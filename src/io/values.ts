@@ -13,6 +13,7 @@
  * Counts in sentences agree in number through `counted` (src/domain/text.ts).
  */
 import type {MoneyUnit} from '../domain/schema.js'
+import {sanitize} from './sanitize.js'
 
 export interface ValueOptions {
   /** From the profile's `money_unit`; unknown (undefined) shows amounts as integers beside their currency. */
@@ -61,7 +62,8 @@ function currencyFormat(currency: string): Intl.NumberFormat | undefined {
 export function formatMoney(amount: number, currency: unknown, unit?: MoneyUnit): string {
   if (typeof currency !== 'string' || currency === '') return String(amount)
   const format = unit ? currencyFormat(currency) : undefined
-  if (!format || !Number.isFinite(amount)) return `${amount} ${currency}`
+  // A currency code no format knows is shown as the service sent it: escaped, wherever the amount is drawn.
+  if (!format || !Number.isFinite(amount)) return `${amount} ${sanitize(currency, 'cell')}`
   const digits = format.resolvedOptions().maximumFractionDigits ?? 2
   return format.format(unit === 'minor' ? amount / 10 ** digits : amount)
 }

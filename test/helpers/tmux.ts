@@ -14,7 +14,7 @@
  * screen and the exit status can be read.
  */
 import {execFile} from 'node:child_process'
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
@@ -41,6 +41,11 @@ export interface TmuxOptions {
   /** Terminal size; default 120 x 40. */
   width?: number
   height?: number
+  /**
+   * Every byte the program writes to the terminal, as written (tmux's pipe-pane), goes to this file: what reached the
+   * terminal raw, before tmux interprets it. The program starts once the pipe is in place.
+   */
+  rawOutput?: string
 }
 
 export interface CaptureOptions {
@@ -108,7 +113,9 @@ export async function startInTmux(args: string[], options: TmuxOptions = {}): Pr
   // see the pane close without reaping the process, and the status stays empty).
   const cli = ['env', '-u', 'CI', '-i', ...assignments, ...(options.program ?? [process.execPath, BIN, ...args]).map(shellQuote)].join(' ')
   // `trap : INT`: Ctrl-C reaches the CLI (which gets the default disposition back on exec) but not this shell.
-  const command = `trap : INT; cd ${shellQuote(ROOT)} && ${cli}; echo "${EXIT_MARKER} $?]"`
+  const go = join(socketDir, 'go')
+  const wait = options.rawOutput ? `while [ ! -e ${shellQuote(go)} ]; do sleep 0.02; done; ` : ''
+  const command = `trap : INT; ${wait}cd ${shellQuote(ROOT)} && ${cli}; echo "${EXIT_MARKER} $?]"`
 
   let killed = false
   const session: TmuxSession = {
@@ -195,6 +202,10 @@ export async function startInTmux(args: string[], options: TmuxOptions = {}): Pr
       height,
       command,
     )
+    if (options.rawOutput) {
+      await tmux('pipe-pane', '-o', '-t', TARGET, `cat > ${shellQuote(options.rawOutput)}`)
+      writeFileSync(go, '')
+    }
   } catch (error) {
     await session.kill()
     throw error
