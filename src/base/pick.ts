@@ -27,8 +27,7 @@ const MORE = Symbol('more')
 export function cellsOf(c: Candidate, io: IOStreams, now: number): string[] {
   // Every cell escaped before the columns are measured (an escape is wider than the byte it stands for); the prompt
   // escapes the whole label again (io/prompt.ts), which leaves escaped text as it is.
-  const cells = (...values: unknown[]) =>
-    values.map((v) => sanitize(typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v ?? ''), 'cell'))
+  const cells = (...values: Array<string | number | null | undefined>) => values.map((v) => sanitize(String(v ?? ''), 'cell'))
   if (c.customer) return cells(c.customer.id, c.customer.name, c.customer.email)
   if (c.order) {
     const o = c.order
