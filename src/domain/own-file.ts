@@ -14,9 +14,17 @@ const PRIVATE_FILE_MODE = 0o600
 
 export class NotOwnFileError extends Error {
   readonly code = 'ENOTREG'
-  constructor(readonly path: string) {
-    super(`${path} is not a regular file: commerce does not read or write through it (remove it, and it is made anew)`)
+  constructor(
+    readonly path: string,
+    what = 'not a regular file',
+  ) {
+    super(`${path} is ${what}: commerce does not read or write through it (remove it, and it is made anew)`)
   }
+}
+
+/** ELOOP (O_NOFOLLOW met a link) said as what it is. */
+function asOwn(error: unknown, path: string): unknown {
+  return (error as NodeJS.ErrnoException)?.code === 'ELOOP' ? new NotOwnFileError(path, 'a symbolic link') : error
 }
 
 export class FileTooLargeError extends Error {
@@ -45,7 +53,12 @@ const MODE_FLAGS: Record<OwnFileMode, number> = {
  * NotOwnFileError for a FIFO, socket or device). `truncate` empties it after the check, never before.
  */
 export function openOwnFileSync(path: string, mode: OwnFileMode, options: {truncate?: boolean} = {}): number {
-  const fd = openSync(path, MODE_FLAGS[mode] | OWN_FLAGS, PRIVATE_FILE_MODE)
+  let fd: number
+  try {
+    fd = openSync(path, MODE_FLAGS[mode] | OWN_FLAGS, PRIVATE_FILE_MODE)
+  } catch (error) {
+    throw asOwn(error, path)
+  }
   try {
     if (!fstatSync(fd).isFile()) throw new NotOwnFileError(path)
     if (options.truncate) ftruncateSync(fd, 0)
@@ -58,7 +71,9 @@ export function openOwnFileSync(path: string, mode: OwnFileMode, options: {trunc
 
 /** The async twin of openOwnFileSync. */
 export async function openOwnFile(path: string, mode: OwnFileMode): Promise<FileHandle> {
-  const handle = await open(path, MODE_FLAGS[mode] | OWN_FLAGS, PRIVATE_FILE_MODE)
+  const handle = await open(path, MODE_FLAGS[mode] | OWN_FLAGS, PRIVATE_FILE_MODE).catch((error: unknown) => {
+    throw asOwn(error, path)
+  })
   try {
     if (!(await handle.stat()).isFile()) throw new NotOwnFileError(path)
     return handle
