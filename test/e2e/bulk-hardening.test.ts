@@ -67,7 +67,7 @@ describe('messages about rows', () => {
   it('show control characters from the file escaped: a hostile cell cannot retitle or recolour the terminal', async () => {
     const f = file(
       'jsonl',
-      `${JSON.stringify({email: 'eve@h.io', name: 'Eve', 'x\u001b]0;PWNED\u0007\u001b[31m': 1})}\n${JSON.stringify({email: 'ok-esc@h.io', name: 'Ok'})}\n`,
+      `${JSON.stringify({email: 'x\u001b]0;PWNED\u0007\u001b[31m@h.io', name: 'Eve', 'y\u001b]0;PWNED\u0007': 1})}\n${JSON.stringify({email: 'ok-esc@h.io', name: 'Ok'})}\n`,
     )
     const r = await cli(['customers', 'import', f, '--skip-invalid', '--json'])
     expect(r.code, r.stderr).toBe(0)
@@ -75,6 +75,10 @@ describe('messages about rows', () => {
     expect(r.stderr).not.toContain('\u001b')
     expect(r.stderr).not.toContain('\u0007')
     expect(r.stderr).toContain('x\\e]0;PWNED')
+    // A field of the service's that the import ignores is named in the summary, its escapes as text (on a terminal).
+    const human = await cli(['customers', 'import', f, '--skip-invalid'])
+    expect(human.stdout).toContain('ignored_fields')
+    expect(human.stdout).not.toContain('\u0007')
   })
 })
 
