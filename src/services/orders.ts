@@ -91,6 +91,22 @@ export interface CreateOrderResult {
   order: Order
   /** The Idempotency-Key sent (v2), generated when none was given. */
   idempotencyKey?: string
+  /** v2: the service answered with the order an earlier request made under the same key; nothing new was created. */
+  replayed?: boolean
+}
+
+/** How much earlier than our request an order must have been placed to be an earlier one (the clocks may differ). */
+const REPLAY_MARGIN_MS = 60_000
+
+/**
+ * Whether the answer to a create is the order an earlier request made with the same key: the service says so (a
+ * `Idempotent-Replayed: true` header, as the sandbox and Stripe send), or, for a key the user gave (a rerun), the
+ * order was placed well before this request was sent. A real service need not send the header.
+ */
+function isReplay(res: {headers: Record<string, string>}, order: Order, sentAt: number, keyGiven: boolean): boolean {
+  if (/^true$/i.test(res.headers['idempotent-replayed'] ?? '')) return true
+  const placed = Date.parse(String(order.placed_at ?? ''))
+  return keyGiven && !Number.isNaN(placed) && placed < sentAt - REPLAY_MARGIN_MS
 }
 
 /**
@@ -100,7 +116,7 @@ export interface CreateOrderResult {
 export async function createOrder(
   client: ApiClient,
   input: OrderInput,
-  options: {version: ApiVersion; idempotencyKey?: string; onKey?: (key: string) => void},
+  options: {version: ApiVersion; idempotencyKey?: string; onKey?: (key: string) => void; now?: () => number},
 ): Promise<CreateOrderResult> {
   const body = {currency: input.currency, customer_id: input.customer_id, items: input.items}
   const errors = validateOrderCreate(body)
@@ -121,6 +137,7 @@ export async function createOrder(
   // Two lines that fit 80 columns, the key whole on the second.
   const replay = phrase`The order may have been created. To get it without creating a second one, rerun\nwith ${option('idempotencyKey')} ${key}.`
   let res
+  const sentAt = (options.now ?? Date.now)()
   try {
     res = await client.request({
       auth: true,
@@ -139,7 +156,7 @@ export async function createOrder(
     throw new CliError(error.text, {cause: error, exitCode: error.exitCode, hint: replay, status: error.status})
   }
   const order = resourceOf<Order>(res, 'the new order', replay)
-  return {idempotencyKey: key, order}
+  return {idempotencyKey: key, order, replayed: isReplay(res, order, sentAt, options.idempotencyKey !== undefined)}
 }
 
 /** v2 only. `amount` in the service's money unit, sent unchanged; without it the whole remaining amount. */

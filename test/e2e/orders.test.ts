@@ -15,6 +15,7 @@ import {useE2E} from '../helpers/e2e.js'
 import {startFaultyServer} from '../helpers/faulty-server.js'
 import {type Key, issueToken, keyPairEnv, occurrences, requestsTo, startRecorder} from '../helpers/login.js'
 import {startTestSandbox} from '../helpers/sandbox.js'
+import {startIndependentService} from '../helpers/independent-service.js'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
@@ -106,10 +107,55 @@ describe('orders create', () => {
       '--json',
     ])
     expect(again.code, again.stderr).toBe(0)
-    expect(again.json<Order>()).toEqual(first)
+    // The same order, and the JSON says it was replayed (the first answer said it was not).
+    const replayed = again.json<Order & {replayed: boolean}>()
+    expect(replayed.replayed).toBe(true)
+    expect({...replayed, replayed: false}).toEqual(first)
     expect(fx.sb.counts().orders).toBe(before)
     // A key given by the user is not announced as generated.
     expect(again.stderr).not.toContain('Idempotency-Key:')
+    // For a person: not "Created", but what happened.
+    const said = await orders([
+      'create',
+      '--customer',
+      String(customerId),
+      '--currency',
+      'USD',
+      '--item',
+      '1:2',
+      '--idempotency-key',
+      first.idempotency_key!,
+    ])
+    expect(said.code, said.stderr).toBe(0)
+    expect(said.stderr).toContain(`Order ${first.id} was created earlier with this Idempotency-Key`)
+    expect(said.stderr).not.toContain('Created order')
+  })
+
+  it('a replay from a service that does not say so (no Idempotent-Replayed header): an order placed well before the rerun is the earlier one', async () => {
+    const s = await startIndependentService()
+    try {
+      const env = {
+        COMMERCE_BASE_URL: s.url,
+        COMMERCE_CONFIG_DIR: join(fx.dir, 'independent'),
+        COMMERCE_KEY_ID: s.key.key_id,
+        COMMERCE_KEY_SECRET: s.key.key_secret,
+      }
+      s.customers.set(1, {created_at: new Date().toISOString(), email: 'replay@example.com', id: 1, name: 'R', status: 'active'})
+      const args = ['orders', 'create', '--customer', '1', '--currency', 'USD', '--item', '1', '--json']
+      const first = await run(args, {env})
+      expect(first.code, first.stderr).toBe(0)
+      const made = first.json<Order & {idempotency_key: string; replayed: boolean}>()
+      expect(made.replayed).toBe(false)
+      // The rerun comes two minutes after the order was placed (the Ctrl-C, a coffee, the rerun).
+      const order = s.orders.get(made.id)!
+      s.orders.set(made.id, {...order, placed_at: new Date(Date.now() - 120_000).toISOString()})
+      const again = await run([...args, '--idempotency-key', made.idempotency_key], {env})
+      expect(again.code, again.stderr).toBe(0)
+      expect(again.json<{id: number; replayed: boolean}>()).toMatchObject({id: made.id, replayed: true})
+      expect(s.orders.size).toBe(1)
+    } finally {
+      await s.close()
+    }
   })
 
   it('--from-file FILE and --from-file - (stdin); flags override the file', async () => {
@@ -197,7 +243,7 @@ describe('orders list / get / refund', () => {
     const order = await createOrder()
     const [got, missing] = await Promise.all([orders(['get', String(order.id), '--json']), orders(['get', '999999'])])
     expect(got.code, got.stderr).toBe(0)
-    const {idempotency_key: _key, ...expected} = order
+    const {idempotency_key: _key, replayed: _replayed, ...expected} = order as Order & {idempotency_key?: string; replayed?: boolean}
     expect(got.json()).toMatchObject(expected)
     expect(missing.code).toBe(4)
     expect(missing.stderr).toContain('999999')

@@ -45,14 +45,19 @@ export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
           if (!flags['idempotency-key'])
             io.interruptNote = `The order may have been created. To get it without creating a second one, rerun\nwith --idempotency-key ${key}.`
         },
+        now: this.deps.now,
         version: await this.ctx.apiVersion(),
       })
     // A key the user gave belongs to the body as it was: a refusal is then theirs to act on, not asked again.
-    const {idempotencyKey, order} = asked && !flags['idempotency-key'] ? await createAsking(wizard, input, create) : await create(input)
+    const {idempotencyKey, order, replayed} = asked && !flags['idempotency-key'] ? await createAsking(wizard, input, create) : await create(input)
     io.interruptNote = undefined
     if (idempotencyKey && !flags['idempotency-key']) io.info(`Idempotency-Key: ${idempotencyKey}`)
-    const shown = idempotencyKey ? {...order, idempotency_key: idempotencyKey} : order
-    this.output.success(`Created order ${order.id}.`)
+    const shown = idempotencyKey ? {...order, idempotency_key: idempotencyKey, replayed: replayed === true} : order
+    if (replayed)
+      this.output.success(
+        `Order ${order.id} was created earlier with this Idempotency-Key: the service answered with it, and nothing new was created.`,
+      )
+    else this.output.success(`Created order ${order.id}.`)
     await this.output.record(shown, [...RESOURCE_COLUMNS.order, 'items', 'idempotency_key'])
   }
 }
