@@ -5,6 +5,7 @@ import {afterAll, expect, it} from 'vitest'
 
 import {ROOT, tempConfigDir} from '../helpers/cli.js'
 import {checkRequestLog} from '../helpers/openapi-check.js'
+import {startInTmux} from '../helpers/tmux.js'
 
 const dir = tempConfigDir()
 // Removing it checks every answer its sandbox logged against the OpenAPI document (test/helpers/openapi-check.ts).
@@ -34,4 +35,23 @@ it('the demo tour runs every step and stops its sandbox', {timeout: 120_000}, ()
   expect(res.stdout + res.stderr).toContain('Stopped the sandbox')
   // Its sandbox logged each answer; each one breaking the document fails this test (test/helpers/openapi-setup.ts).
   expect(checkRequestLog(dir.dir)).toBeGreaterThan(10)
+})
+
+it('runs to the end on a terminal (tmux, 80x24) with no key pressed', {timeout: 150_000}, async () => {
+  const here = tempConfigDir()
+  try {
+    const term = await startInTmux([], {
+      env: {COMMERCE_DEMO_DIR: here.dir},
+      height: 24,
+      program: [process.execPath, join(ROOT, 'scripts', 'demo.js')],
+      width: 80,
+    })
+    const code = await term.waitForExit(140_000)
+    const screen = await term.capture()
+    expect(code, screen).toBe(0)
+    expect(screen).not.toContain('demo failed')
+    expect(screen).toContain('Stopped the sandbox')
+  } finally {
+    here.cleanup()
+  }
 })
