@@ -38,10 +38,14 @@ export function shellWords(text: string): string[] {
   return words
 }
 
-/** The words of an expansion up to its first flag: the command it runs (what it must start with, and what completion continues from). */
+/**
+ * The words of an expansion up to its first flag or its first `$N` (an argument still to be typed): the command it
+ * runs (what it must start with, and what completion continues from: `orders refund $1 --reason late` completes
+ * as `orders refund`, an order id next).
+ */
 export function commandWordsOf(words: readonly string[]): string[] {
-  const flagAt = words.findIndex((w) => w.startsWith('-'))
-  return flagAt < 0 ? [...words] : words.slice(0, flagAt)
+  const end = words.findIndex((w) => w.startsWith('-') || /\$\d/.test(w))
+  return end < 0 ? [...words] : words.slice(0, end)
 }
 
 /** The highest `$N` of an expansion: how many arguments the alias needs. */

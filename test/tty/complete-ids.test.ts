@@ -26,6 +26,7 @@ beforeAll(async () => {
   expect((await run(['autocomplete', 'bash'], {env: {HOME: home.dir, XDG_CACHE_HOME: cache}})).code).toBe(0)
   ids = [await newCustomer(fx), await newCustomer(fx)]
   expect((await run(['alias', 'set', 'who', 'customers get --json'], {env: fx.env})).code).toBe(0)
+  expect((await run(['alias', 'set', 'late', 'customers get $1 --include orders'], {env: fx.env})).code).toBe(0)
   customers = await Promise.all(ids.map(async (id) => (await fx.api('GET', `/api/v2/customers/${id}`)).body))
 })
 afterAll(() => home.cleanup())
@@ -46,6 +47,11 @@ describe('id completion', () => {
     await term.type('clear; commerce who ')
     await term.sendKeys('Tab', 'Tab')
     await term.waitFor(new RegExp(`commerce who *\\n(?=.*\\b${ids[0]}\\b)(?=.*\\b${ids[1]}\\b)[\\d ]+$`, 'm'))
+    // An alias whose argument is a $1 completes that argument as its command's: ids, never the folder's files.
+    await term.sendKeys('C-u')
+    await term.type('clear; commerce late ')
+    await term.sendKeys('Tab', 'Tab')
+    await term.waitFor(new RegExp(`commerce late *\\n(?=.*\\b${ids[0]}\\b)(?=.*\\b${ids[1]}\\b)[\\d ]+$`, 'm'))
     expect(readFileSync(join(fx.configDir, 'completion-ids.json'), 'utf8')).toContain(customers[0].email)
   })
 
