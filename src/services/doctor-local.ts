@@ -8,9 +8,14 @@ import {readOwnFileSync} from '../domain/own-file.js'
 import {displayUrl} from '../domain/url.js'
 import {type Check, fail, ok, warn} from './doctor-check.js'
 
-export function configCheck(store: ConfigStore): Check {
+/**
+ * The config directory and file: readable, private, and a file this CLI can read (`unreadable`: why not, as every
+ * command would say it, file and key named). Said first, so that the checks that need the file point here.
+ */
+export function configCheck(store: ConfigStore, unreadable?: {message: string; hint?: string}): Check {
   const mode = (path: string) => statSync(path).mode & 0o777
   if (!existsSync(store.dir)) return ok('config', `${store.dir} (not created yet: the first login creates it, 0700)`)
+  if (unreadable) return fail('config', unreadable.message, unreadable.hint ?? `Fix or remove ${store.path}.`)
   try {
     const dirMode = mode(store.dir)
     const fileMode = existsSync(store.path) ? mode(store.path) : undefined
@@ -42,7 +47,11 @@ export function proxyCheck(env: NodeJS.ProcessEnv): Check {
   return ok('proxy', `${proxies.length > 0 ? proxies.join(', ') : 'no proxy variables'}; CA: ${bundle}`)
 }
 
-export function sandboxCheck(env: NodeJS.ProcessEnv): Check {
+/**
+ * The local sandbox: running, recorded but gone, or none; and none running while the base URL in effect is on this
+ * machine and does not answer (`loopbackDown`: a profile logged in to a sandbox that has stopped).
+ */
+export function sandboxCheck(env: NodeJS.ProcessEnv, loopbackDown?: string): Check {
   // Read as it is first: reading it through readSandboxState removes the record of a sandbox that is gone.
   let recorded: {base_url?: unknown; pid?: unknown} | undefined
   try {
@@ -55,6 +64,12 @@ export function sandboxCheck(env: NodeJS.ProcessEnv): Check {
       'sandbox',
       `the sandbox recorded at ${String(recorded.base_url)} (pid ${String(recorded.pid)}) no longer runs`,
       '`commerce sandbox start --detach`',
+    )
+  if (loopbackDown)
+    return warn(
+      'sandbox',
+      `no local sandbox runs, and the base URL ${displayUrl(loopbackDown)} is on this machine and does not answer`,
+      '`commerce sandbox start --detach`, then `commerce auth login --sandbox` (its port may differ)',
     )
   return ok('sandbox', 'no local sandbox recorded (`commerce sandbox start --detach` runs one)')
 }

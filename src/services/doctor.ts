@@ -10,7 +10,8 @@ import {keyringAnswers} from '../config/keyring.js'
 import type {Profile} from '../config/schema.js'
 import type {AuthContext} from './auth.js'
 import {monotonicMs} from '../domain/clock.js'
-import {ApiError} from '../errors.js'
+import {isLoopbackHost} from '../domain/url.js'
+import {ApiError, CliError} from '../errors.js'
 import {type Check, fail, ok, warn} from './doctor-check.js'
 import {configCheck, proxyCheck, sandboxCheck} from './doctor-local.js'
 import {installKind} from './update-check.js'
@@ -62,23 +63,39 @@ export async function doctor(o: DoctorOptions): Promise<Check[]> {
   let client: ApiClient | undefined
   const getClient = async () => (client ??= await ctx.client({maxWaitSeconds: 0, sleep: async () => {}, timeoutMs: Math.max(200, ms - 600)}))
   const closeClient = () => void client?.close().catch(() => {})
+  // A config file that cannot be read (not JSON, a key of the wrong type): the config check says why, as a command
+  // would, and the checks that need the file say so instead of guessing at a fix of their own.
+  const unreadable = await ctx.store.read().then(
+    () => undefined,
+    (error: unknown) => (error instanceof CliError ? {hint: error.hint, message: error.message} : undefined),
+  )
+  const needsConfig = (name: string) => fail(name, 'not checked: the config file cannot be read (see config)', unreadable?.hint ?? 'See config.')
   const profile = await ctx.profile().catch(() => undefined)
   const baseUrl = await ctx.baseUrl().catch(() => undefined)
   const service = serviceCheck(getClient, baseUrl, now)
   const checks = await Promise.all([
     Promise.resolve(cliCheck(o.cli)),
-    Promise.resolve(configCheck(ctx.store)),
-    profileCheck(ctx, profile, baseUrl),
+    Promise.resolve(configCheck(ctx.store, unreadable)),
+    unreadable ? needsConfig('profile') : profileCheck(ctx, profile, baseUrl),
     within('keyring', ms, () => keyringCheck(profile, ms)),
-    within('token', ms, () => tokenCheck(ctx, getClient, baseUrl), closeClient),
+    unreadable ? needsConfig('token') : within('token', ms, () => tokenCheck(ctx, getClient, baseUrl), closeClient),
     within('service', ms, async () => (await service).check, closeClient),
     within('clock', ms, async () => (await service).clock),
     Promise.resolve(proxyCheck(ctx.env)),
-    within('webhooks', ms, () => webhooksCheck(ctx, getClient, profile, baseUrl)),
-    Promise.resolve(sandboxCheck(ctx.env)),
+    unreadable ? needsConfig('webhooks') : within('webhooks', ms, () => webhooksCheck(ctx, getClient, profile, baseUrl)),
+    within('sandbox', ms, async () => sandboxCheck(ctx.env, (await service).check.status === 'fail' && isLoopbackUrl(baseUrl) ? baseUrl : undefined)),
   ])
   closeClient()
   return checks
+}
+
+/** Whether a base URL names this machine (a local sandbox's, typically). */
+function isLoopbackUrl(url: string | undefined): url is string {
+  try {
+    return url !== undefined && isLoopbackHost(new URL(url).hostname)
+  } catch {
+    return false
+  }
 }
 
 function cliCheck(cli: DoctorOptions['cli']): Check {
@@ -221,7 +238,7 @@ async function webhooksCheck(
   if (stale.size > 0)
     return warn(
       'webhooks',
-      `${stale.size} endpoint${stale.size === 1 ? '' : 's'} of webhooks listen no longer reach a listener (${[...stale].join(', ')}); ${live} do`,
+      `${stale.size === 1 ? '1 endpoint registered by webhooks listen no longer reaches' : `${stale.size} endpoints registered by webhooks listen no longer reach`} a listener (${[...stale].join(', ')})${live > 0 ? `; ${live} still ${live === 1 ? 'does' : 'do'}` : ''}`,
       'Run `commerce webhooks listen` again at the same port or public URL to reuse one; the service cannot delete endpoints.',
     )
   return ok('webhooks', `${live} endpoint${live === 1 ? '' : 's'} of webhooks listen, each answered by its listener`)

@@ -3,7 +3,7 @@
  * what is wrong and its fix; against a service that accepts and never answers, the whole report comes within its
  * 3 s deadline (over what starting the CLI costs).
  */
-import {chmodSync} from 'node:fs'
+import {chmodSync, writeFileSync} from 'node:fs'
 import {createServer, type Server, type Socket} from 'node:net'
 import {join} from 'node:path'
 
@@ -137,5 +137,33 @@ describe('commerce doctor', () => {
     const r = await doctor()
     expect(r.of('webhooks')).toMatchObject({detail: expect.stringContaining(endpoint.id), status: 'warn'})
     expect(r.of('sandbox')).toMatchObject({fix: '`commerce sandbox start --detach`', status: 'warn'})
+  })
+
+  it('a config file that cannot be read: the config check says why (the file and the key) first; the checks that need it point there', async () => {
+    for (const [text, said] of [
+      ['{"profiles":{"default":{"base_url":5}}}', /base_url/],
+      ['{bad', /not valid JSON/],
+    ] as const) {
+      writeFileSync(join(tmp.dir, 'config.json'), text, {mode: 0o600})
+      const r = await doctor()
+      expect(r.code).toBe(1)
+      expect(r.of('config')).toMatchObject({detail: expect.stringMatching(said), status: 'fail'})
+      expect(r.of('config').detail).toContain(join(tmp.dir, 'config.json'))
+      for (const name of ['profile', 'token'])
+        expect(r.of(name), name).toMatchObject({detail: 'not checked: the config file cannot be read (see config)', status: 'fail'})
+      expect(JSON.stringify(r.checks)).not.toContain('See the message')
+      expect(r.of('profile').fix).not.toContain('auth login')
+    }
+  })
+
+  it('no sandbox runs while the base URL in effect is on this machine and does not answer: the sandbox check says so', async () => {
+    const down = await refusedUrl()
+    const r = await doctor({COMMERCE_BASE_URL: down})
+    expect(r.of('service').status).toBe('fail')
+    expect(r.of('sandbox')).toMatchObject({
+      detail: expect.stringContaining(`the base URL ${down} is on this machine and does not answer`),
+      status: 'warn',
+    })
+    expect(r.of('sandbox').fix).toContain('commerce sandbox start --detach')
   })
 })
