@@ -137,7 +137,7 @@ export const yesFlag = {
 export async function parseIdArg(input: string, context?: {token?: {type: string; arg?: string}}): Promise<number> {
   const id = parseId(input.trim())
   const arg = context?.token?.type === 'arg' && context.token.arg ? `${context.token.arg.toUpperCase()} ` : ''
-  if (id === undefined) throw new Error(`${arg}must be a positive integer id (got ${JSON.stringify(input)})`)
+  if (id === undefined) throw new Error(`${arg || 'an id '}must be a positive integer (got ${JSON.stringify(input)})`)
   return id
 }
 

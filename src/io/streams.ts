@@ -2,7 +2,7 @@
  * IOStreams: every terminal rule in one place (after the GitHub CLI's iostreams).
  *
  * - stdout carries results only; status, warnings, spinners and progress go to stderr.
- * - Colour: on when stdout is a TTY, or FORCE_COLOR is set; NO_COLOR (non-empty) always wins. Text for stderr
+ * - Colour: on when stdout is a TTY (not TERM=dumb), or FORCE_COLOR is set; NO_COLOR (non-empty) always wins. Text for stderr
  *   loses its colour when stderr is not a TTY (`2> file`), unless FORCE_COLOR is set.
  * - Prompts, spinners and progress bars: only when stdin and stderr are TTYs and CI is not set.
  */
@@ -103,7 +103,8 @@ export class IOStreams {
     this.ci = envFlag(this.env.CI)
     const noColor = this.env.NO_COLOR !== undefined && this.env.NO_COLOR !== ''
     const forceColor = envFlag(this.env.FORCE_COLOR)
-    this.color = !noColor && (forceColor || this.isStdoutTTY)
+    // TERM=dumb: a terminal that draws no escapes (Emacs' shell, some CI logs); colour only when forced.
+    this.color = !noColor && (forceColor || (this.isStdoutTTY && this.env.TERM !== 'dumb'))
     this.errColor = this.color && (forceColor || this.isStderrTTY)
     this.chalk = new Chalk({level: this.color ? (forceColor && !this.isStdoutTTY ? 1 : 2) : 0})
     quietOnClosedPipe(this.stdout)
