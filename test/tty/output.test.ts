@@ -42,6 +42,12 @@ describe('customers list on a TTY', () => {
     expect(raw).not.toContain(ESC)
   })
 
+  it('has no colour codes with TERM=dumb (a terminal that draws no escapes), still a table', async () => {
+    const {plain, raw} = await listOnTty({TERM: 'dumb'})
+    expect(plain).toMatch(/^ID\s+EMAIL\s+NAME/m)
+    expect(raw).not.toContain(ESC)
+  })
+
   it.each([80, 160])('fits a %i-column terminal: no line wraps, the widest column cut with …', async (width) => {
     const {plain} = await listOnTty({NO_COLOR: '1'}, width)
     const lines = plain.split('\n').filter((l) => !l.startsWith('[tty-exit'))
