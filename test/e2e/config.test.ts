@@ -329,7 +329,10 @@ describe('profiles', () => {
     const r = await cfg(['config', 'profiles', '--json'])
     expect(r.code).toBe(0)
     expect(r.json()).toEqual([])
-    expect((await cfg(['config', 'profiles'])).stderr).toContain('No profiles yet')
+    const human = await cfg(['config', 'profiles'])
+    expect(human.stderr).toContain('No profiles yet')
+    // The line alone: no empty table, no "No records." before it.
+    expect(human.stdout).toBe('')
   })
 
   it('selection order: --profile > COMMERCE_PROFILE > the chosen profile > "default"', async () => {

@@ -35,5 +35,6 @@ export function describeRule(r: FaultRule): string {
       : r.remaining === null
         ? 'every time'
         : `${r.remaining} more time${r.remaining === 1 ? '' : 's'}`
-  return `#${r.id}  ${r.method ?? 'any method'} ${r.path}: ${effect}; ${times}; applied ${r.applied}`
+  const applied = r.applied === 0 ? 'not applied yet' : `applied ${r.applied} time${r.applied === 1 ? '' : 's'}`
+  return `#${r.id}  ${r.method ?? 'any method'} ${r.path}: ${effect}; ${times}; ${applied}`
 }

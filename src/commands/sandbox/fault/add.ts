@@ -36,7 +36,7 @@ export default class SandboxFaultAdd extends BaseCommand<typeof SandboxFaultAdd>
   }
 
   async run(): Promise<void> {
-    const {flags, io} = this
+    const {flags} = this
     const rate = flags.rate === undefined ? undefined : Number(flags.rate)
     if (rate !== undefined && !(rate > 0 && rate <= 1)) throw new UsageError(`--rate must be a number above 0 and at most 1 (got ${flags.rate}).`)
     if (flags.status === undefined && !flags.drop && flags.delay === undefined) throw new UsageError('Give --status, --delay or --drop.')
@@ -51,6 +51,7 @@ export default class SandboxFaultAdd extends BaseCommand<typeof SandboxFaultAdd>
       retry_after: flags['retry-after'],
       status: flags.status,
     })
-    await this.output.result(rule, () => io.out(`Added fault ${describeRule(rule)}`))
+    // A confirmation for a person, on stderr, wrapped at the terminal's width (the rule is the JSON document).
+    await this.output.result(rule, () => this.output.success(`Added fault ${describeRule(rule)}`))
   }
 }
