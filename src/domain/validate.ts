@@ -7,6 +7,7 @@
  */
 import {CURRENCIES, CUSTOMER_INCLUDES, CUSTOMER_STATUSES, LIMITS, SCOPES} from './schema.js'
 import {isObject} from './json.js'
+import {closest} from './suggest.js'
 import {isEmail} from '@hyperjump/json-schema-formats'
 
 export type FieldErrors = Record<string, string[]>
@@ -69,7 +70,13 @@ export function canonicalCurrency(value: unknown): unknown {
 
 export function checkOneOf(value: unknown, allowed: readonly string[]): string | undefined {
   if (typeof value === 'string' && allowed.includes(value)) return undefined
-  return `must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`
+  return `must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)}${nearestOf(value, allowed)})`
+}
+
+/** `; did you mean X?` for a value one slip from one of `allowed` (a typo of an event name, a status), else nothing. */
+function nearestOf(value: unknown, allowed: readonly string[]): string {
+  const near = typeof value === 'string' ? closest(value, allowed) : undefined
+  return near === undefined ? '' : `; did you mean ${near}?`
 }
 
 export function checkPerPage(value: unknown): string | undefined {

@@ -28,9 +28,10 @@ import {editDistance} from '../domain/suggest.js'
 import {IOStreams} from '../io/streams.js'
 
 interface Resolved {
-  /** A command id, or a topic name (`topic: true`). */
+  /** A command id, or a topic name (`topic: true`), or an alias's name (`alias: true`). */
   id: string
   topic: boolean
+  alias?: boolean
   /** What follows the command: the words after it, then the flags, in the order typed. */
   argv: string[]
   /** 0 when `id` is what was typed. */
@@ -64,8 +65,21 @@ function splitTyped(id: string, argv: readonly string[], takesValue: Set<string>
   return {rest: [...tokens.slice(end), ...leading], words: tokens.slice(i, end)}
 }
 
-function resolve(config: Interfaces.Config, id: string, argv: readonly string[]): Resolved | undefined {
+/**
+ * The Stripe CLI's top-level words, which its users type out of habit: the command each is here. Suggested as a
+ * near command is (never run without a yes).
+ */
+const OTHER_CLIS: Readonly<Record<string, string>> = {
+  listen: 'webhooks:listen',
+  login: 'auth:login',
+  logout: 'auth:logout',
+  trigger: 'webhooks:trigger',
+}
+
+function resolve(config: Interfaces.Config, id: string, argv: readonly string[], aliases: readonly string[] = []): Resolved | undefined {
   const {rest, words} = splitTyped(id, argv, valueFlags(config))
+  const habit = OTHER_CLIS[words[0]]
+  if (habit && config.findCommand(habit)) return {argv: [...words.slice(1), ...rest], distance: 1, id: habit, topic: false}
   const commands = config.commands.filter((c) => !c.hidden).flatMap((c) => [c.id, ...c.aliases])
   const topics = config.topics.filter((t) => !t.hidden).map((t) => t.name)
   let best: Resolved | undefined
@@ -84,6 +98,12 @@ function resolve(config: Interfaces.Config, id: string, argv: readonly string[])
         if (distance !== undefined && (!best || distance < best.distance)) best = {argv: after, distance, id: name, topic}
       }
     if (best?.distance === 0) break
+  }
+  // An alias's name mistyped (aliases take their arguments after the name).
+  for (const name of aliases) {
+    const distance = near(words[0] ?? '', name)
+    if (distance !== undefined && distance > 0 && (!best || distance < best.distance))
+      best = {alias: true, argv: [...words.slice(1), ...rest], distance, id: name, topic: false}
   }
   return best
 }
@@ -109,7 +129,7 @@ function run(config: Interfaces.Config, found: Resolved): Promise<unknown> {
  * taken from the words after it. Undefined when the first word is not an alias. Aliases are read only here, when no
  * command matched, so a command never pays for them.
  */
-async function expandedAlias(config: Interfaces.Config, id: string, argv: readonly string[]): Promise<string[] | undefined> {
+async function expandedAlias(config: Interfaces.Config, id: string, argv: readonly string[], names: string[] = []): Promise<string[] | undefined> {
   const tokens = [...id.split(':'), ...argv]
   const takesValue = valueFlags(config)
   let i = 0
@@ -121,6 +141,7 @@ async function expandedAlias(config: Interfaces.Config, id: string, argv: readon
     const io = new IOStreams(jsonMode(argv))
     for (const warning of warnings) io.warn(sanitize(warning, 'cell'))
   }
+  names.push(...Object.keys(aliases))
   if (!Object.hasOwn(aliases, name)) return undefined
   const {argv: expanded, missing} = expandAlias(aliases[name], tokens.slice(i + 1))
   if (missing > 0)
@@ -135,8 +156,9 @@ const hook: Hook<'command_not_found'> = async function (options) {
   let argv = options.argv ?? []
   let id = options.id
   let expanded: string[] | undefined
+  const aliasNames: string[] = []
   try {
-    expanded = await expandedAlias(config, id, argv)
+    expanded = await expandedAlias(config, id, argv, aliasNames)
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
     const io = new IOStreams(jsonMode(argv))
@@ -144,7 +166,7 @@ const hook: Hook<'command_not_found'> = async function (options) {
     throw new Errors.ExitError(EXIT.usage)
   }
   if (expanded) [id, ...argv] = expanded
-  const found = resolve(config, id, argv)
+  const found = resolve(config, id, argv, aliasNames)
   // Every word up to the first flag is a command (`customers list extra-arg`), or global flags came first: run it,
   // and its own parser judges the rest.
   if (found?.distance === 0 && !found.topic) return run(config, found)
@@ -153,17 +175,19 @@ const hook: Hook<'command_not_found'> = async function (options) {
   const typed = toConfiguredId(id, config)
   const topic = id.split(':')[0]
   const help = `${config.bin} help${config.findTopic(topic) ? ` ${topic}` : ''}`
-  const shown = found && `${config.bin} ${toConfiguredId(found.id, config)}${found.argv.length > 0 ? ` ${found.argv.join(' ')}` : ''}`
+  const shown =
+    found && `${config.bin} ${found.alias ? found.id : toConfiguredId(found.id, config)}${found.argv.length > 0 ? ` ${found.argv.join(' ')}` : ''}`
   if (found && io.canPrompt() && !io.json) {
     // A guess that changes anything (refund, delete, import...) runs only on a y typed for it: Enter says no, and a
     // --yes on the mistyped line answers the command's own question, never this one. A read may run on Enter.
-    const readOnly = found.topic || config.findCommand(found.id)?.readOnly === true
+    const readOnly = found.topic || (!found.alias && config.findCommand(found.id)?.readOnly === true)
     const {confirm} = await import('@inquirer/prompts')
     const yes = await confirm(
       {default: readOnly, message: `"${typed}" is not a ${config.bin} command. Did you mean \`${shown}\`?`},
       {output: io.stderr},
     ).catch(() => false)
-    if (yes) return run(config, found)
+    // An alias runs as typed with its name right: expanded by this hook again.
+    if (yes) return found.alias ? hook.call(this, {...options, argv: found.argv, id: found.id}) : run(config, found)
   }
   const message = `"${typed}" is not a ${config.bin} command.${found ? ` Did you mean \`${shown}\`?` : ''}`
   // A command of a linked plugin whose folder is gone is "not a command" now: say which plugin, and how to unlink it.

@@ -13,6 +13,7 @@ import {HttpError, validationError} from './http.js'
 import type {RateLimiter} from './rate-limit.js'
 import type {Faults} from './faults.js'
 import type {RequestLog} from './request-log.js'
+import {closest} from '../domain/suggest.js'
 import {priced, product} from './seed.js'
 import type {CustomerRecord, OrderLine, OrderRecord, Store, WebhookRecord} from './store.js'
 import type {Tokens} from './tokens.js'
@@ -195,7 +196,9 @@ export function deleteCustomer(core: Core, record: CustomerRecord, overrides?: O
 /** Event names an endpoint may subscribe to in the sandbox: the ones it sends (its decision). */
 export function checkSandboxEvents(events: string[]): string | undefined {
   const unknown = events.filter((e) => !(SANDBOX_EVENTS as readonly string[]).includes(e))
-  return unknown.length > 0 ? `the sandbox sends ${SANDBOX_EVENTS.join(', ')}; not ${unknown.map((e) => JSON.stringify(e)).join(', ')}` : undefined
+  if (unknown.length === 0) return undefined
+  const near = closest(unknown[0], SANDBOX_EVENTS)
+  return `the sandbox sends ${SANDBOX_EVENTS.join(', ')}; not ${unknown.map((e) => JSON.stringify(e)).join(', ')}${near ? ` (did you mean ${near}?)` : ''}`
 }
 
 /** Registers an endpoint (input checked by validateWebhookCreate with checkSandboxEvents). */

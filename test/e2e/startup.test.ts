@@ -207,6 +207,31 @@ describe('plugins, with a cold and with a warm code cache', () => {
     expect(await no.waitForExit()).toBe(2)
   })
 
+  it("the Stripe CLI's top-level words, a mistyped alias and a mistyped event name each get their did-you-mean", async () => {
+    const dir = tmpConfig()
+    const env = {COMMERCE_CONFIG_DIR: dir}
+    for (const [word, command] of [
+      ['login', 'auth login'],
+      ['logout', 'auth logout'],
+      ['listen', 'webhooks listen'],
+      ['trigger', 'webhooks trigger order.paid'],
+    ]) {
+      const r = await cli(word === 'trigger' ? ['trigger', 'order.paid'] : [word], {env})
+      expect(r.code, word).toBe(2)
+      expect(r.stderr, word).toContain(`Did you mean \`commerce ${command}\`?`)
+    }
+    expect((await cli(['alias', 'set', 'refund-late', 'orders refund $1 --reason late'], {env})).code).toBe(0)
+    const alias = await cli(['refund-lat', '12'], {env})
+    expect(alias.code).toBe(2)
+    expect(alias.stderr).toContain('Did you mean `commerce refund-late 12`?')
+    // An event name is any name (a service may send more), so only the sandbox, which sends a known few, can say.
+    const typo = await cli(['webhooks', 'create', '--url', 'https://hooks.example.com/x', '--event', 'order.shiped'], {
+      env: keyPairEnv(dir, sb.baseUrl, sb.keys[0]),
+    })
+    expect(typo.code).toBe(2)
+    expect(typo.stderr).toContain('not "order.shiped" (did you mean order.shipped?)')
+  })
+
   it('a guess that changes anything runs only on a y typed for it: Enter says no, also with --yes on the mistyped line; a read runs on Enter', async () => {
     const recorder = await startRecorder()
     try {
