@@ -90,6 +90,9 @@ describe('pickers', () => {
     await term.sendKeys('Enter')
     expect(await term.waitForExit()).toBe(0)
     expect(await term.capture()).toContain('evt_pickme123')
+    // The time as other records show it on a terminal: local, and how long ago (not the raw ISO time).
+    expect(await term.capture()).toMatch(/received \d{4}-\d{2}-\d{2} \d{2}:\d{2}\S* \S+ \((just now|.* ago)\)/)
+    expect(await term.capture()).not.toContain(`received ${now}`)
   })
 
   it('a page at a time: the last line loads the next page', async () => {

@@ -2,6 +2,7 @@ import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../../base/command.js'
 import {sanitize} from '../../../io/sanitize.js'
+import {humanValue} from '../../../io/values.js'
 import {getInboxEvent, type InboxRecord, outcomeOf} from '../../../services/webhooks/inbox.js'
 
 export default class WebhooksEventsGet extends BaseCommand<typeof WebhooksEventsGet> {
@@ -35,7 +36,9 @@ export default class WebhooksEventsGet extends BaseCommand<typeof WebhooksEvents
     const {io} = this
     const bold = (t: string) => io.chalk.bold(t)
     const outcome = outcomeOf(record)
-    const headline = `${title}: ${sanitize(record.type, 'cell')} ${sanitize(record.id, 'cell')}, ${record.replayed ? 'replayed' : 'received'} ${record.received_at}`
+    // The time as every record shows it on a terminal: local, and how long ago (a pipe keeps the ISO time).
+    const at = (io.isStdoutTTY && humanValue('received_at', record.received_at, {}, io.values, 'record')) || record.received_at
+    const headline = `${title}: ${sanitize(record.type, 'cell')} ${sanitize(record.id, 'cell')}, ${record.replayed ? 'replayed' : 'received'} ${sanitize(at, 'cell')}`
     const lines = [bold(headline), '', bold('Request headers')]
     for (const [name, value] of Object.entries(record.headers)) lines.push(`  ${sanitize(name, 'cell')}: ${sanitize(value, 'cell')}`)
     lines.push(
