@@ -13,7 +13,7 @@ import {jsonMode, Output} from '../io/output.js'
 import {sanitize} from '../io/sanitize.js'
 import {IOStreams} from '../io/streams.js'
 import {kebabFlag, spell, type Text} from '../domain/phrase.js'
-import {MONEY_UNITS, type MoneyUnit} from '../domain/schema.js'
+import {type Currency, MONEY_UNITS, type MoneyUnit} from '../domain/schema.js'
 import {Context} from './context.js'
 import type {PickKind} from '../services/pickers.js'
 import type {ApiClient} from '../api/client.js'
@@ -196,9 +196,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /** An id left out: a picker on a terminal (base/pick.ts), else exit 2 naming it. */
-  protected async pick(kind: PickKind, client?: () => Promise<ApiClient>, missing?: string): Promise<number | string> {
+  protected async pick(kind: PickKind, client?: () => Promise<ApiClient>, o: {missing?: string; currency?: Currency} = {}): Promise<number | string> {
     const {pickId} = await import('./pick.js')
-    return pickId({io: this.io, kind, missing, now: this.deps.now, source: {client, env: this.deps.env}, usage: `${this.commandLine()} ID`})
+    const source = {client, currency: o.currency, env: this.deps.env}
+    return pickId({io: this.io, kind, missing: o.missing, now: this.deps.now, source, usage: `${this.commandLine()} ID`})
   }
 
   /** The `commerce ...` line that runs this command (for hints). */

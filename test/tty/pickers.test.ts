@@ -71,6 +71,19 @@ describe('pickers', () => {
     expect(await term.capture()).toMatch(/name\s+Gooseneck Kettle/)
   })
 
+  it('products get --currency EUR: the picker shows the prices in the currency asked for, as the result does', async () => {
+    const term = await startInTmux(['products', 'get', '--currency', 'EUR'], {env: fx.env})
+    await term.waitFor('Which product?')
+    const listed = await term.waitFor(/❯ \d+ +\S/)
+    // The price column, at the end of each candidate's line.
+    const prices = listed.split('\n').flatMap((l) => /\d+ (EUR|USD|GBP)(?: +\(out of stock\))? *$/.exec(l)?.[1] ?? [])
+    expect(prices.length).toBeGreaterThan(3)
+    expect(new Set(prices)).toEqual(new Set(['EUR']))
+    await term.choose('Kettle', /❯ 4 +Gooseneck Kettle +\d+ EUR/)
+    expect(await term.waitForExit()).toBe(0)
+    expect(await term.capture()).toMatch(/currency\s+EUR/)
+  })
+
   it('webhooks events get: the events of the local inbox', async () => {
     const now = new Date().toISOString()
     const record = {

@@ -13,7 +13,8 @@ export default class ProductsGet extends ApiCommand<typeof ProductsGet> {
   static flags = {...fieldsFlag('product'), currency: currencyFlag({description: 'Show the price converted to this currency.'})}
 
   async run(): Promise<void> {
-    const id = this.args.id ?? ((await this.pick('product', () => this.ctx.client())) as number)
+    // The picker shows prices in the currency asked for, as the result will.
+    const id = this.args.id ?? ((await this.pick('product', () => this.ctx.client(), {currency: this.flags.currency})) as number)
     await this.output.record(await getProduct(await this.ctx.client(), id, {currency: this.flags.currency}), RESOURCE_COLUMNS.product)
   }
 }

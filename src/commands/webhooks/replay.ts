@@ -39,7 +39,9 @@ Each delivery is signed afresh (current time) with the secret given (--secret-fi
     if (flags.failed && ids.length > 0) throw new UsageError('Give event ids or --failed, not both.')
     // None named and not --failed: pick one on a terminal; without one, say what to give.
     if (!flags.failed && ids.length === 0)
-      ids.push((await this.pick('event', undefined, 'Missing event id: name the events to replay (EVENT_ID...), or pass --failed.')) as string)
+      ids.push(
+        (await this.pick('event', undefined, {missing: 'Missing event id: name the events to replay (EVENT_ID...), or pass --failed.'})) as string,
+      )
     if (!flags.failed && (flags.since !== undefined || flags.type !== undefined))
       throw new UsageError('--since and --type choose among failed events: use them with --failed.')
     const secret = await readSecret(
