@@ -170,9 +170,16 @@ export async function importCommand(options: ImportCommandOptions): Promise<numb
   return outcome.summary.failed > 0 ? EXIT.failure : EXIT.ok
 }
 
-/** The summary, with the fields the rows carried that were not sent (the service sets them), when there were any. */
+/**
+ * The summary, with the fields the rows carried that were not sent (the service sets them), and how many rows had a
+ * status the create body cannot carry, when there were any.
+ */
 function withIgnored(summary: object, file: ValidatedFile): Record<string, unknown> {
-  return {...summary, ...(file.ignoredFields.length > 0 ? {ignored_fields: file.ignoredFields} : {})}
+  return {
+    ...summary,
+    ...(file.ignoredFields.length > 0 ? {ignored_fields: file.ignoredFields} : {}),
+    ...(file.statusNotCarried > 0 ? {status_not_carried: file.statusNotCarried} : {}),
+  }
 }
 
 /**
@@ -182,7 +189,9 @@ function withIgnored(summary: object, file: ValidatedFile): Record<string, unkno
 function invitationsNote(kind: ImportKind, invitations: Invitations, verb: string): string | undefined {
   const {sent, unset} = invitations
   if (kind !== 'customers' || unset === 0) return undefined
-  return `${counted(sent, 'customer')} ${verb} an invitation email (${unset} of them ${unset === 1 ? 'leaves' : 'leave'} send_invite unset; --no-send-invite: none).`
+  // "Up to": a row whose email is taken already creates no customer, and so sends none (the conflicts are known only
+  // once the service answers).
+  return `Up to ${counted(sent, 'customer')} ${verb} an invitation email (${unset} of them ${unset === 1 ? 'leaves' : 'leave'} send_invite unset; --no-send-invite: none).`
 }
 
 /** Every bad row by its line, as one usage error (exit 2): nothing was sent. */

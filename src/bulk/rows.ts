@@ -208,6 +208,9 @@ export class RowChecker {
   /** The fields the rows carried that the import does not send (the service sets them), each once, in the order met. */
   readonly ignored = new Set<string>()
 
+  /** Rows whose status a create cannot give back (an archived customer, a paid order): created as new ones are. */
+  statusNotCarried = 0
+
   constructor(
     private readonly kind: ImportKind,
     private readonly format: 'csv' | 'jsonl' | 'json',
@@ -219,6 +222,8 @@ export class RowChecker {
   check(line: number, record: Record<string, unknown>): {row: ImportRow} | {error: RowError} {
     const csv = this.format === 'csv'
     for (const field of ignoredFields(this.kind, csv, record)) this.ignored.add(field)
+    const status = typeof record.status === 'string' ? record.status.trim().toLowerCase() : ''
+    if (status !== '' && !(this.kind === 'customers' ? ['active', 'invited'] : ['pending']).includes(status)) this.statusNotCarried++
     if (this.kind === 'customers') {
       const {body, errors} = csv ? customerFromCsv(record) : customerFromJson(record)
       if (!hasErrors(errors)) tooDeep(errors, 'metadata', body.metadata)

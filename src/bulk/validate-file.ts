@@ -34,6 +34,8 @@ export interface ValidatedFile {
   invitations: Invitations
   /** Fields the rows carry that the service sets (not part of the create body): not sent, named in the summary. */
   ignoredFields: string[]
+  /** Valid or not, rows whose status the create body cannot carry (archived customers, paid orders). */
+  statusNotCarried: number
   /** A fatal error (unreadable CSV, bad header): rows after it were not read, so no import may go on. */
   fatal?: RowError
   /** The send pass: the valid rows, in file order. Throws when the file changed since validation. */
@@ -85,6 +87,7 @@ export async function validateFile(options: ValidateFileOptions): Promise<Valida
     invalid,
     invalidCount,
     ignoredFields: [...checker.ignored],
+    statusNotCarried: checker.statusNotCarried,
     invitations: checker.invitations,
     kind,
     rows: () => sendPass(file, kind, format, sha256, before, options.sendInvite),

@@ -104,6 +104,14 @@ describe('customers', () => {
       expect.stringMatching(/^line 5: is not valid JSON/),
     ])
     expect(v.ignoredFields).toEqual(['id', 'status', 'object', '_links'])
+    // An active customer comes back as one; an archived one cannot (the create body has no status): counted.
+    expect(v.statusNotCarried).toBe(0)
+    const archived = await validateFile({
+      file: file('{"email":"z@x.io","name":"Z","status":"archived"}\n{"email":"y@x.io","name":"Y","status":"invited"}\n', 'jsonl'),
+      format: 'jsonl',
+      kind: 'customers',
+    })
+    expect(archived.statusNotCarried).toBe(1)
   })
 })
 

@@ -105,12 +105,12 @@ describe('invitations', () => {
     const csv = 'email,name,send_invite\ninv1@h.io,One,\ninv2@h.io,Two,false\ninv3@h.io,Three,true\n'
     const dry = await cli(['customers', 'import', file('csv', csv), '--dry-run'])
     expect(dry.code, dry.stderr).toBe(0)
-    expect(dry.stderr).toContain('2 customers would get an invitation email (1 of them leaves send_invite unset; --no-send-invite: none).')
+    expect(dry.stderr).toContain('Up to 2 customers would get an invitation email (1 of them leaves send_invite unset; --no-send-invite: none).')
 
     const path = file('csv', csv)
     const real = await cli(['customers', 'import', path, '--json'])
     expect(real.code, real.stderr).toBe(0)
-    expect(real.stderr).toContain('2 customers will get an invitation email')
+    expect(real.stderr).toContain('Up to 2 customers will get an invitation email')
     // The same import again: every row is done (the journal), so nothing is sent and no invitation announced.
     const again = await cli(['customers', 'import', path, '--json'])
     expect(again.code, again.stderr).toBe(0)
