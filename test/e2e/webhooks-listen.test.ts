@@ -10,6 +10,7 @@ import {afterEach, describe, expect, it, onTestFinished} from 'vitest'
 import {signPayload, verifySignature} from '../../src/domain/signature.js'
 import {run, tempConfigDir} from '../helpers/cli.js'
 import {startTestSandbox} from '../helpers/sandbox.js'
+import {startInTmux} from '../helpers/tmux.js'
 import {deadPort, killAll, type Receiver, type Session, spawnCli, startReceiver, startSession, until} from '../helpers/webhooks-setup.js'
 
 let session: Session | undefined
@@ -221,6 +222,23 @@ describe('webhooks listen against the sandbox', () => {
     expect(line).not.toContain('\u001b')
     expect(line).toMatch(/order\.paid {2}evt_.*x/)
     expect(await p.exited).toEqual({code: 0, signal: null})
+  })
+
+  it('on a terminal it shows the signing secret masked but its last 4 characters, once, with how to get it whole; never in --json', async () => {
+    session = await startSession()
+    const term = await startInTmux(['webhooks', 'listen', '--no-probe', '--timeout', '1'], {env: session.env, width: 120})
+    await term.waitFor('Ready.')
+    const endpoint = Object.keys(session.secrets())[0]
+    const secret = session.secrets()[endpoint] as string
+    const screen = await term.waitFor(/Signing secret: /)
+    expect(screen).toContain(`Signing secret: ************${secret.slice(-4)} (whole: \`commerce webhooks secret ${endpoint} --reveal\``)
+    expect(screen).not.toContain(secret)
+    expect(screen.match(/Signing secret/g)).toHaveLength(1)
+    await term.waitForExit()
+    const json = listen(session, ['--json', '--no-probe', '--timeout', '1'])
+    expect(Object.keys(await json.json(0))).not.toContain('signing_secret')
+    await json.exited
+    expect(json.stderr()).not.toContain('Signing secret')
   })
 
   it('--timeout counts from the ready line and exits 1 when fewer events came', async () => {

@@ -41,6 +41,8 @@ Ctrl-C or SIGTERM stops it (exit 0) once deliveries in progress are answered. --
 
 Without --port it takes the port of the profile's previous listen when free, so the same URL reuses the same endpoint. At most --forward-concurrency forwards run at once; past a queue of 100, a delivery is answered 503 with Retry-After.
 
+On a terminal it shows the endpoint's signing secret masked but its last 4 characters, which a receiver needs (whole: \`webhooks secret ID --reveal\`, or --print-secret).
+
 With --json, each stdout line is one JSON object: first {"ready": true, "local_url", "public_url", "endpoint_id", "verified_reachable"} (with --print-secret, also "signing_secret"), then one per event, and the reachability lines above.`
   static examples = [
     '<%= config.bin %> webhooks listen --forward-to http://127.0.0.1:3000/hooks',
@@ -151,6 +153,11 @@ With --json, each stdout line is one JSON object: first {"ready": true, "local_u
     if (ready.verified_reachable) io.info(`Reachable: a probe through ${ready.public_url} came back to this listener.`)
     if (flags['skip-verify']) io.warn('signatures are not verified (--skip-verify).')
     if (ready.signing_secret !== undefined) this.output.note(`Signing secret: ${ready.signing_secret}`)
+    // The receiver needs it (the Stripe CLI prints it): on a terminal, masked but its end, with how to get it whole.
+    else if (io.isStderrTTY && !this.output.json)
+      io.info(
+        `Signing secret: ${'*'.repeat(12)}${sanitize(ready.signing_secret_tail, 'cell')} (whole: \`commerce webhooks secret ${ready.endpoint_id} --reveal\`, or --print-secret)`,
+      )
     const max = flags['max-events']
     const stops = [max === undefined ? 'on Ctrl-C' : `after ${max} event${max === 1 ? '' : 's'}`]
     if (flags.timeout !== undefined) stops.push(`fails after ${flags.timeout} s without ${max === undefined ? 'any' : 'them'}`)

@@ -40,6 +40,8 @@ export interface ListenReady {
   forward_to: string | null
   /** Only with --print-secret. */
   signing_secret?: string
+  /** The signing secret's last 4 characters: what a person is shown of it, never the JSON line. */
+  signing_secret_tail: string
 }
 
 export interface ListenOptions {
@@ -148,6 +150,7 @@ export async function listen(options: ListenOptions): Promise<{end: ListenEnd; e
       verified_reachable: probed.verified,
       ...(probed.reason ? {unreachable_reason: probed.reason} : {}),
       ...(options.printSecret ? {signing_secret: registered.secret} : {}),
+      signing_secret_tail: registered.secret.slice(-4),
     })
     run.reachable = probed.verified !== false
     run.onTunnelExit = (message) => void restartTunnel(run, message)
