@@ -229,7 +229,7 @@ describe('webhooks listen against the sandbox', () => {
     const term = await startInTmux(['webhooks', 'listen', '--no-probe', '--timeout', '1'], {env: session.env, width: 120})
     await term.waitFor('Ready.')
     const endpoint = Object.keys(session.secrets())[0]
-    const secret = session.secrets()[endpoint] as string
+    const secret = session.secrets()[endpoint]
     const screen = await term.waitFor(/Signing secret: /)
     expect(screen).toContain(`Signing secret: ************${secret.slice(-4)} (whole: \`commerce webhooks secret ${endpoint} --reveal\``)
     expect(screen).not.toContain(secret)
