@@ -8,6 +8,7 @@
  */
 import {write} from './json-array.js'
 import {assertCarried, checkedRecords, fieldValue, project} from './fields.js'
+import {wrapWords} from './wrap.js'
 import {sanitize} from './sanitize.js'
 import {Spinner} from './spinner.js'
 import type {IOStreams} from './streams.js'
@@ -112,6 +113,8 @@ export interface ListRenderOptions {
   middle?: readonly string[]
   /** Columns narrowed last and dropped last: what the table is about (a URL, a file). */
   important?: readonly string[]
+  /** Columns whose text wraps at spaces onto more lines instead of being cut: an explanation the reader needs whole. */
+  wrap?: readonly string[]
 }
 
 /** Ids are what people copy into the next command: a table never cuts one. */
@@ -215,7 +218,19 @@ export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row>
         (_, text) => (io.color ? io.chalk.bold(text) : text),
       ),
     ]
-    for (const row of rows) lines.push(line(row, (c, text) => styleCell(io, c, text)))
+    const wrapped = columns.map((c) => options.wrap?.includes(c) ?? false)
+    for (const row of rows) {
+      // A wrapping column's text on as many lines as it takes, the row's other cells on the first of them.
+      const parts = row.map((text, i) => (wrapped[i] ? wrapWords(text, widths[i]).split('\n') : [text]))
+      const height = Math.max(...parts.map((p) => p.length))
+      for (let k = 0; k < height; k++)
+        lines.push(
+          line(
+            parts.map((p) => p[k] ?? ''),
+            (c, text) => styleCell(io, c, text),
+          ),
+        )
+    }
     io.out(lines.join('\n'))
   }
   const pos = options.position?.()

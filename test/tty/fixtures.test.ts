@@ -29,9 +29,13 @@ describe('fixtures clean on a terminal', () => {
     expect(await no.answer(question, 'n')).toBe(1)
     expect((await fx.api('GET', `/api/v2/customers/${a.id}`)).status).toBe(200)
 
-    const yes = await startInTmux(['fixtures', 'clean'], {env: fx.env})
+    const yes = await startInTmux(['fixtures', 'clean'], {env: fx.env, width: 80})
     expect(await yes.answer(question, 'y')).toBe(0)
     const screen = await yes.capture()
+    // At 80 columns the reason an entry was left wraps onto more lines, whole, never cut with …
+    expect(screen).not.toMatch(/left: .*…/)
+    expect(screen.replace(/\s+/g, ' ')).toContain('left: pending: the API cannot cancel an order, and a pending one cannot be refunded')
+    for (const line of screen.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80)
     expect(screen).toMatch(/2 undone, 1 left/)
     expect(screen).toContain('`commerce fixtures clean --recheck` refunds them')
     expect((await fx.api('GET', `/api/v2/customers/${a.id}`)).status).toBe(404)
