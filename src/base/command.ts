@@ -128,8 +128,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * --fields and --jq (src/io/fields.ts, src/io/jq.ts) as the Output's filter: fields first, then the expression, which
    * prints its own results; --jq is compiled here, before any request (a compile error is exit 2), and implies --json.
    */
-  private async initFilters(flags: {fields?: string[]; jq?: string}): Promise<void> {
+  private async initFilters(flags: {fields?: string[]; jq?: string; 'no-pager'?: boolean}): Promise<void> {
     const {io} = this
+    io.pagerOff = flags['no-pager'] === true
     io.fields = flags.fields
     io.knownFields = [...((this.ctor.flags?.fields as {options?: readonly string[]} | undefined)?.options ?? [])]
     if (flags.jq === undefined) {

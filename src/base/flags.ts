@@ -31,6 +31,10 @@ export const outputFlags = {
     helpGroup: GLOBAL,
   }),
   json: Flags.boolean({description: 'Print exactly one JSON document on stdout.', helpGroup: GLOBAL}),
+  'no-pager': Flags.boolean({
+    description: 'Do not page a long table on a terminal (default: COMMERCE_PAGER, then PAGER, then less -FRX).',
+    helpGroup: GLOBAL,
+  }),
 }
 
 /**

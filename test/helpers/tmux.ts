@@ -34,7 +34,10 @@ const EXIT_MARKER = '[tty-exit'
 const EXIT_LINE = /\[tty-exit (\d+)\](?![\s\S]*\[tty-exit)/
 
 export interface TmuxOptions {
-  /** Added to the clean environment; `undefined` values are left out (COMMERCE_SKIP_UPDATE_CHECK: undefined unsets it). */
+  /**
+   * Added to the clean environment; `undefined` values are left out (COMMERCE_SKIP_UPDATE_CHECK: undefined and
+   * COMMERCE_PAGER: undefined unset the helper's defaults, which turn the update check and the pager off).
+   */
   env?: Record<string, string | undefined>
   /** Run this program (and its arguments) in the terminal instead of the CLI with `args`: a shell, for completion. */
   program?: string[]
@@ -103,9 +106,17 @@ export async function startInTmux(args: string[], options: TmuxOptions = {}): Pr
   const tmux = async (...tmuxArgs: string[]) => (await exec('tmux', ['-S', socket, ...tmuxArgs], {env: tmuxEnv})).stdout
 
   // The update notice's daily check would ask the npm registry: off, unless a test turns it on (its own registry).
-  const env: Record<string, string> = {COMMERCE_SKIP_UPDATE_CHECK: '1', HOME: socketDir, LANG: 'C.UTF-8', PATH: tmuxEnv.PATH, TERM: 'xterm-256color'}
-  if (options.env && 'COMMERCE_SKIP_UPDATE_CHECK' in options.env && options.env.COMMERCE_SKIP_UPDATE_CHECK === undefined)
-    delete env.COMMERCE_SKIP_UPDATE_CHECK
+  // A long table would wait in the pager for a key: off, unless a test turns it on (COMMERCE_PAGER: undefined).
+  const env: Record<string, string> = {
+    COMMERCE_PAGER: 'cat',
+    COMMERCE_SKIP_UPDATE_CHECK: '1',
+    HOME: socketDir,
+    LANG: 'C.UTF-8',
+    PATH: tmuxEnv.PATH,
+    TERM: 'xterm-256color',
+  }
+  for (const name of ['COMMERCE_SKIP_UPDATE_CHECK', 'COMMERCE_PAGER'])
+    if (options.env && name in options.env && options.env[name] === undefined) delete env[name]
   for (const [k, v] of Object.entries(options.env ?? {})) if (v !== undefined) env[k] = v
   const assignments = Object.entries(env).map(([k, v]) => `${k}=${shellQuote(v)}`)
   // `env -i` drops the test runner's environment (CI included; `-u CI` is kept to say so explicitly). The shell

@@ -4,6 +4,7 @@
  */
 import {beforeAll, describe, expect, it} from 'vitest'
 
+import {run} from '../helpers/cli.js'
 import {startInTmux} from '../helpers/tmux.js'
 import {newCustomer, useTtyFixture} from '../helpers/tty.js'
 
@@ -78,5 +79,28 @@ describe('--jq on a terminal', () => {
     const json = await startInTmux(['customers', 'list', '--json', '--jq', '.['], {env: {...fx.env, NO_COLOR: '1'}})
     expect(await json.waitForExit()).toBe(2)
     expect(await json.capture()).toContain('"error"')
+  })
+})
+
+// Last in the file: it adds customers, which the tests above count.
+describe('a long table on a TTY', () => {
+  it('a table taller than the terminal goes through the pager (less -FRX by default); --no-pager and a pipe write it directly', async () => {
+    for (let i = fx.sb.counts().customers; i < 30; i++) await newCustomer(fx)
+    const paged = await startInTmux(['customers', 'list', '--per-page', '30'], {env: {...fx.env, COMMERCE_PAGER: undefined}, height: 24, width: 100})
+    // less waits at the end of the first screen: the first rows are shown, the command has not ended.
+    await paged.waitFor(/^ID\s+EMAIL/m)
+    await paged.waitFor(/^:\s*$|\(END\)/m)
+    expect(await paged.capture()).not.toMatch(/\[tty-exit/)
+    await paged.sendKeys('q')
+    expect(await paged.waitForExit()).toBe(0)
+    const direct = await startInTmux(['customers', 'list', '--per-page', '30', '--no-pager'], {
+      env: {...fx.env, COMMERCE_PAGER: undefined},
+      height: 24,
+    })
+    expect(await direct.waitForExit()).toBe(0)
+    expect(await direct.capture()).toContain('Showing 1-30 of')
+    const pipe = await run(['customers', 'list', '--per-page', '30'], {env: {...fx.env, PAGER: 'false'}})
+    expect(pipe.code).toBe(0)
+    expect(pipe.stdout.split('\n').length).toBeGreaterThan(30)
   })
 })

@@ -1,0 +1,55 @@
+/**
+ * A long table on a terminal goes through a pager, as gh's does: `COMMERCE_PAGER`, else `PAGER`, else `less -FRX`
+ * (quits at once when the text fits, keeps colour, leaves the text on the screen), run through the shell as git and gh
+ * run it. Never on a pipe, never with --json, never with --no-pager or a pager set to "" or `cat`; only when the text
+ * is taller than the terminal. A pager that cannot start is no error: the text is written as it would be without one.
+ * Quitting the pager before the end is no error either.
+ */
+import {accessSync, constants} from 'node:fs'
+import {delimiter, join} from 'node:path'
+
+import type {IOStreams} from './streams.js'
+
+/** Whether `name` is a program on the PATH (the default pager is used only where it is installed). */
+function onPath(name: string, path: string | undefined): boolean {
+  return (path ?? '').split(delimiter).some((dir) => {
+    try {
+      accessSync(join(dir, name), constants.X_OK)
+      return true
+    } catch {
+      return false
+    }
+  })
+}
+
+/** The pager command to run for `lines` of text on this terminal, or undefined to write them directly. */
+export function pagerFor(io: IOStreams, lines: number): string | undefined {
+  if (io.pagerOff || io.json || !io.isStdoutTTY) return undefined
+  if (lines < (io.stdout.rows || 24)) return undefined
+  const chosen = io.env.COMMERCE_PAGER ?? io.env.PAGER
+  const command = (chosen ?? (onPath('less', io.env.PATH) ? 'less -FRX' : '')).trim()
+  return command === '' || command === 'cat' ? undefined : command
+}
+
+/** Writes `text` through `command`; false when the pager could not be started (then nothing was written). */
+export async function throughPager(io: IOStreams, command: string, text: string): Promise<boolean> {
+  const {spawn} = await import('node:child_process')
+  return new Promise((resolve) => {
+    const child = spawn('sh', ['-c', command], {
+      env: {...io.env, LESS: io.env.LESS ?? 'FRX', LV: io.env.LV ?? '-c'},
+      stdio: ['pipe', 'inherit', 'inherit'],
+    })
+    let started = true
+    child.on('error', () => {
+      started = false
+      resolve(false)
+    })
+    // The person may quit before the end (q): the rest is not wanted, and a broken pipe is no error.
+    child.stdin.on('error', () => {})
+    child.stdin.end(text)
+    // 127: the shell found no such pager (a PAGER naming a program that is not installed): written directly instead.
+    child.on('close', (code) => {
+      if (started) resolve(code !== 127)
+    })
+  })
+}
