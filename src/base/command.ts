@@ -269,9 +269,8 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
 
   public async init(): Promise<void> {
     await super.init()
-    // How amounts read on a terminal: the profile's money_unit, taken once here and carried by the IOStreams.
-    // Pipes and --json show raw values, so they never read it; a config file that cannot be read is reported
-    // by the command's own read, with its exit code.
+    // How amounts read on a terminal: the profile's money_unit, taken once here and carried by the IOStreams (pipes and
+    // --json show raw values; a config file that cannot be read is reported by the command's own read).
     if (this.io.tableOutput && !this.io.json) {
       const unit = await this.ctx.profile().then(
         (profile) => profile?.money_unit,
