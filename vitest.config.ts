@@ -11,6 +11,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     restoreMocks: true,
+    // A missing or stale bundle is built, a stale manifest named, before any test file: one file runs as it is.
+    globalSetup: ['./test/helpers/global-setup.ts'],
     // Every answer of an in-process sandbox is checked against the OpenAPI document.
     setupFiles: ['./test/helpers/openapi-setup.ts'],
     reporters: ['default', './test/helpers/summary-reporter.ts'],

@@ -12,6 +12,8 @@ const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 pjson.oclif.commands = './src/commands'
 // And the hooks of src/, so that they share node_modules' @oclif/core (its ExitError class) with the commands.
 for (const [event, path] of Object.entries(pjson.oclif.hooks ?? {})) pjson.oclif.hooks[event] = path.replace(/^\.\/dist\/bundle\//, './src/')
+// And the help class of src/ (--help crashed without a build: it named dist/bundle's).
+if (pjson.oclif.helpClass) pjson.oclif.helpClass = pjson.oclif.helpClass.replace(/^\.\/dist\/bundle\//, './src/')
 // tsx compiles the .ts files; oclif need not map paths to sources itself.
 settings.enableAutoTranspile = false
 

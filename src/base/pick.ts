@@ -10,16 +10,8 @@ import {sanitize} from '../io/sanitize.js'
 import type {IOStreams} from '../io/streams.js'
 import {formatMoney, relativeTime} from '../io/values.js'
 import {cellWidth, fitCells, padCells} from '../io/width.js'
+import {PICK_KINDS} from '../services/pick-kinds.js'
 import {type Candidate, candidates, type PickKind, type PickSource} from '../services/pickers.js'
-
-const NOUNS: Record<PickKind, string> = {
-  customer: 'customer',
-  event: 'event',
-  order: 'order',
-  'orderable-customer': 'customer (active or invited)',
-  'refundable-order': 'order (paid or shipped)',
-  product: 'product',
-}
 
 const MORE = Symbol('more')
 
@@ -86,7 +78,7 @@ export interface PickOptions {
 
 /** The id chosen; exit 2 without a terminal or with --json; exit 130 on Esc or Ctrl-C. */
 export async function pickId(o: PickOptions): Promise<number | string> {
-  const noun = NOUNS[o.kind]
+  const noun: string = PICK_KINDS[o.kind].noun
   if (!canPick(o.io)) throw new UsageError(o.missing ?? `Missing ${noun.split(' ')[0]} id: \`${o.usage}\` (on a terminal, leave it out to pick one).`)
   // The first page before anything is drawn: a service that cannot be reached fails the command as it would without
   // a picker, and an empty list says so (exit 2, as a missing id is), instead of a prompt that can only be cancelled.

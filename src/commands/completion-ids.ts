@@ -2,7 +2,7 @@ import {Args} from '@oclif/core'
 
 import {ApiCommand} from '../base/command.js'
 import {completionIds, profileCompletions} from '../services/completion-ids.js'
-import type {PickKind} from '../services/pickers.js'
+import {PICK_KIND_NAMES, type PickKind} from '../services/pick-kinds.js'
 
 /**
  * What the completion scripts call for an id argument (services/completion.ts): `id:description` lines, or nothing;
@@ -11,7 +11,8 @@ import type {PickKind} from '../services/pickers.js'
 export default class CompletionIds extends ApiCommand<typeof CompletionIds> {
   static hidden = true
   static args = {
-    kind: Args.string({options: ['customer', 'order', 'refundable-order', 'product', 'event', 'profile'], required: true}),
+    // The kinds of the one registry (services/pick-kinds.ts), and `profile`.
+    kind: Args.string({options: [...PICK_KIND_NAMES, 'profile'], required: true}),
   }
   static summary = `Ids for shell completion (used by the scripts of \`commerce autocomplete\`).`
 

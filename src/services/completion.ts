@@ -10,21 +10,10 @@ import {appendFile, readFile, stat} from 'node:fs/promises'
 import {join} from 'node:path'
 
 import {writeFileAtomic} from '../domain/files.js'
-import type {PickKind} from './pickers.js'
+// The id arguments completed from the account (`commerce completion-ids KIND`), by command: the one registry.
+import {ID_COMPLETIONS} from './pick-kinds.js'
 import {servedOperations} from '../domain/schema.js'
 import {API_METHODS} from './api.js'
-
-/** The id arguments completed from the account (`commerce completion-ids KIND`), by command. */
-export const ID_COMPLETIONS: Readonly<Record<string, PickKind>> = {
-  'customers delete': 'customer',
-  'customers get': 'customer',
-  'customers update': 'customer',
-  'orders get': 'order',
-  'orders refund': 'refundable-order',
-  'products get': 'product',
-  'webhooks events get': 'event',
-  'webhooks replay': 'event',
-}
 
 /** The global flag whose value is a profile name (profileFlag in base/flags.ts): completed with the config's names. */
 const PROFILE = {char: 'p', name: 'profile'}

@@ -11,7 +11,8 @@ import {listOrders} from './orders.js'
 import {listProducts} from './products.js'
 import {listInboxEvents} from './webhooks/inbox.js'
 
-export type PickKind = 'customer' | 'orderable-customer' | 'order' | 'refundable-order' | 'product' | 'event'
+export type {PickKind} from './pick-kinds.js'
+import type {PickKind} from './pick-kinds.js'
 
 export interface Candidate {
   id: number | string

@@ -1,5 +1,5 @@
 /**
- * `commerce customers ...` run as processes against the sandbox with an env key pair: every command's happy
+ * `commerce customers ...` run in this process through the commands' seam against the sandbox with an env key pair: every command's happy
  * path in --json and on a pipe, the server's 403 / 404 / 422 answers mapped to exit codes and named flags, and
  * every client-side validation error refused before any request.
  */
