@@ -21,7 +21,7 @@ import {DEFAULT_PER_PAGE, DELETE_CUSTOMER_STATUS, OPERATION_SCOPES, SANDBOX_EVEN
 type Schema = Record<string, unknown>
 
 /** The document's `info.version`: bumped when what it describes changes. */
-export const SANDBOX_API_VERSION = '1.0.0'
+export const SANDBOX_API_VERSION = '1.1.0'
 
 const ref = (name: string): Schema => ({$ref: `#/components/schemas/${name}`})
 const decided = (schema: Schema, why: string): Schema => ({...schema, description: why, 'x-sandbox-decision': true})
@@ -36,6 +36,14 @@ const object = (properties: Record<string, Schema>, required: string[] = [], ext
 const page = (item: string): Schema =>
   object({data: {items: ref(item), type: 'array'}, meta: ref('PageMeta')}, ['data', 'meta'], {description: 'The page envelope of every list.'})
 
+/** The spec's "arbitrary key/value pairs": any key; `plan` is a string where given. */
+const METADATA: Schema = {
+  additionalProperties: true,
+  description: 'Arbitrary key/value pairs; `plan` (a string) is the one the CLI has a flag for.',
+  properties: {plan: string()},
+  type: 'object',
+}
+
 const SCHEMAS: Record<string, Schema> = {
   Address: decided(
     object({city: string(), country: string(), id: integer(), line1: string(), postal_code: string()}, ['id']),
@@ -46,7 +54,7 @@ const SCHEMAS: Record<string, Schema> = {
       created_at: string({format: 'date-time'}),
       email: string({format: 'email'}),
       id: integer(),
-      metadata: {properties: {plan: string()}, type: 'object'},
+      metadata: METADATA,
       name: string(),
       status: string({enum: [...CUSTOMER_STATUSES]}),
     },
@@ -55,9 +63,10 @@ const SCHEMAS: Record<string, Schema> = {
   CustomerCreate: object(
     {
       email: string({format: 'email'}),
-      metadata: {properties: {plan: string()}, type: 'object'},
+      metadata: METADATA,
       name: string({maxLength: LIMITS.customerNameMaxLength, minLength: 1, pattern: '\\S'}),
-      send_invite: {default: true, type: 'boolean'},
+      // No `default` keyword: client generators make a property with a default required (openapi-typescript does).
+      send_invite: {description: 'Email an invitation; true when left out.', type: 'boolean'},
     },
     ['email', 'name'],
   ),
@@ -65,7 +74,7 @@ const SCHEMAS: Record<string, Schema> = {
     object(
       {
         email: string({format: 'email'}),
-        metadata: {properties: {plan: string()}, type: 'object'},
+        metadata: METADATA,
         name: string({maxLength: LIMITS.customerNameMaxLength, minLength: 1, pattern: '\\S'}),
         status: string({enum: [...CUSTOMER_STATUSES]}),
       },
@@ -113,16 +122,20 @@ const SCHEMAS: Record<string, Schema> = {
       status: string({enum: [...ORDER_STATUSES]}),
       total: integer(),
     },
-    ['id', 'status', 'total', 'currency'],
+    ['id', 'customer_id', 'status', 'total', 'currency', 'placed_at'],
   ),
   PageMeta: object({page: integer(), per_page: integer(), total: integer()}, ['page', 'per_page', 'total']),
-  Product: object({currency: string({enum: [...CURRENCIES]}), id: integer(), in_stock: {type: 'boolean'}, name: string(), price: integer()}, [
-    'id',
-    'name',
-    'price',
-    'currency',
-    'in_stock',
-  ]),
+  Product: object(
+    {
+      currency: string({enum: [...CURRENCIES]}),
+      description: decided(string(), 'A sentence about the product (not shown in the spec).'),
+      id: integer(),
+      in_stock: {type: 'boolean'},
+      name: string(),
+      price: integer(),
+    },
+    ['id', 'name', 'price', 'currency', 'in_stock'],
+  ),
   Refund: decided(
     object(
       {
@@ -155,7 +168,15 @@ const SCHEMAS: Record<string, Schema> = {
     'message',
     'errors',
   ]),
-  Webhook: object({events: {items: string(), type: 'array'}, id: string(), url: string({format: 'uri'})}, ['id', 'url', 'events']),
+  Webhook: object(
+    {
+      created_at: decided(string({format: 'date-time'}), 'When the endpoint was registered (not shown in the spec).'),
+      events: {items: string(), type: 'array'},
+      id: string(),
+      url: string({format: 'uri'}),
+    },
+    ['id', 'url', 'events'],
+  ),
   WebhookCreate: object(
     {
       events: {items: string({enum: [...SANDBOX_EVENTS]}), minItems: LIMITS.webhookMinEvents, type: 'array'},
@@ -190,11 +211,56 @@ const SHAPES: Record<string, {status: number; schema?: string; body?: string; de
   updateCustomer: {body: 'CustomerUpdate', description: 'The customer as changed.', schema: 'Customer', status: 200},
 }
 
+/** Each operation as a reader of the document meets it: a summary, and what it does in a sentence or two. */
+const ABOUT: Record<string, [summary: string, description: string]> = {
+  createCustomer: ['Create a customer', 'Creates a customer; an invitation email is sent unless `send_invite` is false.'],
+  createOrder: ['Create an order', 'Creates an order in `pending` state at catalogue prices.'],
+  createWebhook: ['Register a webhook endpoint', 'Registers a URL for events; the answer carries its signing secret, once.'],
+  deleteCustomer: ['Delete a customer', 'Deletes a customer.'],
+  getCustomer: ['Retrieve a customer', 'One customer, with its orders or addresses when `include` asks for them.'],
+  getOrder: ['Retrieve an order', 'One order, with its items and refunds.'],
+  getProduct: ['Retrieve a product', 'One product, its price in `currency` when given.'],
+  issueToken: ['Issue an access token', 'Exchanges a key pair for a bearer token valid for an hour, with the scopes asked for.'],
+  listCustomers: ['List customers', 'A page of customers, newest first, filtered by `status` (and, in v2, by `q`).'],
+  listOrders: ['List orders', 'A page of orders, newest first, filtered by `status` and `customer_id`.'],
+  listProducts: ['List products', 'A page of the catalogue, prices in `currency` when given, filtered by `q`.'],
+  listWebhooks: ['List webhook endpoints', 'Every registered endpoint, without signing secrets.'],
+  refundOrder: ['Refund an order', 'Refunds a paid or shipped order, in whole or in part (`amount`).'],
+  revokeToken: ['Revoke the access token', 'Revokes the bearer token the request carries.'],
+  searchProducts: ['Search products', 'Products whose name or description holds every word of `q`.'],
+  updateCustomer: ['Update a customer', 'Changes the fields given, `status` included.'],
+}
+
+/** The tags operations are grouped by (the first segment of their path), declared with what each covers. */
+const TAGS = [
+  {description: 'Access tokens from a key pair.', name: 'auth'},
+  {description: 'The account’s customers.', name: 'customers'},
+  {description: 'Orders and their refunds.', name: 'orders'},
+  {description: 'The product catalogue (public).', name: 'products'},
+  {description: 'Webhook endpoints; deliveries are signed with `X-Service-Signature`.', name: 'webhooks'},
+]
+
+/**
+ * Where the operations are: the sandbox's own URL when it serves the document; otherwise (`commerce api --spec`)
+ * a `base_url` variable, a local sandbox's by default.
+ */
+function serversOf(serverUrl: string | undefined): Schema[] {
+  if (serverUrl) return [{description: 'This sandbox.', url: serverUrl}]
+  return [
+    {
+      description: 'The service (or a sandbox: `commerce sandbox start`).',
+      url: '{base_url}',
+      variables: {base_url: {default: 'http://127.0.0.1:4242'}},
+    },
+  ]
+}
+
 const PAGING = [
   {in: 'query', name: 'per_page', schema: integer({default: DEFAULT_PER_PAGE, maximum: LIMITS.perPage.max, minimum: LIMITS.perPage.min})},
   {in: 'query', name: 'page', schema: integer({minimum: LIMITS.page.min})},
 ]
 const Q = {in: 'query', name: 'q', schema: string({maxLength: LIMITS.searchMaxLength})}
+const CURRENCY = {description: 'Prices converted to this currency.', in: 'query', name: 'currency', schema: string({enum: [...CURRENCIES]})}
 
 function parameters(op: Operation, version: string): Schema[] {
   const path = [...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({in: 'path', name, required: true, schema: integer({minimum: 1})}))
@@ -206,8 +272,13 @@ function parameters(op: Operation, version: string): Schema[] {
       {in: 'query', name: 'status', schema: string({enum: [...ORDER_STATUSES]})},
       {in: 'query', name: 'customer_id', schema: integer({minimum: 1})},
     ],
-    listProducts: [...PAGING, {in: 'query', name: 'currency', schema: string({enum: [...CURRENCIES]})}, Q],
-    searchProducts: [decided(Q, 'Parameters of the v1 search are not shown: `q`, as on the list.')],
+    getProduct: [CURRENCY],
+    listProducts: [...PAGING, CURRENCY, Q],
+    searchProducts: [
+      {...decided(Q, 'Parameters of the v1 search are not shown: `q`, as on the list, required (422 without it).'), required: true},
+      ...PAGING,
+      CURRENCY,
+    ],
   }
   const header =
     op.id === 'createOrder' && version === 'v2'
@@ -241,33 +312,45 @@ function responses(op: Operation, version: string): Record<string, Schema> {
   }
   if (op.auth) out[401] = errorResponse(401, 'Missing, malformed or expired bearer token.')
   if (op.auth && OPERATION_SCOPES[op.id]) out[403] = errorResponse(403, `The token lacks the ${OPERATION_SCOPES[op.id]} scope.`)
-  if (op.path.includes('{')) out[404] = errorResponse(404, 'No record has that id.')
+  if (op.path.includes('{')) out[404] = errorResponse(404, 'No record has that id (an id that is not a positive integer names none).')
   if (op.id === 'issueToken')
     out[422] = {content: {'application/json': {schema: ref('Error')}}, description: 'The key pair (or a scope) was rejected: `{message}` only.'}
-  else if (shape.body || op.method === 'GET') out[422] = errorResponse(422, 'Validation failed.')
+  // A GET answers 422 only for a query parameter it reads: listWebhooks reads none.
+  else if (shape.body || (op.method === 'GET' && parameters(op, version).some((p) => p.in === 'query')))
+    out[422] = errorResponse(422, 'Validation failed.')
   if (op.id === 'createOrder' && version === 'v1')
     out[400] = errorResponse(400, 'An Idempotency-Key header, which v1 does not accept (the sandbox’s decision), or a bad body.')
   const limited = op.id === 'createOrder' || (version === 'v1' && (op.id === 'listCustomers' || op.id === 'listProducts'))
-  if (limited) out[429] = {...errorResponse(429, 'Rate limited: wait `Retry-After` seconds.'), headers: {'Retry-After': {schema: integer()}}}
+  if (limited)
+    out[429] = {
+      ...errorResponse(429, 'Rate limited: wait `Retry-After` seconds.'),
+      headers: {'Retry-After': {description: 'Seconds to wait before trying again.', required: true, schema: integer()}},
+    }
   return out
 }
 
-/** The document: 24 operations under 20 paths, v1's marked deprecated with their Sunset. */
-export function openApiDocument(version: string): Record<string, unknown> {
+/**
+ * The document: 24 operations under 20 paths, v1's marked deprecated with their Sunset. `serverUrl`: the sandbox
+ * serving it (its `servers`); without it a `{base_url}` variable.
+ */
+export function openApiDocument(version: string, serverUrl?: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {}
   for (const op of Object.values(OPERATIONS) as Operation[])
     for (const v of op.versions) {
       const shape = SHAPES[op.id]
       const path = `/api/${v}${op.path}`
       paths[path] ??= {}
+      const [summary, about] = ABOUT[op.id]
       paths[path][op.method.toLowerCase()] = {
-        ...(v === 'v1' ? {deprecated: true, description: `v1 is deprecated and retires on ${V1_SUNSET_DATE} (\`Sunset\` header); use v2.`} : {}),
+        ...(v === 'v1' ? {deprecated: true} : {}),
+        description: v === 'v1' ? `${about} v1 is deprecated and retires on ${V1_SUNSET_DATE} (\`Sunset\` header); use v2.` : about,
         operationId: `${op.id}${v.toUpperCase()}`,
         parameters: parameters(op, v),
         ...(shape.body ? {requestBody: {content: {'application/json': {schema: ref(shape.body)}}, required: op.id !== 'refundOrder'}} : {}),
         responses: responses(op, v),
         security: op.auth ? [{bearer: []}] : [],
         ...(OPERATION_SCOPES[op.id] ? {'x-sandbox-scope': OPERATION_SCOPES[op.id]} : {}),
+        summary: `${summary}${v === 'v1' ? ' (v1, deprecated)' : ''}`,
         tags: [op.path.split('/')[1]],
       }
     }
@@ -283,13 +366,17 @@ export function openApiDocument(version: string): Record<string, unknown> {
       securitySchemes: {bearer: {description: 'An access token from POST /api/v2/auth/tokens (1 hour).', scheme: 'bearer', type: 'http'}},
     },
     info: {
+      contact: {name: 'commerce-cli', url: 'https://github.com/commerce-cli/commerce-cli/issues'},
       description:
         'The Commerce Service as the local sandbox of commerce-cli serves it. What the spec leaves open is marked `x-sandbox-decision` (a real service may differ).',
+      license: {identifier: 'MIT', name: 'MIT'},
       title: 'Commerce Service (commerce-cli sandbox)',
       version,
     },
     openapi: '3.1.0',
     paths,
     security: [{bearer: []}],
+    servers: serversOf(serverUrl),
+    tags: TAGS,
   }
 }

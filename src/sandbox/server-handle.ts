@@ -38,6 +38,25 @@ export interface SandboxAnswer {
   text: string | undefined
   /** The request's parsed JSON body, when the handler read one. */
   requestBody: unknown
+  /** The query parameters the handler read (what the sandbox honours): its OpenAPI document must declare each. */
+  queryRead: string[]
+}
+
+/** A request's query that remembers which parameters were read, so that a test can hold the document to them. */
+class ReadQuery extends URLSearchParams {
+  readonly read = new Set<string>()
+  override get(name: string): string | null {
+    this.read.add(name)
+    return super.get(name)
+  }
+  override getAll(name: string): string[] {
+    this.read.add(name)
+    return super.getAll(name)
+  }
+  override has(name: string, value?: string): boolean {
+    this.read.add(name)
+    return super.has(name, value)
+  }
 }
 
 export async function handleRequest(site: Site, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -52,12 +71,14 @@ export async function handleRequest(site: Site, req: IncomingMessage, res: Serve
   let fault: FaultRule | undefined
   let parsedBody: Promise<unknown> | undefined
   let requestBody: unknown = null
+  let query: ReadQuery | undefined
   let reply: Reply
   try {
     if (path === CONTROL_PREFIX || path.startsWith(`${CONTROL_PREFIX}/`)) checkControlRequest(req, site.controlHosts())
     fault = path.startsWith('/api/') ? core.faults.take(method, path) : undefined
     if (fault) await applyFault(fault, req)
     const {handler, params} = router.resolve(method, path)
+    query = new ReadQuery(q < 0 ? '' : target.slice(q + 1))
     reply = await handler({
       body: () =>
         (parsedBody ??= readJsonBody(req, MAX_BODY_BYTES, MAX_JSON_DEPTH).then((value) => {
@@ -67,7 +88,7 @@ export async function handleRequest(site: Site, req: IncomingMessage, res: Serve
       method,
       params,
       path,
-      query: new URLSearchParams(q < 0 ? '' : target.slice(q + 1)),
+      query,
       req,
     })
   } catch (error) {
@@ -113,7 +134,17 @@ export async function handleRequest(site: Site, req: IncomingMessage, res: Serve
     res.destroy()
   }
   if (!unlogged(method, path)) requestLog.add({...entry, duration_ms: Math.round((monotonicMs() - started) * 10) / 10, response_text: text})
-  if (!fault) site.onAnswer?.({headers: {...reply.headers}, method, path, query: entry.query, requestBody, status: reply.status, text})
+  if (!fault)
+    site.onAnswer?.({
+      headers: {...reply.headers},
+      method,
+      path,
+      query: entry.query,
+      queryRead: [...(query?.read ?? [])],
+      requestBody,
+      status: reply.status,
+      text,
+    })
 }
 
 /** An injected fault: its delay, then a dropped connection or its status (thrown as the reply); else nothing. */

@@ -70,9 +70,10 @@ export interface SandboxOptions {
 }
 
 /** The service's description at /openapi.json (no authentication: a client or a generator fetches it first). */
-function describeRoute(router: Router): Router {
-  const description = openApiDocument(SANDBOX_API_VERSION)
-  return router.add('GET', '/openapi.json', () => ({body: description, status: 200}))
+function describeRoute(router: Router, baseUrl: () => string): Router {
+  let description: Record<string, unknown> | undefined
+  // Made on first request, once the sandbox knows its own URL (its `servers`).
+  return router.add('GET', '/openapi.json', () => ({body: (description ??= openApiDocument(SANDBOX_API_VERSION, baseUrl())), status: 200}))
 }
 
 export interface SandboxCounts {
@@ -136,7 +137,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     products: CATALOGUE.length,
   })
 
-  const router = describeRoute(new Router())
+  const router = describeRoute(new Router(), () => baseUrl)
   apiRoutes(router, core)
   let baseUrl = ''
   let controlHosts = new Set<string>()

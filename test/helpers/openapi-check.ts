@@ -1,7 +1,10 @@
 /**
- * Every answer of an in-process sandbox checked against the OpenAPI document (src/sandbox/openapi.ts): a status the
- * operation does not document, or a body that breaks its schema, is a violation; so is an accepted (2xx) request
- * whose body breaks the operation's request schema. test/helpers/openapi-setup.ts fails the test that caused one.
+ * Every answer of an in-process sandbox checked against the OpenAPI document (src/sandbox/openapi.ts), both ways: a
+ * status the operation does not document, or a body that breaks its schema, is a violation; so is an accepted (2xx)
+ * request whose body breaks the operation's request schema; and so is what the sandbox does that the document does
+ * not say: a field of an answer that its schema does not declare (`undeclaredFields`), or a query parameter the
+ * sandbox read (`queryRead`) that the operation does not declare. test/helpers/openapi-setup.ts fails the test that
+ * caused one.
  * Only /api/ answers are checked (the control path is the sandbox's own), never an injected fault's.
  */
 import {existsSync, readFileSync} from 'node:fs'
@@ -50,7 +53,7 @@ function validatorOf(schema: {$ref?: string}): ValidateFunction {
  * request log left out for its size (`bodyOmitted`) is not checked; its status is.
  */
 export function problemsOf(
-  answer: Pick<SandboxAnswer, 'method' | 'path' | 'status' | 'text' | 'requestBody'> & {query?: string; bodyOmitted?: boolean},
+  answer: Pick<SandboxAnswer, 'method' | 'path' | 'status' | 'text' | 'requestBody'> & {query?: string; queryRead?: string[]; bodyOmitted?: boolean},
 ): string[] {
   if (!answer.path.startsWith('/api/')) return []
   const route = routes.find((r) => r.regex.test(answer.path))
@@ -72,6 +75,7 @@ export function problemsOf(
     }
     const validate = validatorOf(schema)
     if (!validate(body)) problems.push(`${where}: the body breaks its schema: ${ajv!.errorsText(validate.errors)}`)
+    for (const field of undeclaredFields(schema, body, '')) problems.push(`${where}: the body has ${field}, which its schema does not declare`)
   } else if (bodyKnown && answer.text !== undefined && answer.text !== '') problems.push(`${where}: a body where the document has none`)
   const requestSchema = op.requestBody?.content?.['application/json']?.schema
   if (answer.status < 300 && requestSchema && answer.requestBody !== null && answer.requestBody !== undefined) {
@@ -80,7 +84,39 @@ export function problemsOf(
       problems.push(`${where}: an accepted request body breaks the request schema: ${ajv!.errorsText(validate.errors)}`)
   }
   if (answer.status < 300) problems.push(...queryProblems(op, answer.query ?? '', where))
+  const declared = new Set((op as {parameters?: Array<{in: string; name: string}>}).parameters?.filter((p) => p.in === 'query').map((p) => p.name))
+  for (const name of answer.queryRead ?? [])
+    if (!declared.has(name)) problems.push(`${where}: the sandbox reads the query parameter ${name}, which the document does not declare`)
   return problems
+}
+
+/** A schema of the document with its `$ref` followed. */
+function resolved(schema: any): any {
+  let s = schema
+  while (s?.$ref) s = DOCUMENT.components.schemas[String(s.$ref).split('/').pop()!]
+  return s
+}
+
+/**
+ * The fields of `value` (as `path.field`) that `schema` does not declare: an object's keys outside its properties
+ * (and those of each part of an `allOf`), unless it takes any (`additionalProperties`); in nested objects and array
+ * items likewise. The other direction of the check: what the sandbox sends, the document must say.
+ */
+export function undeclaredFields(schema: unknown, value: unknown, path: string): string[] {
+  const s = resolved(schema)
+  if (!s || value === null || typeof value !== 'object') return []
+  if (Array.isArray(value)) return s.items ? value.flatMap((v, i) => undeclaredFields(s.items, v, `${path}[${i}]`)).slice(0, 5) : []
+  const parts = [s, ...(s.allOf ?? []).map(resolved)]
+  if (parts.some((p) => p.additionalProperties !== undefined && p.additionalProperties !== false)) return []
+  const properties: Record<string, unknown> = Object.assign({}, ...parts.map((p) => p.properties ?? {}))
+  if (Object.keys(properties).length === 0 && !parts.some((p) => p.type === 'object')) return []
+  const out: string[] = []
+  for (const [key, child] of Object.entries(value)) {
+    const where = path ? `${path}.${key}` : key
+    if (!(key in properties)) out.push(where)
+    else out.push(...undeclaredFields(properties[key], child, where))
+  }
+  return out
 }
 
 /** An accepted request's query parameters against the operation's (integers typed as the sandbox reads them). */
@@ -100,7 +136,7 @@ function queryProblems(op: Operation & {parameters?: Array<{in: string; name: st
 const violations: string[] = []
 
 /** What startTestSandbox gives the sandbox as `onAnswer`. */
-export function recordAnswer(answer: SandboxAnswer & {bodyOmitted?: boolean}): void {
+export function recordAnswer(answer: Omit<SandboxAnswer, 'queryRead'> & {queryRead?: string[]; bodyOmitted?: boolean}): void {
   for (const problem of problemsOf(answer)) if (violations.length < 20) violations.push(problem)
 }
 

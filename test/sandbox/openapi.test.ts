@@ -47,12 +47,59 @@ describe('the OpenAPI document', () => {
   it('is served at /openapi.json without a token, and `commerce api --spec` prints the same document', async () => {
     const served = await call(sb, 'GET', '/openapi.json')
     expect(served.status).toBe(200)
-    expect(served.body).toEqual(JSON.parse(JSON.stringify(DOCUMENT)))
+    // The same document, but for where it is: the served one names this sandbox as its server, the printed one a
+    // {base_url} variable (a generator's client then has a base URL either way).
+    const {servers, ...rest} = served.body as {servers: Array<{url: string}>}
+    expect(servers).toEqual([{description: 'This sandbox.', url: sb.baseUrl}])
+    const {servers: _servers, ...expected} = JSON.parse(JSON.stringify(DOCUMENT)) as {servers: unknown}
+    expect(rest).toEqual(expected)
     const printed = await run(['api', '--spec'])
     expect(printed.code, printed.stderr).toBe(0)
-    expect(JSON.parse(printed.stdout)).toEqual(served.body)
+    const spec = JSON.parse(printed.stdout) as {servers: Array<{url: string; variables?: unknown}>}
+    expect(spec.servers[0]).toMatchObject({url: '{base_url}', variables: {base_url: {default: expect.any(String)}}})
+    expect({...spec, servers: undefined}).toEqual({...rest, servers: undefined})
     const help = await run(['api', '--help'])
     for (const {op, version} of servedOperations()) expect(help.stdout).toContain(`/api/${version}${op.path}`)
+  })
+
+  it('the suite’s check holds the document to what the sandbox does: a field it does not declare, a query parameter the sandbox reads that it does not declare', () => {
+    const customer = {created_at: '2026-11-26T10:00:00Z', email: 'a@example.com', id: 7, name: 'A', status: 'active'}
+    const extra = problemsOf({
+      method: 'GET',
+      path: '/api/v2/customers/7',
+      requestBody: null,
+      status: 200,
+      text: JSON.stringify({...customer, loyalty: 3}),
+    })
+    expect(extra).toEqual([expect.stringMatching(/the body has loyalty, which its schema does not declare/)])
+    const nested = problemsOf({
+      method: 'GET',
+      path: '/api/v2/customers',
+      query: '',
+      requestBody: null,
+      status: 200,
+      text: JSON.stringify({data: [{...customer, orders_count: 1}], meta: {page: 1, per_page: 30, total: 1}}),
+    })
+    expect(nested).toEqual([expect.stringMatching(/the body has data\[0\]\.orders_count/)])
+    // metadata is open (arbitrary key/value pairs), and so is never undeclared.
+    const open = problemsOf({
+      method: 'GET',
+      path: '/api/v2/customers/7',
+      requestBody: null,
+      status: 200,
+      text: JSON.stringify({...customer, metadata: {tier: 'gold'}}),
+    })
+    expect(open).toEqual([])
+    const read = problemsOf({
+      method: 'GET',
+      path: '/api/v2/webhooks',
+      query: '',
+      queryRead: ['sort'],
+      requestBody: null,
+      status: 200,
+      text: JSON.stringify({data: [], meta: {page: 1, per_page: 30, total: 0}}),
+    })
+    expect(read).toEqual([expect.stringMatching(/the sandbox reads the query parameter sort, which the document does not declare/)])
   })
 
   it('the suite’s check finds an undocumented status, a body that breaks its schema, and an accepted body that breaks the request schema', () => {
