@@ -134,17 +134,8 @@ export async function handleRequest(site: Site, req: IncomingMessage, res: Serve
     res.destroy()
   }
   if (!unlogged(method, path)) requestLog.add({...entry, duration_ms: Math.round((monotonicMs() - started) * 10) / 10, response_text: text})
-  if (!fault)
-    site.onAnswer?.({
-      headers: {...reply.headers},
-      method,
-      path,
-      query: entry.query,
-      queryRead: [...(query?.read ?? [])],
-      requestBody,
-      status: reply.status,
-      text,
-    })
+  const queryRead = [...(query?.read ?? [])]
+  if (!fault) site.onAnswer?.({headers: {...reply.headers}, method, path, query: entry.query, queryRead, requestBody, status: reply.status, text})
 }
 
 /** An injected fault: its delay, then a dropped connection or its status (thrown as the reply); else nothing. */

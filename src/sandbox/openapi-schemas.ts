@@ -1,0 +1,176 @@
+/**
+ * The schemas of the OpenAPI document (openapi.ts): the service's resources and bodies, from the tables the sandbox
+ * and the CLI validate with. What the spec leaves open is marked `x-sandbox-decision`.
+ */
+import {CURRENCIES, CUSTOMER_STATUSES, LIMITS, ORDER_STATUSES, SCOPES} from '../domain/schema.js'
+import {SANDBOX_EVENTS} from './decisions.js'
+
+export type Schema = Record<string, unknown>
+
+export const ref = (name: string): Schema => ({$ref: `#/components/schemas/${name}`})
+export const decided = (schema: Schema, why: string): Schema => ({...schema, description: why, 'x-sandbox-decision': true})
+export const integer = (extra: Schema = {}): Schema => ({type: 'integer', ...extra})
+export const string = (extra: Schema = {}): Schema => ({type: 'string', ...extra})
+export const object = (properties: Record<string, Schema>, required: string[] = [], extra: Schema = {}): Schema => ({
+  properties,
+  required,
+  type: 'object',
+  ...extra,
+})
+export const page = (item: string): Schema =>
+  object({data: {items: ref(item), type: 'array'}, meta: ref('PageMeta')}, ['data', 'meta'], {description: 'The page envelope of every list.'})
+
+/** The spec's "arbitrary key/value pairs": any key; `plan` is a string where given. */
+const METADATA: Schema = {
+  additionalProperties: true,
+  description: 'Arbitrary key/value pairs; `plan` (a string) is the one the CLI has a flag for.',
+  properties: {plan: string()},
+  type: 'object',
+}
+
+export const SCHEMAS: Record<string, Schema> = {
+  Address: decided(
+    object({city: string(), country: string(), id: integer(), line1: string(), postal_code: string()}, ['id']),
+    'An embedded address (`include=addresses`): not shown in the spec.',
+  ),
+  Customer: object(
+    {
+      created_at: string({format: 'date-time'}),
+      email: string({format: 'email'}),
+      id: integer(),
+      metadata: METADATA,
+      name: string(),
+      status: string({enum: [...CUSTOMER_STATUSES]}),
+    },
+    ['id', 'email', 'name', 'status', 'created_at'],
+  ),
+  CustomerCreate: object(
+    {
+      email: string({format: 'email'}),
+      metadata: METADATA,
+      name: string({maxLength: LIMITS.customerNameMaxLength, minLength: 1, pattern: '\\S'}),
+      // No `default` keyword: client generators make a property with a default required (openapi-typescript does).
+      send_invite: {description: 'Email an invitation; true when left out.', type: 'boolean'},
+    },
+    ['email', 'name'],
+  ),
+  CustomerUpdate: decided(
+    object(
+      {
+        email: string({format: 'email'}),
+        metadata: METADATA,
+        name: string({maxLength: LIMITS.customerNameMaxLength, minLength: 1, pattern: '\\S'}),
+        status: string({enum: [...CUSTOMER_STATUSES]}),
+      },
+      [],
+      {minProperties: 1},
+    ),
+    'Any of the create fields, and `status`; at least one.',
+  ),
+  CustomerWithIncludes: {
+    allOf: [ref('Customer')],
+    properties: {addresses: {items: ref('Address'), type: 'array'}, orders: {items: ref('OrderSummary'), type: 'array'}},
+  },
+  Error: decided(
+    object({errors: {additionalProperties: {items: string(), type: 'array'}, type: 'object'}, message: string()}, ['message']),
+    'Error bodies other than 422 are not shown in the spec: the sandbox sends `{message}`.',
+  ),
+  Order: {
+    allOf: [ref('OrderSummary')],
+    properties: {
+      amount_refunded: decided(integer({minimum: 0}), 'What was refunded so far.'),
+      items: {items: ref('OrderItem'), type: 'array'},
+      refunds: {items: ref('Refund'), type: 'array'},
+    },
+    required: ['items'],
+  },
+  OrderCreate: object(
+    {
+      currency: string({enum: [...CURRENCIES]}),
+      customer_id: integer({minimum: 1}),
+      items: {
+        items: object({product_id: integer({minimum: 1}), quantity: integer({minimum: 1})}),
+        minItems: LIMITS.orderMinItems,
+        type: 'array',
+      },
+    },
+    ['customer_id', 'currency', 'items'],
+  ),
+  OrderItem: object({product_id: integer(), quantity: integer(), unit_price: integer()}, ['unit_price']),
+  OrderSummary: object(
+    {
+      currency: string({enum: [...CURRENCIES]}),
+      customer_id: integer(),
+      id: integer(),
+      placed_at: string({format: 'date-time'}),
+      status: string({enum: [...ORDER_STATUSES]}),
+      total: integer(),
+    },
+    ['id', 'customer_id', 'status', 'total', 'currency', 'placed_at'],
+  ),
+  PageMeta: object({page: integer(), per_page: integer(), total: integer()}, ['page', 'per_page', 'total']),
+  Product: object(
+    {
+      currency: string({enum: [...CURRENCIES]}),
+      description: decided(string(), 'A sentence about the product (not shown in the spec).'),
+      id: integer(),
+      in_stock: {type: 'boolean'},
+      name: string(),
+      price: integer(),
+    },
+    ['id', 'name', 'price', 'currency', 'in_stock'],
+  ),
+  Refund: decided(
+    object(
+      {
+        amount: integer(),
+        created_at: string({format: 'date-time'}),
+        currency: string(),
+        id: integer(),
+        order_id: integer(),
+        reason: {type: ['string', 'null']},
+      },
+      ['id', 'amount'],
+    ),
+    'Fields of a refund record are not shown in the spec.',
+  ),
+  RefundCreate: decided(
+    object({amount: integer({minimum: 1}), reason: string()}),
+    'The refund body is not shown: `amount` (default: what is left), `reason`.',
+  ),
+  Token: object({access_token: string(), expires_in: integer(), scopes: {items: string(), type: 'array'}, token_type: string()}, [
+    'access_token',
+    'token_type',
+    'expires_in',
+    'scopes',
+  ]),
+  TokenRequest: object(
+    {key_id: string({minLength: 1}), key_secret: string({minLength: 1}), scopes: {items: string({enum: [...SCOPES]}), type: 'array'}},
+    ['key_id', 'key_secret'],
+  ),
+  ValidationError: object({errors: {additionalProperties: {items: string(), type: 'array'}, type: 'object'}, message: string()}, [
+    'message',
+    'errors',
+  ]),
+  Webhook: object(
+    {
+      created_at: decided(string({format: 'date-time'}), 'When the endpoint was registered (not shown in the spec).'),
+      events: {items: string(), type: 'array'},
+      id: string(),
+      url: string({format: 'uri'}),
+    },
+    ['id', 'url', 'events'],
+  ),
+  WebhookCreate: object(
+    {
+      events: {items: string({enum: [...SANDBOX_EVENTS]}), minItems: LIMITS.webhookMinEvents, type: 'array'},
+      url: string({
+        description: 'HTTPS; the sandbox also takes http:// to a loopback host (its decision, for local listeners).',
+        format: 'uri',
+        pattern: '^(?:[Hh][Tt][Tt][Pp][Ss]://|[Hh][Tt][Tt][Pp]://(?:localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])(?:[:/?#]|$))',
+      }),
+    },
+    ['url', 'events'],
+  ),
+  WebhookCreated: {allOf: [ref('Webhook')], required: ['signing_secret'], properties: {signing_secret: string()}},
+}
