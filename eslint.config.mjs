@@ -8,7 +8,7 @@ import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  {ignores: ['dist/', 'node_modules/', 'coverage/', 'test/fixtures/', 'docs/', 'tmp/']},
+  {ignores: ['dist/', 'node_modules/', 'coverage/', 'test/fixtures/', 'docs/', 'tmp/', 'examples/typescript-client/schema.d.ts']},
   js.configs.recommended,
   {
     rules: {
