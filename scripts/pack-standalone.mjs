@@ -136,10 +136,13 @@ function dropEmptyAliases(debFile) {
   }
 }
 
+// The OpenAPI document beside the builds, the same bytes the npm package ships (scripts/openapi-artifact.ts).
+copyFileSync(join(root, 'openapi.json'), join(root, 'dist', 'openapi.json'))
+
 // 4. What was made.
 const made = [
   ...readdirSync(join(root, 'dist'))
-    .filter((f) => /^commerce-v.*-linux-x64\.tar\.(gz|xz)$/.test(f))
+    .filter((f) => /^commerce-v.*-linux-x64\.tar\.(gz|xz)$/.test(f) || f === 'openapi.json')
     .map((f) => join('dist', f)),
   ...(deb
     ? readdirSync(join(root, 'dist', 'deb'))

@@ -107,6 +107,8 @@ describe('the packed tarball', () => {
       'README.md',
       'package.json',
       'oclif.manifest.json',
+      // The OpenAPI document, a release artifact (scripts/openapi-artifact.ts).
+      'openapi.json',
       'bin/run.js',
       'bin/compile-cache.js',
       'bin/package.json',

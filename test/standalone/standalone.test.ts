@@ -98,13 +98,15 @@ function exercise(inst: Installed): void {
 describe('standalone builds', () => {
   it('each folder of artifacts has a SHA256SUMS that sha256sum -c accepts, naming every artifact', () => {
     for (const [dir, pattern] of [
-      [join(ROOT, 'dist'), /^commerce-v.*-linux-x64\.tar\.(gz|xz)$/],
+      [join(ROOT, 'dist'), /^commerce-v.*-linux-x64\.tar\.(gz|xz)$|^openapi\.json$/],
       [join(ROOT, 'dist', 'deb'), /^commerce_.*_amd64\.deb$/],
     ] as const) {
       const sums = readFileSync(join(dir, 'SHA256SUMS'), 'utf8')
       for (const f of readdirSync(dir).filter((name) => pattern.test(name))) expect(sums).toContain(`  ${f}\n`)
       expect(spawnSync('sha256sum', ['-c', 'SHA256SUMS'], {cwd: dir, encoding: 'utf8'}).status).toBe(0)
     }
+    // The OpenAPI document beside the builds is the one the npm package ships.
+    expect(readFileSync(join(ROOT, 'dist', 'openapi.json'), 'utf8')).toBe(readFileSync(join(ROOT, 'openapi.json'), 'utf8'))
   })
 
   it('the linux-x64 tarball, extracted anywhere, runs with no node on the PATH', () => {
