@@ -7,6 +7,7 @@
  */
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
+import {fileURLToPath} from 'node:url'
 
 import {openApiDocument, SANDBOX_API_VERSION} from '../src/sandbox/openapi.js'
 
@@ -24,7 +25,8 @@ export function content(text: string): string {
   return JSON.stringify({...doc, info: {...doc.info, version: undefined}})
 }
 
-if (process.argv[1] === import.meta.filename) {
+// Run as a script (npm run generate), not when a test imports its helpers.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const next = artifactText()
   const previous = existsSync(ARTIFACT) ? readFileSync(ARTIFACT, 'utf8') : undefined
   if (previous !== undefined && previous !== next) {
