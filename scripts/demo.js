@@ -115,6 +115,8 @@ try {
   console.log('(refused before any request: exit 2)')
   commerce(['customers', 'list', '--api-version', 'v1', '--per-page', '2'])
   commerce(['config', 'list'])
+  // The account over time: the demo data's orders of the last twelve days, per day.
+  commerce(['orders', 'stats', '--since', '14d'])
 } catch (error) {
   console.error(`\ndemo failed: ${error.message}`)
   exitCode = 1

@@ -99,6 +99,7 @@ export const SCHEMAS: Record<string, Schema> = {
   OrderItem: object({product_id: integer(), quantity: integer(), unit_price: integer()}, ['unit_price']),
   OrderSummary: object(
     {
+      amount_refunded: decided(integer({minimum: 0}), 'What was refunded so far (in the list too: not shown in the spec).'),
       currency: string({enum: [...CURRENCIES]}),
       customer_id: integer(),
       id: integer(),

@@ -19,7 +19,7 @@ import {DEFAULT_PER_PAGE, DELETE_CUSTOMER_STATUS, OPERATION_SCOPES} from './deci
 import {decided, integer, page, ref, type Schema, SCHEMAS, string} from './openapi-schemas.js'
 
 /** The document's `info.version`: bumped when what it describes changes. */
-export const SANDBOX_API_VERSION = '1.1.0'
+export const SANDBOX_API_VERSION = '1.2.0'
 
 /** What each operation answers when it succeeds, and the bodies it takes. */
 const SHAPES: Record<string, {status: number; schema?: string; body?: string; description: string}> = {

@@ -131,3 +131,65 @@ export function seedDemoData(store: Store, now: number): void {
     }
   })
 }
+
+/**
+ * `sandbox start --history DAYS`: an account with a past, for `orders stats` and `customers stats` to draw. Over the
+ * last DAYS days (the sandbox's clock decides when "now" is), a few new customers a day and a few orders a day at
+ * varied hours, in the three currencies, most paid or shipped, some refunded in whole or in part. Deterministic but
+ * for the dates: the same DAYS gives the same account.
+ */
+export function seedHistory(store: Store, now: number, days: number): void {
+  let state = 0x2545f491
+  const random = () => {
+    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0
+    return state / 0x1_0000_0000
+  }
+  const iso = (ms: number) => new Date(ms).toISOString()
+  const currencies = ['USD', 'EUR', 'GBP'] as const
+  const customers: number[] = []
+  let n = 0
+  for (let d = days - 1; d >= 0; d--) {
+    const dayStart = now - (d + 1) * DAY_MS
+    // Busier towards the present, with weekly swings: something for a chart to show.
+    const newCustomers = 1 + Math.floor(random() * 3)
+    for (let c = 0; c < newCustomers; c++) {
+      n++
+      const customer = store.addCustomer({
+        addresses: [],
+        created_at: iso(dayStart + (c + 1) * 3 * 3_600_000),
+        email: `history.${n}@example.com`,
+        metadata: {plan: random() < 0.3 ? 'pro' : 'free'},
+        name: `History Customer ${n}`,
+        status: random() < 0.15 ? 'invited' : 'active',
+      })
+      if (customer.status === 'active') customers.push(customer.id)
+    }
+    const orders = Math.round(2 + random() * 4 + ((days - d) / days) * 4 + (d % 7 < 2 ? 2 : 0))
+    for (let o = 0; o < orders && customers.length > 0; o++) {
+      const currency = currencies[Math.floor(random() * currencies.length)]
+      const items: OrderLine[] = [1, 2].slice(0, 1 + Math.floor(random() * 2)).map((k) => {
+        const p = CATALOGUE[Math.floor(random() * CATALOGUE.length)]
+        return {product_id: p.id, quantity: k, unit_price: priced(p, currency).price}
+      })
+      const total = items.reduce((sum, it) => sum + it.unit_price * it.quantity, 0)
+      const placed = dayStart + Math.floor(((o + 0.5) / orders) * DAY_MS)
+      const order = store.addOrder({
+        amount_refunded: 0,
+        currency,
+        customer_id: customers[Math.floor(random() * customers.length)],
+        items,
+        placed_at: iso(placed),
+        refunds: [],
+        status: 'pending',
+        total,
+      })
+      const roll = random()
+      if (d === 0 && roll < 0.4) continue // today's may still be pending
+      store.setOrderStatus(order, roll < 0.7 ? 'paid' : 'shipped')
+      const refund = random()
+      if (refund < 0.06) store.addRefund(order, {amount: total, created_at: iso(placed + 3_600_000), reason: 'history: returned'})
+      else if (refund < 0.12 && total > 1)
+        store.addRefund(order, {amount: Math.floor(total / 2), created_at: iso(placed + 3_600_000), reason: 'history: partial'})
+    }
+  }
+}

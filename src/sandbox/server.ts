@@ -30,7 +30,7 @@ import {answerClientError, handleRequest, type SandboxAnswer, type Site} from '.
 import {SnapshotShelf} from './snapshots.js'
 import {DataFile, loadSnapshot} from './persistence.js'
 import {type Limit, RateLimiter} from './rate-limit.js'
-import {CATALOGUE, newKeyPairs, seedDemoData} from './seed.js'
+import {CATALOGUE, newKeyPairs, seedDemoData, seedHistory} from './seed.js'
 import {type KeyPair, Store} from './store.js'
 import {Tokens} from './tokens.js'
 
@@ -57,6 +57,8 @@ export interface SandboxOptions {
   deliveryTimeoutMs?: number
   /** Seed demo customers and orders when the data store is new. */
   seedDemoData?: boolean
+  /** Seed this many days of past customers and orders when the data store is new (seed.ts seedHistory). */
+  seedHistoryDays?: number
   /** The journal is compacted once larger than this and than the data file; default 4 MiB (tests set less). */
   journalCompactBytes?: number
   /** Where `snapshot save` keeps named snapshots; in memory when absent. */
@@ -107,13 +109,18 @@ export interface Sandbox {
   close(): Promise<void>
 }
 
+/** A new data store with what the options ask to seed it with (demo data, a history). */
+function seeded(store: Store, options: SandboxOptions, now: number): Store {
+  if (options.seedDemoData) seedDemoData(store, now)
+  if (options.seedHistoryDays) seedHistory(store, now, options.seedHistoryDays)
+  return store
+}
+
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const now = options.now ?? Date.now
   const log = options.log ?? ((line: string) => process.stderr.write(`sandbox: ${line}\n`))
   const snapshot = options.dataFile ? await loadSnapshot(options.dataFile) : undefined
-  const store = snapshot ? new Store(snapshot) : Store.empty(newKeyPairs())
-  if (!snapshot && options.seedDemoData) seedDemoData(store, now())
-
+  const store = snapshot ? new Store(snapshot) : seeded(Store.empty(newKeyPairs()), options, now())
   const dataFile = options.dataFile
     ? new DataFile(
         options.dataFile,

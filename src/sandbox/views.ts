@@ -7,7 +7,16 @@ export function customerView(c: CustomerRecord) {
 
 /** The list shape of an order. */
 export function orderSummary(o: OrderRecord) {
-  return {id: o.id, customer_id: o.customer_id, status: o.status, total: o.total, currency: o.currency, placed_at: o.placed_at}
+  return {
+    id: o.id,
+    customer_id: o.customer_id,
+    status: o.status,
+    total: o.total,
+    currency: o.currency,
+    placed_at: o.placed_at,
+    // In the list too (a decision): what `orders stats` counts as refunded, partial refunds included.
+    amount_refunded: o.amount_refunded,
+  }
 }
 
 /** Create, GET and event payload shape. */

@@ -24,7 +24,7 @@ afterAll(() => sb.close())
 
 it('openapi.json is the document, byte for byte (npm run generate writes it)', () => {
   expect(committed, 'openapi.json is stale: run `npm run generate` and commit it').toBe(artifactText())
-  const printed = execFileSync(process.execPath, [BIN, 'api', '--spec'], {encoding: 'utf8', env: {PATH: process.env.PATH, HOME: ROOT}})
+  const printed = execFileSync(process.execPath, [BIN, 'api', '--spec'], {encoding: 'utf8', env: {HOME: tmpdir(), PATH: process.env.PATH}})
   expect(JSON.parse(printed)).toEqual(JSON.parse(committed))
 })
 

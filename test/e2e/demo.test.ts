@@ -22,6 +22,7 @@ it('the demo tour runs every step and stops its sandbox', {timeout: 120_000}, ()
     '$ commerce webhooks trigger order.paid',
     '$ commerce customers import',
     '$ commerce customers export',
+    '$ commerce orders stats --since 14d',
     '$ commerce sandbox stop',
   ])
     expect(res.stdout).toContain(step)

@@ -155,6 +155,11 @@ export async function startIndependentService(): Promise<IndependentService> {
       keys.set(k, o.id)
       return [201, o]
     }
+    if (id === undefined && req.method === 'GET') {
+      // Newest first, one page of everything (it decides its own page size: the spec does not show one).
+      const data = [...orders.values()].reverse()
+      return [200, {data, meta: {page: 1, per_page: Math.max(1, data.length), total: data.length}}]
+    }
     const o = id === undefined ? undefined : orders.get(id)
     if (!o) return [404, {error: {message: 'order not found'}}]
     if (!refund) return [200, o]

@@ -15,10 +15,17 @@ export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
     '<%= config.bin %> sandbox start',
     '<%= config.bin %> sandbox start --detach --port 0 --json',
     '<%= config.bin %> sandbox start --in-memory --demo-data --order-limit 10 --order-window 2',
+    '<%= config.bin %> sandbox start --detach --in-memory --history 90',
     '<%= config.bin %> sandbox start --detach --seed scenario.json',
   ]
   static flags = {
     'demo-data': Flags.boolean({description: 'Seed demo customers and orders into a new data file.'}),
+    history: Flags.integer({
+      description: 'Seed DAYS days of past customers and orders into a new data file (for `orders stats`, `customers stats`).',
+      helpValue: 'DAYS',
+      max: 366,
+      min: 1,
+    }),
     data: Flags.string({description: 'Data file (default: sandbox-data.json in the config directory).', exclusive: ['in-memory']}),
     detach: Flags.boolean({description: 'Run in the background and return once it is ready.'}),
     host: Flags.string({default: DEFAULT_HOST, description: 'Address to listen on.'}),
@@ -53,6 +60,7 @@ export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
         port: flags.port,
         seed: scenario,
         seedDemoData: flags['demo-data'],
+        seedHistoryDays: flags.history,
         tokenTtlSeconds: flags['token-ttl'],
       },
       this.interrupted,
@@ -71,6 +79,7 @@ export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
     if (flags['in-memory']) argv.push('--in-memory')
     if (flags.data) argv.push('--data', flags.data)
     if (flags['demo-data']) argv.push('--demo-data')
+    if (flags.history) argv.push('--history', String(flags.history))
     if (flags.seed) argv.push('--seed', resolve(flags.seed))
     if (flags['order-limit']) argv.push('--order-limit', String(flags['order-limit']))
     if (flags['order-window']) argv.push('--order-window', String(flags['order-window']))

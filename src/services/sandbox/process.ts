@@ -38,6 +38,8 @@ export interface StartOptions {
   dataFile?: string | null
   tokenTtlSeconds?: number
   seedDemoData?: boolean
+  /** Days of past customers and orders in a new data store (seed.ts seedHistory). */
+  seedHistoryDays?: number
   orderLimit?: Limit
   /** A parsed scenario applied once the sandbox listens (a bad one stops it: nothing is recorded). */
   seed?: unknown
@@ -86,6 +88,7 @@ export async function runForeground(options: StartOptions, signal: AbortSignal, 
     orderLimit: options.orderLimit,
     port: options.port ?? DEFAULT_PORT,
     seedDemoData: options.seedDemoData,
+    seedHistoryDays: options.seedHistoryDays,
     tokenTtlSeconds: options.tokenTtlSeconds,
   }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE')

@@ -1,0 +1,68 @@
+import {ApiCommand} from '../../base/command.js'
+import {currencyFlag} from '../../base/flags.js'
+import {chartLines, readingStatus, statsFlags, windowOf} from '../../base/stats.js'
+import {ORDER_STATUSES} from '../../domain/schema.js'
+import {formatCount} from '../../domain/text.js'
+import {sanitize} from '../../io/sanitize.js'
+import {formatMoney} from '../../io/values.js'
+import {type OrderStats, orderStats} from '../../services/stats.js'
+
+export default class OrdersStats extends ApiCommand<typeof OrdersStats> {
+  static readOnly = true
+  static summary = `Orders, gross, refunded and net per period, per currency (API v2).`
+  static description = `Reads the orders newest first and stops past --since (the list has no date filter; when the service does not list newest first, every page is read). Periods are counted in the local time zone unless --utc.
+
+On a terminal: each currency's totals and counts by status, then a bar chart of its gross per period. On a pipe: tab-separated rows, one per currency and period. --json: the whole series, every period present (zeros where no order), amounts in the service's money unit with their currency, and the time zone.`
+  static examples = [
+    '<%= config.bin %> orders stats',
+    '<%= config.bin %> orders stats --since 12w --by week --currency EUR',
+    "<%= config.bin %> orders stats --since 2026-11-01 --until 2026-11-30 --utc --json | jq '.currencies[].totals'",
+  ]
+  static flags = {...statsFlags, currency: currencyFlag({description: 'Only orders in this currency.'})}
+
+  async run(): Promise<void> {
+    const {flags, io} = this
+    const window = windowOf(flags, this.deps.now())
+    const status = readingStatus(io, 'orders')
+    let stats: OrderStats
+    try {
+      stats = await orderStats(await this.ctx.client(), window, {currency: flags.currency, onRecord: status.onRecord})
+    } finally {
+      status.stop()
+    }
+    await this.output.result(stats, () => this.human(stats))
+  }
+
+  private human(stats: OrderStats): void {
+    const {io} = this
+    const money = (n: number, currency: string) => formatMoney(n, currency, io.values.moneyUnit)
+    if (!io.tableOutput) {
+      const header = ['period', 'currency', 'orders', 'gross', 'refunded', 'net', ...ORDER_STATUSES]
+      const rows = stats.currencies.flatMap((c) =>
+        c.series.map((p) => [p.period, c.currency, p.orders, p.gross, p.refunded, p.net, ...ORDER_STATUSES.map((st) => p.by_status[st] ?? 0)]),
+      )
+      io.out([header, ...rows].map((row) => row.map((cell) => sanitize(String(cell), 'tsv')).join('\t')).join('\n'))
+      return
+    }
+    const first = stats.currencies[0]?.series
+    const span = first ? `${first[0].label} to ${first.at(-1)!.label}` : `${stats.since} to ${stats.until}`
+    const lines = [`Orders placed ${span}, by ${stats.by} (${stats.time_zone}).`]
+    if (stats.currencies.length === 0) lines.push('No orders in this window.')
+    for (const c of stats.currencies) {
+      const currency = sanitize(c.currency, 'cell')
+      const t = c.totals
+      lines.push(
+        '',
+        io.chalk.bold(
+          `${currency}: ${formatCount(t.orders)} order${t.orders === 1 ? '' : 's'}, gross ${money(t.gross, c.currency)}, refunded ${money(t.refunded, c.currency)}, net ${money(t.net, c.currency)}`,
+        ),
+        `  ${ORDER_STATUSES.map((st) => `${st} ${formatCount(t.by_status[st] ?? 0)}`).join(' · ')}`,
+        ...chartLines(
+          io,
+          c.series.map((p) => ({label: p.label, text: `${money(p.gross, c.currency)} (${formatCount(p.orders)})`, value: p.gross})),
+        ),
+      )
+    }
+    io.out(lines.join('\n'))
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * The account over time: `orders stats` and `customers stats` against a sandbox with a 30-day history (and against
+ * the independent fake, whose orders say nothing of partial refunds), as a script reads them (--json, tab-separated
+ * rows) and as a person does (a chart at 80 columns in tmux); the sums are checked against the orders themselves.
+ */
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {run, tempConfigDir} from '../helpers/cli.js'
+import {startIndependentService} from '../helpers/independent-service.js'
+import {keyPairEnv} from '../helpers/login.js'
+import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
+import {startInTmux} from '../helpers/tmux.js'
+
+let sb: TestSandbox
+let cfg: {dir: string; cleanup: () => void}
+const env = () => keyPairEnv(cfg.dir, sb.baseUrl, sb.keys[0])
+
+interface Figures {
+  orders: number
+  gross: number
+  refunded: number
+  net: number
+  by_status: Record<string, number>
+}
+
+beforeAll(async () => {
+  sb = await startTestSandbox({seedHistoryDays: 30})
+  cfg = tempConfigDir()
+})
+afterAll(async () => {
+  await sb.close()
+  cfg.cleanup()
+})
+
+/** Every order of the sandbox, through the API (the figures' source of truth). */
+async function allOrders(): Promise<Array<{currency: string; total: number; status: string; placed_at: string; amount_refunded: number}>> {
+  const r = await run(['api', '/api/v2/orders', '--paginate', '--field', 'per_page=100'], {env: env()})
+  expect(r.code, r.stderr).toBe(0)
+  return JSON.parse(r.stdout)
+}
+
+describe('orders stats', () => {
+  it('--json: per currency, totals and a series with every period; the sums are the orders’ own', async () => {
+    const r = await run(['orders', 'stats', '--since', '30d', '--utc', '--json'], {env: env()})
+    expect(r.code, r.stderr).toBe(0)
+    const stats = r.json<{
+      time_zone: string
+      by: string
+      since: string
+      currencies: Array<{currency: string; totals: Figures; series: Array<Figures & {period: string}>}>
+    }>()
+    expect(stats).toMatchObject({by: 'day', time_zone: 'UTC'})
+    const orders = (await allOrders()).filter((o) => Date.parse(o.placed_at) >= Date.parse(stats.since))
+    expect(orders.length).toBeGreaterThan(50)
+    for (const c of stats.currencies) {
+      const mine = orders.filter((o) => o.currency === c.currency)
+      const gross = mine.reduce((s, o) => s + o.total, 0)
+      const refunded = mine.reduce((s, o) => s + o.amount_refunded, 0)
+      expect(c.totals).toMatchObject({gross, net: gross - refunded, orders: mine.length, refunded})
+      expect(c.series).toHaveLength(30)
+      // The series adds up to the totals; a period without orders is there, with zeros.
+      expect(c.series.reduce((s, p) => s + p.gross, 0)).toBe(gross)
+      expect(c.series.reduce((s, p) => s + p.orders, 0)).toBe(mine.length)
+      expect(Object.values(c.totals.by_status).reduce((a, b) => a + b, 0)).toBe(mine.length)
+    }
+    expect(stats.currencies.map((c) => c.currency)).toEqual(['EUR', 'GBP', 'USD'])
+  })
+
+  it('on a pipe: a header and tab-separated rows, one per currency and period; --currency narrows; a bad --since is exit 2', async () => {
+    const r = await run(['orders', 'stats', '--since', '7d', '--currency', 'EUR'], {env: env()})
+    expect(r.code, r.stderr).toBe(0)
+    const lines = r.stdout.trim().split('\n')
+    expect(lines[0]).toBe('period\tcurrency\torders\tgross\trefunded\tnet\tpending\tpaid\tshipped\trefunded')
+    expect(lines).toHaveLength(1 + 7)
+    for (const line of lines.slice(1)) expect(line.split('\t')[1]).toBe('EUR')
+    const bad = await run(['orders', 'stats', '--since', 'last tuesday'], {env: env()})
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('--since must be a span')
+  })
+
+  it('on an 80-column terminal: totals, counts by status and a labelled bar chart that fits', async () => {
+    const term = await startInTmux(['orders', 'stats', '--since', '14d', '--currency', 'USD', '--utc'], {env: env(), height: 50, width: 80})
+    expect(await term.waitForExit()).toBe(0)
+    const screen = await term.capture()
+    expect(screen).toMatch(/^USD: \d+ orders?, gross .+, refunded .+, net .+$/m)
+    expect(screen).toMatch(/pending \d+ · paid \d+ · shipped \d+ · refunded \d+/)
+    const bars = screen.split('\n').filter((l) => /^\d{4}-\d{2}-\d{2} │/.test(l))
+    expect(bars).toHaveLength(14)
+    expect(bars.some((l) => l.includes('█'))).toBe(true)
+    for (const line of screen.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80)
+  })
+
+  it('against the independent fake (no partial refunds in its list, extra fields): a refunded order counts whole', async () => {
+    const s = await startIndependentService()
+    const dir = tempConfigDir()
+    try {
+      const e = {COMMERCE_BASE_URL: s.url, COMMERCE_CONFIG_DIR: dir.dir, COMMERCE_KEY_ID: s.key.key_id, COMMERCE_KEY_SECRET: s.key.key_secret}
+      s.customers.set(1, {created_at: new Date().toISOString(), email: 'stats@example.com', id: 1, name: 'S', status: 'active'})
+      for (let i = 0; i < 3; i++)
+        expect((await run(['orders', 'create', '--customer', '1', '--currency', 'GBP', '--item', '1:2'], {env: e})).code).toBe(0)
+      const refunded = [...s.orders.values()][0]
+      s.orders.set(refunded.id, {...refunded, status: 'refunded'})
+      const r = await run(['orders', 'stats', '--since', '1d', '--json'], {env: e})
+      expect(r.code, r.stderr).toBe(0)
+      const [gbp] = r.json<{currencies: Array<{currency: string; totals: Figures}>}>().currencies
+      expect(gbp.currency).toBe('GBP')
+      expect(gbp.totals).toMatchObject({gross: 6000, net: 4000, orders: 3, refunded: 2000})
+    } finally {
+      await s.close()
+      dir.cleanup()
+    }
+  })
+})
+
+describe('customers stats', () => {
+  it('new customers per period by status: the totals are the customers created in the window', async () => {
+    const r = await run(['customers', 'stats', '--since', '10d', '--utc', '--json'], {env: env()})
+    expect(r.code, r.stderr).toBe(0)
+    const stats = r.json<{since: string; totals: {customers: number; by_status: Record<string, number>}; series: Array<{customers: number}>}>()
+    const all = await run(['api', '/api/v2/customers', '--paginate', '--field', 'per_page=100'], {env: env()})
+    const created = (JSON.parse(all.stdout) as Array<{created_at: string; status: string}>).filter(
+      (c) => Date.parse(c.created_at) >= Date.parse(stats.since),
+    )
+    expect(stats.totals.customers).toBe(created.length)
+    expect(stats.totals.by_status.invited).toBe(created.filter((c) => c.status === 'invited').length)
+    expect(stats.series).toHaveLength(10)
+    expect(stats.series.reduce((s, p) => s + p.customers, 0)).toBe(created.length)
+  })
+})
