@@ -29,6 +29,7 @@ import {CATALOGUE} from './seed.js'
 import {type SnapshotShelf, snapshotRoutes} from './snapshots.js'
 import type {CustomerRecord, OrderRecord} from './store.js'
 import {isLoopback} from './guard.js'
+import {salesSeries} from './sales.js'
 import {inspectorPage} from './ui.js'
 import {customerView, orderSummary, orderView, webhookView} from './views.js'
 
@@ -56,11 +57,8 @@ export const CONTROL_ROUTES = [
   },
   {description: 'The fault rules in force.', method: 'GET', path: `${CONTROL_PREFIX}/faults`},
   {description: 'Remove every fault rule.', method: 'DELETE', path: `${CONTROL_PREFIX}/faults`},
-  {
-    description: 'The latest 100 customers and orders (newest first) and every webhook endpoint, for the inspector page.',
-    method: 'GET',
-    path: `${CONTROL_PREFIX}/data`,
-  },
+  {description: 'The latest 100 customers and orders and every webhook endpoint, for the inspector.', method: 'GET', path: `${CONTROL_PREFIX}/data`},
+  {description: 'Orders and gross per day, last 30 days (UTC), per currency: the inspector’s chart.', method: 'GET', path: `${CONTROL_PREFIX}/sales`},
   {description: 'The inspector page (HTML; loopback clients only).', method: 'GET', path: `${CONTROL_PREFIX}/ui`},
   {
     description:
@@ -133,6 +131,7 @@ export function controlRoutes(router: Router, core: Core, shelf: SnapshotShelf, 
       return {body: {removed: before}, status: 200}
     })
     .add('GET', `${CONTROL_PREFIX}/data`, () => ({body: dataBody(), status: 200}))
+    .add('GET', `${CONTROL_PREFIX}/sales`, () => ({body: salesSeries(core.store.allOrders(), core.now()), status: 200}))
     .add('GET', `${CONTROL_PREFIX}/ui`, ({req}) => {
       if (!isLoopback(req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? ''))
         throw new HttpError(403, 'The inspector page is served to this machine only (loopback clients)')
@@ -144,6 +143,7 @@ export function controlRoutes(router: Router, core: Core, shelf: SnapshotShelf, 
           deliveries: {data: core.deliveries.entries().reverse()},
           info: describe(),
           logs: {data: core.requestLog.since(0)},
+          sales: salesSeries(core.store.allOrders(), core.now()),
         }),
         status: 200,
       }

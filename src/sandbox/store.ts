@@ -83,6 +83,11 @@ export class Store {
     })
   }
 
+  /** Every order, in no particular order (the inspector's series reads them once). */
+  allOrders(): IterableIterator<OrderRecord> {
+    return this.orders.values()
+  }
+
   snapshot(): Snapshot {
     return {
       customers: [...this.customers.values()],

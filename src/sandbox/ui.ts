@@ -21,6 +21,11 @@ const UI_HTML = `<!doctype html>
   main { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; padding: 12px; }
   section { background: #fff; border: 1px solid #dde1e7; border-radius: 6px; overflow: auto; max-height: 46vh; }
   section.wide { grid-column: 1 / -1; }
+  section.sales { max-height: none; }
+  .charts { display: flex; flex-wrap: wrap; gap: 12px; padding: 8px 10px; }
+  .chart h3 { font-size: 12px; margin: 0 0 4px; color: #344054; }
+  .chart svg { display: block; }
+  .chart rect.bar { fill: #2e90fa; } .chart text { font: 10px system-ui, sans-serif; fill: #667085; } .chart line { stroke: #dde1e7; }
   h2 { font-size: 13px; margin: 0; padding: 8px 10px; border-bottom: 1px solid #dde1e7; position: sticky; top: 0; background: #fff; }
   table { border-collapse: collapse; width: 100%; }
   td, th { text-align: left; padding: 3px 10px; border-bottom: 1px solid #f0f2f5; white-space: nowrap; font-variant-numeric: tabular-nums; }
@@ -32,6 +37,7 @@ const UI_HTML = `<!doctype html>
 <body>
 <header><h1>commerce sandbox</h1><span id="base"></span><span id="counts"></span><a href="/openapi.json" style="color:#fff">OpenAPI document</a></header>
 <main>
+  <section class="wide sales"><h2>Sales, last 30 days (UTC): gross per day, as <code>commerce orders stats --since 30d --utc</code> counts it</h2><div class="charts" id="sales"></div></section>
   <section class="wide"><h2>Requests (newest first)</h2>
     <table><thead><tr><th>time</th><th>method</th><th>path</th><th>status</th><th>ms</th><th>key</th><th>bodies</th></tr></thead><tbody id="requests"></tbody></table></section>
   <section class="wide"><h2>Webhook deliveries (newest first)</h2>
@@ -63,6 +69,40 @@ function money(amount, currency) {
   const digits = f.resolvedOptions().maximumFractionDigits ?? 2;
   return f.format(unit === "minor" ? amount / 10 ** digits : amount);
 }
+const SVG = "http://www.w3.org/2000/svg";
+function svg(tag, attrs, text) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+// One bar chart per currency, drawn as inline SVG (no script or style from elsewhere: the page's CSP stays strict).
+function drawSales(sales) {
+  const W = 560, H = 170, left = 64, bottom = 28, top = 8;
+  const charts = sales.currencies.map((c) => {
+    const max = Math.max(1, ...c.gross);
+    const step = (W - left - 8) / sales.days.length;
+    const chart = svg("svg", {width: W, height: H, role: "img", "aria-label": c.currency + " gross per day"});
+    chart.append(svg("line", {x1: left, x2: W - 8, y1: H - bottom, y2: H - bottom}));
+    for (const [label, value] of [[money(max, c.currency), max], [money(0, c.currency), 0]])
+      chart.append(svg("text", {x: left - 6, y: H - bottom - (value / max) * (H - bottom - top) + 3, "text-anchor": "end"}, String(label)));
+    c.gross.forEach((v, i) => {
+      const h = (v / max) * (H - bottom - top);
+      const bar = svg("rect", {class: "bar", x: left + i * step + 1, y: H - bottom - h, width: Math.max(1, step - 2), height: h});
+      bar.append(svg("title", {}, sales.days[i] + ": " + money(v, c.currency) + " (" + c.orders[i] + " orders)"));
+      chart.append(bar);
+      const last = sales.days.length - 1;
+      if ((i % 7 === 0 && last - i >= 4) || i === last) chart.append(svg("text", {x: left + i * step + step / 2, y: H - 10, "text-anchor": "middle"}, sales.days[i].slice(5)));
+    });
+    const box = document.createElement("div"); box.className = "chart";
+    const title = document.createElement("h3");
+    title.textContent = c.currency + ": " + c.orders.reduce((a, b) => a + b, 0) + " orders, " + money(c.gross.reduce((a, b) => a + b, 0), c.currency);
+    box.append(title, chart);
+    return box;
+  });
+  if (charts.length === 0) { const none = document.createElement("p"); none.textContent = "No orders in the last 30 days."; charts.push(none); }
+  $("sales").replaceChildren(...charts);
+}
 function answered(status, error) {
   if (status) return cell(status, "s" + String(status)[0]);
   const td = cell("no answer", "s0"); if (error) td.title = error; return td;
@@ -93,12 +133,14 @@ async function follow() {
 }
 async function refresh() {
   try {
-    const [info, deliveries, data] = await Promise.all([get("/_sandbox"), get("/_sandbox/deliveries"), get("/_sandbox/data")]);
+    const [info, deliveries, data, sales] = await Promise.all([get("/_sandbox"), get("/_sandbox/deliveries"), get("/_sandbox/data"), get("/_sandbox/sales")]);
     draw(info, deliveries, data);
+    drawSales(sales);
   } catch {}
 }
 const initial = JSON.parse($("initial").textContent);
 draw(initial.info, initial.deliveries, initial.data);
+drawSales(initial.sales);
 addRequests(initial.logs.data);
 follow();
 setInterval(refresh, 2000);
@@ -112,7 +154,7 @@ setInterval(refresh, 2000);
  * `/_sandbox/logs` now. As JSON in a non-script block; `<`, U+2028 and U+2029 escaped, so that no value can end
  * the block (`</script>`) or break the parse.
  */
-export function inspectorPage(initial: {info: unknown; deliveries: unknown; data: unknown; logs: unknown}): string {
+export function inspectorPage(initial: {info: unknown; deliveries: unknown; data: unknown; logs: unknown; sales: unknown}): string {
   const json = JSON.stringify(initial)
     .replace(/</g, '\\u003c')
     .replace(/\u2028/g, '\\u2028')

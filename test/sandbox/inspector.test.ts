@@ -12,6 +12,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {formatMoney} from '../../src/io/values.js'
 import {call} from '../helpers/sandbox-client.js'
+import {startTestSandbox} from '../helpers/sandbox.js'
 import {type Session, startSession} from '../helpers/webhooks-setup.js'
 
 const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p))
@@ -106,5 +107,33 @@ describe.skipIf(!CHROMIUM)('inspector page in headless Chromium', () => {
     await page.screenshot({fullPage: true, path: join(ARTIFACTS, 'inspector.png')})
     expect(existsSync(join(ARTIFACTS, 'inspector.png'))).toBe(true)
     await page.close()
+  }, 60_000)
+
+  it('draws the last 30 days of sales as inline SVG, a bar a day per currency, under the same strict CSP; no request breaks it', async () => {
+    const history = await startTestSandbox({seedHistoryDays: 30})
+    try {
+      const page = await browser.newPage()
+      const violations: string[] = []
+      page.on('console', (m) => void (/Content Security Policy|Refused/.test(m.text()) && violations.push(m.text())))
+      const response = await page.goto(`${history.baseUrl}/_sandbox/ui`, {waitUntil: 'domcontentloaded'})
+      expect(response?.status()).toBe(200)
+      const csp = await page.$eval('meta[http-equiv="Content-Security-Policy"]', (el) => el.getAttribute('content'))
+      expect(csp).toBe("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'")
+      await page.waitForSelector('#sales svg rect.bar')
+      const charts = await page.$$eval('#sales .chart', (els) =>
+        els.map((el) => ({bars: el.querySelectorAll('rect.bar').length, title: el.querySelector('h3')!.textContent})),
+      )
+      expect(charts.map((c) => c.bars)).toEqual([30, 30, 30])
+      expect(charts.map((c) => c.title!.slice(0, 3))).toEqual(['EUR', 'GBP', 'USD'])
+      // The page's sums are the sandbox's: the series it was given.
+      const sales = (await call(history, 'GET', '/_sandbox/sales')).body as {currencies: Array<{currency: string; orders: number[]}>}
+      for (const [i, c] of sales.currencies.entries()) expect(charts[i].title).toContain(`${c.orders.reduce((a, b) => a + b, 0)} orders`)
+      mkdirSync(ARTIFACTS, {recursive: true})
+      await page.screenshot({fullPage: true, path: join(ARTIFACTS, 'inspector-sales.png')})
+      expect(violations).toEqual([])
+      await page.close()
+    } finally {
+      await history.close()
+    }
   }, 60_000)
 })
