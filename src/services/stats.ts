@@ -6,7 +6,7 @@
  * memory is flat in the number of records.
  */
 import type {ApiClient} from '../api/client.js'
-import {type Granularity, periodLabel, periodStart, periodsBetween} from '../domain/periods.js'
+import {type Granularity, nextPeriod, periodLabel, periodStart, periodsBetween} from '../domain/periods.js'
 import {CUSTOMER_STATUSES, type Customer, LIMITS, type Order, ORDER_STATUSES} from '../domain/schema.js'
 import {listCustomers} from './customers.js'
 import {listOrders} from './orders.js'
@@ -28,6 +28,22 @@ interface Read {
   records: number
   /** Every page was read (the service's order could not be relied on), or reading stopped past the window. */
   all_pages: boolean
+}
+
+/**
+ * The start of the period holding an instant, remembering the last period found: records come newest first, so most
+ * fall in the period of the one before, and the time zone is asked (Intl, microseconds a call) once a period.
+ */
+function periodFinder(w: StatsWindow): (ms: number) => number {
+  let start = Number.NaN
+  let end = Number.NaN
+  return (ms) => {
+    if (!(ms >= start && ms < end)) {
+      start = periodStart(ms, w.by, w.timeZone)
+      end = nextPeriod(start, w.by, w.timeZone)
+    }
+    return start
+  }
 }
 
 /** The periods of the window, each with a fresh bucket. */
@@ -118,6 +134,7 @@ export async function orderStats(client: ApiClient, w: StatsWindow, o: StatsOpti
     return c
   }
   if (o.currency) of(o.currency)
+  const periodOf = periodFinder(w)
   const records = listOrders(client, {all: true, perPage: LIMITS.perPage.max, version: 'v2'}).records
   const read = await readWindow(
     records,
@@ -128,7 +145,7 @@ export async function orderStats(client: ApiClient, w: StatsWindow, o: StatsOpti
       if (o.currency && currency !== o.currency) return
       const c = of(currency)
       addOrder(c.totals, order)
-      addOrder(c.buckets.get(periodStart(ms, w.by, w.timeZone))!, order)
+      addOrder(c.buckets.get(periodOf(ms))!, order)
     },
     o,
   )
@@ -170,6 +187,7 @@ export interface CustomerStats {
 export async function customerStats(client: ApiClient, w: StatsWindow, o: StatsOptions = {}): Promise<CustomerStats> {
   const buckets = emptySeries(w, customerFigures)
   const totals = customerFigures()
+  const periodOf = periodFinder(w)
   const records = listCustomers(client, {all: true, perPage: LIMITS.perPage.max, version: 'v2'}).records
   const read = await readWindow(
     records,
@@ -177,7 +195,7 @@ export async function customerStats(client: ApiClient, w: StatsWindow, o: StatsO
     w,
     (c, ms) => {
       addCustomer(totals, c)
-      addCustomer(buckets.get(periodStart(ms, w.by, w.timeZone))!, c)
+      addCustomer(buckets.get(periodOf(ms))!, c)
     },
     o,
   )
