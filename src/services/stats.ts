@@ -55,11 +55,11 @@ function emptySeries<B>(w: StatsWindow, bucket: () => B): Map<number, B> {
  * Records of a newest-first list, the ones in the window handed to `take`; stops past the window while the list keeps
  * its order. `at` is when a record happened (NaN when it does not say).
  */
-async function readWindow<T>(
+export async function readWindow<T>(
   records: AsyncIterable<T>,
   at: (r: T) => number,
   w: StatsWindow,
-  take: (r: T, ms: number) => void,
+  take: (r: T, ms: number) => void | Promise<void>,
   o: StatsOptions,
 ): Promise<Read> {
   let read = 0
@@ -76,7 +76,8 @@ async function readWindow<T>(
       if (ordered) return {all_pages: false, records: read}
       continue
     }
-    if (ms <= w.until) take(record, ms)
+    // A taker may make the reading wait (products top: a bounded number of orders fetched at once).
+    if (ms <= w.until) await take(record, ms)
   }
   return {all_pages: true, records: read}
 }

@@ -112,6 +112,45 @@ describe('orders stats', () => {
   })
 })
 
+describe('products top', () => {
+  it('units and revenue per product from the items of the orders in the window, per currency, highest revenue first', async () => {
+    const r = await run(['products', 'top', '--since', '10d', '--utc', '--limit', '3', '--json'], {env: env()})
+    expect(r.code, r.stderr).toBe(0)
+    const top = r.json<{
+      since: string
+      currencies: Array<{currency: string; products: Array<{product_id: number; name: string; units: number; revenue: number}>}>
+    }>()
+    // The same figures from the orders themselves, read whole through the API.
+    const token = (
+      (await (
+        await fetch(`${sb.baseUrl}/api/v2/auth/tokens`, {
+          body: JSON.stringify(sb.keys[0]),
+          headers: {'content-type': 'application/json'},
+          method: 'POST',
+        })
+      ).json()) as {access_token: string}
+    ).access_token
+    const get = async (path: string) => (await fetch(`${sb.baseUrl}${path}`, {headers: {authorization: `Bearer ${token}`}})).json() as Promise<any>
+    const expected = new Map<string, Map<number, {units: number; revenue: number}>>()
+    for (const summary of (await allOrders()).filter((o) => Date.parse(o.placed_at) >= Date.parse(top.since))) {
+      const order = await get(`/api/v2/orders/${(summary as unknown as {id: number}).id}`)
+      const products = expected.get(order.currency) ?? new Map()
+      expected.set(order.currency, products)
+      for (const item of order.items) {
+        const p = products.get(item.product_id) ?? {revenue: 0, units: 0}
+        products.set(item.product_id, {revenue: p.revenue + item.quantity * item.unit_price, units: p.units + item.quantity})
+      }
+    }
+    expect(top.currencies.map((c) => c.currency)).toEqual([...expected.keys()].sort())
+    for (const c of top.currencies) {
+      expect(c.products).toHaveLength(3)
+      const best = [...expected.get(c.currency)!.entries()].sort(([, a], [, b]) => b.revenue - a.revenue || b.units - a.units).slice(0, 3)
+      expect(c.products.map((p) => [p.product_id, p.units, p.revenue])).toEqual(best.map(([id, f]) => [id, f.units, f.revenue]))
+      for (const p of c.products) expect(p.name).toEqual(expect.any(String))
+    }
+  })
+})
+
 describe('customers stats', () => {
   it('new customers per period by status: the totals are the customers created in the window', async () => {
     const r = await run(['customers', 'stats', '--since', '10d', '--utc', '--json'], {env: env()})

@@ -1,0 +1,67 @@
+import {Flags} from '@oclif/core'
+
+import {ApiCommand} from '../../base/command.js'
+import {currencyFlag} from '../../base/flags.js'
+import {chartLines, readingStatus, statsFlags, windowOf} from '../../base/stats.js'
+import {formatCount} from '../../domain/text.js'
+import {sanitize} from '../../io/sanitize.js'
+import {formatMoney} from '../../io/values.js'
+import {type TopProducts, topProducts} from '../../services/top.js'
+
+export default class ProductsTop extends ApiCommand<typeof ProductsTop> {
+  static readOnly = true
+  static summary = `The products that sold most over a window: units and revenue, per currency (API v2).`
+  static description = `Counts the items of the orders placed in the window (found as \`orders stats\` finds them; each order's items are read with it, a few at a time, where the list does not carry them). Revenue is quantity times unit price, refunds not subtracted (they are not tied to items).
+
+On a terminal: per currency, the products by revenue with a bar each. On a pipe: tab-separated rows. --json: every figure, amounts in the service's money unit with their currency.`
+  static examples = ['<%= config.bin %> products top', '<%= config.bin %> products top --since 7d --currency EUR --limit 5 --json']
+  static flags = {
+    since: statsFlags.since,
+    until: statsFlags.until,
+    utc: statsFlags.utc,
+    currency: currencyFlag({description: 'Only orders in this currency.'}),
+    limit: Flags.integer({char: 'L', default: 10, description: 'How many products per currency.', min: 1}),
+  }
+
+  async run(): Promise<void> {
+    const {flags, io} = this
+    const window = windowOf({...flags, by: 'day'}, this.deps.now())
+    const status = readingStatus(io, 'orders')
+    let top: TopProducts
+    try {
+      top = await topProducts(await this.ctx.client(), window, {currency: flags.currency, limit: flags.limit, onRecord: status.onRecord})
+    } finally {
+      status.stop()
+    }
+    await this.output.result(top, () => this.human(top))
+  }
+
+  private human(top: TopProducts): void {
+    const {io} = this
+    const money = (n: number, currency: string) => formatMoney(n, currency, io.values.moneyUnit)
+    if (!io.tableOutput) {
+      const header = ['currency', 'rank', 'product_id', 'name', 'units', 'revenue', 'orders']
+      const rows = top.currencies.flatMap((c) =>
+        c.products.map((p, i) => [c.currency, i + 1, p.product_id, p.name ?? '', p.units, p.revenue, p.orders]),
+      )
+      io.out([header, ...rows].map((row) => row.map((cell) => sanitize(String(cell), 'tsv')).join('\t')).join('\n'))
+      return
+    }
+    const lines = [`Products sold ${top.since.slice(0, 10)} to ${top.until.slice(0, 10)} (${top.time_zone}), by revenue.`]
+    if (top.currencies.length === 0) lines.push('No orders in this window.')
+    for (const c of top.currencies) {
+      lines.push('', io.chalk.bold(sanitize(c.currency, 'cell')))
+      lines.push(
+        ...chartLines(
+          io,
+          c.products.map((p) => ({
+            label: sanitize(`${p.name ?? `product ${p.product_id}`}`.slice(0, 24), 'cell'),
+            text: `${money(p.revenue, c.currency)} (${formatCount(p.units)} sold)`,
+            value: p.revenue,
+          })),
+        ),
+      )
+    }
+    io.out(lines.join('\n'))
+  }
+}
