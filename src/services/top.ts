@@ -36,7 +36,7 @@ export async function topProducts(client: ApiClient, w: StatsWindow, o: StatsOpt
   const byCurrency = new Map<string, Map<number, ProductFigures>>()
   const add = (currency: string, items: Line[]) => {
     let products = byCurrency.get(currency)
-    if (!products) byCurrency.set(currency, (products = new Map()))
+    if (!products) byCurrency.set(currency, (products = new Map<number, ProductFigures>()))
     const seen = new Set<number>()
     for (const item of items) {
       if (typeof item.product_id !== 'number') continue
@@ -65,7 +65,7 @@ export async function topProducts(client: ApiClient, w: StatsWindow, o: StatsOpt
     async (order) => {
       if (o.currency && order.currency !== o.currency) return
       const items = (order as Order & {items?: unknown}).items
-      if (Array.isArray(items)) return add(String(order.currency), items as Line[])
+      if (Array.isArray(items)) return add(String(order.currency), items)
       if (pending.size >= CONCURRENCY) await Promise.race(pending)
       const job = fetchItems(order).finally(() => pending.delete(job))
       // Handled here as well, so that a failure before the next wait is not an unhandled rejection; the wait rethrows it.
