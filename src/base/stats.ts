@@ -44,15 +44,16 @@ export function windowOf(flags: {since: string; until?: string; by?: Granularity
   return {by, since, timeZone, until}
 }
 
-/** A live count of the records read, on a terminal; call the result to clear it. */
-export function readingStatus(io: IOStreams, what: string): {onRecord: (n: number) => void; stop: () => void} {
+/** `work` with a live count of the records it reads on a terminal (`onRecord`), cleared when it ends, however. */
+export async function reading<T>(io: IOStreams, what: string, work: (onRecord: (n: number) => void) => Promise<T>): Promise<T> {
   const spinner = new Spinner(io)
-  return {
-    onRecord(n) {
+  try {
+    return await work((n) => {
       if (n === 1) spinner.start(`Reading ${what}…`)
       else if (n % 500 === 0) spinner.update(`Reading ${what}: ${formatCount(n)} so far…`)
-    },
-    stop: () => spinner.stop(),
+    })
+  } finally {
+    spinner.stop()
   }
 }
 

@@ -463,12 +463,28 @@ describe.each([
   })
 })
 
+/** An independent fake of the service and a config directory for it, both gone when `work` ends. */
+async function withIndependent(work: (s: IndependentService, env: Record<string, string>, dir: string) => Promise<void>): Promise<void> {
+  const s = await startIndependentService()
+  const tmp = tempConfigDir()
+  try {
+    const env = {
+      COMMERCE_BASE_URL: s.url,
+      COMMERCE_CONFIG_DIR: join(tmp.dir, 'config'),
+      COMMERCE_KEY_ID: s.key.key_id,
+      COMMERCE_KEY_SECRET: s.key.key_secret,
+    }
+    await work(s, env, tmp.dir)
+  } finally {
+    await s.close()
+    tmp.cleanup()
+  }
+}
+
 describe('fixtures: what the service recorded when it made an order', () => {
-  it("an order at the same id with the same customer, currency and items but another placed_at is not the run's: not refunded", async () => {
-    const s = await startIndependentService()
-    const tmp = tempConfigDir()
-    try {
-      const file = join(tmp.dir, 'fixtures.json')
+  it("an order at the same id with the same customer, currency and items but another placed_at is not the run's: not refunded", () =>
+    withIndependent(async (s, env, dir) => {
+      const file = join(dir, 'fixtures.json')
       writeFileSync(
         file,
         JSON.stringify({
@@ -476,12 +492,6 @@ describe('fixtures: what the service recorded when it made an order', () => {
           orders: {o: {currency: 'USD', customer_id: '${c.id}', items: [{product_id: 1}]}},
         }),
       )
-      const env = {
-        COMMERCE_BASE_URL: s.url,
-        COMMERCE_CONFIG_DIR: join(tmp.dir, 'config'),
-        COMMERCE_KEY_ID: s.key.key_id,
-        COMMERCE_KEY_SECRET: s.key.key_secret,
-      }
       const made = (await run(['fixtures', 'run', file, '--json'], {env})).json()
       // The database restored from a backup: the order at that id was placed by someone else, a day earlier, and paid.
       const order = s.orders.get(made.o.id)!
@@ -496,26 +506,14 @@ describe('fixtures: what the service recorded when it made an order', () => {
       )
       expect(s.orders.get(made.o.id)!.status).toBe('paid')
       expect(s.refunds).toEqual([])
-    } finally {
-      await s.close()
-      tmp.cleanup()
-    }
-  })
+    }))
 })
 
 describe('fixtures: two runs of one file at once', () => {
-  it('the second says another fixtures command is working on the run; never that the ledger cannot be read', async () => {
-    const s = await startIndependentService()
-    const tmp = tempConfigDir()
-    try {
-      const env = {
-        COMMERCE_BASE_URL: s.url,
-        COMMERCE_CONFIG_DIR: join(tmp.dir, 'config'),
-        COMMERCE_KEY_ID: s.key.key_id,
-        COMMERCE_KEY_SECRET: s.key.key_secret,
-      }
+  it('the second says another fixtures command is working on the run; never that the ledger cannot be read', () =>
+    withIndependent(async (s, env, dir) => {
       for (let round = 0; round < 3; round++) {
-        const file = join(tmp.dir, `fixtures-${round}.json`)
+        const file = join(dir, `fixtures-${round}.json`)
         writeFileSync(file, JSON.stringify({customers: {c: {email: `twice-${round}@fixtures.example`, name: 'C', send_invite: false}}}))
         const runs = await Promise.all(Array.from({length: 4}, () => spawnRun(['fixtures', 'run', file], {...env, PATH: process.env.PATH ?? ''})))
         expect(runs.filter((r) => r.code === 0).length, runs.map((r) => r.stderr).join('\n')).toBeGreaterThan(0)
@@ -527,21 +525,17 @@ describe('fixtures: two runs of one file at once', () => {
       }
       // The moment between a ledger's creation and its header, as an older release left it: an empty file is a run
       // that has recorded nothing yet, not a damaged one.
-      const file = join(tmp.dir, 'fixtures-empty.json')
+      const file = join(dir, 'fixtures-empty.json')
       writeFileSync(file, JSON.stringify({customers: {c: {email: 'empty-ledger@fixtures.example', name: 'C', send_invite: false}}}))
       const planned = await run(['fixtures', 'run', file, '--dry-run', '--json'], {env})
       expect(planned.code, planned.stderr).toBe(0)
-      writeFileSync(join(tmp.dir, 'config', 'fixtures', `${planned.json().run}.jsonl`), '')
+      writeFileSync(join(dir, 'config', 'fixtures', `${planned.json().run}.jsonl`), '')
       const listed = await run(['fixtures', 'list'], {env})
       expect(listed.code, listed.stderr).toBe(0)
       const made = await run(['fixtures', 'run', file, '--json'], {env})
       expect(made.code, made.stderr).toBe(0)
       expect(made.json().c.reused).toBe(false)
-    } finally {
-      await s.close()
-      tmp.cleanup()
-    }
-  })
+    }))
 })
 
 /** The built CLI as a process, its output collected. */

@@ -1,5 +1,5 @@
 import {ApiCommand} from '../../base/command.js'
-import {chartLines, readingStatus, statsFlags, windowOf} from '../../base/stats.js'
+import {chartLines, reading, statsFlags, windowOf} from '../../base/stats.js'
 import {CUSTOMER_STATUSES} from '../../domain/schema.js'
 import {formatCount} from '../../domain/text.js'
 import {sanitize} from '../../io/sanitize.js'
@@ -17,13 +17,8 @@ On a terminal: the totals by status, then a bar chart of new customers per perio
   async run(): Promise<void> {
     const {flags, io} = this
     const window = windowOf(flags, this.deps.now())
-    const status = readingStatus(io, 'customers')
-    let stats: CustomerStats
-    try {
-      stats = await customerStats(await this.ctx.client(), window, {onRecord: status.onRecord})
-    } finally {
-      status.stop()
-    }
+    const client = await this.ctx.client()
+    const stats = await reading(io, 'customers', (onRecord) => customerStats(client, window, {onRecord}))
     await this.output.result(stats, () => this.human(stats))
   }
 

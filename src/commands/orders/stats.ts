@@ -1,6 +1,6 @@
 import {ApiCommand} from '../../base/command.js'
 import {currencyFlag} from '../../base/flags.js'
-import {chartLines, readingStatus, statsFlags, windowOf} from '../../base/stats.js'
+import {chartLines, reading, statsFlags, windowOf} from '../../base/stats.js'
 import {ORDER_STATUSES} from '../../domain/schema.js'
 import {formatCount} from '../../domain/text.js'
 import {sanitize} from '../../io/sanitize.js'
@@ -23,13 +23,8 @@ On a terminal: each currency's totals and counts by status, then a bar chart of 
   async run(): Promise<void> {
     const {flags, io} = this
     const window = windowOf(flags, this.deps.now())
-    const status = readingStatus(io, 'orders')
-    let stats: OrderStats
-    try {
-      stats = await orderStats(await this.ctx.client(), window, {currency: flags.currency, onRecord: status.onRecord})
-    } finally {
-      status.stop()
-    }
+    const client = await this.ctx.client()
+    const stats = await reading(io, 'orders', (onRecord) => orderStats(client, window, {currency: flags.currency, onRecord}))
     await this.output.result(stats, () => this.human(stats))
   }
 

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
 import {currencyFlag} from '../../base/flags.js'
-import {chartLines, readingStatus, statsFlags, windowOf} from '../../base/stats.js'
+import {chartLines, reading, statsFlags, windowOf} from '../../base/stats.js'
 import {formatCount} from '../../domain/text.js'
 import {sanitize} from '../../io/sanitize.js'
 import {formatMoney} from '../../io/values.js'
@@ -26,13 +26,8 @@ On a terminal: per currency, the products by revenue with a bar each. On a pipe:
   async run(): Promise<void> {
     const {flags, io} = this
     const window = windowOf({...flags, by: 'day'}, this.deps.now())
-    const status = readingStatus(io, 'orders')
-    let top: TopProducts
-    try {
-      top = await topProducts(await this.ctx.client(), window, {currency: flags.currency, limit: flags.limit, onRecord: status.onRecord})
-    } finally {
-      status.stop()
-    }
+    const client = await this.ctx.client()
+    const top = await reading(io, 'orders', (onRecord) => topProducts(client, window, {currency: flags.currency, limit: flags.limit, onRecord}))
     await this.output.result(top, () => this.human(top))
   }
 
