@@ -12,6 +12,7 @@ import {confirmOrThrow, promptCount, promptSelect, promptYesNo} from '../io/prom
 import {sanitize} from '../io/sanitize.js'
 import type {IOStreams} from '../io/streams.js'
 import {formatMoney} from '../io/values.js'
+import {cellWidth, padCells} from '../io/width.js'
 import {getCustomer} from '../services/customers.js'
 import type {OrderInput, OrderItemInput} from '../services/orders.js'
 import {lastCurrency} from '../services/pickers.js'
@@ -43,6 +44,9 @@ export async function askForOrder(o: WizardOptions, input: OrderInput): Promise<
   const client = await o.client()
   const customerId = input.customer_id ?? (await pickCustomer(o))
   const customer = await getCustomer(client, customerId, {version: 'v2'})
+  // The picker clears itself when done: the choice stays on the screen, as the currency and quantity answers do.
+  if (input.customer_id === undefined)
+    io.info(`${io.chalk.green('✔')} Customer: ${customerId} ${sanitize(String(customer.name), 'cell')} <${sanitize(String(customer.email), 'cell')}>`)
   let currency = input.currency as Currency | undefined
   if (currency === undefined) {
     const last = await lastCurrency(client, customerId)
@@ -50,7 +54,7 @@ export async function askForOrder(o: WizardOptions, input: OrderInput): Promise<
   }
   const money = (n: number) => formatMoney(n, currency, io.values.moneyUnit)
   let items: OrderItemInput[] = input.items ?? []
-  const lines: string[] = []
+  const lines: Array<{text: string; amount: string}> = []
   let total = 0
   if (items.length === 0) {
     items = []
@@ -70,15 +74,21 @@ export async function askForOrder(o: WizardOptions, input: OrderInput): Promise<
       const quantity = await promptCount(io, `Quantity of ${sanitize(product.name, 'cell')}:`, 1)
       items.push({product_id: productId as number, quantity})
       total += product.price * quantity
-      lines.push(`  ${quantity} × ${sanitize(product.name, 'cell')} (${productId})  ${money(product.price * quantity)}`)
-      io.info(`${lines.at(-1)}    running total ${money(total)}`)
+      lines.push({amount: money(product.price * quantity), text: `  ${quantity} × ${sanitize(product.name, 'cell')} (${productId})`})
+      io.info(`${lines.at(-1)!.text}  ${lines.at(-1)!.amount}    running total ${money(total)}`)
     } while (await promptYesNo(io, 'Add another product?', false))
   }
   io.info(
     `Order for customer ${customerId} (${sanitize(String(customer.name), 'cell')} <${sanitize(String(customer.email), 'cell')}>), in ${currency}:`,
   )
-  if (lines.length > 0) io.info([...lines, `  Total ${money(total)} at catalogue prices (the service sets the final total)`].join('\n'))
-  else io.info(items.map((i) => `  ${i.quantity ?? 1} × product ${i.product_id}`).join('\n'))
+  if (lines.length > 0) {
+    // The amounts in one column, right-aligned, the total under them.
+    const rows = [...lines, {amount: money(total), text: '  Total'}]
+    const left = Math.max(...rows.map((r) => cellWidth(r.text)))
+    const right = Math.max(...rows.map((r) => cellWidth(r.amount)))
+    const aligned = rows.map((r) => `${padCells(r.text, left)}  ${' '.repeat(right - cellWidth(r.amount))}${r.amount}`)
+    io.info([...aligned.slice(0, -1), `${aligned.at(-1)}  at catalogue prices (the service sets the final total)`].join('\n'))
+  } else io.info(items.map((i) => `  ${i.quantity ?? 1} × product ${i.product_id}`).join('\n'))
   await confirmOrThrow(io, 'Create this order?', false)
   return {currency, customer_id: customerId, items}
 }

@@ -19,8 +19,9 @@ export default class Doctor extends ApiCommand<typeof Doctor> {
       const mark = (c: Check) => (c.status === 'ok' ? io.chalk.green('✓') : c.status === 'warn' ? io.chalk.yellow('!') : io.chalk.red('✗'))
       const width = Math.max(...checks.map((c) => c.name.length))
       for (const c of checks) {
-        io.out(`${mark(c)} ${c.name.padEnd(width)}  ${sanitize(c.detail, 'cell')}`)
-        if (c.fix) io.out(`  ${' '.repeat(width)}  ${io.chalk.dim(`fix: ${sanitize(c.fix, 'cell')}`)}`)
+        // Wrapped at the terminal's width under the detail column: a URL or a command is never split.
+        io.outWrapped(`${mark(c)} ${c.name.padEnd(width)}  ${sanitize(c.detail, 'cell')}`, width + 4)
+        if (c.fix) io.outWrapped(`  ${' '.repeat(width)}  ${io.chalk.dim(`fix: ${sanitize(c.fix, 'cell')}`)}`, width + 4)
       }
       const failed = checks.filter((c) => c.status === 'fail').length
       const warned = checks.filter((c) => c.status === 'warn').length

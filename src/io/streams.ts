@@ -142,6 +142,14 @@ export class IOStreams {
     this.stdout.write(text.endsWith('\n') ? text : text + '\n')
   }
 
+  /**
+   * Result text written for a person (a report, a sentence): on a terminal, wrapped at spaces to its width, a
+   * continuation indented by `hang` cells; on a pipe, as it is (a script reads whole lines).
+   */
+  outWrapped(text: string, hang = 0): void {
+    this.out(this.isStdoutTTY ? wrapWords(text, this.stdout.columns || 80, hang) : text)
+  }
+
   /** A record, or each record of an array, with only --fields; other values unchanged. */
   projected(value: unknown): unknown {
     if (!this.fields) return value

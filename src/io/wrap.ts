@@ -14,27 +14,33 @@ function cells(text: string): number {
   return n
 }
 
-/** The tokens of a line: runs of non-spaces, a backticked or double-quoted span counting as one (spaces kept). */
-function tokens(line: string): string[] {
-  return line.match(/(?:`[^`]*`|"[^"]*"|[^ `"]+|[`"])+/g) ?? []
-}
+/** The tokens of a line, each with the spaces before it: runs of non-spaces, a backticked or double-quoted span one. */
+const PIECES = /( *)((?:`[^`]*`|"[^"]*"|[^ `"]+|[`"])+)/g
 
-/** `text` wrapped at spaces to `width` cells; an indented line's continuation keeps its indent; a longer token stays whole. */
-export function wrapWords(text: string, width: number): string {
+/**
+ * `text` wrapped at spaces to `width` cells; an indented line's continuation keeps its indent, or `hang` spaces
+ * when more (a report's detail column); a longer token stays whole.
+ */
+export function wrapWords(text: string, width: number, hang = 0): string {
   return text
     .split('\n')
     .map((line) => {
       if (cells(line) <= width) return line
       const indent = /^ */.exec(line)![0]
+      const next = ' '.repeat(Math.max(indent.length, Math.min(hang, Math.floor(width / 2))))
       const out: string[] = []
       let current = ''
-      for (const token of tokens(line.slice(indent.length))) {
-        if (current !== '' && cells(indent + current) + 1 + cells(token) > width) {
-          out.push(indent + current)
+      let lead = indent
+      // Each token with the spaces before it, kept as typed within a line (a report's aligned columns).
+      for (const [, gap, token] of line.slice(indent.length).matchAll(PIECES)) {
+        if (current !== '' && cells(lead + current) + cells(gap) + cells(token) > width) {
+          out.push(lead + current)
           current = token
-        } else current = current === '' ? token : `${current} ${token}`
+          // A token that does not fit under the hang starts at the margin instead (a long URL), if it fits there.
+          lead = cells(next + token) > width ? '' : next
+        } else current = current === '' ? token : `${current}${gap || ' '}${token}`
       }
-      if (current !== '') out.push(indent + current)
+      if (current !== '') out.push(lead + current)
       return out.join('\n')
     })
     .join('\n')

@@ -135,7 +135,15 @@ describe('GET /api/{v1,v2}/customers/{customer}', () => {
     await createOrder(sb, t, {customer_id: 1, currency: 'EUR', items: [{product_id: 2, quantity: 2}]})
     const withOrders = await call(sb, 'GET', '/api/v2/customers/1?include=orders', {token: t})
     expect(withOrders.body.orders.map((o: {id: number}) => o.id)).toEqual([3, 1])
-    expect(Object.keys(withOrders.body.orders[0]).sort()).toEqual(['currency', 'customer_id', 'id', 'placed_at', 'status', 'total'])
+    expect(Object.keys(withOrders.body.orders[0]).sort()).toEqual([
+      'amount_refunded',
+      'currency',
+      'customer_id',
+      'id',
+      'placed_at',
+      'status',
+      'total',
+    ])
     const withAddresses = await call(sb, 'GET', '/api/v1/customers/1?include=addresses', {token: t})
     expect(withAddresses.body.addresses).toEqual([])
     const bad = await call(sb, 'GET', '/api/v2/customers/1?include=friends', {token: t})

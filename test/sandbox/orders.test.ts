@@ -161,7 +161,7 @@ describe('GET /api/{v1,v2}/orders and /api/v2/orders/{order}', () => {
       const all = await call(sb, 'GET', `/api/${version}/orders`, {token: t})
       expect(all.body.meta).toEqual({page: 1, per_page: 20, total: 4})
       expect(all.body.data.map((x: {id: number}) => x.id)).toEqual([4, 3, 2, 1])
-      expect(Object.keys(all.body.data[0]).sort()).toEqual(['currency', 'customer_id', 'id', 'placed_at', 'status', 'total'])
+      expect(Object.keys(all.body.data[0]).sort()).toEqual(['amount_refunded', 'currency', 'customer_id', 'id', 'placed_at', 'status', 'total'])
     }
     const ids = async (query: string) => (await call(sb, 'GET', `/api/v2/orders?${query}`, {token: t})).body.data.map((x: {id: number}) => x.id)
     expect(await ids('status=pending')).toEqual([4, 2])

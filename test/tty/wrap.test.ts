@@ -52,5 +52,24 @@ describe('messages wrap at word boundaries', () => {
     expect(wrapWords('  $ commerce customers update 42 --name "Ada King" --plan x', 30)).toBe(
       '  $ commerce customers update\n  42 --name "Ada King" --plan\n  x',
     )
+    // A report's detail column: continuations hang under it.
+    expect(wrapWords('✗ profile  the base URL http://127.0.0.1:9 does not answer at all', 30, 11)).toBe(
+      '✗ profile  the base URL\n           http://127.0.0.1:9\n           does not answer at\n           all',
+    )
+  })
+
+  it('doctor at 80 columns: no word, URL or command split, continuations under the detail', async () => {
+    const cfg = tempConfigDir()
+    try {
+      const long = `http://127.0.0.1:9/${'a-rather-long-prefix/'.repeat(2)}`.replace(/\/$/, '')
+      const term = await startInTmux(['doctor'], {env: {COMMERCE_BASE_URL: long, COMMERCE_CONFIG_DIR: cfg.dir, NO_COLOR: '1'}, width: 80})
+      await term.waitForExit(30_000)
+      const lines = (await term.capture()).split('\n')
+      for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(80)
+      expect(lines.some((l) => l.includes(long))).toBe(true)
+      expect(lines.some((l) => /^-url|^url/.test(l.trim()))).toBe(false)
+    } finally {
+      cfg.cleanup()
+    }
   })
 })

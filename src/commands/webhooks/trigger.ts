@@ -43,6 +43,6 @@ export default class WebhooksTrigger extends ApiCommand<typeof WebhooksTrigger> 
       type: args.event,
       userAgent: `commerce-cli/${this.config.version} node/${process.version}`,
     })
-    await this.output.result(answer, () => io.out(describeTriggered(answer)))
+    await this.output.result(answer, () => io.outWrapped(describeTriggered(answer)))
   }
 }
