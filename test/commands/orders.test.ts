@@ -94,18 +94,8 @@ describe('orders create', () => {
   it('a rerun with --idempotency-key replays the original order instead of creating a second one', async () => {
     const first = await createOrder()
     const before = fx.sb.counts().orders
-    const again = await orders([
-      'create',
-      '--customer',
-      String(customerId),
-      '--currency',
-      'USD',
-      '--item',
-      '1:2',
-      '--idempotency-key',
-      first.idempotency_key!,
-      '--json',
-    ])
+    const rerun = ['create', '--customer', String(customerId), '--currency', 'USD', '--item', '1:2', '--idempotency-key', first.idempotency_key!]
+    const again = await orders([...rerun, '--json'])
     expect(again.code, again.stderr).toBe(0)
     // The same order, and the JSON says it was replayed (the first answer said it was not).
     const replayed = again.json<Order & {replayed: boolean}>()
@@ -115,17 +105,7 @@ describe('orders create', () => {
     // A key given by the user is not announced as generated.
     expect(again.stderr).not.toContain('Idempotency-Key:')
     // For a person: not "Created", but what happened.
-    const said = await orders([
-      'create',
-      '--customer',
-      String(customerId),
-      '--currency',
-      'USD',
-      '--item',
-      '1:2',
-      '--idempotency-key',
-      first.idempotency_key!,
-    ])
+    const said = await orders(rerun)
     expect(said.code, said.stderr).toBe(0)
     expect(said.stderr).toContain(`Order ${first.id} was created earlier with this Idempotency-Key`)
     expect(said.stderr).not.toContain('Created order')
