@@ -59,6 +59,25 @@ function readPage<T>(body: unknown, asked: {page: number; perPage: number}): Fet
   throw new CliError('Unexpected response: expected a page of records ({data: [...], meta: {...}}).')
 }
 
+/**
+ * A page's records as 64 bits of two 32-bit string hashes (FNV-1a and a multiplicative one) and their length: kept
+ * for every page read, so a fingerprint, not the page. (node:crypto would do, but an API command does not load it.)
+ * Records are named by their ids where each has one (the same ids in the same order are the same page), else by their
+ * whole text: a page's text is a large string made per page, which the ids spare.
+ */
+export function pageFingerprint(data: unknown[]): string {
+  const ids = data.map((r) => (typeof r === 'object' && r !== null && 'id' in r ? JSON.stringify(r.id) : undefined))
+  const text = ids.every((id) => id !== undefined) ? ids.join(',') : JSON.stringify(data)
+  let a = 0x811c9dc5
+  let b = 5381
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    a = Math.imul(a ^ c, 0x01000193)
+    b = (Math.imul(b, 33) + c) | 0
+  }
+  return `${text.length}:${(a >>> 0).toString(36)}:${(b >>> 0).toString(36)}`
+}
+
 /** Yields pages starting at `page`; one page unless `all` or `limit` asks for more. */
 export async function* pages<T>(client: ApiClient, request: ApiRequest, options: PageOptions = {}): AsyncGenerator<FetchedPage<T>> {
   const perPage = options.perPage ?? DEFAULT_PER_PAGE
@@ -67,21 +86,21 @@ export async function* pages<T>(client: ApiClient, request: ApiRequest, options:
   let seen = 0
   /** Position of the first record fetched, in the whole list (from the first page). */
   let start: number | undefined
-  /** Without a total: the longest page so far, and the previous page's records (to spot a `page` ignored). */
+  /** Without a total: the longest page so far. */
   let longest = 0
-  let previous: string | undefined
+  /** Every page's fingerprint: a page met again (a `page` ignored, a list cycling) ends the list, whatever its total says. */
+  const fingerprints = new Set<string>()
   for (;;) {
     const res = await client.request({...request, query: {...request.query, page, per_page: perPage}})
     const {at, ...current} = readPage<T>(res.body, {page, perPage})
     start ??= at
     const total = current.meta?.total
-    if (follow && total === undefined) {
-      // No total to go by: the service may use a smaller page size than the one asked for, so a short page
-      // ends the list only after a longer one (or an empty one); a page equal to the previous one means the
-      // service ignores `page`.
-      const fingerprint = JSON.stringify(current.data)
-      if (fingerprint === previous) return
-      previous = fingerprint
+    if (follow && current.data.length > 0) {
+      // Two pages of distinct records are never equal: a page met again means the service ignores `page` or cycles,
+      // and following its total would never end.
+      const fingerprint = pageFingerprint(current.data)
+      if (fingerprints.has(fingerprint)) return
+      fingerprints.add(fingerprint)
     }
     yield current
     seen += current.data.length

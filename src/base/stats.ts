@@ -1,47 +1,102 @@
 /**
- * What `orders stats` and `customers stats` share above their services: the window flags (--since, --until, --by,
- * --utc) made into a StatsWindow (exit 2 for one that is not), a live count while pages are read, and the human
- * rendering: a summary line, then a bar chart of the periods on a terminal, tab-separated rows on a pipe.
+ * What `orders stats`, `customers stats` and `products top` share above their services: the window flags (--since,
+ * --until, --by, --utc) made into a StatsWindow in the time zone in effect (exit 2 naming the flag for a value that is
+ * not a moment, or a window too long to count), a live count while pages are read, the one heading that names the
+ * window as asked, and the chart. The calendar (Temporal) is loaded here, by these commands only.
  */
 import {Flags} from '@oclif/core'
 
-import {GRANULARITIES, type Granularity, localTimeZone, parseMoment} from '../domain/periods.js'
+import {chooseTimeZone, defaultGranularity, GRANULARITIES, type Granularity, loadTemporal, MomentError, ZoneCalendar} from '../domain/periods.js'
 import {formatCount} from '../domain/text.js'
 import {UsageError} from '../errors.js'
 import {type Bar, barChart} from '../io/chart.js'
+import {sanitize} from '../io/sanitize.js'
 import {Spinner} from '../io/spinner.js'
 import type {IOStreams} from '../io/streams.js'
-import type {StatsWindow} from '../services/stats.js'
+import type {Read, StatsWindow} from '../services/stats.js'
+
+/** The most periods one report holds (a series per currency): 27 years by day, 416 days by hour. */
+export const MAX_PERIODS = 10_000
 
 export const statsFlags = {
   by: Flags.option({
-    description: 'The period of each bar and row (default: day up to 62 days, week up to a year, else month).',
+    description:
+      'The period of each bar and row: real hours of the local clock (a 25-hour day has 25), calendar days, weeks from Monday, calendar months (default: hour up to two days, day up to 62 days, week up to a year, else month).',
     options: GRANULARITIES,
   })(),
-  since: Flags.string({default: '30d', description: 'From: a span back from now, today included (24h, 7d, 12w, 6mo), or a date (2026-11-01).'}),
-  until: Flags.string({description: 'To (default: now): a date (its whole day) or a date-time.'}),
-  utc: Flags.boolean({description: 'Count periods in UTC instead of the local time zone.'}),
+  since: Flags.string({
+    default: '30d',
+    description:
+      'From: a span back from now that includes the current hour, day, week or month (24h: this hour and the 23 before; 7d: today and the 6 days before; 12w: from Monday 11 weeks ago; 6mo: from the 1st 5 months ago; at least 1), a date (2026-11-01: from its start) or a date-time (2026-11-01T08:00, with an offset or in the zone).',
+  }),
+  until: Flags.string({
+    description:
+      'To (default: now): a date (2026-11-30: up to the end of that day) or a date-time (2026-11-30T18:00: up to, not including, that moment).',
+  }),
+  utc: Flags.boolean({
+    description: 'Count periods in UTC instead of the local time zone (TZ); dates and date-times without an offset are read in UTC too.',
+  }),
 }
 
-const DAY = 86_400_000
+/** A report's window with what a person reads of it. */
+export interface StatsRequest {
+  window: StatsWindow
+  /** The window as asked, in the zone: `2026-09-06 to now (2026-11-28 05:14)`, `2026-11-01`. */
+  span: string
+}
 
-/** The window the flags say, in the local time zone (or UTC); exit 2 naming the flag for a value it cannot read. */
-export function windowOf(flags: {since: string; until?: string; by?: Granularity; utc: boolean}, now: number): StatsWindow {
-  const timeZone = localTimeZone(flags.utc)
-  const moment = (name: string, text: string) => {
-    const ms = parseMoment(text, now, timeZone)
-    if (ms === undefined)
-      throw new UsageError(`--${name} must be a span (24h, 7d, 12w, 6mo), a date (2026-11-01) or a date-time (got ${JSON.stringify(text)}).`)
-    return ms
+/**
+ * The window the flags say, in the local time zone (TZ when it names a zone, else the system's, else UTC with a
+ * warning) or UTC; exit 2 naming the flag for a value it cannot read, or for a window of more than MAX_PERIODS.
+ */
+export async function windowOf(
+  flags: {since: string; until?: string; by?: Granularity; utc: boolean},
+  now: number,
+  env: NodeJS.ProcessEnv,
+  io: IOStreams,
+): Promise<StatsRequest> {
+  const T = await loadTemporal()
+  const zone = chooseTimeZone(T, {system: Intl.DateTimeFormat().resolvedOptions().timeZone, tz: env.TZ, utc: flags.utc})
+  if (zone.unknown !== undefined)
+    io.warn(
+      `${zone.unknown === '' ? 'TZ is empty' : `TZ=${sanitize(zone.unknown, 'terminal')} is not a time zone this system knows`}: counting in UTC.`,
+    )
+  const calendar = ZoneCalendar.with(T, zone.timeZone)
+  const moment = (name: 'since' | 'until', text: string) => {
+    try {
+      return name === 'since' ? calendar.since(text.trim(), now) : calendar.until(text.trim())
+    } catch (error) {
+      if (!(error instanceof MomentError)) throw error
+      const help =
+        name === 'since'
+          ? 'a span (24h, 7d, 12w, 6mo), a date (2026-11-01) or a date-time (2026-11-01T08:00)'
+          : 'a date (2026-11-30) or a date-time (2026-11-30T18:00)'
+      if (error.message === MomentError.UNREADABLE) throw new UsageError(`--${name} must be ${help} (got ${JSON.stringify(text)}).`)
+      throw new UsageError(`--${name} ${JSON.stringify(text)}: ${error.message}. It takes ${help}.`)
+    }
   }
   const since = moment('since', flags.since)
-  // A date as --until means its whole day.
-  const until = flags.until === undefined ? now : moment('until', flags.until) + (/^\d{4}-\d{2}-\d{2}$/.test(flags.until) ? DAY - 1 : 0)
-  if (until < since) throw new UsageError(`--until is before --since: nothing to count.`)
-  const days = (until - since) / DAY
-  const by = flags.by ?? (days <= 62 ? 'day' : days <= 366 ? 'week' : 'month')
-  if (by === 'hour' && days > 31) throw new UsageError('--by hour covers at most 31 days: narrow --since, or count by day.')
-  return {by, since, timeZone, until}
+  const until = flags.until === undefined ? now + 1 : moment('until', flags.until)
+  if (until <= since)
+    throw new UsageError(
+      `--until (${calendar.describeEnd(until)}) is not after --since (${calendar.describe(since)}) in ${zone.timeZone}: the window is empty.`,
+    )
+  const by = flags.by ?? defaultGranularity(since, until)
+  let periods: number[]
+  try {
+    periods = calendar.periodsBetween(since, until, by, MAX_PERIODS)
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error
+    throw new UsageError(
+      `That window holds more than ${formatCount(MAX_PERIODS)} periods by ${by}: narrow --since and --until, or count by a longer period (--by).`,
+    )
+  }
+  const from = calendar.describe(since)
+  const to = flags.until === undefined ? `now (${calendar.describe(now)})` : calendar.describeEnd(until)
+  return {
+    span: from === to ? from : `${from} to ${to}`,
+    window: {by, labels: periods.map((p) => calendar.periodLabel(p, by)), periods, since, timeZone: zone.timeZone, until},
+  }
 }
 
 /** `work` with a live count of the records it reads on a terminal (`onRecord`), cleared when it ends, however. */
@@ -55,6 +110,21 @@ export async function reading<T>(io: IOStreams, what: string, work: (onRecord: (
   } finally {
     spinner.stop()
   }
+}
+
+/** What the reading met that a person should know: records met twice, records that did not hold together. */
+export function readNotes(io: IOStreams, read: Pick<Read, 'duplicates' | 'malformed'>, what: string): void {
+  if (read.malformed > 0)
+    io.warn(
+      `${formatCount(read.malformed)} ${what} from the service did not hold together (an amount, date or item that is not one) and were not counted.`,
+    )
+  if (read.duplicates > 0)
+    io.info(`${formatCount(read.duplicates)} ${what} came twice while pages were read (new ones arrived) and were counted once.`)
+}
+
+/** The heading of a report: what was counted, over the window as asked, by what period, in which zone. */
+export function heading(what: string, span: string, zone: string, by?: Granularity): string {
+  return `${what} ${span}${by ? `, by ${by}` : ''} (${zone}).`
 }
 
 /** The chart of one series on a terminal, fit to its width, the bars coloured where colour is on. */

@@ -17,10 +17,16 @@ export interface Bar {
 /** The chart's lines: `label │██████▍ text`, every line at most `width` cells. */
 export function barChart(bars: readonly Bar[], width: number, paint: (bar: string) => string = (b) => b): string[] {
   if (bars.length === 0) return []
-  const labelWidth = Math.max(...bars.map((b) => cellWidth(b.label)))
-  const textWidth = Math.max(...bars.map((b) => cellWidth(b.text)))
+  // A loop, not Math.max(...bars): spreading tens of thousands of arguments overflows the stack.
+  let labelWidth = 0
+  let textWidth = 0
+  let max = 0
+  for (const b of bars) {
+    labelWidth = Math.max(labelWidth, cellWidth(b.label))
+    textWidth = Math.max(textWidth, cellWidth(b.text))
+    max = Math.max(max, b.value)
+  }
   const room = Math.max(4, width - labelWidth - textWidth - 4)
-  const max = Math.max(...bars.map((b) => b.value), 0)
   return bars.map((b) => {
     const eighths = max > 0 && b.value > 0 ? Math.max(1, Math.round((b.value / max) * room * 8)) : 0
     const bar = '█'.repeat(Math.floor(eighths / 8)) + EIGHTHS[eighths % 8]

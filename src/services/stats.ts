@@ -1,85 +1,80 @@
 /**
- * The account over time (`orders stats`, `customers stats`): figures per period and in total, per currency, read
- * from the list operations, which have no date filter. Pages are read newest first and reading stops at the first
- * record older than the window, which relies on the service listing newest first (the spec says so of its lists);
- * when a record comes out of that order, every page is read instead. Records are counted as they arrive, never kept:
- * memory is flat in the number of records.
+ * The account over time (`orders stats`, `customers stats`): figures per period and in total, per currency, read from
+ * the list operations, which have no date filter, through `readWindow` (services/window-read.ts: the order a service
+ * keeps, repeats, malformed records, exact sums). Statuses beyond the documented ones and `MAX_OTHER_STATUSES` others
+ * count as `other`; the maps have no prototype (a status named `constructor` is a status).
  */
 import type {ApiClient} from '../api/client.js'
-import {type Granularity, nextPeriod, periodLabel, periodStart, periodsBetween} from '../domain/periods.js'
-import {CUSTOMER_STATUSES, type Customer, LIMITS, type Order, ORDER_STATUSES} from '../domain/schema.js'
+import type {Granularity} from '../domain/periods.js'
+import {CURRENCIES, CUSTOMER_STATUSES, type Customer, LIMITS, type Order, ORDER_STATUSES} from '../domain/schema.js'
 import {listCustomers} from './customers.js'
 import {listOrders} from './orders.js'
+import {addExact, MAX_OTHER_CURRENCIES, type Read, readWindow, type StatsOptions, tooManyCurrencies, wholeAmount} from './window-read.js'
 
+export type {Read, StatsOptions} from './window-read.js'
+
+/** The window of a report, its periods worked out once (base/stats.ts) in its time zone. */
 export interface StatsWindow {
+  /** Inclusive. */
   since: number
+  /** Exclusive. */
   until: number
   by: Granularity
   timeZone: string
+  /** Each period's start, oldest first; the first may start before `since`; the last ends at `until`. */
+  periods: readonly number[]
+  /** Each period's name in the zone (`2026-11-01 01:00-04:00`, `2026-11-01`, `2026-11`). */
+  labels: readonly string[]
 }
 
-export interface StatsOptions {
-  /** Told of every record read (a progress line on a terminal). */
-  onRecord?: (read: number) => void
+export const MAX_OTHER_STATUSES = 16
+
+/** How refunds are counted: in the period in which their order was placed, whenever they were made. */
+export const REFUNDS_COUNTED_BY = 'order_placed_at'
+
+/** The index of the period holding `ms` (which lies in the window): a binary search over the starts. */
+export function periodIndex(w: StatsWindow, ms: number): number {
+  let lo = 0
+  let hi = w.periods.length - 1
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1
+    if (w.periods[mid] <= ms) lo = mid
+    else hi = mid - 1
+  }
+  return lo
 }
 
-interface Read {
-  /** Records read, in the window or not. */
-  records: number
-  /** Every page was read (the service's order could not be relied on), or reading stopped past the window. */
-  all_pages: boolean
-}
-
-/**
- * The start of the period holding an instant, remembering the last period found: records come newest first, so most
- * fall in the period of the one before, and the time zone is asked (Intl, microseconds a call) once a period.
- */
-function periodFinder(w: StatsWindow): (ms: number) => number {
-  let start = Number.NaN
-  let end = Number.NaN
-  return (ms) => {
-    if (!(ms >= start && ms < end)) {
-      start = periodStart(ms, w.by, w.timeZone)
-      end = nextPeriod(start, w.by, w.timeZone)
+/** The key a status counts under: itself when documented or among the first others met, else `other`. */
+function statusKeys(documented: readonly string[]): (status: string) => string {
+  const others = new Set<string>()
+  return (status) => {
+    if (documented.includes(status) || others.has(status)) return status
+    if (others.size < MAX_OTHER_STATUSES) {
+      others.add(status)
+      return status
     }
-    return start
+    return 'other'
   }
 }
 
-/** The periods of the window, each with a fresh bucket. */
-function emptySeries<B>(w: StatsWindow, bucket: () => B): Map<number, B> {
-  return new Map(periodsBetween(w.since, w.until, w.by, w.timeZone).map((p) => [p, bucket()]))
+const countsOf = (statuses: readonly string[]): Record<string, number> => {
+  const counts = Object.create(null) as Record<string, number>
+  for (const s of statuses) counts[s] = 0
+  return counts
 }
 
-/**
- * Records of a newest-first list, the ones in the window handed to `take`; stops past the window while the list keeps
- * its order. `at` is when a record happened (NaN when it does not say).
- */
-export async function readWindow<T>(
-  records: AsyncIterable<T>,
-  at: (r: T) => number,
-  w: StatsWindow,
-  take: (r: T, ms: number) => void | Promise<void>,
-  o: StatsOptions,
-): Promise<Read> {
-  let read = 0
-  let ordered = true
-  let last = Number.POSITIVE_INFINITY
-  for await (const record of records) {
-    read++
-    o.onRecord?.(read)
-    const ms = at(record)
-    if (Number.isNaN(ms)) continue
-    if (ms > last) ordered = false
-    last = Math.min(last, ms)
-    if (ms < w.since) {
-      if (ordered) return {all_pages: false, records: read}
-      continue
-    }
-    // A taker may make the reading wait (products top: a bounded number of orders fetched at once).
-    if (ms <= w.until) await take(record, ms)
+/** The per-currency slots of a report: documented currencies and a bounded number of others, refused past it. */
+function currencySlots<S>(make: () => S, only?: string): (currency: string) => S | undefined {
+  const slots = new Map<string, S>()
+  let others = 0
+  if (only) slots.set(only, make())
+  return (currency) => {
+    let slot = slots.get(currency)
+    if (slot || only) return slot
+    if (!(CURRENCIES as readonly string[]).includes(currency) && ++others > MAX_OTHER_CURRENCIES) throw tooManyCurrencies()
+    slots.set(currency, (slot = make()))
+    return slot
   }
-  return {all_pages: true, records: read}
 }
 
 export interface OrderFigures {
@@ -92,73 +87,85 @@ export interface OrderFigures {
   by_status: Record<string, number>
 }
 
-const orderFigures = (): OrderFigures => ({
-  by_status: Object.fromEntries(ORDER_STATUSES.map((s) => [s, 0])),
-  gross: 0,
-  net: 0,
-  orders: 0,
-  refunded: 0,
-})
+const orderFigures = (): OrderFigures => ({by_status: countsOf(ORDER_STATUSES), gross: 0, net: 0, orders: 0, refunded: 0})
 
-function addOrder(f: OrderFigures, o: Order & {amount_refunded?: unknown}): void {
-  const total = typeof o.total === 'number' ? o.total : 0
-  const refunded = typeof o.amount_refunded === 'number' ? o.amount_refunded : o.status === 'refunded' ? total : 0
-  f.orders++
-  f.gross += total
-  f.refunded += refunded
+/** What an order adds to the figures, or undefined when it does not hold together. */
+export function orderAmounts(
+  o: Order & {amount_refunded?: unknown},
+): {total: number; refunded: number; status: string; currency: string} | undefined {
+  const total = wholeAmount(o.total)
+  const currency: unknown = o.currency
+  if (total === undefined || typeof o.status !== 'string' || typeof currency !== 'string' || currency === '') return undefined
+  const said = o.amount_refunded === undefined || o.amount_refunded === null ? undefined : wholeAmount(o.amount_refunded)
+  if (said === undefined && o.amount_refunded !== undefined && o.amount_refunded !== null) return undefined
+  const refunded = said ?? (o.status === 'refunded' ? total : 0)
+  if (refunded > total) return undefined
+  return {currency, refunded, status: o.status, total}
+}
+
+function addOrder(f: OrderFigures, a: {total: number; refunded: number}, status: string): void {
+  f.orders = addExact(f.orders, 1, 'orders')
+  f.gross = addExact(f.gross, a.total, 'totals')
+  f.refunded = addExact(f.refunded, a.refunded, 'refunds')
   f.net = f.gross - f.refunded
-  f.by_status[o.status] = (f.by_status[o.status] ?? 0) + 1
+  f.by_status[status] = (f.by_status[status] ?? 0) + 1
 }
 
 /** A period's figures, with its start (ISO 8601) and its name in the time zone (`2026-11-27`). */
 export type PeriodOf<F> = {period: string; label: string} & F
 
-export interface OrderStats {
+interface WindowOut {
   since: string
   until: string
   by: Granularity
   time_zone: string
+}
+
+export interface OrderStats extends WindowOut {
+  refunds_counted_by: typeof REFUNDS_COUNTED_BY
   currencies: Array<{currency: string; totals: OrderFigures; series: Array<PeriodOf<OrderFigures>>}>
   read: Read
 }
 
-function seriesOf<F>(w: StatsWindow, buckets: Map<number, F>): Array<PeriodOf<F>> {
-  return [...buckets].map(([start, figures]) => ({label: periodLabel(start, w.by, w.timeZone), period: new Date(start).toISOString(), ...figures}))
+export function windowOut(w: StatsWindow): WindowOut {
+  return {by: w.by, since: new Date(w.since).toISOString(), time_zone: w.timeZone, until: new Date(w.until).toISOString()}
+}
+
+function seriesOf<F>(w: StatsWindow, buckets: readonly F[]): Array<PeriodOf<F>> {
+  return buckets.map((figures, i) => ({label: w.labels[i], period: new Date(w.periods[i]).toISOString(), ...figures}))
 }
 
 /** Orders placed in the window, per currency (one asked for, or every one met), per period and in total. */
 export async function orderStats(client: ApiClient, w: StatsWindow, o: StatsOptions & {currency?: string} = {}): Promise<OrderStats> {
-  const byCurrency = new Map<string, {totals: OrderFigures; buckets: Map<number, OrderFigures>}>()
-  const of = (currency: string) => {
-    let c = byCurrency.get(currency)
-    if (!c) byCurrency.set(currency, (c = {buckets: emptySeries(w, orderFigures), totals: orderFigures()}))
-    return c
-  }
-  if (o.currency) of(o.currency)
-  const periodOf = periodFinder(w)
+  const slotOf = currencySlots(() => ({buckets: w.periods.map(orderFigures), totals: orderFigures()}), o.currency)
+  const statusKey = statusKeys(ORDER_STATUSES)
+  const slots = new Map<string, ReturnType<typeof slotOf>>()
   const records = listOrders(client, {all: true, perPage: LIMITS.perPage.max, version: 'v2'}).records
   const read = await readWindow(
     records,
     (order) => Date.parse(String(order.placed_at)),
     w,
     (order, ms) => {
-      const currency = String(order.currency)
-      if (o.currency && currency !== o.currency) return
-      const c = of(currency)
-      addOrder(c.totals, order)
-      addOrder(c.buckets.get(periodOf(ms))!, order)
+      const a = orderAmounts(order)
+      if (!a) return false
+      const slot = slotOf(a.currency)
+      if (!slot) return true
+      slots.set(a.currency, slot)
+      const status = statusKey(a.status)
+      addOrder(slot.totals, a, status)
+      addOrder(slot.buckets[periodIndex(w, ms)], a, status)
+      return true
     },
     o,
   )
+  if (o.currency) slots.set(o.currency, slotOf(o.currency))
   return {
-    by: w.by,
-    currencies: [...byCurrency]
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([currency, c]) => ({currency, series: seriesOf(w, c.buckets), totals: c.totals})),
+    ...windowOut(w),
+    currencies: [...slots]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([currency, c]) => ({currency, series: seriesOf(w, c!.buckets), totals: c!.totals})),
     read,
-    since: new Date(w.since).toISOString(),
-    time_zone: w.timeZone,
-    until: new Date(w.until).toISOString(),
+    refunds_counted_by: REFUNDS_COUNTED_BY,
   }
 }
 
@@ -167,18 +174,14 @@ export interface CustomerFigures {
   by_status: Record<string, number>
 }
 
-const customerFigures = (): CustomerFigures => ({by_status: Object.fromEntries(CUSTOMER_STATUSES.map((s) => [s, 0])), customers: 0})
+const customerFigures = (): CustomerFigures => ({by_status: countsOf(CUSTOMER_STATUSES), customers: 0})
 
-function addCustomer(f: CustomerFigures, c: Customer): void {
-  f.customers++
-  f.by_status[c.status] = (f.by_status[c.status] ?? 0) + 1
+function addCustomer(f: CustomerFigures, status: string): void {
+  f.customers = addExact(f.customers, 1, 'customers')
+  f.by_status[status] = (f.by_status[status] ?? 0) + 1
 }
 
-export interface CustomerStats {
-  since: string
-  until: string
-  by: Granularity
-  time_zone: string
+export interface CustomerStats extends WindowOut {
   totals: CustomerFigures
   series: Array<PeriodOf<CustomerFigures>>
   read: Read
@@ -186,27 +189,22 @@ export interface CustomerStats {
 
 /** Customers created in the window, per period and in total, by their status now. */
 export async function customerStats(client: ApiClient, w: StatsWindow, o: StatsOptions = {}): Promise<CustomerStats> {
-  const buckets = emptySeries(w, customerFigures)
+  const buckets = w.periods.map(customerFigures)
   const totals = customerFigures()
-  const periodOf = periodFinder(w)
+  const statusKey = statusKeys(CUSTOMER_STATUSES)
   const records = listCustomers(client, {all: true, perPage: LIMITS.perPage.max, version: 'v2'}).records
   const read = await readWindow(
     records,
-    (c) => Date.parse(String(c.created_at)),
+    (c: Customer) => Date.parse(String(c.created_at)),
     w,
     (c, ms) => {
-      addCustomer(totals, c)
-      addCustomer(buckets.get(periodOf(ms))!, c)
+      if (typeof c.status !== 'string') return false
+      const status = statusKey(c.status)
+      addCustomer(totals, status)
+      addCustomer(buckets[periodIndex(w, ms)], status)
+      return true
     },
     o,
   )
-  return {
-    by: w.by,
-    read,
-    series: seriesOf(w, buckets),
-    since: new Date(w.since).toISOString(),
-    time_zone: w.timeZone,
-    totals,
-    until: new Date(w.until).toISOString(),
-  }
+  return {...windowOut(w), read, series: seriesOf(w, buckets), totals}
 }

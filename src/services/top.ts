@@ -1,14 +1,19 @@
 /**
  * `products top`: units sold and revenue per product over a window, per currency, from the items of the orders
- * placed in it. The orders are found as `orders stats` finds them (newest first, stopping past the window); their
- * items come with the list where a service sends them there, else from each order (`GET /orders/{id}`, a few at a
- * time); names from the public catalogue. Refunds are not subtracted: they are not tied to items.
+ * placed in it. The orders are found as `orders stats` finds them (services/stats.ts `readWindow`: newest first,
+ * stopping past the window only while the order holds, each order once); their items come with the list where a
+ * service sends them there, else from each order (`GET /orders/{id}`, a few at a time). A fetch that fails fails the
+ * report (a revenue short by an order is never printed), after the fetches under way have ended, so nothing is retried
+ * once the command is over. Names come from the public catalogue, kept only for the products reported. Refunds are
+ * not subtracted: they are not tied to items.
  */
 import type {ApiClient} from '../api/client.js'
 import {LIMITS, type Order} from '../domain/schema.js'
 import {getOrder, listOrders} from './orders.js'
 import {listProducts} from './products.js'
-import {readWindow, type StatsOptions, type StatsWindow} from './stats.js'
+import {orderAmounts, type StatsWindow, windowOut} from './stats.js'
+import {addExact, MAX_OTHER_CURRENCIES, type Read, readWindow, type StatsOptions, tooManyCurrencies, wholeAmount} from './window-read.js'
+import {CURRENCIES} from '../domain/schema.js'
 
 /** Orders read at once for their items. */
 const CONCURRENCY = 6
@@ -27,70 +32,125 @@ export interface TopProducts {
   time_zone: string
   /** Per currency, the products by revenue, highest first (at most `limit`). */
   currencies: Array<{currency: string; products: ProductFigures[]}>
-  read: {orders: number; fetched_for_items: number}
+  read: Omit<Read, 'records'> & {orders: number; fetched_for_items: number}
 }
 
-type Line = {product_id?: unknown; quantity?: unknown; unit_price?: unknown}
+interface Line {
+  product_id: number
+  quantity: number
+  revenue: number
+}
+
+/** An order's items as counted, or undefined when one of them does not hold together (the order is then malformed). */
+export function itemLines(items: unknown): Line[] | undefined {
+  if (!Array.isArray(items)) return undefined
+  const lines: Line[] = []
+  for (const item of items as unknown[]) {
+    if (typeof item !== 'object' || item === null) return undefined
+    const {product_id, quantity, unit_price} = item as Record<string, unknown>
+    const id = wholeAmount(product_id)
+    const units = wholeAmount(quantity)
+    const price = wholeAmount(unit_price)
+    if (id === undefined || id === 0 || units === undefined || units === 0 || price === undefined) return undefined
+    const revenue = units * price
+    if (!Number.isSafeInteger(revenue)) return undefined
+    lines.push({product_id: id, quantity: units, revenue})
+  }
+  return lines
+}
 
 export async function topProducts(client: ApiClient, w: StatsWindow, o: StatsOptions & {currency?: string; limit: number}): Promise<TopProducts> {
   const byCurrency = new Map<string, Map<number, ProductFigures>>()
-  const add = (currency: string, items: Line[]) => {
+  let others = 0
+  let malformedItems = 0
+  const add = (currency: string, items: unknown): boolean => {
+    const lines = itemLines(items)
+    if (!lines) return false
     let products = byCurrency.get(currency)
-    if (!products) byCurrency.set(currency, (products = new Map<number, ProductFigures>()))
-    const seen = new Set<number>()
-    for (const item of items) {
-      if (typeof item.product_id !== 'number') continue
-      const quantity = typeof item.quantity === 'number' ? item.quantity : 1
-      const price = typeof item.unit_price === 'number' ? item.unit_price : 0
-      let p = products.get(item.product_id)
-      if (!p) products.set(item.product_id, (p = {name: null, orders: 0, product_id: item.product_id, revenue: 0, units: 0}))
-      p.units += quantity
-      p.revenue += quantity * price
-      if (!seen.has(item.product_id)) p.orders++
-      seen.add(item.product_id)
+    if (!products) {
+      if (!(CURRENCIES as readonly string[]).includes(currency) && ++others > MAX_OTHER_CURRENCIES) throw tooManyCurrencies()
+      byCurrency.set(currency, (products = new Map<number, ProductFigures>()))
     }
+    const seen = new Set<number>()
+    for (const line of lines) {
+      let p = products.get(line.product_id)
+      if (!p) products.set(line.product_id, (p = {name: null, orders: 0, product_id: line.product_id, revenue: 0, units: 0}))
+      p.units = addExact(p.units, line.quantity, 'units')
+      p.revenue = addExact(p.revenue, line.revenue, 'revenues')
+      if (!seen.has(line.product_id)) p.orders++
+      seen.add(line.product_id)
+    }
+    return true
   }
-  // The orders whose items the list did not carry, fetched a few at a time as they are found.
-  const pending = new Set<Promise<void>>()
+  // The orders whose items the list did not carry, fetched a few at a time as they are found. The first failure is
+  // kept: no further fetch starts, and the reading stops at its next record.
+  const running = new Set<Promise<void>>()
+  let failure: {error: unknown} | undefined
   let fetched = 0
-  const fetchItems = async (order: Order) => {
-    const whole = (await getOrder(client, order.id)) as Order & {items?: Line[]}
+  const fetchItems = async (order: Order, currency: string) => {
+    const whole = (await getOrder(client, order.id)) as Order & {items?: unknown}
     fetched++
-    add(String(order.currency), whole.items ?? [])
+    if (!add(currency, whole.items)) malformedItems++
+  }
+  const settle = async () => {
+    await Promise.all(running)
+    if (failure) throw failure.error
   }
   const read = await readWindow(
     listOrders(client, {all: true, perPage: LIMITS.perPage.max, version: 'v2'}).records,
     (order) => Date.parse(String(order.placed_at)),
     w,
     async (order) => {
-      if (o.currency && order.currency !== o.currency) return
+      if (failure) await settle()
+      const a = orderAmounts(order)
+      if (!a || typeof order.id !== 'number') return false
+      if (o.currency && a.currency !== o.currency) return true
       const items = (order as Order & {items?: unknown}).items
-      if (Array.isArray(items)) return add(String(order.currency), items)
-      if (pending.size >= CONCURRENCY) await Promise.race(pending)
-      const job = fetchItems(order).finally(() => pending.delete(job))
-      // Handled here as well, so that a failure before the next wait is not an unhandled rejection; the wait rethrows it.
-      job.catch(() => {})
-      pending.add(job)
+      if (items !== undefined) return add(a.currency, items)
+      while (running.size >= CONCURRENCY) await Promise.race(running)
+      if (failure) await settle()
+      const job: Promise<void> = fetchItems(order, a.currency)
+        .catch((error: unknown) => {
+          failure ??= {error}
+        })
+        .finally(() => running.delete(job))
+      running.add(job)
+      return true
     },
     {onRecord: (n) => o.onRecord?.(n)},
   )
   // At most CONCURRENCY orders are fetched at once (the reading waits for a free slot); the last ones finish here.
-  await Promise.all(pending)
-  const names = new Map<number, string>()
-  for await (const product of listProducts(client, {all: true, version: 'v2'}).records) names.set(product.id, product.name)
+  await settle()
+  const currencies = [...byCurrency]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([currency, products]) => ({
+      currency,
+      products: [...products.values()].sort((a, b) => b.revenue - a.revenue || b.units - a.units || a.product_id - b.product_id).slice(0, o.limit),
+    }))
+  await nameProducts(
+    client,
+    currencies.flatMap((c) => c.products),
+  )
+  const {records, ...counts} = read
   return {
-    currencies: [...byCurrency]
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([currency, products]) => ({
-        currency,
-        products: [...products.values()]
-          .map((p) => ({...p, name: names.get(p.product_id) ?? null}))
-          .sort((a, b) => b.revenue - a.revenue || b.units - a.units)
-          .slice(0, o.limit),
-      })),
-    read: {fetched_for_items: fetched, orders: read.records},
-    since: new Date(w.since).toISOString(),
+    currencies,
+    read: {...counts, fetched_for_items: fetched, malformed: counts.malformed + malformedItems, orders: records},
+    since: windowOut(w).since,
     time_zone: w.timeZone,
-    until: new Date(w.until).toISOString(),
+    until: windowOut(w).until,
+  }
+}
+
+/** Names from the catalogue for the products reported (and no others kept), reading no further once all are found. */
+async function nameProducts(client: ApiClient, reported: ProductFigures[]): Promise<void> {
+  const wanted = new Map<number, ProductFigures[]>()
+  for (const p of reported) wanted.set(p.product_id, [...(wanted.get(p.product_id) ?? []), p])
+  if (wanted.size === 0) return
+  let left = wanted.size
+  for await (const product of listProducts(client, {all: true, version: 'v2'}).records) {
+    const these = wanted.get(product.id)
+    if (!these || these[0].name !== null) continue
+    for (const p of these) p.name = typeof product.name === 'string' ? product.name : null
+    if (--left === 0) return
   }
 }

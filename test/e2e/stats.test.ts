@@ -70,7 +70,8 @@ describe('orders stats', () => {
     const r = await run(['orders', 'stats', '--since', '7d', '--currency', 'EUR'], {env: env()})
     expect(r.code, r.stderr).toBe(0)
     const lines = r.stdout.trim().split('\n')
-    expect(lines[0]).toBe('period\tcurrency\torders\tgross\trefunded\tnet\tpending\tpaid\tshipped\trefunded')
+    // The status counts are prefixed, so that `refunded` (the amount) is one column.
+    expect(lines[0]).toBe('period\tcurrency\torders\tgross\trefunded\tnet\tstatus_pending\tstatus_paid\tstatus_shipped\tstatus_refunded')
     expect(lines).toHaveLength(1 + 7)
     for (const line of lines.slice(1)) expect(line.split('\t')[1]).toBe('EUR')
     const bad = await run(['orders', 'stats', '--since', 'last tuesday'], {env: env()})
@@ -82,6 +83,9 @@ describe('orders stats', () => {
     const term = await startInTmux(['orders', 'stats', '--since', '14d', '--currency', 'USD', '--utc'], {env: env(), height: 50, width: 80})
     expect(await term.waitForExit()).toBe(0)
     const screen = await term.capture()
+    // The window as asked, in the zone: from the first day to now, never raw ISO.
+    expect(screen).toMatch(/^Orders placed \d{4}-\d{2}-\d{2} to now \(\d{4}-\d{2}-\d{2} \d{2}:\d{2}\), by day \(UTC\)\.$/m)
+    expect(screen).not.toMatch(/T\d{2}:\d{2}:\d{2}/)
     expect(screen).toMatch(/^USD: \d+ orders?, gross .+, refunded .+, net .+$/m)
     expect(screen).toMatch(/pending \d+ · paid \d+ · shipped \d+ · refunded \d+/)
     const bars = screen.split('\n').filter((l) => /^\d{4}-\d{2}-\d{2} │/.test(l))

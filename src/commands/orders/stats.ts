@@ -1,6 +1,6 @@
 import {ApiCommand} from '../../base/command.js'
 import {currencyFlag} from '../../base/flags.js'
-import {chartLines, reading, statsFlags, windowOf} from '../../base/stats.js'
+import {chartLines, heading, readNotes, reading, statsFlags, windowOf} from '../../base/stats.js'
 import {ORDER_STATUSES} from '../../domain/schema.js'
 import {formatCount} from '../../domain/text.js'
 import {sanitize} from '../../io/sanitize.js'
@@ -10,9 +10,11 @@ import {type OrderStats, orderStats} from '../../services/stats.js'
 export default class OrdersStats extends ApiCommand<typeof OrdersStats> {
   static readOnly = true
   static summary = `Orders, gross, refunded and net per period, per currency (API v2).`
-  static description = `Reads the orders newest first and stops past --since (the list has no date filter; when the service does not list newest first, every page is read). Periods are counted in the local time zone unless --utc.
+  static description = `Reads the orders newest first and stops past --since once the list has shown that order (the list has no date filter; when the service does not list newest first, every page is read). An order met twice while reading is counted once; one that does not hold together (an amount that is not a whole number) is not counted, and the count says so. Periods are counted in the local time zone (TZ) unless --utc.
 
-On a terminal: each currency's totals and counts by status, then a bar chart of its gross per period. On a pipe: tab-separated rows, one per currency and period. --json: the whole series, every period present (zeros where no order), amounts in the service's money unit with their currency, and the time zone.`
+Refunds count in the period in which their order was placed, whenever they were made: "refunded" is what has been refunded so far of the orders placed in the period.
+
+On a terminal: each currency's totals and counts by status, then a bar chart of its gross per period. On a pipe: tab-separated rows, one per currency and period. --json: the whole series, every period present (zeros where no order), amounts in the service's money unit with their currency, the unit as the profile states it (money_unit: minor, major or unknown), refunds_counted_by, and the time zone.`
   static examples = [
     '<%= config.bin %> orders stats',
     '<%= config.bin %> orders stats --since 12w --by week --currency EUR',
@@ -22,26 +24,27 @@ On a terminal: each currency's totals and counts by status, then a bar chart of 
 
   async run(): Promise<void> {
     const {flags, io} = this
-    const window = windowOf(flags, this.deps.now())
+    const {span, window} = await windowOf(flags, this.deps.now(), this.deps.env, io)
     const client = await this.ctx.client()
-    const stats = await reading(io, 'orders', (onRecord) => orderStats(client, window, {currency: flags.currency, onRecord}))
-    await this.output.result(stats, () => this.human(stats))
+    const found = await reading(io, 'orders', (onRecord) => orderStats(client, window, {currency: flags.currency, onRecord}))
+    const stats = {money_unit: io.values.moneyUnit ?? 'unknown', ...found}
+    readNotes(io, stats.read, 'orders')
+    await this.output.result(stats, () => this.human(stats, span))
   }
 
-  private human(stats: OrderStats): void {
+  private human(stats: OrderStats, span: string): void {
     const {io} = this
     const money = (n: number, currency: string) => formatMoney(n, currency, io.values.moneyUnit)
     if (!io.tableOutput) {
-      const header = ['period', 'currency', 'orders', 'gross', 'refunded', 'net', ...ORDER_STATUSES]
+      // The status counts are prefixed: `refunded` is also the amount refunded.
+      const header = ['period', 'currency', 'orders', 'gross', 'refunded', 'net', ...ORDER_STATUSES.map((st) => `status_${st}`)]
       const rows = stats.currencies.flatMap((c) =>
         c.series.map((p) => [p.period, c.currency, p.orders, p.gross, p.refunded, p.net, ...ORDER_STATUSES.map((st) => p.by_status[st] ?? 0)]),
       )
       io.out([header, ...rows].map((row) => row.map((cell) => sanitize(String(cell), 'tsv')).join('\t')).join('\n'))
       return
     }
-    const first = stats.currencies[0]?.series
-    const span = first ? `${first[0].label} to ${first.at(-1)!.label}` : `${stats.since} to ${stats.until}`
-    const lines = [`Orders placed ${span}, by ${stats.by} (${stats.time_zone}).`]
+    const lines = [heading('Orders placed', span, stats.time_zone, stats.by)]
     if (stats.currencies.length === 0) lines.push('No orders in this window.')
     for (const c of stats.currencies) {
       const currency = sanitize(c.currency, 'cell')

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
 import {currencyFlag} from '../../base/flags.js'
-import {chartLines, reading, statsFlags, windowOf} from '../../base/stats.js'
+import {chartLines, heading, readNotes, reading, statsFlags, windowOf} from '../../base/stats.js'
 import {formatCount} from '../../domain/text.js'
 import {sanitize} from '../../io/sanitize.js'
 import {formatMoney} from '../../io/values.js'
@@ -11,9 +11,9 @@ import {type TopProducts, topProducts} from '../../services/top.js'
 export default class ProductsTop extends ApiCommand<typeof ProductsTop> {
   static readOnly = true
   static summary = `The products that sold most over a window: units and revenue, per currency (API v2).`
-  static description = `Counts the items of the orders placed in the window (found as \`orders stats\` finds them; each order's items are read with it, a few at a time, where the list does not carry them). Revenue is quantity times unit price, refunds not subtracted (they are not tied to items).
+  static description = `Counts the items of the orders placed in the window (found as \`orders stats\` finds them; each order's items are read with it, a few at a time, where the list does not carry them). Revenue is quantity times unit price, refunds not subtracted (they are not tied to items). If an order's items cannot be read, the command fails rather than print a revenue short by that order; an order whose items do not hold together is not counted, and the count says so.
 
-On a terminal: per currency, the products by revenue with a bar each. On a pipe: tab-separated rows. --json: every figure, amounts in the service's money unit with their currency.`
+On a terminal: per currency, the products by revenue with a bar each. On a pipe: tab-separated rows. --json: every figure, amounts in the service's money unit with their currency and the unit as the profile states it (money_unit: minor, major or unknown).`
   static examples = ['<%= config.bin %> products top', '<%= config.bin %> products top --since 7d --currency EUR --limit 5 --json']
   static flags = {
     since: statsFlags.since,
@@ -25,13 +25,16 @@ On a terminal: per currency, the products by revenue with a bar each. On a pipe:
 
   async run(): Promise<void> {
     const {flags, io} = this
-    const window = windowOf({...flags, by: 'day'}, this.deps.now())
+    // The window's periods are not shown, only its edges: months, so that a long window is not refused for its days.
+    const {span, window} = await windowOf({...flags, by: 'month'}, this.deps.now(), this.deps.env, io)
     const client = await this.ctx.client()
-    const top = await reading(io, 'orders', (onRecord) => topProducts(client, window, {currency: flags.currency, limit: flags.limit, onRecord}))
-    await this.output.result(top, () => this.human(top))
+    const found = await reading(io, 'orders', (onRecord) => topProducts(client, window, {currency: flags.currency, limit: flags.limit, onRecord}))
+    const top = {money_unit: io.values.moneyUnit ?? 'unknown', ...found}
+    readNotes(io, top.read, 'orders')
+    await this.output.result(top, () => this.human(top, span))
   }
 
-  private human(top: TopProducts): void {
+  private human(top: TopProducts, span: string): void {
     const {io} = this
     const money = (n: number, currency: string) => formatMoney(n, currency, io.values.moneyUnit)
     if (!io.tableOutput) {
@@ -42,7 +45,7 @@ On a terminal: per currency, the products by revenue with a bar each. On a pipe:
       io.out([header, ...rows].map((row) => row.map((cell) => sanitize(String(cell), 'tsv')).join('\t')).join('\n'))
       return
     }
-    const lines = [`Products sold ${top.since.slice(0, 10)} to ${top.until.slice(0, 10)} (${top.time_zone}), by revenue.`]
+    const lines = [heading('Products sold by revenue', span, top.time_zone)]
     if (top.currencies.length === 0) lines.push('No orders in this window.')
     for (const c of top.currencies) {
       lines.push('', io.chalk.bold(sanitize(c.currency, 'cell')))
