@@ -13,7 +13,49 @@ export const EXIT = {
   notFound: 4,
   rateLimited: 5,
   interrupted: 130,
+  hangup: 129,
+  terminated: 143,
 } as const
+
+/**
+ * The stable names of what went wrong, in every `--json` error document (`error.code`), each with the one exit code
+ * it ends with: one condition, one code, one exit code, whichever command meets it. `npm run generate` writes the
+ * table into docs/errors.md and the list into schemas/error.schema.json; the names never change meaning.
+ */
+export const ERROR_CODES = {
+  usage: {exit: EXIT.usage, meaning: 'Invalid usage: a flag, argument or value the CLI refused before sending anything.'},
+  validation_failed: {
+    exit: EXIT.usage,
+    meaning: 'Input refused, by the CLI before sending or by the service (422); `errors` names each field as the service does.',
+  },
+  bad_request: {exit: EXIT.usage, meaning: 'The service refused the request as malformed (400).'},
+  conflict: {exit: EXIT.usage, meaning: 'The service refused the request as conflicting with the current state (409).'},
+  precondition_failed: {
+    exit: EXIT.usage,
+    meaning: 'A condition the command was told to check (e.g. `--expect-refunded`) does not hold; nothing was sent.',
+  },
+  sandbox_not_running: {exit: EXIT.usage, meaning: 'The command needs the local sandbox and none is running.'},
+  not_logged_in: {exit: EXIT.auth, meaning: 'No credentials: no login, no key pair or token in the environment.'},
+  auth_rejected: {exit: EXIT.auth, meaning: 'The credentials were rejected: the key pair at token issue, or the token (401).'},
+  permission_denied: {exit: EXIT.auth, meaning: 'The credentials lack the permission (scope) the operation needs (403).'},
+  not_found: {exit: EXIT.notFound, meaning: 'The record, or what the command names, does not exist (404).'},
+  rate_limited: {
+    exit: EXIT.rateLimited,
+    meaning: 'Still refused for too many requests (429) after the automatic retries; `retry_after` says when to try again.',
+  },
+  network_refused: {exit: EXIT.failure, meaning: 'The service could not be reached and nothing was sent: safe to run again.'},
+  network_error: {exit: EXIT.failure, meaning: 'The connection failed or timed out; for a request that changes something its outcome is unknown.'},
+  server_error: {exit: EXIT.failure, meaning: 'The service failed (5xx), after the retries allowed for the request.'},
+  unexpected_response: {exit: EXIT.failure, meaning: 'An answer the CLI could not read (not the JSON expected, too large).'},
+  declined: {exit: EXIT.failure, meaning: 'A confirmation was declined: nothing was changed.'},
+  failed: {exit: EXIT.failure, meaning: 'Any other failure the message describes.'},
+  internal: {exit: EXIT.failure, meaning: 'A defect of the CLI; `--debug` shows where.'},
+  interrupted: {exit: EXIT.interrupted, meaning: 'Interrupted by Ctrl-C (SIGINT), or a prompt cancelled.'},
+  terminated: {exit: EXIT.terminated, meaning: 'Ended by SIGTERM.'},
+  hangup: {exit: EXIT.hangup, meaning: 'Ended by SIGHUP (the terminal closed).'},
+} as const
+
+export type ErrorCode = keyof typeof ERROR_CODES
 
 export class CliError extends Error {
   readonly exitCode: number
@@ -26,12 +68,19 @@ export class CliError extends Error {
   readonly text: Text
   readonly hintText?: Text
 
-  constructor(message: Text, options: {exitCode?: number; status?: number | null; fieldErrors?: FieldErrors; hint?: Text; cause?: unknown} = {}) {
+  /** The stable name of the condition; when not given, derived from the class, the status and the exit code (`errorCode`). */
+  readonly code?: ErrorCode
+
+  constructor(
+    message: Text,
+    options: {exitCode?: number; status?: number | null; fieldErrors?: FieldErrors; hint?: Text; cause?: unknown; code?: ErrorCode} = {},
+  ) {
     super(String(message), {cause: options.cause})
+    this.code = options.code
     this.text = message
     this.hintText = options.hint
     this.name = new.target.name
-    this.exitCode = options.exitCode ?? EXIT.failure
+    this.exitCode = options.exitCode ?? (options.code ? ERROR_CODES[options.code].exit : EXIT.failure)
     this.status = options.status ?? null
     this.fieldErrors = options.fieldErrors
     this.hint = options.hint === undefined ? undefined : String(options.hint)
@@ -40,14 +89,20 @@ export class CliError extends Error {
 
 /** Invalid usage or input (exit 2). */
 export class UsageError extends CliError {
-  constructor(message: Text, options: {hint?: Text; fieldErrors?: FieldErrors} = {}) {
+  constructor(
+    message: Text,
+    options: {hint?: Text; fieldErrors?: FieldErrors; code?: 'usage' | 'validation_failed' | 'precondition_failed' | 'sandbox_not_running'} = {},
+  ) {
     super(message, {...options, exitCode: EXIT.usage})
   }
 }
 
 /** Not logged in, rejected key pair, 401 or 403 (exit 3). */
 export class AuthError extends CliError {
-  constructor(message: string, options: {status?: number | null; hint?: string} = {}) {
+  constructor(
+    message: string,
+    options: {status?: number | null; hint?: string; code?: 'not_logged_in' | 'auth_rejected' | 'permission_denied'} = {},
+  ) {
     super(message, {...options, exitCode: EXIT.auth})
   }
 }
@@ -118,4 +173,49 @@ export class RateLimitError extends ApiError {
     super(429, message, {body: options.body, exitCode: EXIT.rateLimited, hint: options.hint})
     this.retryAt = options.retryAt
   }
+}
+
+/** The stable code of an error the CLI raised (see ERROR_CODES); always one whose exit code is the error's. */
+export function errorCode(error: CliError): ErrorCode {
+  const code = derivedCode(error)
+  if (ERROR_CODES[code].exit === error.exitCode) return code
+  const byExit: Record<number, ErrorCode> = {
+    [EXIT.usage]: 'usage',
+    [EXIT.auth]: 'auth_rejected',
+    [EXIT.notFound]: 'not_found',
+    [EXIT.rateLimited]: 'rate_limited',
+    [EXIT.interrupted]: 'interrupted',
+    [EXIT.hangup]: 'hangup',
+    [EXIT.terminated]: 'terminated',
+  }
+  return byExit[error.exitCode] ?? 'failed'
+}
+
+function derivedCode(error: CliError): ErrorCode {
+  if (error.code) return error.code
+  if (error instanceof DeclinedError) return 'declined'
+  if (error instanceof NetworkError) return error.nothingSent ? 'network_refused' : 'network_error'
+  if (error instanceof AuthError) return error.status === 403 ? 'permission_denied' : error.status === null ? 'not_logged_in' : 'auth_rejected'
+  const byStatus: Record<number, ErrorCode> = {
+    400: 'bad_request',
+    401: 'auth_rejected',
+    403: 'permission_denied',
+    404: 'not_found',
+    409: 'conflict',
+    422: 'validation_failed',
+    429: 'rate_limited',
+  }
+  if (error.status !== null) return byStatus[error.status] ?? (error.status >= 500 ? 'server_error' : 'failed')
+  if (error.exitCode === EXIT.usage) return error.fieldErrors && Object.keys(error.fieldErrors).length > 0 ? 'validation_failed' : 'usage'
+  return 'failed'
+}
+
+/** The code a signal ends a command with: SIGINT interrupted (130), SIGTERM terminated (143), SIGHUP hangup (129). */
+export function signalCode(signal: unknown): 'interrupted' | 'terminated' | 'hangup' {
+  return signal === 'SIGTERM' ? 'terminated' : signal === 'SIGHUP' ? 'hangup' : 'interrupted'
+}
+
+/** A command ended by a signal (the reason of its interruption), with the code and exit code that signal has. */
+export function interruptedBy(signal: unknown, message = `Interrupted by ${typeof signal === 'string' ? signal : 'SIGINT'}.`): CliError {
+  return new CliError(message, {code: signalCode(signal)})
 }

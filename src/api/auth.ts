@@ -42,10 +42,22 @@ export function loginHint(flags = ''): string {
 export const LOGIN_HINT = loginHint()
 
 /**
- * POST /auth/tokens. A rejected key pair (422) is an AuthError (exit 3); its hint repeats `flags`, the user's own
- * --profile/--base-url/--api-version (as loginHint), so that the login suggested is the one that was tried.
+ * What to do about credentials that were refused, for where they came from: a login does not help when the
+ * environment's key pair or token takes precedence over it.
  */
-export async function issueToken(client: ApiClient, pair: KeyPair, flags = ''): Promise<IssuedToken> {
+export function credentialHint(source: CredentialSourceName, flags = ''): string {
+  if (source === 'COMMERCE_ACCESS_TOKEN')
+    return 'The token comes from COMMERCE_ACCESS_TOKEN, used as it is: set a fresh one, or unset it to use a key pair.'
+  if (source === 'COMMERCE_KEY_ID')
+    return 'The key pair comes from COMMERCE_KEY_ID and COMMERCE_KEY_SECRET, which take precedence over any login: check both.'
+  return loginHint(flags)
+}
+
+/**
+ * POST /auth/tokens. A rejected key pair (422) is an AuthError (exit 3, `auth_rejected`) with `hint`: the login to
+ * run again (repeating the user's own --profile/--base-url/--api-version), or the variables to check.
+ */
+export async function issueToken(client: ApiClient, pair: KeyPair, hint: string = credentialHint('profile')): Promise<IssuedToken> {
   let body: unknown
   try {
     body = (
@@ -60,14 +72,15 @@ export async function issueToken(client: ApiClient, pair: KeyPair, flags = ''): 
   } catch (error) {
     if (error instanceof ApiError && (error.status === 422 || error.status === 401 || error.status === 403))
       throw new AuthError(/rejected/i.test(error.message) ? error.message : `The key pair was rejected: ${error.message}`, {
-        hint: `Check the key id and secret (and the scopes asked for), then run \`commerce auth login${flags}\` again.`,
+        code: 'auth_rejected',
+        hint,
         status: error.status,
       })
     throw error
   }
   const token = body as Partial<IssuedToken> | undefined
   if (!token || typeof token.access_token !== 'string' || token.access_token === '')
-    throw new CliError('Unexpected response to the token request: no access_token in it.')
+    throw new CliError('Unexpected response to the token request: no access_token in it.', {code: 'unexpected_response'})
   return {
     access_token: token.access_token,
     expires_in: typeof token.expires_in === 'number' ? token.expires_in : 3600,
@@ -154,6 +167,8 @@ export class KeyPairTokens implements TokenSource {
     private readonly store: ConfigStore,
     private readonly slot: TokenSlot,
     private readonly now: () => number = Date.now,
+    /** What to do when the service rejects the pair (credentialHint for where it came from). */
+    private readonly rejectedHint?: string,
   ) {}
 
   private fresh(token: CachedToken | undefined): token is CachedToken {
@@ -191,7 +206,7 @@ export class KeyPairTokens implements TokenSource {
     const token = await this.store.withIssueLock(async () => {
       const cached = reusable(await this.store.read())
       if (cached) return cached
-      const issued = await issueToken(client, typeof this.pair === 'function' ? await this.pair() : this.pair)
+      const issued = await issueToken(client, typeof this.pair === 'function' ? await this.pair() : this.pair, this.rejectedHint)
       const entry: CachedToken = {
         access_token: issued.access_token,
         base_url: client.baseUrl,
@@ -248,7 +263,11 @@ export function resolveCredentials(
   if (envSecret && !envId) throw new UsageError('COMMERCE_KEY_SECRET is set but COMMERCE_KEY_ID is not: set both, or neither.')
   if (envId && envSecret) {
     const pair = {keyId: envId, keySecret: envSecret}
-    return {keyId: envId, source: 'COMMERCE_KEY_ID', tokens: new KeyPairTokens(pair, store, envTokenSlot(pair))}
+    return {
+      keyId: envId,
+      source: 'COMMERCE_KEY_ID',
+      tokens: new KeyPairTokens(pair, store, envTokenSlot(pair), Date.now, credentialHint('COMMERCE_KEY_ID')),
+    }
   }
   const profile = data.profiles?.[profileName]
   // A profile's stored credentials go only to the origin they were stored for.
@@ -258,12 +277,18 @@ export function resolveCredentials(
   if (foreign) return {keyId: profile!.key_id, source: 'profile', storage: profile!.storage === 'keyring' ? 'keyring' : 'file', tokens: foreign}
   if (profile?.key_id && profile.key_secret) {
     const pair = {keyId: profile.key_id, keySecret: profile.key_secret, scopes: profile.requested_scopes}
-    return {keyId: profile.key_id, source: 'profile', storage: 'file', tokens: new KeyPairTokens(pair, store, profileTokenSlot(profileName))}
+    const tokens = new KeyPairTokens(pair, store, profileTokenSlot(profileName), Date.now, options.loginHint)
+    return {keyId: profile.key_id, source: 'profile', storage: 'file', tokens}
   }
   if (profile?.key_id && profile.storage === 'keyring') {
     const {key_id: keyId, requested_scopes: scopes} = profile
     const load = async () => ({keyId, keySecret: await keyringSecret(profileName, keyId, options.loginHint), scopes})
-    return {keyId, source: 'profile', storage: 'keyring', tokens: new KeyPairTokens(load, store, profileTokenSlot(profileName))}
+    return {
+      keyId,
+      source: 'profile',
+      storage: 'keyring',
+      tokens: new KeyPairTokens(load, store, profileTokenSlot(profileName), Date.now, options.loginHint),
+    }
   }
   return {source: 'none', tokens: new NoCredentials(options.loginHint)}
 }

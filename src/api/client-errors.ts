@@ -59,6 +59,9 @@ export function httpError(status: number, body: unknown, req: ApiRequest, loginH
 export function responseTooLarge(baseUrl: string, status: number, what: string, limit: number): CliError {
   return new CliError(
     `The response from ${new URL(baseUrl).host} (HTTP ${status}) ${what}, more than the client accepts (${formatBytes(limit)}); it was not read.`,
-    {hint: 'If this response is expected, raise the bound with COMMERCE_HTTP_MAX_BYTES (bytes, or e.g. 64MiB); else check the base URL.'},
+    {
+      code: 'unexpected_response',
+      hint: 'If this response is expected, raise the bound with COMMERCE_HTTP_MAX_BYTES (bytes, or e.g. 64MiB); else check the base URL.',
+    },
   )
 }

@@ -12,7 +12,7 @@ import type {Dispatcher} from 'undici'
 import type {ApiVersion} from '../domain/schema.js'
 import {capitalize, formatBytes} from '../domain/text.js'
 import {isLoopbackHost} from '../domain/url.js'
-import {CliError, EXIT, UsageError} from '../errors.js'
+import {CliError, EXIT, interruptedBy, UsageError} from '../errors.js'
 import {httpError, networkError, responseTooLarge} from './client-errors.js'
 import {DeprecationNotices} from './deprecation.js'
 import {RequestStatus} from './request-status.js'
@@ -221,6 +221,9 @@ export class ApiClient {
               }
             : undefined,
           timedOut: () => new DeadlineExceeded(timeoutMs),
+          signal: this.options.signal,
+          aborted: (reason) =>
+            interruptedBy(reason, `Interrupted by ${typeof reason === 'string' ? reason : 'SIGINT'}: the request in flight was given up.`),
           timeoutMs,
           tooLarge: (status, announced) =>
             responseTooLarge(

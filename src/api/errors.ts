@@ -118,7 +118,7 @@ export function unexpectedResponse(status: number, body: unknown, expected: stri
         : Array.isArray(body)
           ? 'a JSON array'
           : `JSON ${body === null ? 'null' : typeof body}`
-  return new CliError(`Unexpected response (HTTP ${status}): expected ${expected}, got ${got}.`, {hint})
+  return new CliError(`Unexpected response (HTTP ${status}): expected ${expected}, got ${got}.`, {code: 'unexpected_response', hint})
 }
 
 /** The resource object of a response, or `unexpectedResponse`. */

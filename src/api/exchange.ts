@@ -30,6 +30,9 @@ export interface ExchangeOptions {
   timedOut(): Error
   /** The error for a body over `maxBytes`: announced by its Content-Length (`announced` bytes), or read past it. */
   tooLarge(status: number, announced?: number): Error
+  /** Gives the exchange up at once when it aborts (an interrupted command), with `aborted(reason)` as the error. */
+  signal?: AbortSignal
+  aborted?(reason: unknown): Error
   /** Called with the answer's status and headers as they arrive (before its body), e.g. for a trace. */
   onHeaders?(status: number, headers: Record<string, string | string[] | undefined>, headersMs: number): void
 }
@@ -57,10 +60,15 @@ export function exchange(dispatcher: Dispatcher, request: ExchangeRequest, optio
       if (settled) return
       settled = true
       clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
       reject(error)
       controller?.abort(error)
     }
     const timer = setTimeout(() => fail(options.timedOut()), options.timeoutMs)
+    const {signal} = options
+    const onAbort = () => fail(options.aborted?.(signal?.reason) ?? new Error('aborted'))
+    if (signal?.aborted) onAbort()
+    signal?.addEventListener('abort', onAbort, {once: true})
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(c) {
         controller = c
@@ -85,6 +93,7 @@ export function exchange(dispatcher: Dispatcher, request: ExchangeRequest, optio
         if (settled) return
         settled = true
         clearTimeout(timer)
+        signal?.removeEventListener('abort', onAbort)
         resolve({body: Buffer.concat(chunks, size), headers, headersMs, status})
       },
       onResponseError(_c, error) {

@@ -56,7 +56,7 @@ function readPage<T>(body: unknown, asked: {page: number; perPage: number}): Fet
       meta: total === undefined ? undefined : {page: page ?? asked.page, per_page: perPage ?? guessPerPage(data.length, asked, total), total},
     }
   }
-  throw new CliError('Unexpected response: expected a page of records ({data: [...], meta: {...}}).')
+  throw new CliError('Unexpected response: expected a page of records ({data: [...], meta: {...}}).', {code: 'unexpected_response'})
 }
 
 /**

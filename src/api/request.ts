@@ -16,6 +16,8 @@ export interface ClientOptions {
   baseUrl: string
   apiVersion: ApiVersion
   userAgent: string
+  /** Aborts every request in flight (an interrupted command); its reason (the signal's name) decides the exit code. */
+  signal?: AbortSignal
   tokens?: TokenSource
   /** --max-wait: the bound on time spent waiting for 429s, in seconds. */
   maxWaitSeconds?: number

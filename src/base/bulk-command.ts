@@ -7,7 +7,7 @@ import type {Command} from '@oclif/core'
 import type {ApiClient, ApiRequest, TokenSource} from '../api/client.js'
 import type {ImportFormat, OnConflict} from '../domain/bulk.js'
 import {confirmOrThrow} from '../io/prompt.js'
-import {EXIT, UsageError} from '../errors.js'
+import {ERROR_CODES, EXIT, signalCode, UsageError} from '../errors.js'
 import {ApiCommand} from './command.js'
 import {createProgressBar} from '../io/progress.js'
 import {type Output, renderRecord} from '../io/output.js'
@@ -166,7 +166,7 @@ export async function importCommand(options: ImportCommandOptions): Promise<numb
   if (outcome.status === 'interrupted') io.info(`Interrupted. Run the same command again to resume (journal: ${outcome.journal}).`)
   else if (outcome.sent === 0 && outcome.file.valid > 0) io.info('Nothing to send: every row was done by an earlier run of this import.')
   await renderRecord(io, withIgnored(outcome.summary, outcome.file))
-  if (outcome.status === 'interrupted') return EXIT.interrupted
+  if (outcome.status === 'interrupted') return ERROR_CODES[signalCode(options.signal.reason)].exit
   return outcome.summary.failed > 0 ? EXIT.failure : EXIT.ok
 }
 
@@ -230,7 +230,8 @@ export abstract class BulkCommand<T extends typeof Command> extends ApiCommand<T
   protected async exportRecords(spec: Pick<ExportCommandOptions, 'columns' | 'expectedLimit' | 'noun' | 'request'>): Promise<void> {
     await exportCommand({
       ...spec,
-      client: await this.ctx.client(),
+      // Reads only: a signal gives up the page in flight at once (nothing to finish), the temp file goes.
+      client: await this.ctx.client({signal: this.interrupted}),
       flags: this.flags as ExportCommandOptions['flags'],
       io: this.io,
       output: this.output,

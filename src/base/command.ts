@@ -7,9 +7,9 @@
  */
 import {Command, type Config, Errors, type Interfaces} from '@oclif/core'
 
-import {LOGIN_HINT} from '../api/auth.js'
-import {CliError, EXIT, JqHaltError, UsageError} from '../errors.js'
-import {jsonMode, Output} from '../io/output.js'
+import {CliError, errorCode, interruptedBy, JqHaltError, UsageError} from '../errors.js'
+import {describeError} from './error-shape.js'
+import {jsonMode, Output, plainError} from '../io/output.js'
 import {sanitize} from '../io/sanitize.js'
 import {IOStreams} from '../io/streams.js'
 import {kebabFlag, spell, type Text} from '../domain/phrase.js'
@@ -21,18 +21,11 @@ import {type CommandDeps, processDeps} from './deps.js'
 import {usageFromParse} from './parse-errors.js'
 import {apiFlags, normalizeEnumValues, outputFlags} from './flags.js'
 
+/** The signals that end a command: Ctrl-C, a job's cancel, a terminal that closed. */
+const INTERRUPTS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+
 export type FlagsOf<T extends typeof Command> = Interfaces.InferredFlags<T['flags'] & T['baseFlags']>
 export type ArgsOf<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
-
-interface ErrorShape {
-  exitCode: number
-  status: number | null
-  message: string
-  errors?: Record<string, string[]>
-  hint?: string
-  /** Not an error the CLI raised on purpose: a defect, whose stack --debug shows. */
-  internal?: boolean
-}
 
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static baseFlags = outputFlags
@@ -165,18 +158,26 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       process.on(signal, listener)
       this.signalListeners.push([signal, listener])
     }
+    // The reason of the abort is the signal's name: it decides the exit code (130, 143, 129).
     if ((this.ctor as typeof BaseCommand).interruptible) {
-      const onSignal = () => {
-        if (!this.interruption.signal.aborted) this.interruption.abort()
-      }
-      listen('SIGINT', onSignal)
-      listen('SIGTERM', onSignal)
+      for (const name of INTERRUPTS)
+        listen(name, () => {
+          if (!this.interruption.signal.aborted) this.interruption.abort(name)
+        })
       return
     }
-    listen('SIGINT', () => {
-      this.io?.interrupted()
-      process.exit(EXIT.interrupted)
-    })
+    for (const name of INTERRUPTS)
+      listen(name, () => {
+        const error = interruptedBy(name)
+        try {
+          this.io?.interrupted()
+          if (this.io?.jsonErrors && !this.io.resultStarted) this.output.error(plainError(errorCode(error), error.message))
+        } catch {
+          // A terminal that closed (SIGHUP) cannot be written to: the exit code still says why.
+        }
+        // process.exit runs the exit handlers: locks and the command's temp files go (src/config/signals.ts).
+        process.exit(error.exitCode)
+      })
   }
 
   /** Any failure to parse the command line is invalid usage (exit 2), in our words (parse-errors.ts). */
@@ -214,7 +215,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       ;(this.io ?? new IOStreams({json: false})).stderr.write(sanitize(error.stderrText, 'terminal').replace(/(.)\n?$/s, '$1\n'))
       throw new Errors.ExitError(error.exitCode)
     }
-    const {exitCode, internal, ...shape} = this.describe(error)
+    const {internal, ...shape} = describeError(error, {
+      commandLine: this.commandLine(),
+      debug: this.argv.includes('--debug'),
+      flagOf: (option) => this.flagOf(option),
+      json: this.io?.jsonErrors ?? jsonMode(this.argv).json,
+      now: this.deps.now,
+    })
     const output = this.output ?? new Output(new IOStreams(jsonMode(this.argv)))
     output.error({
       ...shape,
@@ -224,35 +231,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     })
     // oclif exits at once on an error: a large error document written to a pipe would be cut. Flushed first.
     await Promise.all([output.io.stdout, output.io.stderr].map((s) => new Promise<void>((resolve) => s.write('', () => resolve()))))
-    throw new Errors.ExitError(exitCode)
-  }
-
-  private describe(error: Error & {exitCode?: number; oclif?: {exit?: number}}): ErrorShape {
-    if (error instanceof CliError) {
-      const flagOf = (option: string) => this.flagOf(option)
-      let hint = spell(error.hintText, flagOf)
-      if (!hint && error.status === 401) hint = `The token was rejected (expired, revoked or invalid). ${LOGIN_HINT}`
-      if (!hint && error.status === 403) hint = 'The credentials lack the permission (scope) this operation needs; log in with a key that has it.'
-      const human = !(this.io?.jsonErrors ?? jsonMode(this.argv).json) // else the fields are in the JSON document
-      if (!hint && error.status === 422 && error.fieldErrors && human) hint = 'Fix the values above and run the command again.'
-      return {errors: error.fieldErrors, exitCode: error.exitCode, hint, message: spell(error.text, flagOf), status: error.status}
-    }
-    if (error.name === 'ExitPromptError') return {exitCode: EXIT.interrupted, message: 'Interrupted.', status: null}
-    // Esc at a picker (io/prompt.ts promptSearch): cancelled, nothing sent.
-    if (error.name === 'AbortPromptError') return {exitCode: EXIT.interrupted, message: 'Cancelled: nothing was sent.', status: null}
-    // oclif's own errors (parsing, unknown flags, missing args): usage, exit 2 via package.json exitCodes.
-    if (error instanceof Errors.CLIError) {
-      const exitCode = error.oclif?.exit ?? EXIT.usage
-      const message = error.message.replace(/\n\s*See more help with --help$/, '').trim()
-      return {exitCode, hint: exitCode === EXIT.usage ? `See \`${this.commandLine()} --help\`.` : undefined, message, status: null}
-    }
-    return {
-      exitCode: EXIT.failure,
-      hint: this.argv.includes('--debug') ? undefined : 'Run again with --debug for details.',
-      internal: true,
-      message: error.message || String(error),
-      status: null,
-    }
+    throw new Errors.ExitError(shape.exit_code)
   }
 }
 

@@ -3,7 +3,7 @@
  * the credentials and the API client. Precedence rules of the contract live here and nowhere else.
  */
 import {ApiClient, type ClientOptions} from '../api/client.js'
-import {type BaseUrlOverride, type ResolvedCredentials, loginHint, resolveCredentials} from '../api/auth.js'
+import {type BaseUrlOverride, credentialHint, type ResolvedCredentials, loginHint, resolveCredentials} from '../api/auth.js'
 import {checkBaseUrl, noBaseUrlHint} from '../api/url.js'
 import {type ApiVersion, DEFAULT_API_VERSION} from '../domain/schema.js'
 import {secondsFromEnv} from '../domain/env.js'
@@ -153,7 +153,7 @@ export class Context {
         maxResponseBytes: readMaxBytes(this.env),
         timeoutMs: readTimeout(this.env),
         tokens: (await this.credentials()).tokens,
-        loginHint: loginHint(this.userFlags()),
+        loginHint: credentialHint((await this.credentials()).source, this.userFlags()),
         userAgent: this.options.userAgent,
         v1FromProfile: await this.v1FromProfile(),
         v2Hint: this.options.v2Hint,

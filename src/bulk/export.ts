@@ -13,9 +13,9 @@ import type {ApiRequest} from '../api/client.js'
 import {pages} from '../api/paginate.js'
 import {EXPORT_PER_PAGE} from '../domain/bulk.js'
 import {type AtomicFile, createAtomicFile, fileProblem} from '../domain/files.js'
-import {CliError, UsageError} from '../errors.js'
+import {CliError, interruptedBy, UsageError} from '../errors.js'
 import {option, phrase, type Text} from '../domain/phrase.js'
-import {type BulkProgress, InterruptedError, type PacedClient, startTicker} from './paced.js'
+import {type BulkProgress, type PacedClient, startTicker} from './paced.js'
 import {fetchPagesInOrder} from './pages.js'
 import {ProgressTracker} from './progress.js'
 import {createRecordWriter, type RecordFormat} from './write.js'
@@ -120,7 +120,7 @@ export async function exportRecords(options: ExportOptions): Promise<ExportResul
     })
     pages: for await (const page of inOrder) {
       for (const record of page) {
-        if (signal?.aborted) throw new InterruptedError()
+        if (signal?.aborted) throw interruptedBy(signal.reason)
         if (target.closed()) break pages
         const wait = writer.write(record)
         if (wait) await waitOrClosed(wait, target)

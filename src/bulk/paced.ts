@@ -4,7 +4,7 @@
  * SIGINT handler here), and the progress ticker fed from a ProgressTracker and the pacer.
  */
 import {ApiClient, type TokenSource} from '../api/client.js'
-import {CliError, EXIT} from '../errors.js'
+import {CliError, signalCode} from '../errors.js'
 import {type Clock, Pacer} from './pacer.js'
 import type {ProgressSnapshot, ProgressTracker} from './progress.js'
 
@@ -14,9 +14,10 @@ export interface BulkProgress {
   stop(): void
 }
 
+/** Ended by a signal: the reason of the interruption (the signal's name) gives the code and exit code (130, 143, 129). */
 export class InterruptedError extends CliError {
-  constructor() {
-    super('Interrupted.', {exitCode: EXIT.interrupted})
+  constructor(reason?: unknown) {
+    super(`Interrupted by ${typeof reason === 'string' ? reason : 'SIGINT'}.`, {code: signalCode(reason)})
   }
 }
 
@@ -24,7 +25,7 @@ export class InterruptedError extends CliError {
 function interruptibleSleep(interrupt: AbortSignal | undefined) {
   return (ms: number, signal?: AbortSignal) =>
     new Promise<void>((resolvePromise, reject) => {
-      if (interrupt?.aborted) return reject(new InterruptedError())
+      if (interrupt?.aborted) return reject(new InterruptedError(interrupt.reason))
       if (signal?.aborted) return resolvePromise()
       const done = (error?: Error) => {
         clearTimeout(timer)
@@ -33,7 +34,7 @@ function interruptibleSleep(interrupt: AbortSignal | undefined) {
         if (error) reject(error)
         else resolvePromise()
       }
-      const onInterrupt = () => done(new InterruptedError())
+      const onInterrupt = () => done(new InterruptedError(interrupt?.reason))
       const onAbort = () => done()
       const timer = setTimeout(done, Math.max(0, ms))
       interrupt?.addEventListener('abort', onInterrupt, {once: true})

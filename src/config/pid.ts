@@ -1,17 +1,10 @@
 /** Pid files and locks beside the config (sandbox state, import journals) ask whether their owner still runs. */
 import {closeSync, openSync, readFileSync, rmSync, statSync} from 'node:fs'
 
+import {isProcessAlive} from '../domain/files.js'
 import {createWhole} from '../domain/own-file.js'
 
-/** Whether a process with this pid exists (EPERM: it exists but belongs to another user). */
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
+export {isProcessAlive}
 
 export class PidLockBusyError extends Error {
   /** `pid` is undefined when the lock file names no process (empty, or not a pid): it is held all the same. */

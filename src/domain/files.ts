@@ -9,7 +9,7 @@
  *   new one, never half of one. A failure removes the temp file.
  */
 import {randomBytes} from 'node:crypto'
-import {closeSync, constants, fsyncSync, openSync, renameSync, rmSync, writeSync} from 'node:fs'
+import {closeSync, constants, fsyncSync, lstatSync, openSync, readdirSync, renameSync, rmSync, writeSync} from 'node:fs'
 import {open, rename, rm, type FileHandle} from 'node:fs/promises'
 import {basename, dirname, join} from 'node:path'
 
@@ -30,12 +30,67 @@ export function tempPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
 }
 
+/**
+ * Temp files of this process not yet committed or discarded: removed on any exit (a signal's process.exit
+ * included), so an interrupted command leaves none. Only SIGKILL can leave one, which the next write beside it
+ * removes (`removeStaleTemps`).
+ */
+const openTemps = new Set<string>()
+let exitHook = false
+function track(temp: string): void {
+  openTemps.add(temp)
+  if (exitHook) return
+  exitHook = true
+  process.once('exit', () => {
+    for (const t of openTemps) rmSync(t, {force: true})
+  })
+}
+
+/**
+ * Removes the temp files beside `path` left by processes that no longer exist (`.NAME.<pid>.<random>.tmp`, a
+ * regular file of this user): a `kill -9` mid-write leaves one, and nothing else ever would.
+ */
+export function removeStaleTemps(path: string): void {
+  const name = basename(path)
+  let entries: string[]
+  try {
+    entries = readdirSync(dirname(path))
+  } catch {
+    return
+  }
+  for (const entry of entries) {
+    if (!entry.startsWith(`.${name}.`) || !entry.endsWith('.tmp')) continue
+    const m = /^\.(.+)\.(\d+)\.[0-9a-f]{12}\.tmp$/.exec(entry)
+    if (!m || m[1] !== name || Number(m[2]) === process.pid || isProcessAlive(Number(m[2]))) continue
+    const stale = join(dirname(path), entry)
+    try {
+      const st = lstatSync(stale)
+      if (st.isFile() && (process.getuid === undefined || st.uid === process.getuid())) rmSync(stale, {force: true})
+    } catch {
+      // Gone meanwhile, or not ours to look at.
+    }
+  }
+}
+
+/** Whether a process with this pid exists (one of another user's counts: EPERM). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
 /** Opens a new temp file beside `path` exclusively (retrying another name if one is taken). */
 async function openTemp(path: string, mode: number): Promise<{handle: FileHandle; temp: string}> {
+  removeStaleTemps(path)
   for (let attempt = 0; ; attempt++) {
     const temp = tempPathFor(path)
     try {
-      return {handle: await open(temp, EXCLUSIVE_FLAGS, mode), temp}
+      const handle = await open(temp, EXCLUSIVE_FLAGS, mode)
+      track(temp)
+      return {handle, temp}
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 4) throw error
     }
@@ -43,10 +98,13 @@ async function openTemp(path: string, mode: number): Promise<{handle: FileHandle
 }
 
 function openTempSync(path: string, mode: number): {fd: number; temp: string} {
+  removeStaleTemps(path)
   for (let attempt = 0; ; attempt++) {
     const temp = tempPathFor(path)
     try {
-      return {fd: openSync(temp, EXCLUSIVE_FLAGS, mode), temp}
+      const fd = openSync(temp, EXCLUSIVE_FLAGS, mode)
+      track(temp)
+      return {fd, temp}
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 4) throw error
     }
@@ -75,11 +133,13 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array, opt
     if (options.fsync !== false) fsyncSync(fd)
     closeSync(fd)
     renameSync(temp, path)
+    openTemps.delete(temp)
   } catch (error) {
     try {
       closeSync(fd)
     } catch {}
     rmSync(temp, {force: true})
+    openTemps.delete(temp)
     throw error
   }
 }
@@ -109,6 +169,7 @@ export async function createAtomicFile(path: string, options: AtomicOptions = {}
       await handle.close()
       state = 'closed'
       await rename(temp, path)
+      openTemps.delete(temp)
     },
     async discard() {
       if (state === 'open') {
@@ -116,6 +177,7 @@ export async function createAtomicFile(path: string, options: AtomicOptions = {}
         await handle.close().catch(() => {})
       }
       await rm(temp, {force: true})
+      openTemps.delete(temp)
     },
   }
 }

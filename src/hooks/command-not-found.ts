@@ -23,7 +23,7 @@ import {expandAlias} from '../domain/alias.js'
 import {EXIT, UsageError} from '../errors.js'
 import {sanitize} from '../io/sanitize.js'
 import {aliasTableOf} from '../services/aliases.js'
-import {jsonMode, Output} from '../io/output.js'
+import {jsonMode, Output, plainError} from '../io/output.js'
 import {editDistance} from '../domain/suggest.js'
 import {IOStreams} from '../io/streams.js'
 
@@ -162,7 +162,7 @@ const hook: Hook<'command_not_found'> = async function (options) {
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
     const io = new IOStreams(jsonMode(argv))
-    new Output(io).error({message: error.message, status: null})
+    new Output(io).error(plainError('usage', error.message))
     throw new Errors.ExitError(EXIT.usage)
   }
   if (expanded) [id, ...argv] = expanded
@@ -196,7 +196,7 @@ const hook: Hook<'command_not_found'> = async function (options) {
     gone.length === 0
       ? ''
       : ` ${gone.length === 1 ? 'A linked plugin is' : 'Linked plugins are'} missing (${gone.map((p) => `${sanitize(p.name, 'cell')} at ${sanitize(p.root, 'cell')}`).join(', ')}): its commands cannot run. Link it again from where it is now, or remove it with \`${config.bin} plugins unlink ${sanitize(gone[0].root, 'cell')}\`.`
-  new Output(io).error({hint: io.json ? undefined : `Run \`${help}\` for a list of available commands.${missing}`, message, status: null})
+  new Output(io).error(plainError('usage', message, `Run \`${help}\` for a list of available commands.${missing}`))
   throw new Errors.ExitError(EXIT.usage)
 }
 

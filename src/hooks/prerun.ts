@@ -26,18 +26,32 @@ export function notAPlugin(dir: string, cliRoot: string): string | undefined {
 }
 
 const hook: Hook<'prerun'> = async function ({argv, Command}) {
+  // oclif's help command has no --json: said in our words, as the error document a program reads.
+  if (Command.id === 'help' && argv.some((a) => a === '--json' || a.startsWith('--jq'))) {
+    const [{IOStreams}, {Output, plainError}] = await Promise.all([import('../io/streams.js'), import('../io/output.js')])
+    new Output(new IOStreams({json: true})).error(
+      plainError(
+        'usage',
+        '`commerce help` prints help for people and has no --json.',
+        'Each command takes --help; `commerce COMMAND --help` describes it.',
+      ),
+    )
+    throw new Errors.ExitError(2)
+  }
   if (Command.id !== 'plugins:link') return
   const dir = argv.find((a) => !a.startsWith('-'))
   if (dir === undefined) return
   const problem = notAPlugin(resolve(dir), this.config.root)
   if (problem === undefined) return
-  const [{IOStreams}, {jsonMode, Output}] = await Promise.all([import('../io/streams.js'), import('../io/output.js')])
+  const [{IOStreams}, {jsonMode, Output, plainError}] = await Promise.all([import('../io/streams.js'), import('../io/output.js')])
   const io = new IOStreams(jsonMode(argv))
-  new Output(io).error({
-    hint: 'A plugin is a folder with a package.json naming it and its commands (see examples/plugin-hello). Nothing was linked.',
-    message: `${problem}.`,
-    status: null,
-  })
+  new Output(io).error(
+    plainError(
+      'usage',
+      `${problem}.`,
+      'A plugin is a folder with a package.json naming it and its commands (see examples/plugin-hello). Nothing was linked.',
+    ),
+  )
   throw new Errors.ExitError(2)
 }
 

@@ -9,12 +9,14 @@
  * - `error()` writes the contract's error document (`{"error": {...}}`) or the human error lines: used by
  *   BaseCommand.catch and by the command_not_found hook.
  */
+import {ERROR_CODES, type ErrorCode} from '../errors.js'
 import {writeJsonArray} from './json-array.js'
 import type {ListRenderOptions} from './render.js'
 
 /** The renderer (and the width measures it loads) only for human output: --json on a pipe never needs it. */
 const renderer = () => import('./render.js')
 import {sanitize} from './sanitize.js'
+import {wrapWords} from './wrap.js'
 import type {IOStreams} from './streams.js'
 
 type Row = Record<string, unknown>
@@ -34,19 +36,31 @@ export function jsonMode(argv: readonly string[]): {json: boolean; jqOnly: boole
 }
 
 /** The contract's error document (`{"error": ErrorBody}`), and what the human rendering shows. */
+/** The error document's body (schemas/error.schema.json): every key always present. */
 export interface ErrorBody {
+  /** A stable name (src/errors.ts ERROR_CODES). */
+  code: string
   message: string
+  exit_code: number
+  /** The HTTP status when the error came from a response. */
   status: number | null
-  /** Field errors of a 422 (field -> messages). */
-  errors?: Record<string, string[]>
+  hint: string | null
+  /** Seconds until the service said to try again (rate limited), when it said. */
+  retry_after: number | null
+  /** Field errors (field -> messages), keyed as the service names the fields; {} when none. */
+  errors: Record<string, string[]>
 }
 
 export interface ErrorRendering extends ErrorBody {
-  hint?: string
   /** Field -> the flag that sets it, to name the flag beside a field error. */
   fieldFlags?: Record<string, string>
   /** --debug: the stack. */
   stack?: string
+}
+
+/** A failure the CLI found itself, by its code: the code's exit code, no status, no field errors. */
+export function plainError(code: ErrorCode, message: string, hint?: string | null): ErrorRendering {
+  return {code, errors: {}, exit_code: ERROR_CODES[code].exit, hint: hint ?? null, message, retry_after: null, status: null}
 }
 
 /**
@@ -161,15 +175,18 @@ export class Output {
   error(error: ErrorRendering): void {
     const {io} = this
     if (io.jsonErrors && !io.resultStarted) {
-      const body: ErrorBody = {message: error.message, status: error.status}
-      if (error.errors) body.errors = error.errors
+      const {code, errors, exit_code, hint, message, retry_after, status} = error
+      // In the documented order (docs/errors.md), for a person reading it too.
+      const body: ErrorBody = {code, message, exit_code, status, hint, retry_after, errors}
       io.out(JSON.stringify({error: body}))
-      if (error.hint) io.info(error.hint)
+      // Said on stderr as well, for a person reading a job's log (at the width of a terminal, whatever it is).
+      io.info(wrapWords(sanitize(message, 'terminal'), io.stderr.columns || 80))
+      if (hint) io.info(hint)
       return
     }
     const lines = [io.chalk.red('Error: ') + sanitize(error.message, 'terminal')]
     const flags = error.fieldFlags ?? {}
-    for (const [field, messages] of Object.entries(error.errors ?? {})) {
+    for (const [field, messages] of Object.entries(error.errors)) {
       const flag = flags[field] ?? flags[field.replace(/\.\d+(\..*)?$/, '')]
       for (const m of messages) lines.push(`  ${sanitize(field, 'cell')}${flag ? ` (${flag})` : ''}: ${sanitize(m, 'terminal')}`)
     }

@@ -18,7 +18,7 @@ import {constants, readdirSync, rmSync} from 'node:fs'
 import {mkdir, open, type FileHandle} from 'node:fs/promises'
 import {basename, dirname, join} from 'node:path'
 
-import {writeFileAtomic} from '../domain/files.js'
+import {isProcessAlive, writeFileAtomic} from '../domain/files.js'
 import {readOwnFile} from '../domain/own-file.js'
 import type {Change, CustomerRecord, OrderRecord, Snapshot, WebhookRecord} from './store.js'
 
@@ -150,16 +150,7 @@ function removeStaleTemps(path: string): void {
         : null
     if (!m) continue
     const pid = Number(m[1])
-    if (pid !== process.pid && !alive(pid)) rmSync(join(dir, entry), {force: true})
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
+    if (pid !== process.pid && !isProcessAlive(pid)) rmSync(join(dir, entry), {force: true})
   }
 }
 

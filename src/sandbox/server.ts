@@ -31,7 +31,7 @@ import {SnapshotShelf} from './snapshots.js'
 import {DataFile, loadSnapshot} from './persistence.js'
 import {type Limit, RateLimiter} from './rate-limit.js'
 import {CATALOGUE, newKeyPairs, seedDemoData, seedHistory} from './seed.js'
-import {type KeyPair, Store} from './store.js'
+import {type KeyPair, type Snapshot, Store} from './store.js'
 import {Tokens} from './tokens.js'
 
 export interface SandboxOptions {
@@ -105,6 +105,10 @@ export interface Sandbox {
   deliveriesSettled(): Promise<void>
   /** Applies a scenario (see scenario.ts): names -> ids; throws (nothing created) when any entry is wrong. */
   seed(scenario: unknown): Promise<ScenarioIds>
+  /** A webhook endpoint's signing secret (`sandbox exec` hands seeded ones to its command). */
+  webhookSecret(id: string): string | undefined
+  /** Every record as it is now (`sandbox exec --export-on-exit`). */
+  snapshot(): Snapshot
   /** Stops listening, drops pending deliveries, writes the data file. Idempotent. */
   close(): Promise<void>
 }
@@ -195,11 +199,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     deliveries: () => core.deliveries.entries(),
     deliveriesSettled: () => core.deliveries.settled(),
+    ...recordsOf(store),
     host: address.address,
     keys: store.keys,
     moneyUnit: MONEY_UNIT_SETTING,
     port: address.port,
   }
+}
+
+/** What `sandbox exec` reads of the records: a webhook's signing secret, and all of them at the end. */
+function recordsOf(store: Store): Pick<Sandbox, 'snapshot' | 'webhookSecret'> {
+  return {snapshot: () => store.snapshot(), webhookSecret: (id) => store.webhook(id)?.signing_secret}
 }
 
 /** The emulator's state and machinery around its store: faults, request log, deliveries, rate limits, tokens. */

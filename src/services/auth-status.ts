@@ -64,7 +64,7 @@ export async function status(ctx: AuthContext, options: {offline?: boolean} = {}
     const cached = await tokens.cached(client.baseUrl)
     return {...base, expires_at: cached?.expires_at ?? null, logged_in: true, scopes: cached?.scopes ?? null}
   } catch (error) {
-    if (error instanceof AuthError) return {...base, reason: error.message}
+    if (error instanceof AuthError) return {...base, reason: error.hint ? `${error.message} ${error.hint}` : error.message}
     throw error
   }
 }

@@ -73,7 +73,11 @@ export async function login(
   input: {baseUrl: string; pair: KeyPair; apiVersion?: ApiVersion; storage?: Storage; moneyUnit?: string},
 ): Promise<LoginOutcome> {
   const client = await ctx.client({baseUrl: input.baseUrl, tokens: undefined})
-  const issued = await issueToken(client, input.pair, ctx.userFlags())
+  const issued = await issueToken(
+    client,
+    input.pair,
+    `Check the key id and secret (and the scopes asked for), then run \`commerce auth login${ctx.userFlags()}\` again.`,
+  )
   const profileName = await ctx.profileName()
   const before = (await ctx.store.read()).profiles?.[profileName]
   let storage: Storage = input.storage ?? (before?.storage === 'keyring' ? 'keyring' : 'file')

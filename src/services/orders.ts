@@ -120,8 +120,9 @@ export async function createOrder(
 ): Promise<CreateOrderResult> {
   const body = {currency: input.currency, customer_id: input.customer_id, items: input.items}
   const errors = validateOrderCreate(body)
+  // Keyed as the service keys it (the header's name), so a script reads one name whoever refused it.
   if (options.idempotencyKey !== undefined && !isUuid(options.idempotencyKey))
-    (errors.idempotency_key ??= []).push(`must be a UUID (got ${JSON.stringify(options.idempotencyKey)})`)
+    (errors['Idempotency-Key'] ??= []).push(`must be a UUID (got ${JSON.stringify(options.idempotencyKey)})`)
   assertValid('order', errors)
   if (options.version === 'v1') {
     if (options.idempotencyKey !== undefined) requireV2('v1', option('idempotencyKey'))

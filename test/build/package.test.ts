@@ -109,6 +109,8 @@ describe('the packed tarball', () => {
       'oclif.manifest.json',
       // The OpenAPI document, a release artifact (scripts/openapi-artifact.ts).
       'openapi.json',
+      // The JSON Schema of the error document (scripts/error-codes.ts), for programs that read it.
+      'schemas/error.schema.json',
       'bin/run.js',
       'bin/compile-cache.js',
       'bin/package.json',

@@ -140,6 +140,7 @@ describe('auth status and auth token', () => {
       key_id: full().key_id,
       logged_in: true,
       profile: 'default',
+      reason: null,
       scopes: [...full().scopes],
       source: 'profile',
       storage: 'file',
@@ -286,10 +287,13 @@ describe('auth status and auth token', () => {
       key_id: null,
       logged_in: false,
       profile: 'default',
+      // Why, for a program as for a person (stderr says it too).
+      reason: expect.stringContaining('commerce auth login'),
       scopes: null,
       source: 'none',
       storage: null,
     })
+    expect(r.stderr).toContain('commerce auth login')
   })
 
   it('token prints a valid token and a newline, nothing else; a second call reuses the cached one', async () => {

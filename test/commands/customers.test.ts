@@ -198,7 +198,15 @@ describe('customers: service errors', () => {
     expect(human.stderr).not.toMatch(/\n\s+at /)
     expect(json.code).toBe(2)
     const {error} = json.json()
-    expect(error).toEqual({errors: {email: [expect.stringContaining('taken')]}, message: expect.any(String), status: 422})
+    expect(error).toEqual({
+      code: 'validation_failed',
+      errors: {email: [expect.stringContaining('taken')]},
+      exit_code: 2,
+      hint: null,
+      message: expect.any(String),
+      retry_after: null,
+      status: 422,
+    })
     // The values are in the document, not "above": stderr does not point there.
     expect(human.stderr).toContain('Fix the values above')
     expect(json.stderr).not.toContain('Fix the values above')
@@ -254,7 +262,12 @@ describe('customers: invalid input is refused before any request (exit 2, the fl
     fx.faulty = await startRecorder()
     const r = await customers(['create', '--email', 'bad', '--name', 'n'.repeat(256), '--json'], {COMMERCE_BASE_URL: fx.faulty.url})
     expect(r.code).toBe(2)
-    expect(r.json().error).toEqual({errors: {email: [expect.any(String)], name: [expect.any(String)]}, message: expect.any(String), status: null})
+    expect(r.json().error).toMatchObject({
+      code: 'validation_failed',
+      errors: {email: [expect.any(String)], name: [expect.any(String)]},
+      message: expect.any(String),
+      status: null,
+    })
     expect(fx.faulty.requests).toHaveLength(0)
   })
 })

@@ -177,7 +177,12 @@ describe('network errors and 5xx', () => {
     await closed.close()
     const r = await run(['customers', 'list', '--json'], {env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: url, COMMERCE_CONFIG_DIR: fx.dir}})
     expect(r.code).toBe(1)
-    expect(r.json().error).toEqual({message: expect.stringContaining('connection refused'), status: null})
+    expect(r.json().error).toMatchObject({
+      code: 'network_refused',
+      exit_code: 1,
+      message: expect.stringContaining('connection refused'),
+      status: null,
+    })
     expect(r.json().error.message).toContain(new URL(url).host)
   })
 
@@ -350,7 +355,7 @@ describe('lists from a service that pages its own way', () => {
         : {body: {message: 'gone'}, status: 404}
     const r = await against(secondFails, ['customers', 'list', '--all', '--per-page', '1', '--json'])
     expect(r.code).toBe(4)
-    expect(r.json()).toEqual({error: {message: 'gone', status: 404}})
+    expect(r.json()).toEqual({error: {code: 'not_found', errors: {}, exit_code: 4, hint: null, message: 'gone', retry_after: null, status: 404}})
   })
 
   it('a --json list larger than the 8 MiB buffer streams out; a failure after that leaves the array unterminated and the error on stderr', async () => {
@@ -447,7 +452,7 @@ describe('error bodies of any shape give a readable message', () => {
       ['customers', 'get', '5', '--json'],
     )
     expect(r.code).toBe(4)
-    expect(r.json()).toEqual({error: {message: 'Nested message from the service', status: 404}})
+    expect(r.json()).toMatchObject({error: {code: 'not_found', message: 'Nested message from the service', status: 404}})
   })
 
   it('an errors list [{field, message}] names the field and its flag', async () => {
@@ -734,7 +739,13 @@ describe('messages that are right', () => {
       env: {COMMERCE_ACCESS_TOKEN: 'expired', COMMERCE_BASE_URL: fx.faulty.url, COMMERCE_CONFIG_DIR: dir},
     })
     expect(rejected.code).toBe(3)
-    expect(rejected.stderr).toContain('commerce auth login --profile staging --api-version v1')
+    // The token came from the environment, which takes precedence over any login: the hint says so, not `auth login`.
+    expect(rejected.stderr).toContain('The token comes from COMMERCE_ACCESS_TOKEN')
+    expect(rejected.stderr).not.toContain('auth login')
+    await storeProfile(dir, 'staging', {base_url: fx.faulty.url, key_id: 'k', key_secret: 's'})
+    const profileRejected = await run(['orders', 'list', '--profile', 'staging', '--api-version', 'v1'], {env: {COMMERCE_CONFIG_DIR: dir}})
+    expect(profileRejected.code).toBe(3)
+    expect(profileRejected.stderr).toContain('commerce auth login --profile staging --api-version v1')
   })
 
   it("a v1 profile's deprecation notice does not tell the user to run the very command they ran", async () => {

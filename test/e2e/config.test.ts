@@ -114,7 +114,7 @@ describe('config set / get / unset', () => {
 
     const r = await cfg(['config', 'set', 'api_version', 'v3', '--json'])
     expect(r.code).toBe(2)
-    expect(r.json()).toEqual({error: {message: expect.stringContaining('api_version'), status: null}})
+    expect(r.json()).toMatchObject({error: {message: expect.stringContaining('api_version'), status: null}})
   })
 
   it('config set in a directory that cannot be written: exit 1, nothing saved', async () => {

@@ -192,7 +192,7 @@ describe('plugins, with a cold and with a warm code cache', () => {
     }
     const json = await cli(['nosuch', '--json'])
     expect(json.code).toBe(2)
-    expect(json.json()).toEqual({error: {message: '"nosuch" is not a commerce command.', status: null}})
+    expect(json.json()).toMatchObject({error: {message: '"nosuch" is not a commerce command.', status: null}})
   })
 
   it('on a terminal, an unknown command offers to run the nearest one: yes runs it, no is exit 2', async () => {

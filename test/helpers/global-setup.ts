@@ -32,7 +32,54 @@ function commandIds(): string[] {
     .sort()
 }
 
-export default function setup(): void {
+/**
+ * Processes the suite started that are still alive: a CLI of this checkout (bin/run.js, scripts/demo.js), a tmux
+ * server on one of the helper's sockets, a sandbox exec watchdog. Read from /proc (Linux, as CI); elsewhere none.
+ */
+function leftovers(): Array<{pid: number; command: string}> {
+  if (!existsSync('/proc')) return []
+  const marks = [
+    join(ROOT, 'bin', 'run.js'),
+    join(ROOT, 'scripts', 'demo.js'),
+    'commerce-tmux-',
+    'commerce-exec-',
+    "createReadStream('', {fd: 0}).on('end', end)",
+  ]
+  const found: Array<{pid: number; command: string}> = []
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry)
+    if (!Number.isInteger(pid) || pid === process.pid) continue
+    let command: string
+    try {
+      command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim()
+    } catch {
+      continue
+    }
+    if (marks.some((m) => command.includes(m))) found.push({command: command.slice(0, 160), pid})
+  }
+  return found
+}
+
+/** After every test file: the run fails when a process it started is alive (each is ended first). */
+async function teardownOf(pids: number[]): Promise<void> {
+  // Processes end a moment after their last test (a killed tmux server, a sandbox closing): a short grace.
+  const alive = () => leftovers().filter((p) => pids.includes(p.pid))
+  let left = alive()
+  for (let i = 0; i < 20 && left.length > 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    left = alive()
+  }
+  if (left.length === 0) return
+  for (const {pid} of left)
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {}
+  // vitest reports an error thrown here but keeps its exit code: the exit code is set too.
+  process.exitCode = 1
+  throw new Error(`The suite left ${left.length} process(es) running (now killed): ${left.map((p) => `${p.pid} ${p.command}`).join('; ')}`)
+}
+
+export default function setup(): () => Promise<void> {
   const bundle = join(ROOT, 'dist', 'bundle', 'core.js')
   const built = existsSync(bundle) ? statSync(bundle).mtimeMs : 0
   const sources = newest([join(ROOT, 'src'), join(ROOT, 'scripts', 'bundle.mjs'), join(ROOT, 'scripts', 'patches.mjs'), join(ROOT, 'package.json')])
@@ -48,5 +95,11 @@ export default function setup(): void {
     throw new Error(
       `oclif.manifest.json is stale (${[...added.map((id) => `no entry for ${id}`), ...gone.map((id) => `${id} has no file`)].join('; ')}): run \`npm run generate\` and commit what it writes.`,
     )
+  }
+  const before = new Set(leftovers().map((p) => p.pid))
+  // Only what this run started counts (a developer may have a CLI of this checkout open meanwhile).
+  return async () => {
+    const left = leftovers().filter((p) => !before.has(p.pid))
+    if (left.length > 0) await teardownOf(left.map((p) => p.pid))
   }
 }

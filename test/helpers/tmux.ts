@@ -18,6 +18,7 @@ import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
+import {afterAll} from 'vitest'
 
 import {BIN, ROOT} from './cli.js'
 
@@ -93,6 +94,10 @@ const live = new Set<TmuxSession>()
 export async function killAllSessions(): Promise<void> {
   await Promise.all([...live].map((s) => s.kill()))
 }
+
+// Every file that starts terminals ends them, whether or not its tests do (a tmux server outlives its test otherwise:
+// test/helpers/global-setup.ts fails the run on one left alive).
+afterAll(killAllSessions)
 
 function shellQuote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`

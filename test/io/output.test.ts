@@ -44,11 +44,21 @@ describe('Output', () => {
 
   it('the error document with --json; escaped human lines otherwise', () => {
     const json = output(true)
-    json.o.error({errors: {name: ['bad']}, hint: 'fix it', message: 'Nope', status: 422})
-    expect(JSON.parse(json.out())).toEqual({error: {errors: {name: ['bad']}, message: 'Nope', status: 422}})
-    expect(json.err()).toBe('fix it\n')
+    const failure = {
+      code: 'validation_failed',
+      errors: {name: ['bad']},
+      exit_code: 2,
+      hint: 'fix it',
+      message: 'Nope',
+      retry_after: null,
+      status: 422,
+    }
+    json.o.error(failure)
+    // Every key, always: a program reads one shape.
+    expect(JSON.parse(json.out())).toEqual({error: failure})
+    expect(json.err()).toBe('Nope fix it\n')
     const human = output(false)
-    human.o.error({errors: {name: ['bad\u001B[31m']}, fieldFlags: {name: '--name'}, message: 'Nope\u0007', status: 422})
+    human.o.error({...failure, errors: {name: ['bad\u001B[31m']}, fieldFlags: {name: '--name'}, hint: null, message: 'Nope\u0007'})
     expect(human.err()).toBe('Error: Nope\\a\n  name (--name): bad\\e[31m\n')
   })
 })

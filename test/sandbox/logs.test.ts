@@ -99,9 +99,9 @@ describe('sandbox logs', () => {
     }
   })
 
-  it('is exit 1 with a hint when no sandbox runs', async () => {
+  it('is exit 2 (sandbox_not_running, as for every command that needs one) with a hint when no sandbox runs', async () => {
     const r = await session.cli(['sandbox', 'logs'], {env: {COMMERCE_CONFIG_DIR: '/nonexistent-commerce-dir'}})
-    expect(r.code).toBe(1)
+    expect(r.code).toBe(2)
     expect(r.stderr).toMatch(/No local sandbox is running/)
   })
 })

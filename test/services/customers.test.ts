@@ -90,7 +90,7 @@ describe('orders service', () => {
       {currency: 'EUR', customer_id: 1, items: [{product_id: 1}]},
       {idempotencyKey: 'nope', version: 'v2'},
     ).catch((e: unknown) => e)
-    expect((error as UsageError).fieldErrors).toHaveProperty('idempotency_key')
+    expect((error as UsageError).fieldErrors).toHaveProperty(['Idempotency-Key'])
     expect(fx.sent).toEqual([])
   })
 })

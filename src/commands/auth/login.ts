@@ -9,6 +9,7 @@ import {readAll} from '../../domain/files.js'
 import {UsageError} from '../../errors.js'
 import {needFlag, promptSecret, promptText} from '../../io/prompt.js'
 import {keyringHint, login, sandboxLogin, STORAGES, type Storage} from '../../services/auth.js'
+import {sandboxNotRunning} from '../../services/sandbox/control.js'
 
 export default class AuthLogin extends ApiCommand<typeof AuthLogin> {
   static createsProfile = true
@@ -59,9 +60,7 @@ On a terminal, prompts for what is missing (the secret masked). Without one, pas
     if (flags.sandbox) {
       const sandbox = sandboxLogin(this.ctx.env, SCOPES)
       if (!sandbox)
-        throw new UsageError('No local sandbox is running.', {
-          hint: 'Start one with `commerce sandbox start --detach`, then run `commerce auth login --sandbox` again.',
-        })
+        throw sandboxNotRunning(undefined, 'Start one with `commerce sandbox start --detach`, then run `commerce auth login --sandbox` again.')
       ;({baseUrl, keyId, keySecret, moneyUnit} = sandbox)
     } else {
       const known = await this.ctx.knownBaseUrl()

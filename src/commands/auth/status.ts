@@ -3,6 +3,7 @@ import {Flags} from '@oclif/core'
 import {ApiCommand} from '../../base/command.js'
 import {apiVersionFlag} from '../../base/flags.js'
 import {EXIT} from '../../errors.js'
+import {sanitize} from '../../io/sanitize.js'
 import {status} from '../../services/auth-status.js'
 
 export default class AuthStatus extends ApiCommand<typeof AuthStatus> {
@@ -17,13 +18,15 @@ export default class AuthStatus extends ApiCommand<typeof AuthStatus> {
   static flags = {...apiVersionFlag, offline: Flags.boolean({description: 'Answer from the cached token alone; send nothing.'})}
 
   async run(): Promise<void> {
-    const {reason, ...result} = await status(this.ctx, {offline: this.flags.offline})
-    await this.output.result(result, async () => {
+    const result = await status(this.ctx, {offline: this.flags.offline})
+    const {reason, ...shown} = result
+    // --json carries the reason (null when logged in); stderr says it either way, for a person reading a job's log.
+    await this.output.result({...shown, reason: reason ?? null}, async () => {
       // Logged out: one line saying so (and why), not a table of empty values.
-      if (result.logged_in) await this.output.record({...result})
+      if (result.logged_in) await this.output.record({...shown})
       else this.io.info(`Not logged in (profile "${result.profile}"${result.base_url ? ` at ${result.base_url}` : ''}).`)
-      if (reason) this.io.info(reason)
     })
+    if (reason) this.io.info(sanitize(reason, 'terminal'))
     if (!result.logged_in) this.exit(EXIT.auth)
   }
 }

@@ -14,7 +14,7 @@ export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
     '<%= config.bin %> orders create --from-file order.json --idempotency-key 5f0c6a52-8f2e-4c1e-9b7a-0d7e3f1e2a11 --json',
     'echo \'{"customer_id":42,"currency":"EUR","items":[{"product_id":3,"quantity":1}]}\' | <%= config.bin %> orders create --from-file -',
   ]
-  static fieldFlags = {currency: '--currency', customer_id: '--customer', idempotency_key: '--idempotency-key', items: '--item'}
+  static fieldFlags = {currency: '--currency', customer_id: '--customer', 'Idempotency-Key': '--idempotency-key', items: '--item'}
   static flags = {
     ...fieldsFlag('order'),
     ...apiVersionFlag,

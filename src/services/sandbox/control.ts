@@ -5,14 +5,22 @@
 import {errorFromResponse} from '../../api/errors.js'
 import {describeNetworkError} from '../../api/transport.js'
 import {readSandboxState} from '../../config/sandbox-state.js'
-import {CliError, NetworkError} from '../../errors.js'
+import {NetworkError, UsageError} from '../../errors.js'
 
 export const NOT_RUNNING_HINT = 'Start one with `commerce sandbox start --detach`.'
 
-/** The running sandbox's base URL; exit 1 with a hint when none runs. */
+/**
+ * The one failure of every command that needs the local sandbox when none runs: `sandbox_not_running`, exit 2,
+ * whichever command meets it (`sandbox status` answers exit 1 instead: "not running" is its answer, not a failure).
+ */
+export function sandboxNotRunning(what = 'No local sandbox is running.', hint = NOT_RUNNING_HINT): UsageError {
+  return new UsageError(what, {code: 'sandbox_not_running', hint})
+}
+
+/** The running sandbox's base URL; `sandboxNotRunning` when none runs. */
 export function sandboxUrl(env: NodeJS.ProcessEnv): string {
   const state = readSandboxState(env)
-  if (!state) throw new CliError('No local sandbox is running.', {hint: NOT_RUNNING_HINT})
+  if (!state) throw sandboxNotRunning()
   return state.base_url.replace(/\/+$/, '')
 }
 

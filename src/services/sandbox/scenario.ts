@@ -4,7 +4,8 @@ import {readFileSync} from 'node:fs'
 import {CliError, EXIT, UsageError} from '../../errors.js'
 import {fileProblem} from '../../domain/files.js'
 import {nestsDeeper} from '../../domain/json.js'
-import {MAX_SCENARIO_DEPTH} from '../../domain/scenario.js'
+import {applySets, MAX_SCENARIO_DEPTH} from '../../domain/scenario.js'
+import {option, phrase} from '../../domain/phrase.js'
 import {counted} from '../../domain/text.js'
 import {control} from './control.js'
 import type {SnapshotInfo} from '../../domain/sandbox-control.js'
@@ -35,6 +36,14 @@ export function checkScenarioDepth(path: string, scenario: unknown): void {
     throw new UsageError(
       `The scenario file ${path} nests deeper than ${MAX_SCENARIO_DEPTH} levels (an entry's body at most ${MAX_SCENARIO_DEPTH - 2}, as the service takes); nothing was sent.`,
     )
+}
+
+/** A scenario file with `--set name.field=value` applied: exit 2 naming a set that does not fit, or a file too deep. */
+export function readScenarioWith(path: string, sets: readonly string[]): unknown {
+  const {problems, scenario} = applySets(readScenario(path), sets)
+  if (problems.length > 0) throw new UsageError(phrase`${option('set')} ${problems.join('; ')}.`)
+  checkScenarioDepth(path, scenario)
+  return scenario
 }
 
 export type ScenarioIds = Record<string, number | string>

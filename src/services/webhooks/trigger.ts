@@ -4,7 +4,7 @@
  */
 import {readSandboxState} from '../../config/sandbox-state.js'
 import {CliError, UsageError} from '../../errors.js'
-import {control} from '../sandbox/control.js'
+import {control, sandboxNotRunning} from '../sandbox/control.js'
 import {counted} from '../../domain/text.js'
 import {option, phrase} from '../../domain/phrase.js'
 
@@ -78,8 +78,7 @@ export async function trigger(input: {
 }): Promise<Triggered> {
   if (input.type.trim() === '') throw new UsageError('EVENT must not be empty.')
   const state = readSandboxState(input.env)
-  if (!state)
-    throw new UsageError('No local sandbox is running: `webhooks trigger` works only against the local sandbox.', {hint: START_SANDBOX_HINT})
+  if (!state) throw sandboxNotRunning('No local sandbox is running: `webhooks trigger` works only against the local sandbox.', START_SANDBOX_HINT)
   const sandboxUrl = state.base_url.replace(/\/+$/, '')
   if (input.baseUrl !== undefined && input.baseUrl.replace(/\/+$/, '') !== sandboxUrl)
     throw new UsageError(`\`webhooks trigger\` works only against the local sandbox (${sandboxUrl}), not ${input.baseUrl}.`, {

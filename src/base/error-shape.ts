@@ -1,0 +1,60 @@
+/**
+ * What a failure says, the same for every command: its stable code (src/errors.ts ERROR_CODES), message, exit code,
+ * HTTP status, hint, when to retry, and field errors. BaseCommand.catch renders it (Output.error): under --json as the
+ * one error document `{"error": {"code", "message", "exit_code", "status", "hint", "retry_after", "errors"}}`
+ * (schemas/error.schema.json), else as readable lines on stderr.
+ */
+import {Errors} from '@oclif/core'
+
+import {LOGIN_HINT} from '../api/auth.js'
+import {spell} from '../domain/phrase.js'
+import {CliError, type ErrorCode, errorCode, EXIT, RateLimitError} from '../errors.js'
+import {type ErrorRendering, plainError} from '../io/output.js'
+
+export interface ErrorShape extends Omit<ErrorRendering, 'fieldFlags' | 'stack'> {
+  /** Not an error the CLI raised on purpose: a defect, whose stack --debug shows. */
+  internal?: boolean
+}
+
+export interface DescribeContext {
+  /** The flag that sets a service's option, for messages that name options. */
+  flagOf: (option: string) => string
+  /** Field errors are in the JSON document, not said in the hint. */
+  json: boolean
+  debug: boolean
+  /** `commerce topic command`, for usage hints. */
+  commandLine: string
+  now: () => number
+}
+
+const shape = (code: ErrorCode, message: string, hint?: string | null): ErrorShape => plainError(code, message, hint)
+
+export function describeError(error: Error & {exitCode?: number; oclif?: {exit?: number}}, c: DescribeContext): ErrorShape {
+  if (error instanceof CliError) {
+    let hint = spell(error.hintText, c.flagOf) ?? null
+    if (!hint && error.status === 401) hint = `The token was rejected (expired, revoked or invalid). ${LOGIN_HINT}`
+    if (!hint && error.status === 403) hint = 'The credentials lack the permission (scope) this operation needs; log in with a key that has it.'
+    if (!hint && error.status === 422 && error.fieldErrors && !c.json) hint = 'Fix the values above and run the command again.'
+    const retryAt = error instanceof RateLimitError ? error.retryAt : undefined
+    return {
+      code: errorCode(error),
+      errors: error.fieldErrors ?? {},
+      exit_code: error.exitCode,
+      hint,
+      message: spell(error.text, c.flagOf),
+      retry_after: retryAt ? Math.max(0, Math.ceil((retryAt.getTime() - c.now()) / 1000)) : null,
+      status: error.status,
+    }
+  }
+  if (error.name === 'ExitPromptError') return shape('interrupted', 'Interrupted.')
+  // Esc at a picker (io/prompt.ts promptSearch): cancelled, nothing sent.
+  if (error.name === 'AbortPromptError') return shape('interrupted', 'Cancelled: nothing was sent.')
+  // oclif's own errors (parsing, unknown flags, missing args): usage, exit 2 via package.json exitCodes.
+  if (error instanceof Errors.CLIError) {
+    const exitCode = error.oclif?.exit ?? EXIT.usage
+    const message = error.message.replace(/\n\s*See more help with --help$/, '').trim()
+    const usage = exitCode === EXIT.usage
+    return {...shape(usage ? 'usage' : 'failed', message, usage ? `See \`${c.commandLine} --help\`.` : null), exit_code: exitCode}
+  }
+  return {...shape('internal', error.message || String(error), c.debug ? null : 'Run again with --debug for details.'), internal: true}
+}
