@@ -92,7 +92,6 @@ async function scenario(receiver: number): Promise<string> {
   return file
 }
 
-
 async function until(what: () => boolean, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms
   while (Date.now() < deadline) {
