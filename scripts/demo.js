@@ -38,8 +38,29 @@ function commerce(args, {capture = false, input, allowFail = false} = {}) {
 
 let exitCode = 0
 const background = []
+
+/** Stops what the demo started and removes its directory: at its end, and on a signal. */
+function cleanUp() {
+  for (const child of background) child.kill('SIGTERM')
+  commerce(['sandbox', 'stop'], {allowFail: true})
+  if (!given) rmSync(dir, {force: true, recursive: true})
+}
+
+// Ctrl-C, a closed terminal, a SIGTERM: the demo cleans up and exits 128+N. (The command running then gets a
+// terminal's signal too, as one of its process group; and the sandbox stops by itself once the demo is gone:
+// --exit-with.)
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+  ['SIGHUP', 129],
+])
+  process.on(signal, () => {
+    cleanUp()
+    process.exit(code)
+  })
+
 try {
-  commerce(['sandbox', 'start', '--detach', '--port', '0', '--demo-data'])
+  commerce(['sandbox', 'start', '--detach', '--port', '0', '--demo-data', '--exit-with', String(process.pid)])
   commerce(['sandbox', 'status'])
   commerce(['auth', 'login', '--sandbox'])
   commerce(['auth', 'status'])
@@ -121,8 +142,6 @@ try {
   console.error(`\ndemo failed: ${error.message}`)
   exitCode = 1
 } finally {
-  for (const child of background) child.kill('SIGTERM')
-  commerce(['sandbox', 'stop'], {allowFail: true})
-  if (!given) rmSync(dir, {force: true, recursive: true})
+  cleanUp()
 }
 process.exit(exitCode)

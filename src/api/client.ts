@@ -14,6 +14,7 @@ import {capitalize, formatBytes} from '../domain/text.js'
 import {isLoopbackHost} from '../domain/url.js'
 import {CliError, EXIT, interruptedBy, UsageError} from '../errors.js'
 import {httpError, networkError, responseTooLarge} from './client-errors.js'
+import {DryRunStop, sendsInDryRun} from './dry-run.js'
 import {DeprecationNotices} from './deprecation.js'
 import {RequestStatus} from './request-status.js'
 import {redirectError, statusText} from './errors.js'
@@ -89,6 +90,10 @@ export class ApiClient {
     const url = this.url(req.path, version, req.query)
     // Judged on the URL as it is sent, by the parser that sends it: `\`, `..` and their encodings resolved.
     checkResolvedPath(url, this.baseUrl, req.path)
+    if (this.options.dryRun && !sendsInDryRun(req)) {
+      const headers = Object.fromEntries(Object.entries(req.headers ?? {}).filter(([name]) => /^idempotency-key$/i.test(name)))
+      throw new DryRunStop({body: req.rawBody === undefined ? (req.body ?? null) : req.rawBody, headers, method: req.method, url: url.href})
+    }
     const idempotent = req.idempotent ?? (req.method === 'GET' || req.method === 'DELETE')
     const isV1 = req.path.startsWith('/api/v1/') || (!req.path.startsWith('/api/') && version === 'v1')
     const v1FromProfile = isV1 && !req.path.startsWith('/api/')

@@ -18,6 +18,8 @@ export interface ClientOptions {
   userAgent: string
   /** Aborts every request in flight (an interrupted command); its reason (the signal's name) decides the exit code. */
   signal?: AbortSignal
+  /** --dry-run: reads only; the first request that would change something throws DryRunStop with it (dry-run.ts). */
+  dryRun?: boolean
   tokens?: TokenSource
   /** --max-wait: the bound on time spent waiting for 429s, in seconds. */
   maxWaitSeconds?: number

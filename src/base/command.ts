@@ -8,7 +8,8 @@
 import {Command, type Config, Errors, type Interfaces} from '@oclif/core'
 
 import {CliError, errorCode, interruptedBy, JqHaltError, UsageError} from '../errors.js'
-import {describeError} from './error-shape.js'
+import {describeError, renderDryRun} from './error-shape.js'
+import {DryRunStop} from '../api/dry-run.js'
 import {jsonMode, Output, plainError} from '../io/output.js'
 import {sanitize} from '../io/sanitize.js'
 import {IOStreams} from '../io/streams.js'
@@ -87,6 +88,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const {env, stderr, stdout} = this.deps
     this.io = new IOStreams({env, ...jsonMode(this.argv), stderr, stdin: () => this.deps.stdin, stdout})
     this.io.values.now = this.deps.now()
+    // Questions are not asked in a dry run (their checks still run: io/prompt.ts confirmAfterCheck).
+    this.io.dryRun = this.argv.includes('--dry-run')
     this.output = new Output(this.io)
     this.handleInterrupts()
     const allFlags = {...(this.ctor as typeof BaseCommand).baseFlags, ...this.ctor.flags}
@@ -211,6 +214,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   protected async catch(error: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<never> {
     if (error instanceof Errors.ExitError) throw error
+    // --dry-run came to the first request that would change something: that request is the result (exit 0).
+    if (error instanceof DryRunStop) {
+      await renderDryRun(this.output, error.planned)
+      throw new Errors.ExitError(0)
+    }
     if (error instanceof JqHaltError) {
       ;(this.io ?? new IOStreams({json: false})).stderr.write(sanitize(error.stderrText, 'terminal').replace(/(.)\n?$/s, '$1\n'))
       throw new Errors.ExitError(error.exitCode)

@@ -19,6 +19,7 @@ export interface ContextFlags {
   'max-wait'?: number
   'allow-insecure-http'?: boolean
   debug?: boolean
+  'dry-run'?: boolean
 }
 
 export interface ContextOptions {
@@ -135,6 +136,7 @@ export class Context {
         baseUrl,
         debug: this.options.flags.debug ? (line) => io.info(io.chalk.dim(line)) : undefined,
         maxWaitSeconds: this.options.flags['max-wait'],
+        dryRun: this.options.flags['dry-run'] === true,
         now: this.options.now,
         // The spinner module (and the width measures it loads) only when a wait happens.
         onWait(status) {

@@ -9,7 +9,10 @@ import {Errors} from '@oclif/core'
 import {LOGIN_HINT} from '../api/auth.js'
 import {spell} from '../domain/phrase.js'
 import {CliError, type ErrorCode, errorCode, EXIT, RateLimitError} from '../errors.js'
-import {type ErrorRendering, plainError} from '../io/output.js'
+import type {PlannedRequest} from '../api/dry-run.js'
+import {redactBody} from '../api/redact.js'
+import {type ErrorRendering, type Output, plainError} from '../io/output.js'
+import {sanitize} from '../io/sanitize.js'
 
 export interface ErrorShape extends Omit<ErrorRendering, 'fieldFlags' | 'stack'> {
   /** Not an error the CLI raised on purpose: a defect, whose stack --debug shows. */
@@ -58,3 +61,14 @@ export function describeError(error: Error & {exitCode?: number; oclif?: {exit?:
   }
   return {...shape('internal', error.message || String(error), c.debug ? null : 'Run again with --debug for details.'), internal: true}
 }
+
+/** A dry run's result: what would have been sent, as JSON under --json, else in words; nothing was sent. */
+export async function renderDryRun(output: Output, planned: PlannedRequest): Promise<void> {
+  const {io} = output
+  await output.result({dry_run: true, request: planned}, () => {
+    io.out(`Dry run: nothing was sent. It would send ${planned.method} ${sanitize(planned.url, 'terminal')}`)
+    for (const [name, value] of Object.entries(planned.headers)) io.out(`${name}: ${sanitize(value, 'terminal')}`)
+    if (planned.body !== null) io.out(sanitize(redactBody(JSON.stringify(planned.body, null, 2)), 'terminal'))
+  })
+}
+export {DryRunStop} from '../api/dry-run.js'

@@ -30,7 +30,10 @@ export const outputFlags = {
     description: 'Filter the JSON output with a jq expression (implies --json); strings print raw, one result a line.',
     helpGroup: GLOBAL,
   }),
-  json: Flags.boolean({description: 'Print exactly one JSON document on stdout.', helpGroup: GLOBAL}),
+  json: Flags.boolean({
+    description: 'Print exactly one JSON document on stdout (JSON Lines, one object a line, where a command streams: sandbox logs, webhooks listen).',
+    helpGroup: GLOBAL,
+  }),
   'no-pager': Flags.boolean({
     description: 'Do not page a long table on a terminal (default: COMMERCE_PAGER, then PAGER, then less -FRX).',
     helpGroup: GLOBAL,
@@ -134,7 +137,14 @@ export const customerStatusFlag = Flags.option({char: 's', description: 'Status.
 export const orderStatusFlag = Flags.option({char: 's', description: 'Status.', options: ORDER_STATUSES})
 
 export const yesFlag = {
-  yes: Flags.boolean({char: 'y', description: 'Do not ask for confirmation (required without a terminal).'}),
+  yes: Flags.boolean({char: 'y', description: 'Do not ask for confirmation (required without a terminal); the checks still run.'}),
+}
+
+/** Commands that change the account: every check runs, nothing that changes anything is sent (api/dry-run.ts). */
+export const dryRunFlag = {
+  'dry-run': Flags.boolean({
+    description: 'Run every check (and no question), print what would be sent (JSON with --json), and send nothing that changes anything.',
+  }),
 }
 
 /** A positive integer id (customer, order, product), as an argument parser; an argument's error names it. */

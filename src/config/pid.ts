@@ -1,7 +1,7 @@
 /** Pid files and locks beside the config (sandbox state, import journals) ask whether their owner still runs. */
 import {closeSync, openSync, readFileSync, rmSync, statSync} from 'node:fs'
 
-import {isProcessAlive} from '../domain/files.js'
+import {isProcessAlive} from '../domain/processes.js'
 import {createWhole} from '../domain/own-file.js'
 
 export {isProcessAlive}

@@ -25,6 +25,8 @@ export interface SandboxState {
   money_unit?: string
   data_file?: string | null
   started_at?: string
+  /** The names and ids of the scenario `--seed` applied (a detached start's --json prints them). */
+  seeded?: Record<string, number | string>
 }
 
 /** A base URL, a pid and a few keys: far under this. */

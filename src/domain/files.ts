@@ -13,6 +13,8 @@ import {closeSync, constants, fsyncSync, lstatSync, openSync, readdirSync, renam
 import {open, rename, rm, type FileHandle} from 'node:fs/promises'
 import {basename, dirname, join} from 'node:path'
 
+import {isProcessAlive} from './processes.js'
+
 export const PRIVATE_FILE_MODE = 0o600
 
 /** open(2) flags of a file that must be new: never an existing file, never through a link. */
@@ -69,16 +71,6 @@ export function removeStaleTemps(path: string): void {
     } catch {
       // Gone meanwhile, or not ours to look at.
     }
-  }
-}
-
-/** Whether a process with this pid exists (one of another user's counts: EPERM). */
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
 

@@ -65,14 +65,16 @@ export async function confirmOrThrow(io: IOStreams, message: string, yes: boolea
 }
 
 /**
- * A confirmation asked only after checking: with `--yes` nothing is fetched or asked; without a terminal `--yes`
- * is required (exit 2, before any request); otherwise `question()` fetches what the question names (a missing
- * resource or one the action cannot apply to fails there, before anything is asked), then asks.
+ * A confirmation asked only after checking: `question()` fetches what the question names (a missing resource or one
+ * the action cannot apply to fails there, before anything is asked), always; then it asks, unless `--yes` or a dry
+ * run answered. Without a terminal `--yes` (or `--dry-run`) is required (exit 2, before any request).
  */
 export async function confirmAfterCheck(io: IOStreams, yes: boolean, question: () => Promise<string>): Promise<void> {
-  if (yes) return
-  if (!io.canPrompt()) throw needFlag('Confirmation', '--yes')
-  await confirmOrThrow(io, await question(), false)
+  if (!yes && !io.dryRun && !io.canPrompt()) throw needFlag('Confirmation', '--yes')
+  // The checks run whatever answers the question (--yes, a dry run): what the question would show is what is checked.
+  const asked = await question()
+  if (yes || io.dryRun) return
+  await confirmOrThrow(io, asked, false)
 }
 
 export interface SearchChoice<V> {

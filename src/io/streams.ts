@@ -190,6 +190,9 @@ export class IOStreams {
     this.warn(text)
   }
 
+  /** `--dry-run`: nothing that changes anything is sent, and no question is asked (its checks run). */
+  dryRun = false
+
   /** Said on stderr if Ctrl-C ends the command now (e.g. the key that replays a request in flight). */
   interruptNote?: string
 

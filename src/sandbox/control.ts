@@ -2,6 +2,7 @@
  * The sandbox-only control path, outside `/api/`: no authentication, JSON in and out. It moves orders along
  * (paying one fires `order.paid` deliveries) and shows the delivery log. `GET /_sandbox` describes it.
  */
+import {CONTROL_ROUTES} from './control-routes.js'
 import {isObject} from '../domain/json.js'
 import {checkOneOf, checkPositiveInt, parseId} from '../domain/validate.js'
 import {
@@ -32,50 +33,6 @@ import {isLoopback} from './guard.js'
 import {salesSeries} from './sales.js'
 import {inspectorPage} from './ui.js'
 import {customerView, orderSummary, orderView, webhookView} from './views.js'
-
-export const CONTROL_ROUTES = [
-  {description: 'This description, with counts of the stored records.', method: 'GET', path: CONTROL_PREFIX},
-  {description: 'Move a pending order to paid; sends order.paid to subscribed endpoints.', method: 'POST', path: `${CONTROL_PREFIX}/orders/{id}/pay`},
-  {description: 'Move a paid order to shipped; sends order.shipped.', method: 'POST', path: `${CONTROL_PREFIX}/orders/{id}/ship`},
-  {
-    description:
-      'Make an event happen. Body {"type", "order_id"?, "customer_id"?, "set"?: {"data.FIELD": value}}: the change the event reports happens to that order or customer, or to a new one (orders for the one sandbox trigger customer); "set" overrides fields of the delivered payload only (422 on a field the payload does not have, before anything changes).',
-    method: 'POST',
-    path: `${CONTROL_PREFIX}/events`,
-  },
-  {description: 'Webhook delivery attempts, newest first.', method: 'GET', path: `${CONTROL_PREFIX}/deliveries`},
-  {
-    description: 'The request log, oldest first: ?after=SEQ for newer entries only, ?wait=S to wait up to S s (max 25) for one.',
-    method: 'GET',
-    path: `${CONTROL_PREFIX}/logs`,
-  },
-  {
-    description:
-      'Add a fault rule. Body {"path": GLOB, "method"?, "status"?, "retry_after"?, "delay_ms"?, "drop"?, "count"? | "rate"?, "random_seed"?}; only /api/ requests; one application unless count or rate.',
-    method: 'POST',
-    path: `${CONTROL_PREFIX}/faults`,
-  },
-  {description: 'The fault rules in force.', method: 'GET', path: `${CONTROL_PREFIX}/faults`},
-  {description: 'Remove every fault rule.', method: 'DELETE', path: `${CONTROL_PREFIX}/faults`},
-  {description: 'The latest 100 customers and orders and every webhook endpoint, for the inspector.', method: 'GET', path: `${CONTROL_PREFIX}/data`},
-  {description: 'Orders and gross per day, last 30 days (UTC), per currency: the inspector’s chart.', method: 'GET', path: `${CONTROL_PREFIX}/sales`},
-  {description: 'The inspector page (HTML; loopback clients only).', method: 'GET', path: `${CONTROL_PREFIX}/ui`},
-  {
-    description:
-      'Apply a scenario: {"customers"|"orders"|"refunds"|"webhooks": {NAME: create body}}, ${NAME.id} references; answers {ids: {NAME: id}}. Checked whole first: 422 naming kind.NAME.field, nothing created.',
-    method: 'POST',
-    path: `${CONTROL_PREFIX}/seed`,
-  },
-  {
-    description: 'Empty the data (customers, orders, refunds, webhooks, idempotency keys); the catalogue and key pairs stay.',
-    method: 'POST',
-    path: `${CONTROL_PREFIX}/reset`,
-  },
-  {description: 'Save the whole state under a name: {"name"}.', method: 'POST', path: `${CONTROL_PREFIX}/snapshots`},
-  {description: 'The saved snapshots.', method: 'GET', path: `${CONTROL_PREFIX}/snapshots`},
-  {description: 'Bring back a saved state (the key pairs stay).', method: 'POST', path: `${CONTROL_PREFIX}/snapshots/{name}/restore`},
-  {description: 'Delete a saved snapshot.', method: 'DELETE', path: `${CONTROL_PREFIX}/snapshots/{name}`},
-] as const
 
 /** The customer that triggered order events use when no order is named. */
 const TRIGGER_EMAIL = 'sandbox-trigger@example.com'
@@ -131,6 +88,7 @@ export function controlRoutes(router: Router, core: Core, shelf: SnapshotShelf, 
       return {body: {removed: before}, status: 200}
     })
     .add('GET', `${CONTROL_PREFIX}/data`, () => ({body: dataBody(), status: 200}))
+    .add('GET', `${CONTROL_PREFIX}/webhooks/:webhook/secret`, ({params}) => webhookSecret(core, params.webhook))
     .add('GET', `${CONTROL_PREFIX}/sales`, () => ({body: salesSeries(core.store.allOrders(), core.now()), status: 200}))
     .add('GET', `${CONTROL_PREFIX}/ui`, ({req}) => {
       if (!isLoopback(req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? ''))
@@ -295,4 +253,11 @@ function triggerOrderEvent(
   }
   if (type === 'order.shipped') return answer(shipOrder(core, order, overrides), order, extra)
   return answer(refundOrder(core, order, {reason: 'sandbox trigger'}, overrides).emitted, order, extra)
+}
+
+/** An endpoint's signing secret (`webhooks secret` of one a scenario made: the profile never saw it). */
+function webhookSecret(core: Core, id: string): Reply {
+  const webhook = core.store.webhook(id)
+  if (!webhook) throw new HttpError(404, `No webhook endpoint ${id}`)
+  return {body: {id: webhook.id, signing_secret: webhook.signing_secret}, status: 200}
 }

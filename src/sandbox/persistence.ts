@@ -18,7 +18,8 @@ import {constants, readdirSync, rmSync} from 'node:fs'
 import {mkdir, open, type FileHandle} from 'node:fs/promises'
 import {basename, dirname, join} from 'node:path'
 
-import {isProcessAlive, writeFileAtomic} from '../domain/files.js'
+import {writeFileAtomic} from '../domain/files.js'
+import {isProcessAlive} from '../domain/processes.js'
 import {readOwnFile} from '../domain/own-file.js'
 import type {Change, CustomerRecord, OrderRecord, Snapshot, WebhookRecord} from './store.js'
 

@@ -12,6 +12,8 @@ import type {ApiVersion} from '../domain/schema.js'
 import {CliError, EXIT, UsageError} from '../errors.js'
 import {closest} from '../domain/suggest.js'
 import {checkValue, shown} from './config-values.js'
+import {readSandboxState} from '../config/sandbox-state.js'
+import {control} from './sandbox/control.js'
 
 export {CONFIG_KEYS, type ConfigKey} from '../config/schema.js'
 export {checkValue, parseKey} from './config-values.js'
@@ -94,7 +96,8 @@ export class ConfigService {
   async webhookSecret(id: string, reveal: boolean): Promise<{id: string; profile: string; signing_secret: string}> {
     const data = await this.store.read()
     const profile = await this.profileName(data)
-    const secret = data.profiles?.[profile]?.webhook_secrets?.[id]
+    // An endpoint a scenario made in the local sandbox (sandbox seed, start --seed, exec --seed): the sandbox knows it.
+    const secret = data.profiles?.[profile]?.webhook_secrets?.[id] ?? (await sandboxWebhookSecret(this.options.env, id))
     if (secret === undefined)
       throw new CliError(`Profile "${profile}" holds no signing secret for webhook endpoint ${id}.`, {
         exitCode: EXIT.notFound,
@@ -278,4 +281,14 @@ function unknownProfile(name: string, data: ConfigData): UsageError {
       hint: `Create it with \`commerce auth login --profile ${name}\` or \`commerce config set base_url URL --profile ${name}\`.`,
     },
   )
+}
+
+/** The signing secret the running local sandbox holds for an endpoint; undefined when none runs or it has no such one. */
+async function sandboxWebhookSecret(env: NodeJS.ProcessEnv, id: string): Promise<string | undefined> {
+  if (!readSandboxState(env)) return undefined
+  try {
+    return (await control<{signing_secret: string}>(env, 'GET', `/webhooks/${encodeURIComponent(id)}/secret`, {timeoutMs: 5_000})).signing_secret
+  } catch {
+    return undefined
+  }
 }

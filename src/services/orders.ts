@@ -10,6 +10,7 @@ import {checkOneOf, checkPositiveInt, isUuid, validateOrderCreate, validateRefun
 import {fileProblem, readAll} from '../domain/files.js'
 import {isObject} from '../domain/json.js'
 import {ApiError, CliError, NetworkError, UsageError} from '../errors.js'
+import {uuidv5} from '../bulk/uuid.js'
 import {type Listing, listing, requireV2} from './listing.js'
 import {assertValid} from './validation.js'
 import {option, phrase} from '../domain/phrase.js'
@@ -176,4 +177,26 @@ export async function refundOrder(client: ApiClient, id: number, input: {amount?
     'the refund record',
     `The refund may have been made: check with \`commerce orders get ${id}\` before running it again.`,
   )
+}
+
+/**
+ * What has been refunded of an order so far, as far as the service says it: `amount_refunded`, else the sum of its
+ * `refunds`, else all of a refunded order; undefined when it says none of these (the spec shows no such field).
+ */
+export function refundedSoFar(order: Order & {amount_refunded?: unknown; refunds?: unknown}): number | undefined {
+  if (typeof order.amount_refunded === 'number' && Number.isSafeInteger(order.amount_refunded)) return order.amount_refunded
+  if (Array.isArray(order.refunds)) {
+    const amounts = order.refunds.map((r) => (r as {amount?: unknown} | null)?.amount)
+    if (amounts.every((a) => typeof a === 'number' && Number.isSafeInteger(a))) return (amounts as number[]).reduce((a, b) => a + b, 0)
+  }
+  if (order.status === 'refunded' && typeof order.total === 'number') return order.total
+  return undefined
+}
+
+/** The namespace of `--idempotency-name` keys: fixed, so that one text gives one key on every machine, in every run. */
+export const IDEMPOTENCY_NAME_NAMESPACE = 'e07df17f-6885-4be1-8048-13b1e35953ae'
+
+/** The Idempotency-Key a text names (`"$RUN_ID/order"`): a UUID v5, no `uuidgen` needed. */
+export function idempotencyKeyNamed(name: string): string {
+  return uuidv5(name, IDEMPOTENCY_NAME_NAMESPACE)
 }

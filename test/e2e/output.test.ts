@@ -243,13 +243,13 @@ describe('values from the service never reach a terminal or TSV raw (sanitize.ts
 })
 
 describe('confirmations and confirmation lines', () => {
-  it('with --yes, delete and refund send nothing but the action itself', async () => {
+  it('with --yes, delete runs the check the question would (one read), then the action; nothing else', async () => {
     const created = await run(['customers', 'create', '--email', `yes-${process.pid}@example.com`, '--name', 'Yes', '--json'], {env: env()})
     expect(created.code, created.stderr).toBe(0)
     fx.faulty = await startFaultyServer(() => ({forward: true}), {upstream: fx.sb.baseUrl})
     const r = await run(['customers', 'delete', String(created.json().id), '--yes'], {env: env({COMMERCE_BASE_URL: fx.faulty.url})})
     expect(r.code, r.stderr).toBe(0)
-    expect(fx.faulty.requests.filter((q) => !q.url.includes('/auth/')).map((q) => q.method)).toEqual(['DELETE'])
+    expect(fx.faulty.requests.filter((q) => !q.url.includes('/auth/')).map((q) => q.method)).toEqual(['GET', 'DELETE'])
   })
 
   it('customers update says what it did, like create and delete; --json stays the document alone', async () => {

@@ -12,8 +12,8 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 
-import {isProcessAlive} from '../../src/domain/files.js'
-import {BIN} from '../helpers/cli.js'
+import {isProcessAlive} from '../../src/domain/processes.js'
+import {BIN, eventually} from '../helpers/cli.js'
 
 const work = mkdtempSync(join(tmpdir(), 'commerce-exec-test-'))
 afterAll(() => rmSync(work, {force: true, recursive: true}))
@@ -92,15 +92,6 @@ async function scenario(receiver: number): Promise<string> {
   return file
 }
 
-async function until(what: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms
-  while (Date.now() < deadline) {
-    if (what()) return true
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  return what()
-}
-
 /** The port `sandbox exec` said it listens on (its ready line on stderr). */
 const sandboxPort = (stderr: string) => Number(/Sandbox at http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr)?.[1])
 
@@ -163,12 +154,12 @@ describe('sandbox exec, as a CI job', () => {
       {APP_HANG: '1', APP_WRITE_PID: pidFile, RECEIVER_PORT: String(await freePort())},
       (pid) => (group = pid),
     )
-    expect(await until(() => existsSync(pidFile), 10_000)).toBe(true)
+    expect(await eventually(() => existsSync(pidFile), 10_000)).toBe(true)
     const app = Number(readFileSync(pidFile, 'utf8'))
     process.kill(-group, 'SIGTERM')
     const r = await ran
     expect(r.code, r.stderr).toBe(143)
-    expect(await until(() => !isProcessAlive(app), 5000)).toBe(true)
+    expect(await eventually(() => !isProcessAlive(app), 5000)).toBe(true)
     expect(await portFree(sandboxPort(r.stderr))).toBe(true)
   })
 
@@ -189,10 +180,10 @@ describe('sandbox exec, as a CI job', () => {
     })
     let stderr = ''
     exec.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
-    expect(await until(() => existsSync(pidFile), 10_000)).toBe(true)
+    expect(await eventually(() => existsSync(pidFile), 10_000)).toBe(true)
     const app = Number(readFileSync(pidFile, 'utf8'))
     exec.kill('SIGKILL')
-    expect(await until(() => !isProcessAlive(app), 5000), 'the app outlived exec').toBe(true)
+    expect(await eventually(() => !isProcessAlive(app), 5000), 'the app outlived exec').toBe(true)
     expect(await portFree(sandboxPort(stderr))).toBe(true)
   })
 })

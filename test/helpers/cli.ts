@@ -100,3 +100,13 @@ export function unwritableConfigDir(parent: string): string {
   mkdirSync(dir, {mode: 0o500})
   return join(dir, 'conf')
 }
+
+/** Polls `what` every 50 ms until it holds or `ms` pass; whether it held. */
+export async function eventually(what: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms
+  while (Date.now() < deadline) {
+    if (what()) return true
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return what()
+}

@@ -56,7 +56,7 @@ describe('Output', () => {
     json.o.error(failure)
     // Every key, always: a program reads one shape.
     expect(JSON.parse(json.out())).toEqual({error: failure})
-    expect(json.err()).toBe('Nope fix it\n')
+    expect(json.err()).toBe('Nope\nfix it\n')
     const human = output(false)
     human.o.error({...failure, errors: {name: ['bad\u001B[31m']}, fieldFlags: {name: '--name'}, hint: null, message: 'Nope\u0007'})
     expect(human.err()).toBe('Error: Nope\\a\n  name (--name): bad\\e[31m\n')

@@ -127,7 +127,8 @@ describe('sandbox start --seed', () => {
       await run(['sandbox', 'stop'], {env})
       writeFileSync(join(config.dir, 'bad.json'), JSON.stringify({customers: {x: {email: 'nope'}}}))
       const bad = await run(['sandbox', 'start', '--detach', '--port', '0', '--in-memory', '--seed', join(config.dir, 'bad.json')], {env})
-      expect(bad.code).toBe(1)
+      // As `sandbox seed` of the same file: validation_failed, exit 2.
+      expect(bad.code).toBe(2)
       expect(bad.stderr).toMatch(/customers\.x\.email/)
       expect((await run(['sandbox', 'status'], {env})).code).toBe(1)
       expect((await run(['sandbox', 'start', '--seed', join(config.dir, 'missing.json')], {env})).code).toBe(2)

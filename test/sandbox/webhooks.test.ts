@@ -230,6 +230,7 @@ describe('control path /_sandbox', () => {
       'GET /_sandbox/faults',
       'DELETE /_sandbox/faults',
       'GET /_sandbox/data',
+      'GET /_sandbox/webhooks/{id}/secret',
       'GET /_sandbox/sales',
       'GET /_sandbox/ui',
       'POST /_sandbox/seed',

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
 import {CUSTOMER_FIELD_FLAGS, customerFieldFlags} from '../../base/customer-flags.js'
-import {apiVersionFlag, fieldsFlag} from '../../base/flags.js'
+import {apiVersionFlag, dryRunFlag, fieldsFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {checkEmail, checkName} from '../../domain/validate.js'
 import {needFlag, promptText, promptYesNo} from '../../io/prompt.js'
@@ -17,6 +17,7 @@ export default class CustomersCreate extends ApiCommand<typeof CustomersCreate> 
   ]
   static fieldFlags = CUSTOMER_FIELD_FLAGS
   static flags = {
+    ...dryRunFlag,
     ...fieldsFlag('customer'),
     ...apiVersionFlag,
     ...customerFieldFlags,

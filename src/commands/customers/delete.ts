@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
-import {parseIdArg, yesFlag} from '../../base/flags.js'
+import {dryRunFlag, parseIdArg, yesFlag} from '../../base/flags.js'
 import {confirmAfterCheck} from '../../io/prompt.js'
 import {sanitize} from '../../io/sanitize.js'
 import {deleteCustomer, getCustomer} from '../../services/customers.js'
@@ -11,7 +11,7 @@ export default class CustomersDelete extends ApiCommand<typeof CustomersDelete> 
   static summary = `Delete a customer (API v2).`
   static description = `Asks for confirmation on a terminal; needs --yes without one.`
   static examples = ['<%= config.bin %> customers delete 42', '<%= config.bin %> customers delete 42 --yes --json']
-  static flags = {...yesFlag}
+  static flags = {...yesFlag, ...dryRunFlag}
 
   async run(): Promise<void> {
     const id = this.args.id ?? ((await this.pick('customer', () => this.ctx.client())) as number)

@@ -2,7 +2,7 @@ import {Args} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
 import {CUSTOMER_FIELD_FLAGS, customerFieldFlags} from '../../base/customer-flags.js'
-import {customerStatusFlag, parseIdArg, fieldsFlag, yesFlag} from '../../base/flags.js'
+import {customerStatusFlag, dryRunFlag, fieldsFlag, parseIdArg, yesFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {UsageError} from '../../errors.js'
 import {confirmAfterCheck} from '../../io/prompt.js'
@@ -18,7 +18,7 @@ export default class CustomersUpdate extends ApiCommand<typeof CustomersUpdate> 
   ]
   static fieldFlags = CUSTOMER_FIELD_FLAGS
   static description = `With the id left out on a terminal, a picker offers the customers; the one picked is shown and the change asked for before it is sent (--yes skips the question).`
-  static flags = {...fieldsFlag('customer'), ...customerFieldFlags, status: customerStatusFlag(), ...yesFlag}
+  static flags = {...fieldsFlag('customer'), ...customerFieldFlags, status: customerStatusFlag(), ...yesFlag, ...dryRunFlag}
 
   async run(): Promise<void> {
     const {flags} = this

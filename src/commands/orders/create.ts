@@ -1,10 +1,10 @@
 import {Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
-import {apiVersionFlag, currencyFlag, idFlag, fieldsFlag} from '../../base/flags.js'
+import {apiVersionFlag, currencyFlag, dryRunFlag, fieldsFlag, idFlag} from '../../base/flags.js'
 import {askForOrder, canAskForOrder, createAsking} from '../../base/order-wizard.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
-import {createOrder, type OrderInput, parseItemSpec, readOrderFile} from '../../services/orders.js'
+import {createOrder, idempotencyKeyNamed, type OrderInput, parseItemSpec, readOrderFile} from '../../services/orders.js'
 
 export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
   static summary = `Create an order (status pending); on a terminal, asks for what is missing.`
@@ -12,21 +12,34 @@ export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
   static examples = [
     '<%= config.bin %> orders create --customer 42 --currency USD --item 3:2 --item 7',
     '<%= config.bin %> orders create --from-file order.json --idempotency-key 5f0c6a52-8f2e-4c1e-9b7a-0d7e3f1e2a11 --json',
+    '<%= config.bin %> orders create --from-file order.json --idempotency-name "$GITHUB_RUN_ID/order" --json',
     'echo \'{"customer_id":42,"currency":"EUR","items":[{"product_id":3,"quantity":1}]}\' | <%= config.bin %> orders create --from-file -',
   ]
   static fieldFlags = {currency: '--currency', customer_id: '--customer', 'Idempotency-Key': '--idempotency-key', items: '--item'}
   static flags = {
+    ...dryRunFlag,
     ...fieldsFlag('order'),
     ...apiVersionFlag,
     currency: currencyFlag(),
     customer: idFlag({description: 'Customer id.'}),
     'from-file': Flags.string({description: 'Read {customer_id, currency, items} from a JSON file (- for stdin); flags override its fields.'}),
-    'idempotency-key': Flags.string({description: 'UUID identifying this logical order (v2); a rerun with it replays the original order.'}),
+    'idempotency-key': Flags.string({
+      description: 'UUID identifying this logical order (v2); a rerun with it replays the original order.',
+      exclusive: ['idempotency-name'],
+    }),
+    'idempotency-name': Flags.string({
+      description:
+        'Derive the Idempotency-Key from this text (a UUID v5 under a fixed namespace): the same text, e.g. "$RUN_ID/order", gives the same key on every machine and run.',
+      exclusive: ['idempotency-key'],
+      helpValue: 'TEXT',
+    }),
     item: Flags.string({description: 'Line item PRODUCT_ID[:QUANTITY] (repeatable).', multiple: true}),
   }
 
   async run(): Promise<void> {
     const {flags, io} = this
+    // The user's key, given or named: either way theirs (not printed as one of ours, not asked again).
+    const theirs = flags['idempotency-key'] ?? (flags['idempotency-name'] === undefined ? undefined : idempotencyKeyNamed(flags['idempotency-name']))
     const fromFile = flags['from-file'] ? await readOrderFile(flags['from-file'], this.deps.stdin) : {}
     let input: OrderInput = {
       currency: flags.currency ?? fromFile.currency,
@@ -39,19 +52,19 @@ export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
     if (asked) input = await askForOrder(wizard, input)
     const create = async (body: OrderInput) =>
       createOrder(await this.ctx.client(), body, {
-        idempotencyKey: flags['idempotency-key'],
+        idempotencyKey: theirs,
         // A key of our making is said on Ctrl-C during the request (the order may have been created), and after it.
         onKey: (key) => {
-          if (!flags['idempotency-key'])
+          if (!theirs)
             io.interruptNote = `The order may have been created. To get it without creating a second one, rerun\nwith --idempotency-key ${key}.`
         },
         now: this.deps.now,
         version: await this.ctx.apiVersion(),
       })
     // A key the user gave belongs to the body as it was: a refusal is then theirs to act on, not asked again.
-    const {idempotencyKey, order, replayed} = asked && !flags['idempotency-key'] ? await createAsking(wizard, input, create) : await create(input)
+    const {idempotencyKey, order, replayed} = asked && !theirs ? await createAsking(wizard, input, create) : await create(input)
     io.interruptNote = undefined
-    if (idempotencyKey && !flags['idempotency-key']) io.info(`Idempotency-Key: ${idempotencyKey}`)
+    if (idempotencyKey && !theirs) io.info(`Idempotency-Key: ${idempotencyKey}`)
     const shown = idempotencyKey ? {...order, idempotency_key: idempotencyKey, replayed: replayed === true} : order
     if (replayed)
       this.output.success(

@@ -1,20 +1,25 @@
 import {Args, Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
-import {parseIdArg, yesFlag} from '../../base/flags.js'
+import {dryRunFlag, parseIdArg, yesFlag} from '../../base/flags.js'
 import {parseId} from '../../domain/validate.js'
 import {UsageError} from '../../errors.js'
 import {confirmAfterCheck} from '../../io/prompt.js'
 import {formatMoney} from '../../io/values.js'
-import {getOrder, refundOrder} from '../../services/orders.js'
+import {getOrder, refundedSoFar, refundOrder} from '../../services/orders.js'
 
 export default class OrdersRefund extends ApiCommand<typeof OrdersRefund> {
   static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Order id (left out on a terminal: pick one).'})}
   static summary = `Refund an order, in whole or in part (API v2).`
-  static description = `--amount is an integer in the service's money unit, sent unchanged; without it the whole remaining amount is refunded. Asks for confirmation on a terminal; needs --yes without one.`
-  static examples = ['<%= config.bin %> orders refund 1001', '<%= config.bin %> orders refund 1001 --amount 500 --reason "damaged box" --yes --json']
+  static description = `--amount is an integer in the service's money unit, sent unchanged; without it the whole remaining amount is refunded. Asks for confirmation on a terminal; needs --yes without one. The checks (the order's status, what is left to refund, --expect-refunded) run with --yes and --dry-run too. The service takes no idempotency key for refunds: a job that may run again passes --expect-refunded with what it saw, so that a second run refuses instead of refunding twice.`
+  static examples = [
+    '<%= config.bin %> orders refund 1001',
+    '<%= config.bin %> orders refund 1001 --amount 500 --reason "damaged box" --yes --json',
+    '<%= config.bin %> orders refund 1001 --amount 500 --expect-refunded 0 --yes --json',
+  ]
   static fieldFlags = {amount: '--amount', reason: '--reason'}
   static flags = {
+    ...dryRunFlag,
     ...yesFlag,
     amount: Flags.custom<number>({
       async parse(input) {
@@ -27,6 +32,12 @@ export default class OrdersRefund extends ApiCommand<typeof OrdersRefund> {
         "Amount to refund, an integer in the service's money unit (cents when the profile's money_unit is minor, whole units when major); default: all that remains.",
     }),
     reason: Flags.string({description: 'Why the order is refunded.'}),
+    'expect-refunded': Flags.integer({
+      description:
+        'Refund only if exactly this much has been refunded of the order so far (0 for none), else exit 2 (precondition_failed) sending nothing: a re-run of a job that already refunded does not refund twice.',
+      helpValue: 'AMOUNT',
+      min: 0,
+    }),
   }
 
   async run(): Promise<void> {
@@ -37,7 +48,16 @@ export default class OrdersRefund extends ApiCommand<typeof OrdersRefund> {
       const order = await getOrder(client, id)
       if (order.status !== 'paid' && order.status !== 'shipped')
         throw new UsageError(`Order ${id} is ${order.status}; only a paid or shipped order can be refunded.`)
-      const refunded = typeof order.amount_refunded === 'number' ? order.amount_refunded : 0
+      const said = refundedSoFar(order)
+      const expected = flags['expect-refunded']
+      if (expected !== undefined && said !== expected)
+        throw new UsageError(
+          said === undefined
+            ? `Order ${id}: the service does not say how much of it has been refunded, so --expect-refunded cannot be checked; nothing was sent.`
+            : `Order ${id} has ${said} refunded, not the ${expected} --expect-refunded expects (a refund was made since): nothing was sent.`,
+          {code: 'precondition_failed'},
+        )
+      const refunded = said ?? 0
       const remaining = order.total - refunded
       // Amounts as the tables show them (the profile's money unit on a terminal), the typed integer beside its own.
       const money = (n: number) => formatMoney(n, order.currency, io.values.moneyUnit)

@@ -3,9 +3,10 @@ import {resolve} from 'node:path'
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base/command.js'
-import {CliError} from '../../errors.js'
-import {readScenario} from '../../services/sandbox/scenario.js'
-import {DEFAULT_HOST, DEFAULT_PORT, describeSandbox, exposureWarning, infoOf, runForeground, startDetached} from '../../services/sandbox/process.js'
+import {CliError, UsageError} from '../../errors.js'
+import {readScenarioWith} from '../../services/sandbox/scenario.js'
+import {describeSandbox} from '../../services/sandbox/describe.js'
+import {DEFAULT_HOST, DEFAULT_PORT, exposureWarning, infoOf, runForeground, startDetached} from '../../services/sandbox/process.js'
 
 export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
   static interruptible = true
@@ -16,7 +17,8 @@ export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
     '<%= config.bin %> sandbox start --detach --port 0 --json',
     '<%= config.bin %> sandbox start --in-memory --demo-data --order-limit 10 --order-window 2',
     '<%= config.bin %> sandbox start --detach --in-memory --history 90',
-    '<%= config.bin %> sandbox start --detach --seed scenario.json',
+    '<%= config.bin %> sandbox start --detach --seed scenario.json --set hook.url=http://127.0.0.1:9000/hooks --json',
+    '<%= config.bin %> sandbox start --detach --in-memory --port 0 --exit-with $$',
   ]
   static flags = {
     'demo-data': Flags.boolean({description: 'Seed demo customers and orders into a new data file.'}),
@@ -32,7 +34,20 @@ export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
     'in-memory': Flags.boolean({description: 'Keep no data file: everything is lost on stop.', exclusive: ['data']}),
     'order-limit': Flags.integer({description: 'Order creations allowed per window and key pair (default 10).', min: 1}),
     'order-window': Flags.integer({description: 'Order-limit window in seconds (default 60).', min: 1}),
-    seed: Flags.string({description: 'Load this scenario file once started (see `sandbox seed`); a bad one stops the start.'}),
+    seed: Flags.string({
+      description:
+        'Load this scenario file once started (see `sandbox seed`); a bad one stops the start (exit 2). --json then carries the names and ids (ids).',
+    }),
+    set: Flags.string({
+      description: 'Change a field of a --seed entry: NAME.FIELD=VALUE (repeatable), as `sandbox seed --set`.',
+      multiple: true,
+      dependsOn: ['seed'],
+    }),
+    'exit-with': Flags.integer({
+      description: "Stop when the process with this pid ends (a CI job's shell: --exit-with $$), so that a detached sandbox never outlives its job.",
+      helpValue: 'PID',
+      min: 1,
+    }),
     port: Flags.integer({default: DEFAULT_PORT, description: 'Port to listen on (0: any free port).', max: 65_535, min: 0}),
     'token-ttl': Flags.integer({default: 3600, description: 'Access token lifetime in seconds.', min: 1}),
   }
@@ -40,21 +55,22 @@ export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
   async run(): Promise<void> {
     const {flags, io} = this
     // Read (and parsed) here, so that a missing or malformed file is exit 2 before anything starts.
-    const scenario = flags.seed === undefined ? undefined : readScenario(flags.seed)
+    const scenario = flags.seed === undefined ? undefined : readScenarioWith(flags.seed, flags.set ?? [])
     const exposed = exposureWarning(flags.host)
     if (exposed) io.warn(this.say(exposed))
     if (flags.detach) {
       const state = await startDetached({args: [process.argv[1], ...this.foregroundArgv()], env: this.deps.env}).catch(failed)
-      return this.output.result(infoOf(state), () => {
+      return this.output.result({...infoOf(state), ...(state.seeded ? {ids: state.seeded} : {})}, () => {
         io.out(describeSandbox(state).join('\n'))
         io.info('Running in the background; stop it with `commerce sandbox stop`.')
       })
     }
     const orderLimit =
       flags['order-limit'] || flags['order-window'] ? {limit: flags['order-limit'] ?? 10, windowSeconds: flags['order-window'] ?? 60} : undefined
-    const {state, stopped} = await runForeground(
+    const {ids, state, stopped} = await runForeground(
       {
         dataFile: flags['in-memory'] ? null : flags.data,
+        exitWith: flags['exit-with'],
         host: flags.host,
         orderLimit,
         port: flags.port,
@@ -66,8 +82,9 @@ export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
       this.interrupted,
       this.deps.env,
     ).catch(failed)
-    await this.output.result(infoOf(state), () => io.out(describeSandbox(state).join('\n')))
-    io.info('Press Ctrl-C to stop.')
+    await this.output.result({...infoOf(state), ...(ids ? {ids} : {})}, () => io.out(describeSandbox(state).join('\n')))
+    // Without a terminal (a CI job, a supervisor) nobody presses anything: the stop is a signal.
+    io.info(io.canPrompt() ? 'Press Ctrl-C to stop.' : 'Running until SIGINT or SIGTERM.')
     await stopped
     io.info('Sandbox stopped.')
   }
@@ -81,6 +98,8 @@ export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
     if (flags['demo-data']) argv.push('--demo-data')
     if (flags.history) argv.push('--history', String(flags.history))
     if (flags.seed) argv.push('--seed', resolve(flags.seed))
+    for (const set of flags.set ?? []) argv.push('--set', set)
+    if (flags['exit-with']) argv.push('--exit-with', String(flags['exit-with']))
     if (flags['order-limit']) argv.push('--order-limit', String(flags['order-limit']))
     if (flags['order-window']) argv.push('--order-window', String(flags['order-window']))
     return argv
@@ -89,5 +108,10 @@ export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
 
 /** Start failures (port in use, one already running, a bad data file) say what to do in their message. */
 function failed(error: Error): never {
+  // A CliError keeps its code, exit code and the options it names (spelled as flags by the command).
+  if (error instanceof CliError) throw error
+  // A detached child's own failure comes back as its words: a scenario it refused is the same failure as here.
+  if (/^The sandbox did not start: The scenario was not applied/.test(error.message))
+    throw new UsageError(error.message.replace(/^The sandbox did not start: /, ''), {code: 'validation_failed'})
   throw new CliError(error.message)
 }

@@ -1,6 +1,7 @@
 import {BaseCommand} from '../../base/command.js'
 import {CliError} from '../../errors.js'
-import {describeSandbox, infoOf, sandboxStatus} from '../../services/sandbox/process.js'
+import {describeSandbox} from '../../services/sandbox/describe.js'
+import {infoOf, sandboxStatus} from '../../services/sandbox/process.js'
 
 export default class SandboxStatus extends BaseCommand<typeof SandboxStatus> {
   static readOnly = true

@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
-import {fieldsFlag} from '../../base/flags.js'
+import {dryRunFlag, fieldsFlag} from '../../base/flags.js'
 import {EVENT_TYPES, RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {createWebhook, splitEvents} from '../../services/webhooks/endpoints.js'
 
@@ -14,6 +14,7 @@ export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
   ]
   static fieldFlags = {events: '--event', url: '--url'}
   static flags = {
+    ...dryRunFlag,
     ...fieldsFlag('webhook'),
     event: Flags.string({
       // One name for event types on create and listen; the plural is accepted on both.

@@ -43,7 +43,7 @@ Without --port it takes the port of the profile's previous listen when free, so 
 
 On a terminal it shows the endpoint's signing secret masked but its last 4 characters, which a receiver needs (whole: \`webhooks secret ID --reveal\`, or --print-secret).
 
-With --json, each stdout line is one JSON object: first {"ready": true, "local_url", "public_url", "endpoint_id", "verified_reachable"} (with --print-secret, also "signing_secret"), then one per event, and the reachability lines above.`
+With --json, JSON Lines (it streams: each stdout line is one JSON object, not one document): first {"ready": true, "local_url", "public_url", "endpoint_id", "verified_reachable"} (with --print-secret, also "signing_secret"), then one per event, and the reachability lines above.`
   static examples = [
     '<%= config.bin %> webhooks listen --forward-to http://127.0.0.1:3000/hooks',
     '<%= config.bin %> webhooks listen --tunnel cloudflared --forward-to http://127.0.0.1:3000/hooks',

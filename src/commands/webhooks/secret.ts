@@ -8,7 +8,7 @@ export default class WebhooksSecret extends ConfigCommand<typeof WebhooksSecret>
   static args = {id: Args.string({description: 'Webhook endpoint id (as `webhooks list` shows it).', required: true})}
   static baseFlags = {...outputFlags, ...profileFlag}
   static summary = `Show the signing secret the profile keeps for a webhook endpoint, masked unless --reveal.`
-  static description = `webhooks create and webhooks listen keep the signing secret of each endpoint they register in the profile (config.json, mode 0600): this prints it again, for a receiver's configuration. Exit 4 when the profile holds none for that endpoint. With --json: {"id", "profile", "signing_secret"}.`
+  static description = `webhooks create and webhooks listen keep the signing secret of each endpoint they register in the profile (config.json, mode 0600): this prints it again, for a receiver's configuration. An endpoint a scenario made in the running local sandbox (sandbox seed, start --seed, exec --seed) is asked of the sandbox. Exit 4 when neither holds one for that endpoint. With --json: {"id", "profile", "signing_secret"}.`
   static examples = ['<%= config.bin %> webhooks secret we_3f9a1c', '<%= config.bin %> webhooks secret we_3f9a1c --reveal > secret.txt']
   static flags = {reveal: Flags.boolean({description: 'Print the secret itself instead of a mask.'})}
 

@@ -11,11 +11,11 @@ import {dirname, resolve} from 'node:path'
 import {readSandboxState, removeSandboxState, type SandboxState, writeSandboxState} from '../../config/sandbox-state.js'
 import {configPath, SANDBOX_DATA_FILE} from '../../config/paths.js'
 import {isProcessAlive} from '../../config/pid.js'
-import {CONTROL_PREFIX, isLoopback, type Limit, OPERATION_SCOPES, type Sandbox, type SandboxCounts} from '../../sandbox/index.js'
+import {CONTROL_PREFIX, isLoopback, type Limit, type Sandbox, type SandboxCounts} from '../../sandbox/index.js'
 import {openOwnFileSync, readOwnFileSync} from '../../domain/own-file.js'
-import {counted, formatCount} from '../../domain/text.js'
 import {option, phrase, type Text} from '../../domain/phrase.js'
-import {CliError} from '../../errors.js'
+import {CliError, UsageError} from '../../errors.js'
+import type {ScenarioIds} from './scenario.js'
 
 /** `sandbox start` without `--port`: a fixed port, so that a profile's base URL survives restarts. */
 export const DEFAULT_PORT = 4242
@@ -43,6 +43,8 @@ export interface StartOptions {
   orderLimit?: Limit
   /** A parsed scenario applied once the sandbox listens (a bad one stops it: nothing is recorded). */
   seed?: unknown
+  /** Stop when this process ends (`--exit-with PID`). */
+  exitWith?: number
 }
 
 /** What `start --json` and `status --json` print (the contract's object). */
@@ -68,6 +70,8 @@ function alreadyRunning(state: SandboxState): Error {
 export interface Foreground {
   sandbox: Sandbox
   state: SandboxState
+  /** The seed's names and ids, when a scenario was applied. */
+  ids?: ScenarioIds
   /** Resolves after `signal` aborts (the command's Ctrl-C or SIGTERM), once the sandbox is closed and the state file removed. */
   stopped: Promise<void>
 }
@@ -97,13 +101,15 @@ export async function runForeground(options: StartOptions, signal: AbortSignal, 
       )
     throw error
   })
+  let ids: ScenarioIds | undefined
   if (options.seed !== undefined) {
     try {
-      await sandbox.seed(options.seed)
+      ids = await sandbox.seed(options.seed)
     } catch (error) {
       await sandbox.close()
       const e = error as Error & {errors?: Record<string, string[]>}
-      throw new Error(`The scenario was not applied (nothing was created): ${e.message}`)
+      // The same failure, and exit code, as `sandbox seed` of the same file (validation_failed, exit 2).
+      throw new UsageError(`The scenario was not applied (nothing was created): ${e.message}`, {code: 'validation_failed', fieldErrors: e.errors})
     }
   }
   const state: SandboxState = {
@@ -112,11 +118,20 @@ export async function runForeground(options: StartOptions, signal: AbortSignal, 
     keys: sandbox.keys.map((k) => ({key_id: k.key_id, key_secret: k.key_secret, scopes: [...k.scopes]})),
     money_unit: sandbox.moneyUnit,
     pid: process.pid,
+    ...(ids ? {seeded: ids} : {}),
     started_at: new Date().toISOString(),
   }
   writeSandboxState(state, env)
   const stopped = new Promise<void>((resolveStopped) => {
+    // --exit-with PID: that process gone, the sandbox stops as on SIGTERM (checked twice a second).
+    const watch =
+      options.exitWith === undefined
+        ? undefined
+        : setInterval(() => {
+            if (!isProcessAlive(options.exitWith!)) stop()
+          }, 500)
     const stop = () => {
+      if (watch) clearInterval(watch)
       void sandbox
         .close()
         .finally(() => removeSandboxState(env, process.pid))
@@ -125,7 +140,7 @@ export async function runForeground(options: StartOptions, signal: AbortSignal, 
     if (signal.aborted) stop()
     else signal.addEventListener('abort', stop, {once: true})
   })
-  return {sandbox, state, stopped}
+  return {ids, sandbox, state, stopped}
 }
 
 export interface DetachOptions {
@@ -241,49 +256,4 @@ export async function sandboxStatus(env: NodeJS.ProcessEnv): Promise<Status | un
   } catch {
     return {counts: null, state}
   }
-}
-
-/** The human description `start` and `status` print. */
-export function describeSandbox(state: SandboxState, counts?: SandboxCounts | null): string[] {
-  const lines = [`Sandbox running at ${state.base_url} (pid ${state.pid})`, `Data file: ${state.data_file ?? 'none (in memory)'}`]
-  if (counts) {
-    lines.push(
-      `Records: ${counted(counts.customers, 'customer')}, ${counted(counts.orders, 'order')}, ${counted(counts.refunds, 'refund')}, ${counted(counts.webhooks, 'webhook')}, ${counted(counts.products, 'product')}`,
-      `Webhook deliveries pending: ${formatCount(counts.pending_deliveries)}`,
-    )
-  } else if (counts === null) {
-    lines.push('Records: unknown (the sandbox did not answer on its control path)')
-  }
-  // Each key on two lines (id and scopes, then its secret), so that they fit 80 columns.
-  lines.push('Key pairs (test keys of this local sandbox):')
-  for (const k of state.keys) lines.push(`  ${k.key_id}  ${k.scopes.join(',')}`, `    secret ${k.key_secret}`)
-  lines.push(...scopeLines())
-  lines.push('Log in with `commerce auth login --sandbox`.', `Inspector: ${state.base_url}${CONTROL_PREFIX}/ui (\`commerce sandbox open\`)`)
-  return lines
-}
-
-/**
- * What each scope allows here, from the sandbox's own table (OPERATION_SCOPES): the spec names the scopes but not
- * which operation needs which, so a newcomer is told this sandbox's choice, and that a service may choose otherwise.
- */
-function scopeLines(): string[] {
-  const byScope = new Map<string, string[]>()
-  for (const [operation, scope] of Object.entries(OPERATION_SCOPES))
-    byScope.set(scope, [...(byScope.get(scope) ?? []), operation.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`)])
-  const lines = ["Scopes (this sandbox's choice; the spec does not say, and a service may differ):"]
-  const width = Math.max(...[...byScope.keys()].map((s) => s.length))
-  for (const [scope, operations] of [...byScope].sort(([a], [b]) => a.localeCompare(b))) {
-    let line = `  ${scope.padEnd(width)}  `
-    const indent = ' '.repeat(line.length)
-    for (const [i, op] of operations.entries()) {
-      const word = `${op}${i < operations.length - 1 ? ',' : ''}`
-      if (line.length + word.length + 1 > 80 && line.trim() !== scope) {
-        lines.push(line.trimEnd())
-        line = indent
-      }
-      line += line.endsWith(' ') ? word : ` ${word}`
-    }
-    lines.push(line.trimEnd())
-  }
-  return lines
 }
