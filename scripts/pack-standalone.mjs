@@ -18,7 +18,7 @@
  * Output: dist/commerce-v<version>-<sha>-linux-x64.tar.gz and .tar.xz, and with --deb dist/deb/commerce_<version>…
  * _amd64.deb; their sizes are printed; a SHA256SUMS file in each of those folders.
  */
-import {execFileSync} from 'node:child_process'
+import {execFileSync, spawnSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
 import {chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
@@ -35,7 +35,21 @@ if (!version || targets.join() !== 'linux-x64') {
   process.exit(2)
 }
 const deb = process.argv.includes('--deb')
-const run = (cmd, args, env = {}) => execFileSync(cmd, args, {cwd: root, env: {...process.env, ...env}, stdio: 'inherit'})
+/**
+ * Runs a packing step, its output passed on but for oclif's "No S3 bucket or host configured" line: these builds
+ * are not updated through S3 (the update notice names the releases page instead), so the line only misleads.
+ */
+const run = (cmd, args, env = {}) => {
+  const r = spawnSync(cmd, args, {cwd: root, encoding: 'utf8', env: {...process.env, ...env}, stdio: ['inherit', 'pipe', 'pipe']})
+  const quiet = (text) =>
+    (text ?? '')
+      .split('\n')
+      .filter((line) => !/No S3 bucket or host configured/.test(line))
+      .join('\n')
+  process.stdout.write(quiet(r.stdout))
+  process.stderr.write(quiet(r.stderr))
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status ?? r.signal}`)
+}
 const mb = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`
 
 // 1. Node from the npm registry, where oclif looks first.
@@ -91,8 +105,9 @@ if (deb) {
     env.PATH = `${shim}:${process.env.PATH}`
   }
   run('npx', ['oclif', 'pack', 'deb'], env)
-  const stray = join(root, 'dist', 'deb', 'apt-ftparchive.conf')
-  if (existsSync(stray) && statSync(stray).isDirectory() && readdirSync(stray).length === 0) rmSync(stray, {recursive: true})
+  // oclif leaves an empty apt-ftparchive.conf folder behind (in dist/deb, or where it ran).
+  for (const stray of [join(root, 'dist', 'deb', 'apt-ftparchive.conf'), join(root, 'apt-ftparchive.conf')])
+    if (existsSync(stray) && statSync(stray).isDirectory() && readdirSync(stray).length === 0) rmSync(stray, {recursive: true})
   const debs = readdirSync(join(root, 'dist', 'deb')).filter((name) => name.endsWith('.deb'))
   // The apt repository index oclif wrote names each deb's checksum: made again for the rewritten ones.
   if (debs.map((f) => dropEmptyAliases(join(root, 'dist', 'deb', f))).some(Boolean))
@@ -138,6 +153,11 @@ function dropEmptyAliases(debFile) {
 
 // The OpenAPI document beside the builds, the same bytes the npm package ships (scripts/openapi-artifact.ts).
 copyFileSync(join(root, 'openapi.json'), join(root, 'dist', 'openapi.json'))
+
+// oclif's working copies in tmp/ (hundreds of MB): gone once the builds are in dist/; the Node it was given stays
+// (tmp/cache), for the next run.
+for (const entry of existsSync(join(root, 'tmp')) ? readdirSync(join(root, 'tmp')) : [])
+  if (entry !== 'cache') rmSync(join(root, 'tmp', entry), {force: true, recursive: true})
 
 // 4. What was made.
 const made = [

@@ -11,6 +11,7 @@ import {UsageError} from '../errors.js'
 import {type ConfigData, ConfigStore, type Profile, selectProfileName} from '../config/store.js'
 import {configDir} from '../config/paths.js'
 import type {IOStreams} from '../io/streams.js'
+import {sanitize} from '../io/sanitize.js'
 
 export interface ContextFlags {
   profile?: string
@@ -134,7 +135,8 @@ export class Context {
         allowInsecureHttp: await this.allowInsecureHttp(),
         apiVersion: await this.apiVersion(),
         baseUrl,
-        debug: this.options.flags.debug ? (line) => io.info(io.chalk.dim(line)) : undefined,
+        // A trace shows what the service sent (bodies, header values): through the sanitizer, as everything from outside.
+        debug: this.options.flags.debug ? (line) => io.info(io.chalk.dim(sanitize(line, 'terminal'))) : undefined,
         maxWaitSeconds: this.options.flags['max-wait'],
         dryRun: this.options.flags['dry-run'] === true,
         now: this.options.now,

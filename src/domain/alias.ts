@@ -55,8 +55,50 @@ export function placeholderCount(words: readonly string[]): number {
   return max
 }
 
-/** The expansion's words with `$N` replaced by the N-th argument, then the arguments no placeholder took. */
-export function expandAlias(expansion: string, args: readonly string[]): {argv: string[]; missing: number} {
+/** What the expanded command's flags are, for a flag typed after an alias to override the alias's own. */
+export interface AliasFlags {
+  /** `--since` for `--since`, `--since=30d` or `-s`; undefined for what is no flag. */
+  nameOf(token: string): string | undefined
+  /** Whether the flag (by its `--name`) takes a value in the next word. */
+  takesValue(name: string): boolean
+  /** Whether the flag may be given more than once (then a typed one adds to the alias's). */
+  multiple(name: string): boolean
+}
+
+/**
+ * The expansion's words less each flag that `typed` gives again (with its value): a flag typed after an alias
+ * overrides the alias's (as in git's and gh's aliases); one that may be repeated adds to it.
+ */
+export function overridden(words: readonly string[], typed: readonly string[], flags: AliasFlags): string[] {
+  const given = new Set<string>()
+  for (const token of typed) {
+    if (token === '--') break
+    const name = flags.nameOf(token)
+    if (name !== undefined && !flags.multiple(name)) given.add(name)
+  }
+  if (given.size === 0) return [...words]
+  const kept: string[] = []
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]
+    if (word === '--') {
+      kept.push(...words.slice(i))
+      break
+    }
+    const name = flags.nameOf(word)
+    if (name === undefined || !given.has(name)) {
+      kept.push(word)
+      continue
+    }
+    if (flags.takesValue(name) && !word.includes('=')) i++
+  }
+  return kept
+}
+
+/**
+ * The expansion's words with `$N` replaced by the N-th argument, then the arguments no placeholder took (a flag among
+ * them overriding the same flag of the expansion, when `flags` says what the command's flags are).
+ */
+export function expandAlias(expansion: string, args: readonly string[], flags?: AliasFlags): {argv: string[]; missing: number} {
   const words = shellWords(expansion)
   const used = new Set<number>()
   const argv = words.map((w) =>
@@ -68,5 +110,6 @@ export function expandAlias(expansion: string, args: readonly string[]): {argv: 
     }),
   )
   const needed = placeholderCount(words)
-  return {argv: [...argv, ...args.filter((_, i) => !used.has(i))], missing: Math.max(0, needed - args.length)}
+  const rest = args.filter((_, i) => !used.has(i))
+  return {argv: [...(flags ? overridden(argv, rest, flags) : argv), ...rest], missing: Math.max(0, needed - args.length)}
 }

@@ -27,6 +27,15 @@ function asOwn(error: unknown, path: string): unknown {
   return (error as NodeJS.ErrnoException)?.code === 'ELOOP' ? new NotOwnFileError(path, 'a symbolic link') : error
 }
 
+/**
+ * A regular file, and, to be written, one with no other name: a hard link planted at our name (`ln ~/notes.txt
+ * sandbox.log`) would have us truncate or append to the file it names.
+ */
+function checkOwn(stat: {isFile(): boolean; nlink: number}, path: string, mode: OwnFileMode): void {
+  if (!stat.isFile()) throw new NotOwnFileError(path)
+  if (mode !== 'read' && stat.nlink > 1) throw new NotOwnFileError(path, `a hard link (the file has ${stat.nlink} names)`)
+}
+
 export class FileTooLargeError extends Error {
   readonly code = 'EFBIG'
   constructor(
@@ -60,7 +69,7 @@ export function openOwnFileSync(path: string, mode: OwnFileMode, options: {trunc
     throw asOwn(error, path)
   }
   try {
-    if (!fstatSync(fd).isFile()) throw new NotOwnFileError(path)
+    checkOwn(fstatSync(fd), path, mode)
     if (options.truncate) ftruncateSync(fd, 0)
     return fd
   } catch (error) {
@@ -75,7 +84,7 @@ export async function openOwnFile(path: string, mode: OwnFileMode): Promise<File
     throw asOwn(error, path)
   })
   try {
-    if (!(await handle.stat()).isFile()) throw new NotOwnFileError(path)
+    checkOwn(await handle.stat(), path, mode)
     return handle
   } catch (error) {
     await handle.close().catch(() => {})

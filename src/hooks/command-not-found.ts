@@ -19,7 +19,7 @@ import {join} from 'node:path'
 import {Errors, type Hook, type Interfaces, toConfiguredId} from '@oclif/core'
 
 import {processDeps} from '../base/deps.js'
-import {expandAlias} from '../domain/alias.js'
+import {type AliasFlags, commandWordsOf, expandAlias, shellWords} from '../domain/alias.js'
 import {EXIT, UsageError} from '../errors.js'
 import {sanitize} from '../io/sanitize.js'
 import {aliasTableOf} from '../services/aliases.js'
@@ -48,6 +48,23 @@ function valueFlags(config: Interfaces.Config): Set<string> {
         if (flag.char) names.add(`-${flag.char}`)
       }
   return names
+}
+
+/** The flags of the command an alias runs (from the manifest), for a typed flag to override the alias's own. */
+function aliasFlags(config: Interfaces.Config, expansion: string): AliasFlags {
+  const command = config.findCommand(commandWordsOf(shellWords(expansion)).join(':'))
+  const flags = (command?.flags ?? {}) as Record<string, {type?: string; char?: string; multiple?: boolean}>
+  const byChar = new Map(Object.entries(flags).flatMap(([name, f]) => (f.char ? [[f.char, name] as const] : [])))
+  return {
+    multiple: (name) => flags[name.slice(2)]?.multiple === true,
+    nameOf(token) {
+      const long = /^--([^=\s]+)/.exec(token)
+      if (long) return `--${long[1].startsWith('no-') && !flags[long[1]] ? long[1].slice(3) : long[1]}`
+      const short = /^-([A-Za-z])$/.exec(token)
+      return short && byChar.has(short[1]) ? `--${byChar.get(short[1])}` : undefined
+    },
+    takesValue: (name) => flags[name.slice(2)]?.type === 'option',
+  }
 }
 
 /** The words and the flags of what was typed: leading flags (global flags before the topic) go after the words. */
@@ -143,7 +160,7 @@ async function expandedAlias(config: Interfaces.Config, id: string, argv: readon
   }
   names.push(...Object.keys(aliases))
   if (!Object.hasOwn(aliases, name)) return undefined
-  const {argv: expanded, missing} = expandAlias(aliases[name], tokens.slice(i + 1))
+  const {argv: expanded, missing} = expandAlias(aliases[name], tokens.slice(i + 1), aliasFlags(config, aliases[name]))
   if (missing > 0)
     throw new UsageError(
       `The alias ${name} (\`${config.bin} ${sanitize(aliases[name], 'cell')}\`) needs ${missing} more argument${missing === 1 ? '' : 's'}.`,

@@ -22,6 +22,7 @@ const hook: Hook<'postrun'> = async function ({argv, Command}) {
     execPath: process.execPath,
     name: this.config.pjson.name,
     now: Date.now,
+    repository: this.config.pjson.repository,
     root: this.config.root,
     startCheck: () => spawnUpdateCheck(this.config.root, env),
     version: this.config.version,

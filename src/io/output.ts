@@ -191,7 +191,7 @@ export class Output {
       for (const m of messages) lines.push(`  ${sanitize(field, 'cell')}${flag ? ` (${flag})` : ''}: ${sanitize(m, 'terminal')}`)
     }
     if (error.hint) lines.push(io.chalk.dim(error.hint))
-    if (error.stack) lines.push(io.chalk.dim(error.stack))
+    if (error.stack) lines.push(io.chalk.dim(sanitize(error.stack, 'terminal')))
     io.info(lines.join('\n'))
   }
 }

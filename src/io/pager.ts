@@ -2,12 +2,14 @@
  * A long table on a terminal goes through a pager, as gh's does: `COMMERCE_PAGER`, else `PAGER`, else `less -FRX`
  * (quits at once when the text fits, keeps colour, leaves the text on the screen), run through the shell as git and gh
  * run it. Never on a pipe, never with --json, never with --no-pager or a pager set to "" or `cat`; only when the text
- * is taller than the terminal. A pager that cannot start is no error: the text is written as it would be without one.
+ * is taller than the terminal. A pager that cannot start or fails is no error: the text is written as it would be
+ * without one (with a warning when the pager ran and failed).
  * Quitting the pager before the end is no error either.
  */
 import {accessSync, constants} from 'node:fs'
 import {delimiter, join} from 'node:path'
 
+import {sanitize} from './sanitize.js'
 import type {IOStreams} from './streams.js'
 
 /** Whether `name` is a program on the PATH (the default pager is used only where it is installed). */
@@ -31,7 +33,7 @@ export function pagerFor(io: IOStreams, lines: number): string | undefined {
   return command === '' || command === 'cat' ? undefined : command
 }
 
-/** Writes `text` through `command`; false when the pager could not be started (then nothing was written). */
+/** Writes `text` through `command`; false when the pager could not start or failed (then the caller writes it). */
 export async function throughPager(io: IOStreams, command: string, text: string): Promise<boolean> {
   const {spawn} = await import('node:child_process')
   return new Promise((resolve) => {
@@ -47,9 +49,13 @@ export async function throughPager(io: IOStreams, command: string, text: string)
     // The person may quit before the end (q): the rest is not wanted, and a broken pipe is no error.
     child.stdin.on('error', () => {})
     child.stdin.end(text)
-    // 127: the shell found no such pager (a PAGER naming a program that is not installed): written directly instead.
+    // A pager that fails (127: not installed; 126: not a program; `false`; any other status but 0) showed nothing we
+    // can count on: the text is written directly, saying why. (less quit before the end exits 0; a signal, null.)
     child.on('close', (code) => {
-      if (started) resolve(code !== 127)
+      if (!started) return
+      if (code === 0 || code === null) return resolve(true)
+      if (code !== 127) io.warn(`The pager (${sanitize(command, 'cell')}) failed with exit ${code}: the text follows here instead.`)
+      resolve(false)
     })
   })
 }

@@ -12,6 +12,7 @@ import {controlRoutes} from './control.js'
 import type {Core} from './core.js'
 import {
   DELIVERY_ABANDON_REFUSED_MS,
+  CONTROL_PREFIX,
   DELIVERY_LOG_LIMIT,
   DELIVERY_RETRY_DELAYS_MS,
   DELIVERY_TIMEOUT_MS,
@@ -75,7 +76,16 @@ export interface SandboxOptions {
 function describeRoute(router: Router, baseUrl: () => string): Router {
   let description: Record<string, unknown> | undefined
   // Made on first request, once the sandbox knows its own URL (its `servers`).
-  return router.add('GET', '/openapi.json', () => ({body: (description ??= openApiDocument(SANDBOX_API_VERSION, baseUrl())), status: 200}))
+  return (
+    router
+      .add('GET', '/openapi.json', () => ({body: (description ??= openApiDocument(SANDBOX_API_VERSION, baseUrl())), status: 200}))
+      // The first URL `sandbox start` prints, opened in a browser: the inspector, which links the document too.
+      .add('GET', '/', () => ({
+        headers: {'content-type': 'text/plain; charset=utf-8', location: `${CONTROL_PREFIX}/ui`},
+        raw: `The commerce sandbox. Inspector: ${CONTROL_PREFIX}/ui; the API's description: /openapi.json; the API: /api/v1, /api/v2.\n`,
+        status: 302,
+      }))
+  )
 }
 
 export interface SandboxCounts {

@@ -149,15 +149,21 @@ export function claimCheck(env: NodeJS.ProcessEnv, now: number): boolean {
   }
 }
 
+/** Where the standalone builds are downloaded: the releases page of the repository package.json names. */
+export function releasesPage(repository: unknown): string {
+  const key = repositoryKey(repository)
+  return key ? `https://${key}/releases` : 'the releases page of the project'
+}
+
 /** How to update a copy installed this way. */
-export function updateCommand(kind: InstallKind, name: string): string {
+export function updateCommand(kind: InstallKind, name: string, repository?: unknown): string {
   switch (kind) {
     case 'npm':
       return `npm install -g ${name}`
     case 'deb':
-      return 'download the new commerce_<version>_amd64.deb from the releases, then: `sudo apt install ./commerce_<version>_amd64.deb`'
+      return `download the new commerce_<version>_amd64.deb from ${releasesPage(repository)}, then: \`sudo apt install ./commerce_<version>_amd64.deb\``
     case 'tarball':
-      return "download the new commerce-v<version>-<sha>-linux-x64.tar.gz from the releases and run the README's tarball install line again (it replaces this copy)"
+      return `download the new commerce-v<version>-<sha>-linux-x64.tar.gz from ${releasesPage(repository)} and run the README's tarball install line again (it replaces this copy)`
     case 'clone':
       return 'git pull && npm ci && npm run build'
   }
@@ -169,6 +175,8 @@ export interface UpdateNoticeOptions {
   execPath: string
   version: string
   name: string
+  /** The repository package.json names: where the standalone builds' releases are. */
+  repository?: unknown
   root: string
   now: () => number
   /** Starts the detached check (the command's process ends without waiting for it). */
@@ -189,7 +197,7 @@ export async function updateNotice(o: UpdateNoticeOptions): Promise<string | und
   const shown = state.notified_at
   if (shown !== undefined && now - shown < UPDATE_CHECK_INTERVAL_MS && now >= shown) return undefined
   if (!(await writeState(o.env, {...state, notified_at: now}))) return undefined
-  return `A new release of commerce is available: ${o.version} → ${state.latest}. To update: ${updateCommand(installKind(o.root, o.execPath, o.env), o.name)}. (COMMERCE_SKIP_UPDATE_CHECK=1 turns this off.)`
+  return `A new release of commerce is available: ${o.version} → ${state.latest}. To update: ${updateCommand(installKind(o.root, o.execPath, o.env), o.name, o.repository)}. (COMMERCE_SKIP_UPDATE_CHECK=1 turns this off.)`
 }
 
 /**

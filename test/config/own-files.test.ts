@@ -1,10 +1,10 @@
 /**
  * Files of ours in the config directory are opened by one helper (src/domain/own-file.ts): a symbolic link or a FIFO
- * planted at any of their names, listed in one table with a command that reads or writes it, is never followed nor
+ * planted at any of their names (and a hard link, for what is written), listed in one table with a command that reads or writes it, is never followed nor
  * waited on: the command ends, and the file the link points to is neither read nor written.
  */
 import {execFileSync} from 'node:child_process'
-import {mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {linkSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {afterAll, describe, expect, it} from 'vitest'
@@ -54,12 +54,16 @@ async function inPlanted(file: string, plant: (path: string, outside: string) =>
 describe('a link and a FIFO planted at each file of ours in the config directory', () => {
   for (const {file, commands} of FILES)
     for (const args of commands) {
-      it(`${file}: \`commerce ${args.join(' ')}\` neither follows a link nor waits on a FIFO`, async () => {
+      it(`${file}: \`commerce ${args.join(' ')}\` neither follows a link, nor writes through a hard link, nor waits on a FIFO`, async () => {
         const linked = await inPlanted(file, (path, outside) => symlinkSync(outside, path), args)
         expect(linked.text, 'the file behind the link is unchanged').toBe(SECRET)
         expect(linked.r.stdout + linked.r.stderr, 'nothing read through the link').not.toContain('planted')
         expect(linked.r.stdout + linked.r.stderr).not.toContain('9.9.9')
         expect(linked.seconds).toBeLessThan(20)
+        // A hard link is the file itself under a second name: never written through (truncated, appended to).
+        const hard = await inPlanted(file, (path, outside) => linkSync(outside, path), args)
+        expect(hard.text, 'the file behind the hard link is unchanged').toBe(SECRET)
+        rmSync(hard.outside, {force: true})
         const fifo = await inPlanted(file, (path) => execFileSync('mkfifo', [path]), args)
         expect(fifo.r.code, 'it ended (no hang on the FIFO)').not.toBeNull()
         expect(fifo.seconds).toBeLessThan(20)

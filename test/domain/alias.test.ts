@@ -27,3 +27,27 @@ describe('alias expansion', () => {
     expect(expandAlias('orders get $2', ['1']).missing).toBe(1)
   })
 })
+
+describe('a flag typed after an alias', () => {
+  const flags = {
+    multiple: (name: string) => name === '--item',
+    nameOf: (token: string) => (token === '-s' ? '--since' : /^--[^=]+/.exec(token)?.[0]),
+    takesValue: (name: string) => ['--since', '--item', '--by'].includes(name),
+  }
+
+  it('overrides the same flag of the expansion (long, short or with =, and its value); a repeatable one adds', () => {
+    expect(expandAlias('products top --since 7d --by day', ['--since', '30d'], flags).argv).toEqual([
+      'products',
+      'top',
+      '--by',
+      'day',
+      '--since',
+      '30d',
+    ])
+    expect(expandAlias('products top -s 7d', ['--since=30d'], flags).argv).toEqual(['products', 'top', '--since=30d'])
+    expect(expandAlias('products top --since=7d', ['-s', '1d'], flags).argv).toEqual(['products', 'top', '-s', '1d'])
+    expect(expandAlias('orders create --item 1:1', ['--item', '2:1'], flags).argv).toEqual(['orders', 'create', '--item', '1:1', '--item', '2:1'])
+    // Words after -- are arguments, never flags to override.
+    expect(expandAlias('api x -- --since 1', ['--since', '2'], flags).argv).toEqual(['api', 'x', '--', '--since', '1', '--since', '2'])
+  })
+})

@@ -44,6 +44,21 @@ describe('aliases', () => {
     expect(missing.stderr).toContain('needs 1 more argument')
   })
 
+  it('a flag typed after an alias overrides the same flag of its expansion, however it is spelled', async () => {
+    for (const email of ['o1@alias.example', 'o2@alias.example', 'o3@alias.example'])
+      expect((await cli(['customers', 'create', '--email', email, '--name', 'Override', '--no-send-invite'])).code).toBe(0)
+    expect((await cli(['alias', 'set', 'two', 'customers list --per-page 2 --fields id,email'])).code).toBe(0)
+    const typed = await cli(['two', '--per-page', '3', '--json'])
+    expect(typed.code, typed.stderr).toBe(0)
+    expect(typed.json()).toHaveLength(3)
+    const equals = await cli(['two', '--per-page=1', '--fields=id', '--json'])
+    expect(equals.code, equals.stderr).toBe(0)
+    expect(equals.json()).toEqual([{id: expect.any(Number)}])
+    // Untouched flags of the expansion still apply.
+    const kept = await cli(['two', '--json'])
+    expect(Object.keys(kept.json()[0]).sort()).toEqual(['email', 'id'])
+  })
+
   it('never shadows a command or a topic, and an expansion must start with a command: exit 2 naming the clash', async () => {
     const topic = await cli(['alias', 'set', 'orders', 'orders list'])
     expect(topic.code).toBe(2)

@@ -76,6 +76,20 @@ describe('the sandbox for CI jobs', () => {
     expect(seeded.json().error.code).toBe('validation_failed')
   })
 
+  it('start --history over an existing data file says it adds nothing, and how to get the history', async () => {
+    const dir = configDir()
+    const env = {COMMERCE_CONFIG_DIR: dir}
+    expect((await run(['sandbox', 'start', '--detach', '--port', '0'], {env})).code).toBe(0)
+    await run(['sandbox', 'stop'], {env})
+    const again = await run(['sandbox', 'start', '--detach', '--port', '0', '--history', '5'], {env})
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.stderr).toMatch(/--history fills a new data file only, and .*sandbox-data\.json exists/)
+    expect(again.stderr).toContain('--in-memory')
+    await run(['sandbox', 'stop'], {env})
+    const fresh = await run(['sandbox', 'start', '--detach', '--port', '0', '--in-memory', '--history', '5'], {env})
+    expect(fresh.stderr).not.toMatch(/fills a new data file only/)
+  })
+
   it('start --detach --exit-with PID: the sandbox stops by itself when that process ends', async () => {
     const dir = configDir()
     const job = spawn('sleep', ['30'], {stdio: 'ignore'})

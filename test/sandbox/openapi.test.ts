@@ -44,6 +44,16 @@ describe('the OpenAPI document', () => {
     expect(JSON.stringify(DOCUMENT)).toContain('"x-sandbox-decision":true')
   })
 
+  it('the root URL, the first one `sandbox start` prints, leads a browser to the inspector and names the document', async () => {
+    const root = await fetch(`${sb.baseUrl}/`, {redirect: 'manual'})
+    expect(root.status).toBe(302)
+    expect(root.headers.get('location')).toBe('/_sandbox/ui')
+    expect(await root.text()).toContain('/openapi.json')
+    const followed = await fetch(`${sb.baseUrl}/`)
+    expect(followed.status).toBe(200)
+    expect(await followed.text()).toContain('<h1>commerce sandbox</h1>')
+  })
+
   it('is served at /openapi.json without a token, and `commerce api --spec` prints the same document', async () => {
     const served = await call(sb, 'GET', '/openapi.json')
     expect(served.status).toBe(200)

@@ -109,6 +109,12 @@ describe('standalone builds', () => {
     expect(readFileSync(join(ROOT, 'dist', 'openapi.json'), 'utf8')).toBe(readFileSync(join(ROOT, 'openapi.json'), 'utf8'))
   })
 
+  it('packing leaves nothing behind in the repository but the builds: tmp/ keeps only the Node cache, no stray folder', () => {
+    expect(existsSync(join(ROOT, 'apt-ftparchive.conf'))).toBe(false)
+    expect(existsSync(join(ROOT, 'dist', 'deb', 'apt-ftparchive.conf'))).toBe(false)
+    expect(existsSync(join(ROOT, 'tmp')) ? readdirSync(join(ROOT, 'tmp')) : []).toEqual(['cache'])
+  })
+
   it('the linux-x64 tarball, extracted anywhere, runs with no node on the PATH', () => {
     const tarball = artifact(join(ROOT, 'dist'), /^commerce-v.*-linux-x64\.tar\.gz$/)
     const home = join(scratch, 'tarball')

@@ -103,4 +103,15 @@ describe('a long table on a TTY', () => {
     expect(pipe.code).toBe(0)
     expect(pipe.stdout.split('\n').length).toBeGreaterThan(30)
   })
+
+  it('a pager that fails (false, a file that is no program) loses nothing: the table is written, with a warning', async () => {
+    for (const pager of ['false', '/etc/passwd']) {
+      const failing = await startInTmux(['customers', 'list', '--per-page', '30'], {env: {...fx.env, COMMERCE_PAGER: pager}, height: 24, width: 100})
+      expect(await failing.waitForExit(), pager).toBe(0)
+      const screen = await failing.capture()
+      expect(screen, pager).toMatch(/The pager \(.*\) failed with exit \d+/)
+      expect(screen, pager).toContain('Showing 1-30 of')
+      await failing.kill()
+    }
+  })
 })

@@ -6,7 +6,7 @@ import {BaseCommand} from '../../base/command.js'
 import {CliError, UsageError} from '../../errors.js'
 import {readScenarioWith} from '../../services/sandbox/scenario.js'
 import {describeSandbox} from '../../services/sandbox/describe.js'
-import {DEFAULT_HOST, DEFAULT_PORT, exposureWarning, infoOf, runForeground, startDetached} from '../../services/sandbox/process.js'
+import {DEFAULT_HOST, DEFAULT_PORT, exposureWarning, infoOf, runForeground, seedNotApplied, startDetached} from '../../services/sandbox/process.js'
 
 export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
   static interruptible = true
@@ -58,6 +58,11 @@ export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
     const scenario = flags.seed === undefined ? undefined : readScenarioWith(flags.seed, flags.set ?? [])
     const exposed = exposureWarning(flags.host)
     if (exposed) io.warn(this.say(exposed))
+    const unseeded = seedNotApplied(
+      {dataFile: flags['in-memory'] ? null : flags.data, seedDemoData: flags['demo-data'], seedHistoryDays: flags.history},
+      this.deps.env,
+    )
+    if (unseeded) io.warn(this.say(unseeded))
     if (flags.detach) {
       const state = await startDetached({args: [process.argv[1], ...this.foregroundArgv()], env: this.deps.env}).catch(failed)
       return this.output.result({...infoOf(state), ...(state.seeded ? {ids: state.seeded} : {})}, () => {

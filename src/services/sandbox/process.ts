@@ -5,7 +5,7 @@
  * No CLI error types here: failures are plain Errors with a readable message, which the commands map.
  */
 import {spawn} from 'node:child_process'
-import {closeSync, mkdirSync} from 'node:fs'
+import {closeSync, existsSync, mkdirSync} from 'node:fs'
 import {dirname, resolve} from 'node:path'
 
 import {readSandboxState, removeSandboxState, type SandboxState, writeSandboxState} from '../../config/sandbox-state.js'
@@ -61,6 +61,18 @@ export function infoOf(state: SandboxState): SandboxInfo {
 export function resolveDataFile(dataFile: string | null | undefined, env: NodeJS.ProcessEnv): string | undefined {
   if (dataFile === null) return undefined
   return dataFile === undefined ? configPath(SANDBOX_DATA_FILE, env) : resolve(dataFile)
+}
+
+/**
+ * What a start will not do, to say so: --history and --demo-data fill a new data file only, and one that exists
+ * already is loaded as it is (the path a newcomer takes: log in first, which starts it, then ask for a history).
+ */
+export function seedNotApplied(options: StartOptions, env: NodeJS.ProcessEnv): Text | undefined {
+  if (!options.seedHistoryDays && !options.seedDemoData) return undefined
+  const dataFile = resolveDataFile(options.dataFile, env)
+  if (dataFile === undefined || !existsSync(dataFile)) return undefined
+  const what = options.seedHistoryDays ? option('history') : option('demoData')
+  return phrase`${what} fills a new data file only, and ${dataFile} exists: it is loaded as it is, with nothing added. For the seeded data, start with ${option('inMemory')}, or ${option('data')} and a new file.`
 }
 
 function alreadyRunning(state: SandboxState): Error {
