@@ -12,11 +12,12 @@ export function editDistance(a: string, b: string): number {
 }
 
 /** The nearest name, if it is near enough to be what was meant. */
-export function closest(name: string, names: readonly string[]): string | undefined {
+export function closest(name: string, names: readonly string[], prefer?: string): string | undefined {
   let best: {name: string; distance: number} | undefined
   for (const candidate of names) {
     const distance = editDistance(name, candidate)
-    if (!best || distance < best.distance) best = {distance, name: candidate}
+    // On a tie, `prefer` (the current API version, say) is the better guess than whichever is listed first.
+    if (!best || distance < best.distance || (distance === best.distance && candidate === prefer)) best = {distance, name: candidate}
   }
   return best && best.distance <= Math.max(2, Math.floor(name.length / 3)) ? best.name : undefined
 }

@@ -68,14 +68,14 @@ export function canonicalCurrency(value: unknown): unknown {
   return (CURRENCIES as readonly string[]).includes(upper) ? upper : value
 }
 
-export function checkOneOf(value: unknown, allowed: readonly string[]): string | undefined {
+export function checkOneOf(value: unknown, allowed: readonly string[], prefer?: string): string | undefined {
   if (typeof value === 'string' && allowed.includes(value)) return undefined
-  return `must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)}${nearestOf(value, allowed)})`
+  return `must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)}${nearestOf(value, allowed, prefer)})`
 }
 
 /** `; did you mean X?` for a value one slip from one of `allowed` (a typo of an event name, a status), else nothing. */
-function nearestOf(value: unknown, allowed: readonly string[]): string {
-  const near = typeof value === 'string' ? closest(value, allowed) : undefined
+function nearestOf(value: unknown, allowed: readonly string[], prefer?: string): string {
+  const near = typeof value === 'string' ? closest(value, allowed, prefer) : undefined
   return near === undefined ? '' : `; did you mean ${near}?`
 }
 

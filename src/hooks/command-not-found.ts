@@ -206,7 +206,17 @@ const hook: Hook<'command_not_found'> = async function (options) {
     // An alias runs as typed with its name right: expanded by this hook again.
     if (yes) return found.alias ? hook.call(this, {...options, argv: found.argv, id: found.id}) : run(config, found)
   }
-  const message = `"${typed}" is not a ${config.bin} command.${found ? ` Did you mean \`${shown}\`?` : ''}`
+  // A word that names commands of several topics (`stats`): those commands, when no single guess was made.
+  const namesakes = found
+    ? []
+    : config.commands
+        .filter((c) => !c.hidden && c.id.includes(':') && c.id.split(':').at(-1) === typed.split(' ')[0])
+        .map((c) => c.id.replaceAll(':', ' '))
+  const also =
+    namesakes.length > 0
+      ? ` Commands named ${sanitize(typed.split(' ')[0], 'cell')}: ${namesakes.map((c) => `\`${config.bin} ${c}\``).join(', ')}.`
+      : ''
+  const message = `"${typed}" is not a ${config.bin} command.${found ? ` Did you mean \`${shown}\`?` : also}`
   // A command of a linked plugin whose folder is gone is "not a command" now: say which plugin, and how to unlink it.
   const gone = missingLinkedPlugins(config.dataDir)
   const missing =

@@ -118,7 +118,8 @@ function draw(info, deliveries, data) {
   $("base").textContent = info.base_url;
   if (info.money_unit) unit = info.money_unit;
   const c = info.counts;
-  $("counts").textContent = c.customers + " customers, " + c.orders + " orders, " + c.webhooks + " endpoints, " + c.pending_deliveries + " deliveries pending";
+  const n = (count, one, many) => count + " " + (count === 1 ? one : many);
+  $("counts").textContent = [n(c.customers, "customer", "customers"), n(c.orders, "order", "orders"), n(c.webhooks, "endpoint", "endpoints"), n(c.pending_deliveries, "delivery pending", "deliveries pending")].join(", ");
   fill("deliveries", deliveries.data.slice(0, 200).map((d) => row([cell(new Date(d.at).toLocaleTimeString()), cell(d.event_id), cell(d.event_type), cell(d.url), cell(d.attempt), answered(d.status, d.error), cell(d.outcome)])));
   fill("customers", data.customers.map((x) => row([cell(x.id), cell(x.email), cell(x.name), cell(x.status)])));
   fill("orders", data.orders.map((x) => row([cell(x.id), cell(x.customer_id), cell(x.status), cell(money(x.total, x.currency)), cell(x.currency)])));

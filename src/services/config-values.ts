@@ -23,7 +23,7 @@ export function checkValue(key: ConfigKey, value: string): string {
     }
 
     case 'api_version': {
-      const problem = checkOneOf(value, API_VERSIONS)
+      const problem = checkOneOf(value, API_VERSIONS, DEFAULT_API_VERSION)
       if (problem) throw new UsageError(`api_version ${problem}`)
       return value
     }

@@ -30,8 +30,9 @@ export interface TopProducts {
   since: string
   until: string
   time_zone: string
-  /** Per currency, the products by revenue, highest first (at most `limit`). */
+  /** Per currency, the products by `rank`, highest first (at most `limit`). */
   currencies: Array<{currency: string; products: ProductFigures[]}>
+  rank: 'revenue' | 'units'
   read: Omit<Read, 'records'> & {orders: number; fetched_for_items: number}
 }
 
@@ -59,7 +60,12 @@ export function itemLines(items: unknown): Line[] | undefined {
   return lines
 }
 
-export async function topProducts(client: ApiClient, w: StatsWindow, o: StatsOptions & {currency?: string; limit: number}): Promise<TopProducts> {
+export async function topProducts(
+  client: ApiClient,
+  w: StatsWindow,
+  o: StatsOptions & {currency?: string; limit: number; rank?: 'revenue' | 'units'},
+): Promise<TopProducts> {
+  const rank = o.rank ?? 'revenue'
   const byCurrency = new Map<string, Map<number, ProductFigures>>()
   let others = 0
   let malformedItems = 0
@@ -125,7 +131,13 @@ export async function topProducts(client: ApiClient, w: StatsWindow, o: StatsOpt
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([currency, products]) => ({
       currency,
-      products: [...products.values()].sort((a, b) => b.revenue - a.revenue || b.units - a.units || a.product_id - b.product_id).slice(0, o.limit),
+      products: [...products.values()]
+        .sort((a, b) =>
+          rank === 'units'
+            ? b.units - a.units || b.revenue - a.revenue || a.product_id - b.product_id
+            : b.revenue - a.revenue || b.units - a.units || a.product_id - b.product_id,
+        )
+        .slice(0, o.limit),
     }))
   await nameProducts(
     client,
@@ -134,6 +146,7 @@ export async function topProducts(client: ApiClient, w: StatsWindow, o: StatsOpt
   const {records, ...counts} = read
   return {
     currencies,
+    rank,
     read: {...counts, fetched_for_items: fetched, malformed: counts.malformed + malformedItems, orders: records},
     since: windowOut(w).since,
     time_zone: w.timeZone,

@@ -90,7 +90,8 @@ describe('config set / get / unset', () => {
     const cases: Array<[string[], RegExp]> = [
       [['config', 'set', 'base_url', 'not a url'], /not a valid URL/],
       [['config', 'set', 'base_url', 'ftp://files.example.com'], /https:\/\/ or http:\/\//],
-      [['config', 'set', 'api_version', 'v3'], /api_version/],
+      // v1 and v2 are equally near: the current one is the guess.
+      [['config', 'set', 'api_version', 'v3'], /api_version must be one of v1, v2 \(got "v3"; did you mean v2\?\)/],
       [['config', 'set', 'key_id', '  '], /key_id cannot be empty/],
       [['config', 'set', 'money_unit', 'cents'], /money_unit must be one of minor, major .*minor when amounts count cents/],
       [

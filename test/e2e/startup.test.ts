@@ -193,6 +193,10 @@ describe('plugins, with a cold and with a warm code cache', () => {
     const json = await cli(['nosuch', '--json'])
     expect(json.code).toBe(2)
     expect(json.json()).toMatchObject({error: {message: '"nosuch" is not a commerce command.', status: null}})
+    // A word several topics use names their commands.
+    const stats = await cli(['stats'])
+    expect(stats.code).toBe(2)
+    expect(stats.stderr).toContain('"stats" is not a commerce command. Commands named stats: `commerce customers stats`, `commerce orders stats`.')
   })
 
   it('on a terminal, an unknown command offers to run the nearest one: yes runs it, no is exit 2', async () => {

@@ -337,6 +337,24 @@ describe('figures a reader can trust, whatever the service sends', () => {
     expect(top.read.malformed).toBe(2)
   })
 
+  it('products top --rank units: many cheap units rank above few dear ones; --rank revenue (the default) the other way', async () => {
+    const items = [
+      {product_id: 7, quantity: 50, unit_price: 10},
+      {product_id: 8, quantity: 1, unit_price: 5000},
+    ]
+    const {env} = await account([order(1, ago(1), {items})], (req) =>
+      req.url.startsWith('/api/v2/products') ? {body: {data: [], meta: {page: 1, per_page: 100, total: 0}}} : undefined,
+    )
+    const ids = async (extra: string[]) => {
+      const r = await run(['products', 'top', '--since', '1d', '--json', ...extra], {...DEADLINE, env})
+      expect(r.code, r.stderr).toBe(0)
+      const top = r.json<{rank: string; currencies: Array<{products: Array<{product_id: number}>}>}>()
+      return {ids: top.currencies[0].products.map((p) => p.product_id), rank: top.rank}
+    }
+    expect(await ids([])).toEqual({ids: [8, 7], rank: 'revenue'})
+    expect(await ids(['--rank', 'units'])).toEqual({ids: [7, 8], rank: 'units'})
+  })
+
   it('Ctrl-C ends a stats command waiting on a page that never comes: exit 130 at once', async () => {
     const {env, server} = await account(() => new Promise<Step>(() => {}) as never)
     const child = spawn(process.execPath, [BIN, 'orders', 'stats'], {env: {...env, PATH: process.env.PATH ?? ''}, stdio: ['ignore', 'pipe', 'pipe']})

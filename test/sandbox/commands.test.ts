@@ -48,6 +48,11 @@ describe('sandbox commands', () => {
     // The sandbox counts money in cents (its README decision), so its profile says so: terminals show €131.12.
     const unit = await run(['config', 'get', 'money_unit'], {env})
     expect(unit.stdout.trim()).toBe('minor')
+    // Logged in now: status names the profile instead of telling how to log in.
+    expect(human.stdout).toContain('Log in with `commerce auth login --sandbox`.')
+    const after = await run(['sandbox', 'status'], {env})
+    expect(after.stdout).toContain('Logged in here: profile "default".')
+    expect(after.stdout).not.toContain('Log in with')
 
     // The detached sandbox's log holds its requests (one JSON line each), secrets masked.
     const log = readFileSync(join(config.dir, 'sandbox.log'), 'utf8')

@@ -51,6 +51,8 @@ describe.skipIf(!CHROMIUM)('inspector page in headless Chromium', () => {
     const orders = await page.$eval('#orders', (el) => el.textContent)
     expect(orders).toContain(formatMoney(total as number, currency, 'minor'))
     expect(await page.$eval('#requests', (el) => el.textContent)).toContain('/api/v2/orders')
+    // Counts read as words do: one of a kind is singular.
+    expect(await page.$eval('#counts', (el) => el.textContent)).toMatch(/^\d+ customers?, 1 order, \d+ endpoints?, \d+ deliver(y|ies) pending$/)
     await page.close()
   }, 60_000)
 

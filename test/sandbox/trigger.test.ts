@@ -54,6 +54,11 @@ describe('webhooks trigger', () => {
     const r = await session.cli(['webhooks', 'trigger', 'customer.updated', '--customer', String(c.id)])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toMatch(new RegExp(`^customer\\.updated: customer ${c.id} \\(named@example\\.com\\); event evt_\\w+`))
+    // The customer a customer.created is about is made for it: said once.
+    const created = await session.cli(['webhooks', 'trigger', 'customer.created'])
+    expect(created.stdout).toMatch(
+      /^customer\.created: created customer (\d+) \([^)]+\) in the sandbox; event evt_\w+ is being delivered to 1 endpoint\.\n$/,
+    )
   })
 
   it('--set data.total=1: the delivery carries total 1, the stored order keeps its total', async () => {

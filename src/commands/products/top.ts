@@ -5,6 +5,7 @@ import {currencyFlag} from '../../base/flags.js'
 import {chartLines, heading, readNotes, reading, statsFlags, windowOf} from '../../base/stats.js'
 import {formatCount} from '../../domain/text.js'
 import {sanitize} from '../../io/sanitize.js'
+import {fitCells} from '../../io/width.js'
 import {formatMoney} from '../../io/values.js'
 import {type TopProducts, topProducts} from '../../services/top.js'
 
@@ -14,13 +15,22 @@ export default class ProductsTop extends ApiCommand<typeof ProductsTop> {
   static description = `Counts the items of the orders placed in the window (found as \`orders stats\` finds them; each order's items are read with it, a few at a time, where the list does not carry them). Revenue is quantity times unit price, refunds not subtracted (they are not tied to items). If an order's items cannot be read, the command fails rather than print a revenue short by that order; an order whose items do not hold together is not counted, and the count says so.
 
 On a terminal: per currency, the products by revenue with a bar each. On a pipe: tab-separated rows. --json: every figure, amounts in the service's money unit with their currency and the unit as the profile states it (money_unit: minor, major or unknown).`
-  static examples = ['<%= config.bin %> products top', '<%= config.bin %> products top --since 7d --currency EUR --limit 5 --json']
+  static examples = [
+    '<%= config.bin %> products top',
+    '<%= config.bin %> products top --since 7d --currency EUR --limit 5 --json',
+    '<%= config.bin %> products top --rank units',
+  ]
   static flags = {
     since: statsFlags.since,
     until: statsFlags.until,
     utc: statsFlags.utc,
     currency: currencyFlag({description: 'Only orders in this currency.'}),
     limit: Flags.integer({char: 'L', default: 10, description: 'How many products per currency.', min: 1}),
+    rank: Flags.option({
+      default: 'revenue' as const,
+      description: 'Rank products by revenue or by units sold.',
+      options: ['revenue', 'units'] as const,
+    })(),
   }
 
   async run(): Promise<void> {
@@ -28,7 +38,9 @@ On a terminal: per currency, the products by revenue with a bar each. On a pipe:
     // The window's periods are not shown, only its edges: months, so that a long window is not refused for its days.
     const {span, window} = await windowOf({...flags, by: 'month'}, this.deps.now(), this.deps.env, io)
     const client = await this.ctx.client()
-    const found = await reading(io, 'orders', (onRecord) => topProducts(client, window, {currency: flags.currency, limit: flags.limit, onRecord}))
+    const found = await reading(io, 'orders', (onRecord) =>
+      topProducts(client, window, {currency: flags.currency, limit: flags.limit, onRecord, rank: flags.rank}),
+    )
     const top = {money_unit: io.values.moneyUnit ?? 'unknown', ...found}
     readNotes(io, top.read, 'orders')
     await this.output.result(top, () => this.human(top, span))
@@ -45,7 +57,9 @@ On a terminal: per currency, the products by revenue with a bar each. On a pipe:
       io.out([header, ...rows].map((row) => row.map((cell) => sanitize(String(cell), 'tsv')).join('\t')).join('\n'))
       return
     }
-    const lines = [heading('Products sold by revenue', span, top.time_zone)]
+    const lines = [heading(`Products sold by ${top.rank === 'units' ? 'units' : 'revenue'}`, span, top.time_zone)]
+    // A name takes at most a third of the terminal, cut with … (the id before it tells products apart).
+    const nameWidth = Math.max(12, Math.floor((io.stdout.columns || 80) / 3))
     if (top.currencies.length === 0) lines.push('No orders in this window.')
     for (const c of top.currencies) {
       lines.push('', io.chalk.bold(sanitize(c.currency, 'cell')))
@@ -53,9 +67,9 @@ On a terminal: per currency, the products by revenue with a bar each. On a pipe:
         ...chartLines(
           io,
           c.products.map((p) => ({
-            label: sanitize(`${p.name ?? `product ${p.product_id}`}`.slice(0, 24), 'cell'),
+            label: fitCells(sanitize(`#${p.product_id} ${p.name ?? ''}`.trimEnd(), 'cell'), nameWidth),
             text: `${money(p.revenue, c.currency)} (${formatCount(p.units)} sold)`,
-            value: p.revenue,
+            value: top.rank === 'units' ? p.units : p.revenue,
           })),
         ),
       )

@@ -1,6 +1,7 @@
 import {BaseCommand} from '../../base/command.js'
 import {CliError} from '../../errors.js'
-import {describeSandbox} from '../../services/sandbox/describe.js'
+import {sanitize} from '../../io/sanitize.js'
+import {describeSandbox, profilesAt} from '../../services/sandbox/describe.js'
 import {infoOf, sandboxStatus} from '../../services/sandbox/process.js'
 
 export default class SandboxStatus extends BaseCommand<typeof SandboxStatus> {
@@ -15,6 +16,14 @@ With --json: {"base_url", "pid", "keys": [{"key_id", "key_secret", "scopes"}]}, 
     const {io} = this
     const status = await sandboxStatus(this.deps.env)
     if (!status) throw new CliError('No local sandbox is running.', {hint: 'Start one with `commerce sandbox start --detach`.'})
-    await this.output.result(infoOf(status.state), () => io.out(describeSandbox(status.state, status.counts).join('\n')))
+    await this.output.result(infoOf(status.state), async () =>
+      io.out(
+        describeSandbox(
+          status.state,
+          status.counts,
+          (await profilesAt(this.deps.env, status.state.base_url)).map((name) => sanitize(name, 'cell')),
+        ).join('\n'),
+      ),
+    )
   }
 }

@@ -1,10 +1,12 @@
 /** What `sandbox start` and `sandbox status` print for a person: where it runs, its records, its keys and their scopes. */
+import {configDir} from '../../config/paths.js'
 import type {SandboxState} from '../../config/sandbox-state.js'
+import {ConfigStore} from '../../config/store.js'
 import {counted, formatCount} from '../../domain/text.js'
 import {CONTROL_PREFIX, OPERATION_SCOPES, type SandboxCounts} from '../../sandbox/index.js'
 
 /** The human description `start` and `status` print. */
-export function describeSandbox(state: SandboxState, counts?: SandboxCounts | null): string[] {
+export function describeSandbox(state: SandboxState, counts?: SandboxCounts | null, loggedIn: readonly string[] = []): string[] {
   const lines = [`Sandbox running at ${state.base_url} (pid ${state.pid})`, `Data file: ${state.data_file ?? 'none (in memory)'}`]
   if (counts) {
     lines.push(
@@ -18,7 +20,13 @@ export function describeSandbox(state: SandboxState, counts?: SandboxCounts | nu
   lines.push('Key pairs (test keys of this local sandbox):')
   for (const k of state.keys) lines.push(`  ${k.key_id}  ${k.scopes.join(',')}`, `    secret ${k.key_secret}`)
   lines.push(...scopeLines())
-  lines.push('Log in with `commerce auth login --sandbox`.', `Inspector: ${state.base_url}${CONTROL_PREFIX}/ui (\`commerce sandbox open\`)`)
+  // Told how to log in only when no profile is logged in here already.
+  lines.push(
+    loggedIn.length > 0
+      ? `Logged in here: profile${loggedIn.length === 1 ? '' : 's'} ${loggedIn.map((p) => `"${p}"`).join(', ')}.`
+      : 'Log in with `commerce auth login --sandbox`.',
+    `Inspector: ${state.base_url}${CONTROL_PREFIX}/ui (\`commerce sandbox open\`)`,
+  )
   return lines
 }
 
@@ -46,4 +54,13 @@ function scopeLines(): string[] {
     lines.push(line.trimEnd())
   }
   return lines
+}
+
+/** The profiles logged in at this sandbox (their base URL is its, and they hold a key): `sandbox status` names them. */
+export async function profilesAt(env: NodeJS.ProcessEnv, baseUrl: string): Promise<string[]> {
+  const data = await new ConfigStore(configDir(env)).read().catch(() => undefined)
+  const same = (url: string | undefined) => url?.replace(/\/+$/, '') === baseUrl.replace(/\/+$/, '')
+  return Object.entries(data?.profiles ?? {})
+    .filter(([, p]) => same(p.base_url) && p.key_id !== undefined)
+    .map(([name]) => name)
 }

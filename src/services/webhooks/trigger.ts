@@ -46,6 +46,9 @@ export function parseOverrides(sets: readonly string[]): Record<string, unknown>
 /** One line for a person: what happened, to what, what was created for it, and where it goes. */
 export function describeTriggered(answer: Triggered): string {
   const what: string[] = []
+  // The customer the event is about, made for it (customer.created): said once, as made.
+  if (!answer.order && answer.customer && answer.created?.customer === answer.customer.id && answer.created.order === undefined)
+    return `${answer.type}: created customer ${answer.customer.id} (${answer.customer.email}) in the sandbox; event ${answer.event_id} is being delivered to ${counted(answer.endpoints, 'endpoint')}.`
   if (answer.order) what.push(`order ${answer.order.id} is ${answer.order.status}`)
   else if (answer.customer) what.push(`customer ${answer.customer.id} (${answer.customer.email})`)
   const created = [
