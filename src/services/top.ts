@@ -131,13 +131,7 @@ export async function topProducts(
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([currency, products]) => ({
       currency,
-      products: [...products.values()]
-        .sort((a, b) =>
-          rank === 'units'
-            ? b.units - a.units || b.revenue - a.revenue || a.product_id - b.product_id
-            : b.revenue - a.revenue || b.units - a.units || a.product_id - b.product_id,
-        )
-        .slice(0, o.limit),
+      products: ranked(products.values(), rank, o.limit),
     }))
   await nameProducts(
     client,
@@ -152,6 +146,12 @@ export async function topProducts(
     time_zone: w.timeZone,
     until: windowOut(w).until,
   }
+}
+
+/** The first `limit` products by `rank` (the other figure, then the id, break ties: the same order every run). */
+function ranked(products: Iterable<ProductFigures>, rank: 'revenue' | 'units', limit: number): ProductFigures[] {
+  const [first, second] = rank === 'units' ? (['units', 'revenue'] as const) : (['revenue', 'units'] as const)
+  return [...products].sort((a, b) => b[first] - a[first] || b[second] - a[second] || a.product_id - b.product_id).slice(0, limit)
 }
 
 /** Names from the catalogue for the products reported (and no others kept), reading no further once all are found. */
