@@ -129,23 +129,15 @@ export async function topProducts(
   await settle()
   const currencies = [...byCurrency]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([currency, products]) => ({
-      currency,
-      products: ranked(products.values(), rank, o.limit),
-    }))
+    .map(([currency, products]) => ({currency, products: ranked(products.values(), rank, o.limit)}))
   await nameProducts(
     client,
     currencies.flatMap((c) => c.products),
   )
   const {records, ...counts} = read
-  return {
-    currencies,
-    rank,
-    read: {...counts, fetched_for_items: fetched, malformed: counts.malformed + malformedItems, orders: records},
-    since: windowOut(w).since,
-    time_zone: w.timeZone,
-    until: windowOut(w).until,
-  }
+  const {since, time_zone, until} = windowOut(w)
+  const readOut = {...counts, fetched_for_items: fetched, malformed: counts.malformed + malformedItems, orders: records}
+  return {currencies, rank, read: readOut, since, time_zone, until}
 }
 
 /** The first `limit` products by `rank` (the other figure, then the id, break ties: the same order every run). */
