@@ -267,6 +267,16 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
     }
   }
 
+  /** The profile's money unit (`minor`, `major`), or `unknown`: what --json documents that carry money say beside them. */
+  protected async moneyUnit(): Promise<MoneyUnit | 'unknown'> {
+    if (this.io.values.moneyUnit) return this.io.values.moneyUnit
+    const unit = await this.ctx.profile().then(
+      (profile) => profile?.money_unit,
+      () => undefined,
+    )
+    return unit && (MONEY_UNITS as readonly string[]).includes(unit) ? (unit as MoneyUnit) : 'unknown'
+  }
+
   protected get ctx(): Context {
     this.context ??= new Context({
       env: this.deps.env,

@@ -9,6 +9,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 
 import type {OrderFigures as Figures} from '../../src/services/stats.js'
 import {BIN, run, tempConfigDir} from '../helpers/cli.js'
+import {storeProfile} from '../helpers/login.js'
 import {type FaultyServer, type RecordedRequest, startFaultyServer, type Step} from '../helpers/faulty-server.js'
 
 interface Order {
@@ -186,6 +187,13 @@ describe('--since and --until, strictly', () => {
       env,
     })
     expect(top.json<{money_unit: string}>().money_unit).toBe('unknown')
+    // A profile that states it (auth login --sandbox does): said under --json too, not only on a terminal.
+    const profiled = tempConfigDir()
+    dirs.push(profiled)
+    await storeProfile(profiled.dir, 'default', {base_url: env.COMMERCE_BASE_URL, key_id: 'k', key_secret: 's', money_unit: 'minor'}, {choose: true})
+    const minor = await run(['orders', 'stats', '--json'], {...DEADLINE, env: {COMMERCE_CONFIG_DIR: profiled.dir}})
+    expect(minor.code, minor.stderr).toBe(0)
+    expect(minor.json<Stats>().money_unit).toBe('minor')
   })
 })
 

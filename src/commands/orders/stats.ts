@@ -27,7 +27,7 @@ On a terminal: each currency's totals and counts by status, then a bar chart of 
     const {span, window} = await windowOf(flags, this.deps.now(), this.deps.env, io)
     const client = await this.ctx.client()
     const found = await reading(io, 'orders', (onRecord) => orderStats(client, window, {currency: flags.currency, onRecord}))
-    const stats = {money_unit: io.values.moneyUnit ?? 'unknown', ...found}
+    const stats = {money_unit: await this.moneyUnit(), ...found}
     readNotes(io, stats.read, 'orders')
     await this.output.result(stats, () => this.human(stats, span))
   }

@@ -41,7 +41,7 @@ On a terminal: per currency, the products by revenue with a bar each. On a pipe:
     const found = await reading(io, 'orders', (onRecord) =>
       topProducts(client, window, {currency: flags.currency, limit: flags.limit, onRecord, rank: flags.rank}),
     )
-    const top = {money_unit: io.values.moneyUnit ?? 'unknown', ...found}
+    const top = {money_unit: await this.moneyUnit(), ...found}
     readNotes(io, top.read, 'orders')
     await this.output.result(top, () => this.human(top, span))
   }
