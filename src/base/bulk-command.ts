@@ -155,7 +155,8 @@ export async function importCommand(options: ImportCommandOptions): Promise<numb
     io.info(`Dry run: ${file.valid} valid row${file.valid === 1 ? '' : 's'}, ${file.invalidCount} invalid; nothing was sent.`)
     const note = invitationsNote(file.kind, file.invitations, 'would get')
     if (note) io.info(note)
-    await renderRecord(io, withIgnored(outcome.summary, file))
+    // The summary of a run that sent nothing is all zeros: a document for a program, nothing for a person.
+    if (io.json) await renderRecord(io, withIgnored(outcome.summary, file))
     return EXIT.ok
   }
   for (const line of failures) io.info(`${io.chalk.red('failed')} ${line}`)

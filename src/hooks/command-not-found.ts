@@ -194,6 +194,8 @@ const hook: Hook<'command_not_found'> = async function (options) {
   const help = `${config.bin} help${config.findTopic(topic) ? ` ${topic}` : ''}`
   const shown =
     found && `${config.bin} ${found.alias ? found.id : toConfiguredId(found.id, config)}${found.argv.length > 0 ? ` ${found.argv.join(' ')}` : ''}`
+  // Asked and answered no: the error then does not ask the same question again.
+  let declined = false
   if (found && io.canPrompt() && !io.json) {
     // A guess that changes anything (refund, delete, import...) runs only on a y typed for it: Enter says no, and a
     // --yes on the mistyped line answers the command's own question, never this one. A read may run on Enter.
@@ -205,6 +207,7 @@ const hook: Hook<'command_not_found'> = async function (options) {
     ).catch(() => false)
     // An alias runs as typed with its name right: expanded by this hook again.
     if (yes) return found.alias ? hook.call(this, {...options, argv: found.argv, id: found.id}) : run(config, found)
+    declined = true
   }
   // A word that names commands of several topics (`stats`): those commands, when no single guess was made.
   const namesakes = found
@@ -216,7 +219,7 @@ const hook: Hook<'command_not_found'> = async function (options) {
     namesakes.length > 0
       ? ` Commands named ${sanitize(typed.split(' ')[0], 'cell')}: ${namesakes.map((c) => `\`${config.bin} ${c}\``).join(', ')}.`
       : ''
-  const message = `"${typed}" is not a ${config.bin} command.${found ? ` Did you mean \`${shown}\`?` : also}`
+  const message = `"${typed}" is not a ${config.bin} command.${found ? (declined ? '' : ` Did you mean \`${shown}\`?`) : also}`
   // A command of a linked plugin whose folder is gone is "not a command" now: say which plugin, and how to unlink it.
   const gone = missingLinkedPlugins(config.dataDir)
   const missing =

@@ -147,7 +147,12 @@ export class IOStreams {
    * continuation indented by `hang` cells; on a pipe, as it is (a script reads whole lines).
    */
   outWrapped(text: string, hang = 0): void {
-    this.out(this.isStdoutTTY ? wrapWords(text, this.stdout.columns || 80, hang) : text)
+    this.out(this.wrapped(text, hang))
+  }
+
+  /** `text` wrapped at words to the terminal's width (continuations indented by `hang`); unchanged off a terminal. */
+  wrapped(text: string, hang = 0): string {
+    return this.isStdoutTTY ? wrapWords(text, this.stdout.columns || 80, hang) : text
   }
 
   /** A record, or each record of an array, with only --fields; other values unchanged. */

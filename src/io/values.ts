@@ -117,12 +117,15 @@ function calendarDate(ms: number, timeZone: string | undefined): string {
   return text
 }
 
+/** How far from now a time is said relatively; past it, as a date. */
+const RELATIVE_LIMIT_MS = 30 * 86_400_000
+
 /** "just now", "3 minutes ago", "in 59 minutes", "yesterday"; past 30 days, the local date ("Oct 2, 2026"). */
 export function relativeTime(ms: number, now: number, timeZone?: string): string {
   const delta = ms - now
   const size = Math.abs(delta)
   if (size < 45_000) return 'just now'
-  if (size >= 30 * 86_400_000) return calendarDate(ms, timeZone)
+  if (size >= RELATIVE_LIMIT_MS) return calendarDate(ms, timeZone)
   for (const [unit, length] of UNITS) {
     if (size >= length) return (relative ??= new Intl.RelativeTimeFormat('en', {numeric: 'auto'})).format(Math.trunc(delta / length), unit)
   }
@@ -158,8 +161,11 @@ export function humanValue(
   if (isTimeField(column)) {
     const ms = timestamp(value)
     if (ms === undefined) return undefined
-    const ago = relativeTime(ms, options.now ?? Date.now(), options.timeZone)
-    return view === 'list' ? ago : `${localTime(ms, options.timeZone)} (${ago})`
+    const now = options.now ?? Date.now()
+    const ago = relativeTime(ms, now, options.timeZone)
+    if (view === 'list') return ago
+    // Past a month the relative form is the date itself: the local time says it already.
+    return Math.abs(ms - now) >= RELATIVE_LIMIT_MS ? localTime(ms, options.timeZone) : `${localTime(ms, options.timeZone)} (${ago})`
   }
   if (Array.isArray(value) && value.every((v) => v === null || typeof v !== 'object'))
     return value.length > 0 ? value.map(String).join(', ') : view === 'list' ? '' : 'none'

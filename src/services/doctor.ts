@@ -239,7 +239,24 @@ async function webhooksCheck(
     return warn(
       'webhooks',
       `${stale.size === 1 ? '1 endpoint registered by webhooks listen no longer reaches' : `${stale.size} endpoints registered by webhooks listen no longer reach`} a listener (${[...stale].join(', ')})${live > 0 ? `; ${live} still ${live === 1 ? 'does' : 'do'}` : ''}`,
-      'Run `commerce webhooks listen` again at the same port or public URL to reuse one; the service cannot delete endpoints.',
+      `Run ${reuseCommands(endpoints.filter((e) => stale.has(e.id)))} to reuse ${stale.size === 1 ? 'it' : 'them'}; the service cannot delete endpoints.`,
     )
   return ok('webhooks', `${live} endpoint${live === 1 ? '' : 's'} of webhooks listen, each answered by its listener`)
+}
+
+/**
+ * The listen command that takes a stale endpoint back: the same port for a loopback URL (`--port 4000`), the same
+ * public URL otherwise (`--public-url https://…`); the URL is the service's, so only a port or a URL of plain
+ * characters is repeated in a command.
+ */
+function reuseCommands(endpoints: ReadonlyArray<{url: string}>): string {
+  const commands = endpoints.map(({url}) => {
+    try {
+      const u = new URL(url)
+      if (['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname) && u.port !== '') return `\`commerce webhooks listen --port ${Number(u.port)}\``
+      if (/^https:\/\/[\w.-]+(:\d+)?(\/[\w./-]*)?$/.test(url)) return `\`commerce webhooks listen --public-url ${url}\``
+    } catch {}
+    return '`commerce webhooks listen` at the same port or public URL'
+  })
+  return [...new Set(commands)].join(' or ')
 }

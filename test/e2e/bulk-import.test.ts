@@ -154,6 +154,8 @@ describe('customers import: validation before anything is sent', () => {
     const r = await run(['customers', 'import', out, '--dry-run'], {env: {COMMERCE_CONFIG_DIR: tmp.dir}})
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toContain(`Dry run: ${count} valid row${count === 1 ? '' : 's'}, 0 invalid; nothing was sent.`)
+    // No table of zeros after what it found (--json keeps its document).
+    expect(r.stdout).toBe('')
   })
 
   it('an unknown extension, a missing file: exit 2 before any request', async () => {

@@ -136,6 +136,8 @@ describe('commerce doctor', () => {
     writeSandboxState({base_url: 'http://127.0.0.1:9', keys: [], pid: 2 ** 22 + 7}, {COMMERCE_CONFIG_DIR: tmp.dir})
     const r = await doctor()
     expect(r.of('webhooks')).toMatchObject({detail: expect.stringContaining(endpoint.id), status: 'warn'})
+    // The fix names the port that takes the endpoint back.
+    expect(r.of('webhooks').fix).toContain(`\`commerce webhooks listen --port ${new URL(dead.url).port}\``)
     expect(r.of('sandbox')).toMatchObject({fix: '`commerce sandbox start --detach`', status: 'warn'})
   })
 

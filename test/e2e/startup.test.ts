@@ -209,6 +209,10 @@ describe('plugins, with a cold and with a warm code cache', () => {
     await no.waitFor('Did you mean `commerce customers list`?')
     await no.reply('n')
     expect(await no.waitForExit()).toBe(2)
+    // The question answered, the error does not ask it again.
+    const screen = await no.capture()
+    expect(screen).toContain('Error: "customers lsit" is not a commerce command.')
+    expect(screen.match(/Did you mean/g)).toHaveLength(1)
   })
 
   it("the Stripe CLI's top-level words, a mistyped alias and a mistyped event name each get their did-you-mean", async () => {

@@ -92,6 +92,13 @@ describe('orders stats', () => {
     expect(bars).toHaveLength(14)
     expect(bars.some((l) => l.includes('█'))).toBe(true)
     for (const line of screen.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80)
+    // At 40 columns the summaries wrap at words (the terminal would cut them mid-word), the chart fits.
+    const narrow = await startInTmux(['orders', 'stats', '--since', '7d', '--currency', 'USD', '--utc'], {env: env(), height: 50, width: 40})
+    expect(await narrow.waitForExit()).toBe(0)
+    const lines = (await narrow.capture()).split('\n').filter((l) => !l.startsWith('[tty-exit'))
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(40)
+    expect(lines.some((l) => /^Orders placed \d{4}-\d{2}-\d{2} to now$/.test(l.trim()) || /^Orders placed/.test(l))).toBe(true)
+    await narrow.kill()
   })
 
   it('against the independent fake (no partial refunds in its list, extra fields): a refunded order counts whole', async () => {

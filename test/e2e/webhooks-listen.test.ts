@@ -183,7 +183,7 @@ describe('webhooks listen against the sandbox', () => {
     )
     expect(reply.status).toBe(504)
     expect(Date.now() - started).toBeLessThan(5_000)
-    expect(await p.line(0)).toMatch(/order\.paid {2}evt_\\e\]0;PWNED\\a {2}-> failed: receiver did not answer within 300 ms/)
+    expect(await p.line(0)).toMatch(/order\.paid {8}evt_\\e\]0;PWNED\\a {2}-> failed: receiver did not answer within 300 ms/)
     expect(p.lines.join('\n')).not.toContain('\u001b')
     expect((await p.exited).code).toBe(0)
   })
@@ -220,7 +220,7 @@ describe('webhooks listen against the sandbox', () => {
     expect((await post(url, evil)).status).toBe(200)
     const line = await p.line(0)
     expect(line).not.toContain('\u001b')
-    expect(line).toMatch(/order\.paid {2}evt_.*x/)
+    expect(line).toMatch(/order\.paid {8}evt_.*x/)
     expect(await p.exited).toEqual({code: 0, signal: null})
   })
 

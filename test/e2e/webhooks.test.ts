@@ -37,6 +37,10 @@ describe('webhooks create and list', () => {
     expect(r.stdout.split(secret)).toHaveLength(2)
     expect(r.stderr).toContain(`commerce webhooks secret ${fields.id} --reveal\` prints it again`)
     expect(session.secrets()[fields.id]).toBe(secret)
+    // The sandbox delivers from this machine: a host off it is said, with the way to a receiver here.
+    expect(r.stderr).toContain('The local sandbox delivers from this machine, and hooks.example.com may not be reachable from it')
+    const local = await session.cli(['webhooks', 'create', '--url', 'http://127.0.0.1:9/hooks', '--event', 'order.paid'])
+    expect(local.stderr).not.toContain('may not be reachable')
 
     for (const args of [
       ['config', 'list'],

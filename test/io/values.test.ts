@@ -55,6 +55,9 @@ describe('humanValue', () => {
     expect(humanValue('total', 13112, order, {moneyUnit: 'minor', now: NOW}, 'list')).toBe('€131.12')
     expect(humanValue('placed_at', order.placed_at, order, {now: NOW}, 'list')).toBe('3 minutes ago')
     expect(humanValue('placed_at', order.placed_at, order, {now: NOW, timeZone: 'UTC'}, 'record')).toBe('2026-11-23 11:57 UTC (3 minutes ago)')
+    // Past a month the relative form would be the date again: said once.
+    expect(humanValue('created_at', '2026-10-03T06:20:00Z', order, {now: NOW, timeZone: 'UTC'}, 'record')).toBe('2026-10-03 06:20 UTC')
+    expect(humanValue('created_at', '2026-10-03T06:20:00Z', order, {now: NOW, timeZone: 'UTC'}, 'list')).toBe('Oct 3, 2026')
   })
   it('arrays of plain values as a comma list; everything else has no special form', () => {
     expect(humanValue('scopes', ['customers:read', 'orders:read'], {}, {}, 'list')).toBe('customers:read, orders:read')

@@ -34,10 +34,10 @@ On a terminal: the totals by status, then a bar chart of new customers per perio
     const t = stats.totals
     io.out(
       [
-        heading('New customers', span, stats.time_zone, stats.by),
+        io.wrapped(heading('New customers', span, stats.time_zone, stats.by)),
         '',
         io.chalk.bold(`${formatCount(t.customers)} new customer${t.customers === 1 ? '' : 's'}`),
-        `  ${CUSTOMER_STATUSES.map((st) => `${st} ${formatCount(t.by_status[st] ?? 0)}`).join(' · ')}`,
+        io.wrapped(`  ${CUSTOMER_STATUSES.map((st) => `${st} ${formatCount(t.by_status[st] ?? 0)}`).join(' · ')}`, 2),
         ...chartLines(
           io,
           stats.series.map((p) => ({label: p.label, text: formatCount(p.customers), value: p.customers})),

@@ -44,7 +44,8 @@ On a terminal: each currency's totals and counts by status, then a bar chart of 
       io.out([header, ...rows].map((row) => row.map((cell) => sanitize(String(cell), 'tsv')).join('\t')).join('\n'))
       return
     }
-    const lines = [heading('Orders placed', span, stats.time_zone, stats.by)]
+    // Summary lines wrap at words on a narrow terminal (the chart fits itself).
+    const lines = [io.wrapped(heading('Orders placed', span, stats.time_zone, stats.by))]
     if (stats.currencies.length === 0) lines.push('No orders in this window.')
     for (const c of stats.currencies) {
       const currency = sanitize(c.currency, 'cell')
@@ -52,9 +53,12 @@ On a terminal: each currency's totals and counts by status, then a bar chart of 
       lines.push(
         '',
         io.chalk.bold(
-          `${currency}: ${formatCount(t.orders)} order${t.orders === 1 ? '' : 's'}, gross ${money(t.gross, c.currency)}, refunded ${money(t.refunded, c.currency)}, net ${money(t.net, c.currency)}`,
+          io.wrapped(
+            `${currency}: ${formatCount(t.orders)} order${t.orders === 1 ? '' : 's'}, gross ${money(t.gross, c.currency)}, refunded ${money(t.refunded, c.currency)}, net ${money(t.net, c.currency)}`,
+            2,
+          ),
         ),
-        `  ${ORDER_STATUSES.map((st) => `${st} ${formatCount(t.by_status[st] ?? 0)}`).join(' · ')}`,
+        io.wrapped(`  ${ORDER_STATUSES.map((st) => `${st} ${formatCount(t.by_status[st] ?? 0)}`).join(' · ')}`, 2),
         ...chartLines(
           io,
           c.series.map((p) => ({label: p.label, text: `${money(p.gross, c.currency)} (${formatCount(p.orders)})`, value: p.gross})),

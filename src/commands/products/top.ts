@@ -57,7 +57,7 @@ On a terminal: per currency, the products by revenue with a bar each. On a pipe:
       io.out([header, ...rows].map((row) => row.map((cell) => sanitize(String(cell), 'tsv')).join('\t')).join('\n'))
       return
     }
-    const lines = [heading(`Products sold by ${top.rank === 'units' ? 'units' : 'revenue'}`, span, top.time_zone)]
+    const lines = [io.wrapped(heading(`Products sold by ${top.rank === 'units' ? 'units' : 'revenue'}`, span, top.time_zone))]
     // A name takes at most a third of the terminal, cut with … (the id before it tells products apart).
     const nameWidth = Math.max(12, Math.floor((io.stdout.columns || 80) / 3))
     if (top.currencies.length === 0) lines.push('No orders in this window.')

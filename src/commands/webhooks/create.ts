@@ -1,6 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
+import {sanitize} from '../../io/sanitize.js'
 import {dryRunFlag, fieldsFlag} from '../../base/flags.js'
 import {EVENT_TYPES, RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {createWebhook, splitEvents} from '../../services/webhooks/endpoints.js'
@@ -28,7 +29,8 @@ export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
 
   async run(): Promise<void> {
     const {flags, io} = this
-    const {endpoint, profile} = await createWebhook(this.ctx, {events: splitEvents(flags.event), url: flags.url})
+    const {endpoint, note, profile} = await createWebhook(this.ctx, {events: splitEvents(flags.event), url: flags.url})
+    if (note) io.warn(sanitize(note, 'terminal'))
     await this.output.result(endpoint, async () => {
       this.output.success(`Registered webhook endpoint ${endpoint.id}.`)
       await this.output.record(endpoint, [...RESOURCE_COLUMNS.webhook, 'signing_secret'])

@@ -7,6 +7,7 @@ import {EVENT_TYPES} from '../../domain/schema.js'
 import {counted} from '../../domain/text.js'
 import {UsageError} from '../../errors.js'
 import {sanitize} from '../../io/sanitize.js'
+import {padCells} from '../../io/width.js'
 import {splitEvents} from '../../services/webhooks/endpoints.js'
 import {
   checkForwardUrl,
@@ -17,6 +18,9 @@ import {
   type Rejection,
   TUNNEL_PROVIDERS,
 } from '../../services/webhooks/listen.js'
+
+/** The width of the event type's column in a listener's lines: `customer.created`, the longest name of the service. */
+const EVENT_TYPE_WIDTH = 'customer.created'.length
 
 const seconds = Flags.custom<number>({
   async parse(input) {
@@ -192,8 +196,10 @@ With --json, JSON Lines (it streams: each stdout line is one JSON object, not on
       const ok = event.forward_status >= 200 && event.forward_status < 300
       forward = `  -> ${io.chalk[ok ? 'green' : 'red'](String(event.forward_status))} (${event.duration_ms} ms)`
     }
-    // Type and id come from the sender: shown escaped, never as raw control sequences.
-    io.out(`${clock(new Date(event.received_at))}  ${sanitize(event.type, 'cell')}  ${sanitize(event.id, 'cell')}${forward}`)
+    // Type and id come from the sender: shown escaped, never as raw control sequences. Lines are printed as events
+    // come, so the type's column is as wide as the longest name the service has (customer.created), not measured.
+    const type = padCells(sanitize(event.type, 'cell'), EVENT_TYPE_WIDTH)
+    io.out(`${clock(new Date(event.received_at))}  ${type}  ${sanitize(event.id, 'cell')}${forward}`)
   }
 
   /** 503s of a flood, counted and said once a second rather than one line each. */

@@ -61,6 +61,8 @@ export interface CreatedEndpoint {
   endpoint: WebhookEndpoint & {signing_secret: string}
   /** The profile the secret was stored in. */
   profile: string
+  /** Said to the person: the sandbox may not reach the URL (sandboxDeliveryNote). */
+  note?: string
 }
 
 /** POST /api/v2/webhooks, then keeps the signing secret in the profile under the endpoint's id. */
@@ -72,7 +74,23 @@ export async function createWebhook(ctx: WebhookContext, input: {url: string; ev
     throw new CliError('Unexpected response: the registered endpoint has no id or signing secret.')
   const endpoint = body as CreatedEndpoint['endpoint']
   const profile = await storeSigningSecret(ctx, endpoint.id, endpoint.signing_secret)
-  return {endpoint, profile}
+  return {endpoint, note: sandboxDeliveryNote(client.baseUrl, input.url, ctx.env), profile}
+}
+
+/**
+ * The local sandbox delivers from this machine: to a host off it (a README's hooks.example.com) it tries and retries
+ * in vain. Said when such an endpoint is registered there, with the way to a receiver here.
+ */
+export function sandboxDeliveryNote(baseUrl: string, url: string, env: NodeJS.ProcessEnv): string | undefined {
+  if (!isSandboxUrl(baseUrl, env)) return undefined
+  let host: string
+  try {
+    host = new URL(url).hostname.replace(/^\[|\]$/g, '')
+  } catch {
+    return undefined
+  }
+  if (['127.0.0.1', 'localhost', '::1'].includes(host)) return undefined
+  return `The local sandbox delivers from this machine, and ${host} may not be reachable from it (it retries for about 15 minutes). For a receiver here, register http://127.0.0.1:PORT/… (\`commerce webhooks listen\` runs one).`
 }
 
 export async function storeSigningSecret(ctx: WebhookContext, endpointId: string, secret: string): Promise<string> {
