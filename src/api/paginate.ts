@@ -65,7 +65,7 @@ function readPage<T>(body: unknown, asked: {page: number; perPage: number}): Fet
  * Records are named by their ids where each has one (the same ids in the same order are the same page), else by their
  * whole text: a page's text is a large string made per page, which the ids spare.
  */
-export function pageFingerprint(data: unknown[]): string {
+function pageFingerprint(data: unknown[]): string {
   const ids = data.map((r) => (typeof r === 'object' && r !== null && 'id' in r ? JSON.stringify(r.id) : undefined))
   const text = ids.every((id) => id !== undefined) ? ids.join(',') : JSON.stringify(data)
   let a = 0x811c9dc5

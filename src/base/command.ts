@@ -88,8 +88,6 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const {env, stderr, stdout} = this.deps
     this.io = new IOStreams({env, ...jsonMode(this.argv), stderr, stdin: () => this.deps.stdin, stdout})
     this.io.values.now = this.deps.now()
-    // Questions are not asked in a dry run (their checks still run: io/prompt.ts confirmAfterCheck).
-    this.io.dryRun = this.argv.includes('--dry-run')
     this.output = new Output(this.io)
     this.handleInterrupts()
     const allFlags = {...(this.ctor as typeof BaseCommand).baseFlags, ...this.ctor.flags}
@@ -110,6 +108,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       throw this.usageFromParse(error)
     })
     this.flags = flags as FlagsOf<T>
+    // As parsed (not a word of argv: `sandbox exec -- cmd --dry-run` is no dry run). Questions are then not asked, their
+    // checks still run (io/prompt.ts confirmAfterCheck); the client stops at the first write (base/context.ts).
+    this.io.dryRun = (flags as {'dry-run'?: boolean})['dry-run'] === true
     this.args = args as ArgsOf<T>
     this.positionals = positionals as string[]
     await this.initFilters(flags)

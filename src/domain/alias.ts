@@ -69,7 +69,7 @@ export interface AliasFlags {
  * The expansion's words less each flag that `typed` gives again (with its value): a flag typed after an alias
  * overrides the alias's (as in git's and gh's aliases); one that may be repeated adds to it.
  */
-export function overridden(words: readonly string[], typed: readonly string[], flags: AliasFlags): string[] {
+function overridden(words: readonly string[], typed: readonly string[], flags: AliasFlags): string[] {
   const given = new Set<string>()
   for (const token of typed) {
     if (token === '--') break

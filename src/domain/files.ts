@@ -49,8 +49,9 @@ function track(temp: string): void {
 }
 
 /**
- * Removes the temp files beside `path` left by processes that no longer exist (`.NAME.<pid>.<random>.tmp`, a
- * regular file of this user): a `kill -9` mid-write leaves one, and nothing else ever would.
+ * Removes the temp files beside `path` left by processes that no longer exist (`.NAME.<pid>.<random>.tmp`, and the
+ * sandbox's older `NAME.<pid>.tmp`; a regular file of this user): a `kill -9` mid-write leaves one, and nothing
+ * else ever would.
  */
 export function removeStaleTemps(path: string): void {
   const name = basename(path)
@@ -61,9 +62,12 @@ export function removeStaleTemps(path: string): void {
     return
   }
   for (const entry of entries) {
-    if (!entry.startsWith(`.${name}.`) || !entry.endsWith('.tmp')) continue
-    const m = /^\.(.+)\.(\d+)\.[0-9a-f]{12}\.tmp$/.exec(entry)
-    if (!m || m[1] !== name || Number(m[2]) === process.pid || isProcessAlive(Number(m[2]))) continue
+    const m = entry.startsWith(`.${name}.`)
+      ? /^\.(?:.+)\.(\d+)\.[0-9a-f]+\.tmp$/.exec(entry)
+      : entry.startsWith(`${name}.`)
+        ? /^(?:.+)\.(\d+)\.tmp$/.exec(entry)
+        : null
+    if (!m || Number(m[1]) === process.pid || isProcessAlive(Number(m[1]))) continue
     const stale = join(dirname(path), entry)
     try {
       const st = lstatSync(stale)

@@ -39,7 +39,7 @@ const pad = (n: number, width = 2) => String(n).padStart(width, '0')
 const dateText = (d: {year: number; month: number; day: number}) => `${pad(d.year, 4)}-${pad(d.month)}-${pad(d.day)}`
 
 /** Whether `timeZone` names a zone the system knows (IANA names and offsets such as +05:30). */
-export function isTimeZone(T: Api, timeZone: string): boolean {
+function isTimeZone(T: Api, timeZone: string): boolean {
   if (timeZone === '') return false
   try {
     T.Instant.fromEpochMilliseconds(0).toZonedDateTimeISO(timeZone)

@@ -14,12 +14,11 @@
  * - At start-up, temp files of the data file left by a process that no longer runs (kill -9 during a snapshot
  *   write) are removed.
  */
-import {constants, readdirSync, rmSync} from 'node:fs'
+import {constants, rmSync} from 'node:fs'
 import {mkdir, open, type FileHandle} from 'node:fs/promises'
-import {basename, dirname, join} from 'node:path'
+import {dirname} from 'node:path'
 
-import {writeFileAtomic} from '../domain/files.js'
-import {isProcessAlive} from '../domain/processes.js'
+import {removeStaleTemps, writeFileAtomic} from '../domain/files.js'
 import {readOwnFile} from '../domain/own-file.js'
 import type {Change, CustomerRecord, OrderRecord, Snapshot, WebhookRecord} from './store.js'
 
@@ -130,28 +129,6 @@ function replay(base: Snapshot, journal: string, path: string): Snapshot {
     seq,
     version: 1,
     webhooks: [...webhooks.values()],
-  }
-}
-
-/** Temp files of `path` (`.NAME.<pid>.<random>.tmp`, or the older `NAME.<pid>.tmp`) whose process is gone. */
-function removeStaleTemps(path: string): void {
-  const dir = dirname(path)
-  const name = basename(path)
-  let entries: string[]
-  try {
-    entries = readdirSync(dir)
-  } catch {
-    return
-  }
-  for (const entry of entries) {
-    const m = entry.startsWith(`.${name}.`)
-      ? /\.(\d+)\.[0-9a-f]+\.tmp$/.exec(entry)
-      : entry.startsWith(`${name}.`)
-        ? /\.(\d+)\.tmp$/.exec(entry)
-        : null
-    if (!m) continue
-    const pid = Number(m[1])
-    if (pid !== process.pid && !isProcessAlive(pid)) rmSync(join(dir, entry), {force: true})
   }
 }
 

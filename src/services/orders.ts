@@ -194,7 +194,7 @@ export function refundedSoFar(order: Order & {amount_refunded?: unknown; refunds
 }
 
 /** The namespace of `--idempotency-name` keys: fixed, so that one text gives one key on every machine, in every run. */
-export const IDEMPOTENCY_NAME_NAMESPACE = 'e07df17f-6885-4be1-8048-13b1e35953ae'
+const IDEMPOTENCY_NAME_NAMESPACE = 'e07df17f-6885-4be1-8048-13b1e35953ae'
 
 /** The Idempotency-Key a text names (`"$RUN_ID/order"`): a UUID v5, no `uuidgen` needed. */
 export function idempotencyKeyNamed(name: string): string {

@@ -6,10 +6,10 @@
  */
 import type {ApiClient} from '../api/client.js'
 import type {Granularity} from '../domain/periods.js'
-import {CURRENCIES, CUSTOMER_STATUSES, type Customer, LIMITS, type Order, ORDER_STATUSES} from '../domain/schema.js'
+import {CUSTOMER_STATUSES, type Customer, LIMITS, type Order, ORDER_STATUSES} from '../domain/schema.js'
 import {listCustomers} from './customers.js'
 import {listOrders} from './orders.js'
-import {addExact, MAX_OTHER_CURRENCIES, type Read, readWindow, type StatsOptions, tooManyCurrencies, wholeAmount} from './window-read.js'
+import {addExact, CurrencySlots, type Read, readWindow, type StatsOptions, wholeAmount} from './window-read.js'
 
 export type {Read, StatsOptions} from './window-read.js'
 
@@ -27,7 +27,7 @@ export interface StatsWindow {
   labels: readonly string[]
 }
 
-export const MAX_OTHER_STATUSES = 16
+const MAX_OTHER_STATUSES = 16
 
 /** How refunds are counted: in the period in which their order was placed, whenever they were made. */
 export const REFUNDS_COUNTED_BY = 'order_placed_at'
@@ -61,20 +61,6 @@ const countsOf = (statuses: readonly string[]): Record<string, number> => {
   const counts = Object.create(null) as Record<string, number>
   for (const s of statuses) counts[s] = 0
   return counts
-}
-
-/** The per-currency slots of a report: documented currencies and a bounded number of others, refused past it. */
-function currencySlots<S>(make: () => S, only?: string): (currency: string) => S | undefined {
-  const slots = new Map<string, S>()
-  let others = 0
-  if (only) slots.set(only, make())
-  return (currency) => {
-    let slot = slots.get(currency)
-    if (slot || only) return slot
-    if (!(CURRENCIES as readonly string[]).includes(currency) && ++others > MAX_OTHER_CURRENCIES) throw tooManyCurrencies()
-    slots.set(currency, (slot = make()))
-    return slot
-  }
 }
 
 export interface OrderFigures {
@@ -137,9 +123,8 @@ function seriesOf<F>(w: StatsWindow, buckets: readonly F[]): Array<PeriodOf<F>> 
 
 /** Orders placed in the window, per currency (one asked for, or every one met), per period and in total. */
 export async function orderStats(client: ApiClient, w: StatsWindow, o: StatsOptions & {currency?: string} = {}): Promise<OrderStats> {
-  const slotOf = currencySlots(() => ({buckets: w.periods.map(orderFigures), totals: orderFigures()}), o.currency)
+  const slots = new CurrencySlots(() => ({buckets: w.periods.map(orderFigures), totals: orderFigures()}), o.currency)
   const statusKey = statusKeys(ORDER_STATUSES)
-  const slots = new Map<string, ReturnType<typeof slotOf>>()
   const records = listOrders(client, {all: true, perPage: LIMITS.perPage.max, version: 'v2'}).records
   const read = await readWindow(
     records,
@@ -148,9 +133,8 @@ export async function orderStats(client: ApiClient, w: StatsWindow, o: StatsOpti
     (order, ms) => {
       const a = orderAmounts(order)
       if (!a) return false
-      const slot = slotOf(a.currency)
+      const slot = slots.of(a.currency)
       if (!slot) return true
-      slots.set(a.currency, slot)
       const status = statusKey(a.status)
       addOrder(slot.totals, a, status)
       addOrder(slot.buckets[periodIndex(w, ms)], a, status)
@@ -158,12 +142,11 @@ export async function orderStats(client: ApiClient, w: StatsWindow, o: StatsOpti
     },
     o,
   )
-  if (o.currency) slots.set(o.currency, slotOf(o.currency))
+  // The currency asked for is in the report with its zeros, orders or not.
+  if (o.currency) slots.of(o.currency)
   return {
     ...windowOut(w),
-    currencies: [...slots]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([currency, c]) => ({currency, series: seriesOf(w, c!.buckets), totals: c!.totals})),
+    currencies: slots.sorted().map(([currency, c]) => ({currency, series: seriesOf(w, c.buckets), totals: c.totals})),
     read,
     refunds_counted_by: REFUNDS_COUNTED_BY,
   }

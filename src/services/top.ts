@@ -12,8 +12,7 @@ import {LIMITS, type Order} from '../domain/schema.js'
 import {getOrder, listOrders} from './orders.js'
 import {listProducts} from './products.js'
 import {orderAmounts, type StatsWindow, windowOut} from './stats.js'
-import {addExact, MAX_OTHER_CURRENCIES, type Read, readWindow, type StatsOptions, tooManyCurrencies, wholeAmount} from './window-read.js'
-import {CURRENCIES} from '../domain/schema.js'
+import {addExact, CurrencySlots, type Read, readWindow, type StatsOptions, wholeAmount} from './window-read.js'
 
 /** Orders read at once for their items. */
 const CONCURRENCY = 6
@@ -43,7 +42,7 @@ interface Line {
 }
 
 /** An order's items as counted, or undefined when one of them does not hold together (the order is then malformed). */
-export function itemLines(items: unknown): Line[] | undefined {
+function itemLines(items: unknown): Line[] | undefined {
   if (!Array.isArray(items)) return undefined
   const lines: Line[] = []
   for (const item of items as unknown[]) {
@@ -66,17 +65,13 @@ export async function topProducts(
   o: StatsOptions & {currency?: string; limit: number; rank?: 'revenue' | 'units'},
 ): Promise<TopProducts> {
   const rank = o.rank ?? 'revenue'
-  const byCurrency = new Map<string, Map<number, ProductFigures>>()
-  let others = 0
+  const byCurrency = new CurrencySlots(() => new Map<number, ProductFigures>(), o.currency)
   let malformedItems = 0
   const add = (currency: string, items: unknown): boolean => {
     const lines = itemLines(items)
     if (!lines) return false
-    let products = byCurrency.get(currency)
-    if (!products) {
-      if (!(CURRENCIES as readonly string[]).includes(currency) && ++others > MAX_OTHER_CURRENCIES) throw tooManyCurrencies()
-      byCurrency.set(currency, (products = new Map<number, ProductFigures>()))
-    }
+    const products = byCurrency.of(currency)
+    if (!products) return true
     const seen = new Set<number>()
     for (const line of lines) {
       let p = products.get(line.product_id)
@@ -127,9 +122,7 @@ export async function topProducts(
   )
   // At most CONCURRENCY orders are fetched at once (the reading waits for a free slot); the last ones finish here.
   await settle()
-  const currencies = [...byCurrency]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([currency, products]) => ({currency, products: ranked(products.values(), rank, o.limit)}))
+  const currencies = byCurrency.sorted().map(([currency, products]) => ({currency, products: ranked(products.values(), rank, o.limit)}))
   await nameProducts(
     client,
     currencies.flatMap((c) => c.products),

@@ -28,18 +28,19 @@ export interface Read {
   malformed: number
 }
 
-export const RECENT_IDS = 5_000
-export const MAX_OTHER_CURRENCIES = 16
+const RECENT_IDS = 5_000
+const MAX_OTHER_CURRENCIES = 16
 
 /**
  * The ids of the last `size` records read, with when each happened, to know a record met again: the same id at the
  * same time (a service that reuses an id for another record still has both counted). A ring, so nothing grows and no
  * string is made per record.
  */
-class RecentRecords {
+export class RecentRecords {
   private readonly ring: unknown[]
   private next = 0
-  private readonly times = new Map<unknown, number>()
+  /** Each id's latest time, and the ring slot that holds it (an id met again at another time moves to a new slot). */
+  private readonly times = new Map<unknown, {ms: number; slot: number}>()
   constructor(private readonly size: number) {
     this.ring = new Array<unknown>(size)
   }
@@ -48,12 +49,14 @@ class RecentRecords {
   seen(record: unknown, ms: number): boolean {
     const id = (record as {id?: unknown}).id
     if (typeof id !== 'number' && typeof id !== 'string') return false
-    if (this.times.get(id) === ms) return true
-    const evicted = this.ring[this.next]
-    if (evicted !== undefined) this.times.delete(evicted)
-    this.ring[this.next] = id
-    this.next = (this.next + 1) % this.size
-    this.times.set(id, ms)
+    if (this.times.get(id)?.ms === ms) return true
+    const slot = this.next
+    const evicted = this.ring[slot]
+    // Forgotten only when this slot is still where it is remembered (a reused id may have moved on).
+    if (evicted !== undefined && this.times.get(evicted)?.slot === slot) this.times.delete(evicted)
+    this.ring[slot] = id
+    this.next = (slot + 1) % this.size
+    this.times.set(id, {ms, slot})
     return false
   }
 }
@@ -113,8 +116,37 @@ export function wholeAmount(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined
 }
 
+/**
+ * A report's figures per currency (`S` each, made on first use): the documented currencies and at most
+ * MAX_OTHER_CURRENCIES others, refused past that (tooManyCurrencies); with `only`, that currency alone.
+ */
+export class CurrencySlots<S> {
+  private readonly slots = new Map<string, S>()
+  private others = 0
+  constructor(
+    private readonly make: () => S,
+    private readonly only?: string,
+  ) {}
+
+  /** The currency's slot, made when first met; undefined for a currency the report leaves out (`only`). */
+  of(currency: string): S | undefined {
+    if (this.only !== undefined && currency !== this.only) return undefined
+    let slot = this.slots.get(currency)
+    if (slot) return slot
+    if (this.only === undefined && !(CURRENCIES as readonly string[]).includes(currency) && ++this.others > MAX_OTHER_CURRENCIES)
+      throw tooManyCurrencies()
+    this.slots.set(currency, (slot = this.make()))
+    return slot
+  }
+
+  /** Every slot made, by currency code (code-unit order: the same whatever the locale). */
+  sorted(): Array<[string, S]> {
+    return [...this.slots].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  }
+}
+
 /** Refused: more currencies than a report keeps a series for. */
-export function tooManyCurrencies(): CliError {
+function tooManyCurrencies(): CliError {
   return new CliError(
     phrase`The service sent orders in more than ${MAX_OTHER_CURRENCIES} currencies besides ${CURRENCIES.join(', ')}: count one at a time with ${option('currency')}.`,
   )

@@ -59,3 +59,14 @@ describe('atomic files', () => {
     expect(readdirSync(dir)).toEqual(['out.jsonl'])
   })
 })
+
+describe('temp files a killed writer left', () => {
+  it('the next write beside them removes those whose process is gone, and no other file', async () => {
+    const dead = '.orders.json.999999.0a1b2c3d4e5f.tmp'
+    const live = `.orders.json.${process.pid}.0a1b2c3d4e5f.tmp`
+    const other = '.customers.json.999999.0a1b2c3d4e5f.tmp'
+    for (const f of [dead, live, other]) writeFileSync(join(dir, f), 'partial')
+    await writeFileAtomic(join(dir, 'orders.json'), '[]')
+    expect(readdirSync(dir).sort()).toEqual([other, live, 'orders.json'].sort())
+  })
+})

@@ -41,10 +41,18 @@ beforeAll(async () => {
   sb = await startTestSandbox()
   cfg = tempConfigDir()
 })
+/** A config directory of its own for one run, removed with the others after the file. */
+const scratch: Array<{cleanup: () => void}> = []
+function scratchDir(): string {
+  const d = tempConfigDir()
+  scratch.push(d)
+  return d.dir
+}
 afterAll(async () => {
   await sb.close()
   for (const s of servers) await s.close()
   cfg.cleanup()
+  for (const d of scratch) d.cleanup()
 })
 
 const TOKEN = {body: {access_token: 'tok', expires_in: 3600, scopes: [], token_type: 'Bearer'}, status: 201}
@@ -96,7 +104,7 @@ describe('the error document', () => {
       req.url.endsWith('/auth/tokens') ? TOKEN : {body: {message: 'slow down'}, headers: {'retry-after': '300'}, status: 429},
     )
     servers.push(failing, limited)
-    const env = (url: string) => ({COMMERCE_BASE_URL: url, COMMERCE_CONFIG_DIR: tempConfigDir().dir, COMMERCE_KEY_ID: 'k', COMMERCE_KEY_SECRET: 's'})
+    const env = (url: string) => ({COMMERCE_BASE_URL: url, COMMERCE_CONFIG_DIR: scratchDir(), COMMERCE_KEY_ID: 'k', COMMERCE_KEY_SECRET: 's'})
     expect(documentOf(await run(['customers', 'get', '1', '--json'], {env: env(failing.url)}), '5xx')).toMatchObject({
       code: 'server_error',
       status: 500,
@@ -136,7 +144,7 @@ describe('the error document', () => {
       const child = spawn(process.execPath, [BIN, 'customers', 'list', '--json'], {
         env: {
           COMMERCE_BASE_URL: silent.url,
-          COMMERCE_CONFIG_DIR: tempConfigDir().dir,
+          COMMERCE_CONFIG_DIR: scratchDir(),
           COMMERCE_KEY_ID: 'k',
           COMMERCE_KEY_SECRET: 's',
           PATH: process.env.PATH,

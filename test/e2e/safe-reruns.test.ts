@@ -8,6 +8,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {run, tempConfigDir} from '../helpers/cli.js'
 import {type FaultyServer, startFaultyServer} from '../helpers/faulty-server.js'
+import {startIndependentService} from '../helpers/independent-service.js'
 import {keyPairEnv} from '../helpers/login.js'
 import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
 
@@ -108,6 +109,30 @@ describe('safe re-runs', () => {
     expect(writesSince(from)).toEqual([])
     const got = await run(['orders', 'get', String(order), '--json'], {env: env()})
     expect(got.json().refunds).toHaveLength(1)
+  })
+
+  it('against a service that does not say what was refunded (the independent fake): --expect-refunded refuses, sending nothing', async () => {
+    const s = await startIndependentService()
+    const dir = tempConfigDir()
+    try {
+      const e = {COMMERCE_BASE_URL: s.url, COMMERCE_CONFIG_DIR: dir.dir, COMMERCE_KEY_ID: s.key.key_id, COMMERCE_KEY_SECRET: s.key.key_secret}
+      s.customers.set(1, {created_at: new Date().toISOString(), email: 'fake@example.com', id: 1, name: 'F', status: 'active'})
+      const made = await run(['orders', 'create', '--customer', '1', '--currency', 'USD', '--item', '1:1', '--json'], {env: e})
+      expect(made.code, made.stderr).toBe(0)
+      const id = made.json<{id: number}>().id
+      s.pay(id)
+      const r = await run(['orders', 'refund', String(id), '--expect-refunded', '0', '--yes', '--json'], {env: e})
+      expect(r.code).toBe(2)
+      expect(r.json().error).toMatchObject({code: 'precondition_failed'})
+      expect(r.json().error.message).toMatch(/does not say how much of it has been refunded/)
+      expect(s.refunds).toHaveLength(0)
+      // Without the precondition the refund goes through, as before.
+      expect((await run(['orders', 'refund', String(id), '--yes', '--json'], {env: e})).code).toBe(0)
+      expect(s.refunds).toHaveLength(1)
+    } finally {
+      await s.close()
+      dir.cleanup()
+    }
   })
 
   it('orders create --idempotency-name: the same text gives the same key, so a re-run replays the order', async () => {

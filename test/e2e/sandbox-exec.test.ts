@@ -114,6 +114,13 @@ describe('sandbox exec, as a CI job', () => {
     expect(ok.code, ok.stderr).toBe(0)
     const failing = await job(['--seed', seed, ...set, '--', process.execPath, 'app.mjs'], {APP_EXIT: '7', RECEIVER_PORT: String(receiver)})
     expect(failing.code, failing.stderr).toBe(7)
+    // A command that is not there is exit 2 saying so (the sandbox stopped all the same); no command at all too.
+    const missing = await job(['--', 'no-such-command-of-commerce-tests'])
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain('no-such-command-of-commerce-tests: no such command (not found on PATH)')
+    const none = await job([])
+    expect(none.code).toBe(2)
+    expect(none.stderr).toContain('Name the command to run after --')
     // A bad --set is exit 2 before anything runs.
     const bad = await job(['--seed', seed, '--set', 'nobody.email=x', '--', 'true'])
     expect(bad.code).toBe(2)

@@ -36,7 +36,7 @@ export interface ExecOptions {
 }
 
 /** The variable holding a seeded name's id or a seeded webhook's secret: `COMMERCE_ID_ALICE`, `COMMERCE_WEBHOOK_SECRET_HOOK`. */
-export function variableFor(prefix: 'COMMERCE_ID_' | 'COMMERCE_WEBHOOK_SECRET_', name: string): string {
+function variableFor(prefix: 'COMMERCE_ID_' | 'COMMERCE_WEBHOOK_SECRET_', name: string): string {
   return prefix + name.toUpperCase().replace(/[^A-Z0-9]/g, '_')
 }
 
@@ -46,7 +46,7 @@ export function variableFor(prefix: 'COMMERCE_ID_' | 'COMMERCE_WEBHOOK_SECRET_',
  * seeded webhook's signing secret. COMMERCE_ACCESS_TOKEN and COMMERCE_PROFILE are removed: they would take
  * precedence over the sandbox's key pair.
  */
-export function execEnv(base: NodeJS.ProcessEnv, sandbox: Sandbox, ids: ScenarioIds, configDir: string): NodeJS.ProcessEnv {
+function execEnv(base: NodeJS.ProcessEnv, sandbox: Sandbox, ids: ScenarioIds, configDir: string): NodeJS.ProcessEnv {
   const {COMMERCE_ACCESS_TOKEN: _token, COMMERCE_PROFILE: _profile, ...rest} = base
   const key = sandbox.keys[0]
   const env: NodeJS.ProcessEnv = {

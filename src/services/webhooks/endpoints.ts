@@ -81,7 +81,7 @@ export async function createWebhook(ctx: WebhookContext, input: {url: string; ev
  * The local sandbox delivers from this machine: to a host off it (a README's hooks.example.com) it tries and retries
  * in vain. Said when such an endpoint is registered there, with the way to a receiver here.
  */
-export function sandboxDeliveryNote(baseUrl: string, url: string, env: NodeJS.ProcessEnv): string | undefined {
+function sandboxDeliveryNote(baseUrl: string, url: string, env: NodeJS.ProcessEnv): string | undefined {
   if (!isSandboxUrl(baseUrl, env)) return undefined
   let host: string
   try {
