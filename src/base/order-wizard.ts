@@ -44,9 +44,6 @@ export async function askForOrder(o: WizardOptions, input: OrderInput): Promise<
   const client = await o.client()
   const customerId = input.customer_id ?? (await pickCustomer(o))
   const customer = await getCustomer(client, customerId, {version: 'v2'})
-  // The picker clears itself when done: the choice stays on the screen, as the currency and quantity answers do.
-  if (input.customer_id === undefined)
-    io.info(`${io.chalk.green('✔')} Customer: ${customerId} ${sanitize(String(customer.name), 'cell')} <${sanitize(String(customer.email), 'cell')}>`)
   let currency = input.currency as Currency | undefined
   if (currency === undefined) {
     const last = await lastCurrency(client, customerId)
@@ -87,7 +84,8 @@ export async function askForOrder(o: WizardOptions, input: OrderInput): Promise<
     const left = Math.max(...rows.map((r) => cellWidth(r.text)))
     const right = Math.max(...rows.map((r) => cellWidth(r.amount)))
     const aligned = rows.map((r) => `${padCells(r.text, left)}  ${' '.repeat(right - cellWidth(r.amount))}${r.amount}`)
-    io.info([...aligned.slice(0, -1), `${aligned.at(-1)}  at catalogue prices (the service sets the final total)`].join('\n'))
+    // The note on a line of its own: beside the total it wrapped mid-phrase at 80 columns.
+    io.info([...aligned, '  At catalogue prices; the service sets the final total.'].join('\n'))
   } else io.info(items.map((i) => `  ${i.quantity ?? 1} × product ${i.product_id}`).join('\n'))
   await confirmOrThrow(io, 'Create this order?', false)
   return {currency, customer_id: customerId, items}

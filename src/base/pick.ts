@@ -89,16 +89,17 @@ export async function pickId(o: PickOptions): Promise<number | string> {
   if (first.page.candidates.length === 0) throw new UsageError(`There is no ${noun} to choose from: \`${o.usage}\` needs one.`)
   for (let pages = 1; ; pages++) {
     let offered = 0
+    // Every candidate offered so far, by id: searches resolve in any order, and an id names one record.
+    const shown = new Map<number | string, string[]>()
     const chosen = await promptSearch<number | string | typeof MORE>(
       o.io,
       o.message ?? `Which ${noun}? (type to filter, Esc to cancel)`,
       async (term) => {
         const {candidates: found, more} = !term && first?.pages === pages ? first.page : await candidates(o.kind, o.source, term, pages)
         offered = found.length
-        const lines = labelLines(
-          found.map((c) => cellsOf(c, o.io, o.now())),
-          o.io.stderr.columns || 80,
-        )
+        const rows = found.map((c) => cellsOf(c, o.io, o.now()))
+        for (const [i, c] of found.entries()) shown.set(c.id, rows[i])
+        const lines = labelLines(rows, o.io.width('stderr'))
         const choices: Array<SearchChoice<number | string | typeof MORE>> = found.map((c, i) => ({name: lines[i], value: c.id}))
         if (more) choices.push({name: `… more (${counted(offered, noun.split(' ')[0])} shown; load the next page)`, value: MORE})
         if (found.length === 0 && !term) throw new Error(`No ${noun} to choose from.`)
@@ -106,6 +107,11 @@ export async function pickId(o: PickOptions): Promise<number | string> {
       },
     )
     first = undefined
-    if (chosen !== MORE) return chosen
+    if (chosen === MORE) continue
+    // The picker clears itself when done: the choice stays on the screen, as a prompt's answer does.
+    const what = noun.split(' ')[0]
+    const label = (shown.get(chosen) ?? [String(chosen)]).filter((cell) => cell.trim() !== '').join('  ')
+    o.io.info(`${o.io.chalk.green('✔')} ${what[0].toUpperCase()}${what.slice(1)}: ${label}`)
+    return chosen
   }
 }

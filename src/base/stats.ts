@@ -129,5 +129,5 @@ export function heading(what: string, span: string, zone: string, by?: Granulari
 
 /** The chart of one series on a terminal, fit to its width, the bars coloured where colour is on. */
 export function chartLines(io: IOStreams, bars: readonly Bar[]): string[] {
-  return barChart(bars, io.stdout.columns || 80, (bar) => (io.color ? io.chalk.cyan(bar) : bar))
+  return barChart(bars, io.width(), (bar) => (io.color ? io.chalk.cyan(bar) : bar))
 }

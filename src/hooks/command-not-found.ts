@@ -21,6 +21,7 @@ import {Errors, type Hook, type Interfaces, toConfiguredId} from '@oclif/core'
 import {processDeps} from '../base/deps.js'
 import {type AliasFlags, commandWordsOf, expandAlias, shellWords} from '../domain/alias.js'
 import {EXIT, UsageError} from '../errors.js'
+import {promptYesNo} from '../io/prompt.js'
 import {sanitize} from '../io/sanitize.js'
 import {aliasTableOf} from '../services/aliases.js'
 import {jsonMode, Output, plainError} from '../io/output.js'
@@ -200,11 +201,8 @@ const hook: Hook<'command_not_found'> = async function (options) {
     // A guess that changes anything (refund, delete, import...) runs only on a y typed for it: Enter says no, and a
     // --yes on the mistyped line answers the command's own question, never this one. A read may run on Enter.
     const readOnly = found.topic || (!found.alias && config.findCommand(found.id)?.readOnly === true)
-    const {confirm} = await import('@inquirer/prompts')
-    const yes = await confirm(
-      {default: readOnly, message: `"${typed}" is not a ${config.bin} command. Did you mean \`${shown}\`?`},
-      {output: io.stderr},
-    ).catch(() => false)
+    const question = `"${typed}" is not a ${config.bin} command. Did you mean \`${shown}\`?`
+    const yes = await promptYesNo(io, question, readOnly).catch(() => false)
     // An alias runs as typed with its name right: expanded by this hook again.
     if (yes) return found.alias ? hook.call(this, {...options, argv: found.argv, id: found.id}) : run(config, found)
     declined = true

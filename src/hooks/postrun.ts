@@ -7,6 +7,7 @@ import type {Hook} from '@oclif/core'
 
 import {processDeps} from '../base/deps.js'
 import {jsonRequested} from '../io/output.js'
+import {terminalWidth} from '../io/streams.js'
 import {wrapWords} from '../io/wrap.js'
 import {spawnUpdateCheck, updateNotice, updateNoticeWanted} from '../services/update-check.js'
 
@@ -27,7 +28,7 @@ const hook: Hook<'postrun'> = async function ({argv, Command}) {
     startCheck: () => spawnUpdateCheck(this.config.root, env),
     version: this.config.version,
   })
-  if (notice) stderr.write(`\n${wrapWords(notice, stderr.columns || 80)}\n`)
+  if (notice) stderr.write(`\n${wrapWords(notice, terminalWidth(stderr))}\n`)
 }
 
 export default hook

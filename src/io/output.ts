@@ -180,7 +180,7 @@ export class Output {
       const body: ErrorBody = {code, message, exit_code, status, hint, retry_after, errors}
       io.out(JSON.stringify({error: body}))
       // Said on stderr as well, for a person reading a job's log (at the width of a terminal, whatever it is).
-      io.info(wrapWords(sanitize(message, 'terminal'), io.stderr.columns || 80))
+      io.info(wrapWords(sanitize(message, 'terminal'), io.width('stderr')))
       if (hint) io.info(hint)
       return
     }

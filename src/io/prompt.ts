@@ -5,6 +5,7 @@
  */
 import {DeclinedError, UsageError} from '../errors.js'
 import {sanitize} from './sanitize.js'
+import {wrapWords} from './wrap.js'
 import type {IOStreams} from './streams.js'
 
 async function inquirer() {
@@ -21,9 +22,14 @@ function context(io: IOStreams) {
  * choices a prompt lists and the error line a failing search shows (the prompt library writes them as given).
  * The sanitizer is idempotent: text a caller escaped already comes through unchanged.
  */
-function asked(message: string): string {
-  return sanitize(message, 'terminal')
+function asked(io: IOStreams, message: string): string {
+  // Wrapped at words short of the width: the prompt's `? ` before it and its ` (Y/n)` or answer after it would
+  // otherwise push the last word (a backticked command) over the edge, where the terminal splits it.
+  return wrapWords(sanitize(message, 'terminal'), Math.max(20, io.width('stderr') - PROMPT_FRAME))
 }
+
+/** Cells a prompt adds to its question's line: `? ` before it, ` (Y/n)` or a short answer after it. */
+const PROMPT_FRAME = 10
 
 /** A choice's label, one line. */
 function labelled(label: string): string {
@@ -31,8 +37,8 @@ function labelled(label: string): string {
 }
 
 /** A failing source's error, as the prompt's error line shows it (its message escaped; its kind kept). */
-function shownError(error: unknown): Error {
-  const safe = new Error(asked(error instanceof Error ? error.message : String(error)))
+function shownError(io: IOStreams, error: unknown): Error {
+  const safe = new Error(asked(io, error instanceof Error ? error.message : String(error)))
   if (error instanceof Error) safe.name = error.name
   return safe
 }
@@ -43,13 +49,13 @@ export function needFlag(what: string, flag: string): UsageError {
 
 export async function promptText(io: IOStreams, message: string, options: {validate?: (v: string) => string | true} = {}): Promise<string> {
   const {input} = await inquirer()
-  return input({message: asked(message), required: true, validate: options.validate}, context(io))
+  return input({message: asked(io, message), required: true, validate: options.validate}, context(io))
 }
 
 /** A secret: typed characters are masked. */
 export async function promptSecret(io: IOStreams, message: string): Promise<string> {
   const {password} = await inquirer()
-  return password({mask: '*', message: asked(message), validate: (v) => (v.length > 0 ? true : 'Required')}, context(io))
+  return password({mask: '*', message: asked(io, message), validate: (v) => (v.length > 0 ? true : 'Required')}, context(io))
 }
 
 /**
@@ -60,7 +66,7 @@ export async function confirmOrThrow(io: IOStreams, message: string, yes: boolea
   if (yes) return
   if (!io.canPrompt()) throw needFlag('Confirmation', '--yes')
   const {confirm} = await inquirer()
-  const ok = await confirm({default: false, message: asked(message)}, context(io))
+  const ok = await confirm({default: false, message: asked(io, message)}, context(io))
   if (!ok) throw new DeclinedError()
 }
 
@@ -115,13 +121,13 @@ export async function promptSearch<V>(
       let nothing = false
       const value = await search<V>(
         {
-          message: asked(`${message}${note}`),
+          message: asked(io, `${message}${note}`),
           pageSize: 10,
           source: (term, {signal}) => {
             const results = source(term, signal).then(
               (choices) => choices.map((c) => ({...c, description: c.description && labelled(c.description), name: labelled(c.name)})),
               (error: unknown) => {
-                throw shownError(error)
+                throw shownError(io, error)
               },
             )
             const asked = {results, term}
@@ -160,7 +166,7 @@ export async function promptSearch<V>(
 /** One of `choices`, the default first selected. */
 export async function promptSelect<V extends string>(io: IOStreams, message: string, choices: readonly V[], defaultValue?: V): Promise<V> {
   const {select} = await inquirer()
-  return select<V>({choices: choices.map((value) => ({name: labelled(value), value})), default: defaultValue, message: asked(message)}, context(io))
+  return select<V>({choices: choices.map((value) => ({name: labelled(value), value})), default: defaultValue, message: asked(io, message)}, context(io))
 }
 
 /** A whole number from `min`, with a default. */
@@ -169,11 +175,11 @@ export async function promptCount(io: IOStreams, message: string, defaultValue: 
   // The bound said as a person would ("at least 1"), not inquirer's "between 1 and Infinity".
   const validate = (value: number | undefined) =>
     value !== undefined && Number.isInteger(value) && value >= min ? true : `Enter a whole number of at least ${min}.`
-  return await number({default: defaultValue, message: asked(message), required: true, validate}, context(io))
+  return await number({default: defaultValue, message: asked(io, message), required: true, validate}, context(io))
 }
 
 /** Yes or no, with a default; answering never throws (unlike confirmOrThrow). */
 export async function promptYesNo(io: IOStreams, message: string, defaultValue: boolean): Promise<boolean> {
   const {confirm} = await inquirer()
-  return confirm({default: defaultValue, message: asked(message)}, context(io))
+  return confirm({default: defaultValue, message: asked(io, message)}, context(io))
 }

@@ -131,7 +131,7 @@ export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row>
     progress.stop()
   }
   if (count > 0) {
-    const available = io.stdout.columns || 80
+    const available = io.width()
     const {keep, widths} = fitTable(columns, natural, available, options)
     const shown = keep.map((i) => columns[i])
     if (shown.length < columns.length) for (const row of rows) row.splice(0, row.length, ...keep.map((i) => row[i]))
@@ -191,7 +191,7 @@ export async function renderRecordHuman(io: IOStreams, record: Row, fields?: rea
   // Field names in a column as wide as the longest, values beside them in the rest of the window: a long value
   // wraps at words there, and nested values are shown one entry a line (wrapped too, continued two spaces in).
   const keyWidth = Math.max(...present.map((k) => cellWidth(sanitize(k))), 1)
-  const valueWidth = Math.max(MIN_WIDTH, (io.stdout.columns || 80) - keyWidth - GAP)
+  const valueWidth = Math.max(MIN_WIDTH, io.width() - keyWidth - GAP)
   const indent = ' '.repeat(keyWidth + GAP)
   const lines: string[] = []
   for (const k of present) {

@@ -49,7 +49,7 @@ export class Spinner {
     if (!this.io.claimStatus(this)) return
     this.frame = (this.frame + 1) % FRAMES.length
     // Cut to the window: a line that wrapped could not be redrawn in place.
-    const text = fitCells(typeof this.text === 'function' ? this.text() : this.text, (this.io.stderr.columns || 80) - 3)
+    const text = fitCells(typeof this.text === 'function' ? this.text() : this.text, this.io.width('stderr') - 3)
     this.io.stderr.write(`\r\u001B[2K${this.io.chalk.cyan(FRAMES[this.frame])} ${text}`)
     this.drawn = true
   }

@@ -56,6 +56,11 @@ export interface LiveStatus {
   stop?(): void
 }
 
+/** A stream's width in cells (IOStreams.width): the terminal's columns, else 80. */
+export function terminalWidth(stream: NodeJS.WriteStream): number {
+  return stream.columns || 80
+}
+
 export class IOStreams {
   readonly stdout: NodeJS.WriteStream
   readonly stderr: NodeJS.WriteStream
@@ -131,6 +136,14 @@ export class IOStreams {
     return this.canPrompt()
   }
 
+  /**
+   * The width in cells that a line written to `stream` may take: the terminal's, or 80 when it says none (a pipe,
+   * a terminal that reports 0). The one place this fallback is decided.
+   */
+  width(stream: 'stderr' | 'stdout' = 'stdout'): number {
+    return terminalWidth(this[stream])
+  }
+
   /** Human output is a table (TTY) or tab-separated rows (pipe). */
   get tableOutput(): boolean {
     return this.isStdoutTTY
@@ -152,7 +165,7 @@ export class IOStreams {
 
   /** `text` wrapped at words to the terminal's width (continuations indented by `hang`); unchanged off a terminal. */
   wrapped(text: string, hang = 0): string {
-    return this.isStdoutTTY ? wrapWords(text, this.stdout.columns || 80, hang) : text
+    return this.isStdoutTTY ? wrapWords(text, this.width(), hang) : text
   }
 
   /** A record, or each record of an array, with only --fields; other values unchanged. */
@@ -180,7 +193,7 @@ export class IOStreams {
     this.clearStatus()
     let plain = this.errColor ? text : text.replace(ANSI_SGR, '')
     // On a terminal, wrapped at spaces to its width: the terminal itself would cut words, flags and commands.
-    if (this.isStderrTTY) plain = wrapWords(plain, this.stderr.columns || 80)
+    if (this.isStderrTTY) plain = wrapWords(plain, this.width('stderr'))
     this.stderr.write(plain.endsWith('\n') ? plain : plain + '\n')
   }
 

@@ -157,6 +157,8 @@ export function humanValue(
   options: ValueOptions,
   view: 'list' | 'record',
 ): string | undefined {
+  // A field of one record with nothing in it says so: a bare name beside an empty cell reads as a rendering fault.
+  if (view === 'record' && (value === null || value === '')) return 'none'
   if (typeof value === 'number' && isMoneyField(column)) return formatMoney(value, record.currency, options.moneyUnit)
   if (isTimeField(column)) {
     const ms = timestamp(value)

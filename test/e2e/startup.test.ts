@@ -201,18 +201,29 @@ describe('plugins, with a cold and with a warm code cache', () => {
 
   it('on a terminal, an unknown command offers to run the nearest one: yes runs it, no is exit 2', async () => {
     const yes = await startInTmux(['products', 'lst', '--base-url', sb.baseUrl, '--per-page', '1'])
-    await yes.waitFor('Did you mean `commerce products list --base-url')
+    await yes.waitFor(/Did you mean\s+`commerce products list --base-url/)
     await yes.reply('y')
     expect(await yes.waitForExit()).toBe(0)
     expect(await yes.capture()).toContain('Showing 1-1 of')
     const no = await startInTmux(['customers', 'lsit'])
-    await no.waitFor('Did you mean `commerce customers list`?')
+    await no.waitFor(/Did you mean\s+`commerce customers list`\?/)
     await no.reply('n')
     expect(await no.waitForExit()).toBe(2)
     // The question answered, the error does not ask it again.
     const screen = await no.capture()
     expect(screen).toContain('Error: "customers lsit" is not a commerce command.')
     expect(screen.match(/Did you mean/g)).toHaveLength(1)
+  })
+
+  it('at 80 columns the question wraps at words: the suggested command is never split by the terminal', async () => {
+    const term = await startInTmux(['orders', 'lsit', '--base-url', sb.baseUrl, '--status', 'paid', '-L', '1'], {width: 80})
+    const screen = await term.waitFor(/Did you mean[\s\S]*\(Y\/n\)/)
+    // capture() joins the lines the terminal wrapped: a line longer than the pane is one the terminal split.
+    const lines = screen.split('\n')
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80)
+    expect(lines.some((line) => line.includes('`commerce orders list --base-url') && line.includes('-L 1`?'))).toBe(true)
+    await term.reply('n')
+    expect(await term.waitForExit()).toBe(2)
   })
 
   it("the Stripe CLI's top-level words, a mistyped alias and a mistyped event name each get their did-you-mean", async () => {
@@ -246,12 +257,12 @@ describe('plugins, with a cold and with a warm code cache', () => {
       const refund = await startInTmux(['orders', 'refnd', '23', '--amount', '100', '--yes'], {
         env: keyPairEnv(tmpConfig(), recorder.url, sb.keys[0]),
       })
-      await refund.waitFor(/Did you mean `commerce orders refund 23 --amount 100 --yes`\? \(y\/N\)/)
+      await refund.waitFor(/Did you mean\s+`commerce orders refund 23 --amount 100 --yes`\? \(y\/N\)/)
       await refund.sendKeys('Enter')
       expect(await refund.waitForExit()).toBe(2)
       expect(recorder.requests).toHaveLength(0)
       const read = await startInTmux(['products', 'lst', '--base-url', sb.baseUrl, '--per-page', '1'])
-      await read.waitFor(/Did you mean `commerce products list --base-url[^`]+`\? \(Y\/n\)/)
+      await read.waitFor(/Did you mean\s+`commerce products list --base-url[^`]+`\? \(Y\/n\)/)
       await read.sendKeys('Enter')
       expect(await read.waitForExit()).toBe(0)
       expect(await read.capture()).toContain('Showing 1-1 of')
@@ -267,7 +278,7 @@ describe('plugins, with a cold and with a warm code cache', () => {
     const term = await startInTmux(['customers', 'gte', '1', '--base-url', sb.baseUrl], {
       env: keyPairEnv(tmpConfig(), sb.baseUrl, sb.keys[0]),
     })
-    await term.waitFor('Did you mean `commerce customers get 1 --base-url')
+    await term.waitFor(/Did you mean\s+`commerce customers get 1 --base-url/)
     await term.reply('y')
     // It ran `customers get 1` against the (empty) sandbox: the argument arrived, and the service answered 404.
     const code = await term.waitForExit()

@@ -125,6 +125,8 @@ describe('orders refund on a TTY', () => {
     expect(code).toBe(0)
     expect(screen).toContain(`Refunded order ${id}`)
     expect(screen).toMatch(/^amount {2,}\S/m)
+    // No reason given: the field says none, not a bare name beside an empty cell.
+    expect(screen).toMatch(/^reason {2,}none$/m)
     expect((await fx.api('GET', `/api/v2/orders/${id}`)).body.status).toBe('refunded')
   })
 })

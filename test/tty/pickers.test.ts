@@ -60,6 +60,8 @@ describe('pickers', () => {
     expect(screen).toBeTruthy()
     await term.sendKeys('Enter')
     expect(await term.answer(`of order ${paid}?`, 'y')).toBe(0)
+    // The picker clears itself; the choice stays on the screen, above the question it led to.
+    expect(await term.capture()).toMatch(new RegExp(`✔ Order: ${paid}  customer \\d+  paid[^\\n]*\\n[^\\n]*of order ${paid}\\?`))
     expect((await fx.api('GET', `/api/v2/orders/${paid}`)).body.status).toBe('refunded')
   })
 
@@ -245,6 +247,9 @@ describe('orders create, built on a terminal', () => {
     expect(await term.answer('Create this order?', 'y')).toBe(0)
     const screen = await term.capture()
     expect(screen).toMatch(/Idempotency-Key: [0-9a-f-]{36}/)
+    // The chosen customer stays on the screen; the note on prices is a line of its own, never cut mid-phrase.
+    expect(screen).toContain(`✔ Customer: ${customerId}  `)
+    expect(screen).toMatch(/^ {2}At catalogue prices; the service sets the final total\.$/m)
     const id = Number(/Created order (\d+)/.exec(screen)![1])
     const order = (await fx.api('GET', `/api/v2/orders/${id}`)).body
     expect(order).toMatchObject({currency: 'EUR', customer_id: customerId, items: [expect.objectContaining({product_id: 9, quantity: 2})]})

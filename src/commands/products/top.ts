@@ -59,7 +59,7 @@ On a terminal: per currency, the products by revenue with a bar each. On a pipe:
     }
     const lines = [io.wrapped(heading(`Products sold by ${top.rank === 'units' ? 'units' : 'revenue'}`, span, top.time_zone))]
     // A name takes at most a third of the terminal, cut with … (the id before it tells products apart).
-    const nameWidth = Math.max(12, Math.floor((io.stdout.columns || 80) / 3))
+    const nameWidth = Math.max(12, Math.floor(io.width() / 3))
     if (top.currencies.length === 0) lines.push('No orders in this window.')
     for (const c of top.currencies) {
       lines.push('', io.chalk.bold(sanitize(c.currency, 'cell')))

@@ -33,7 +33,7 @@ export default class SandboxLogs extends BaseCommand<typeof SandboxLogs> {
     const {flags, io} = this
     const matches = logMatcher({path: flags.path, status: flags.status})
     // On a terminal each entry fits the window (the path and query cut with `…`); a pipe gets them whole.
-    const width = io.isStdoutTTY ? io.stdout.columns || 80 : undefined
+    const width = io.isStdoutTTY ? io.width() : undefined
     const show = (e: LogEntry) => this.output.line(e, () => io.out(formatLogLine(e, width)))
     const first = await fetchLogs(this.deps.env)
     for (const e of first.filter(matches).slice(-flags.limit)) show(e)
