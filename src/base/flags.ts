@@ -34,8 +34,12 @@ export const outputFlags = {
     description: 'Print exactly one JSON document on stdout (JSON Lines, one object a line, where a command streams: sandbox logs, webhooks listen).',
     helpGroup: GLOBAL,
   }),
+}
+
+/** The commands whose result may be taller than a terminal (a table, a report): they page it, and take this flag. */
+export const pagerFlag = {
   'no-pager': Flags.boolean({
-    description: 'Do not page a long table on a terminal (default: COMMERCE_PAGER, then PAGER, then less -FRX).',
+    description: 'Do not page a long result on a terminal (default: COMMERCE_PAGER, then PAGER, then less -FRX).',
     helpGroup: GLOBAL,
   }),
 }

@@ -17,7 +17,7 @@ interface FlagOut {
 
 export default class Commands extends BaseCommand<typeof Commands> {
   static readOnly = true
-  static summary = `List every command; with --json, each with its arguments, flags and examples, for programs.`
+  static summary = `List every command; with --json, described for programs.`
   static description = `The way a program (a script, an agent) learns this CLI at once, instead of reading each command's help. --json prints an array: for each command its id (\`customers:list\`), the words that run it, summary, description, arguments, flags (type, options, default, required, repeatable, environment variable, global), examples, whether it changes the account (changes_account: false for the commands that only read), and exit_codes: each error code with the exit code it ends any command with, as docs/errors.md lists them.`
   static examples = ['<%= config.bin %> commands', "<%= config.bin %> commands --json | jq -r '.[] | select(.changes_account | not) | .command'"]
 

@@ -3,7 +3,7 @@
  * so that `commerce --help` shows every word that can follow `commerce`. Configured as the package's helpClass;
  * it lives beside the hooks because, like them, oclif loads it by path and it sits above the services.
  */
-import {Help} from '@oclif/core'
+import {type Command, Help} from '@oclif/core'
 
 import {processDeps} from '../base/deps.js'
 import {commandWordsOf, shellWords} from '../domain/alias.js'
@@ -41,6 +41,15 @@ export default class CommerceHelp extends Help {
    */
   protected log(...args: string[]): void {
     super.log(...args.map((text) => wrapWords(text, this.opts.maxWidth || 80)))
+  }
+
+  /**
+   * The root's COMMANDS without a command that is also a topic (`plugins`): the TOPICS section names it already,
+   * and once is enough. Topic help lists commands below a topic, which this leaves as they are.
+   */
+  protected get sortedCommands(): Command.Loadable[] {
+    const all = super.sortedCommands
+    return all.filter((c) => c.id.includes(':') || !all.some((other) => other.id.startsWith(`${c.id}:`)))
   }
 
   protected async showRootHelp(): Promise<void> {

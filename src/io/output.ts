@@ -94,6 +94,12 @@ export class Output {
     await human?.()
   }
 
+  /** Result text for a person (a report): through the pager when taller than the terminal (io/pager.ts). */
+  async paged(text: string): Promise<void> {
+    const {outPaged} = await import('./pager.js')
+    await outPaged(this.io, text)
+  }
+
   /** A list of records: a JSON array with --json (streamed as records arrive), else a table or TSV rows. */
   async list(records: AsyncIterable<Row> | Iterable<Row>, options: ListRenderOptions): Promise<number> {
     if (!this.json) return (await renderer()).renderListHuman(this.io, records, options)

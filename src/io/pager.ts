@@ -59,3 +59,14 @@ export async function throughPager(io: IOStreams, command: string, text: string)
     })
   })
 }
+
+/**
+ * Result text for a person (a table, a report), through the pager when it is taller than the terminal, else written
+ * as it is: the one way a long result reaches a terminal, whichever command made it.
+ */
+export async function outPaged(io: IOStreams, text: string): Promise<void> {
+  const body = text.endsWith('\n') ? text : `${text}\n`
+  const pager = pagerFor(io, body.split('\n').length - 1)
+  if (pager && (await throughPager(io, pager, body))) return
+  io.out(body)
+}

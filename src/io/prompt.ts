@@ -166,7 +166,10 @@ export async function promptSearch<V>(
 /** One of `choices`, the default first selected. */
 export async function promptSelect<V extends string>(io: IOStreams, message: string, choices: readonly V[], defaultValue?: V): Promise<V> {
   const {select} = await inquirer()
-  return select<V>({choices: choices.map((value) => ({name: labelled(value), value})), default: defaultValue, message: asked(io, message)}, context(io))
+  return select<V>(
+    {choices: choices.map((value) => ({name: labelled(value), value})), default: defaultValue, message: asked(io, message)},
+    context(io),
+  )
 }
 
 /** A whole number from `min`, with a default. */

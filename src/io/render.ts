@@ -9,7 +9,7 @@
 import {fitTable, GAP, MIN_WIDTH} from './fit.js'
 import {write} from './json-array.js'
 import {assertCarried, checkedRecords, fieldValue, project} from './fields.js'
-import {pagerFor, throughPager} from './pager.js'
+import {outPaged} from './pager.js'
 import {wrapWords} from './wrap.js'
 import {sanitize} from './sanitize.js'
 import {Spinner} from './spinner.js'
@@ -166,10 +166,7 @@ export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row>
     }
     const footer = io.chalk.dim(positionLine(options.position?.() ?? {first: 1, shown: count}))
     // Taller than the terminal: through the pager (io/pager.ts), the position line with it.
-    const pager = pagerFor(io, lines.length + 1)
-    if (pager && (await throughPager(io, pager, `${lines.join('\n')}\n${footer}\n`))) return count
-    io.out(lines.join('\n'))
-    io.out(footer)
+    await outPaged(io, `${lines.join('\n')}\n${footer}`)
     return count
   }
   io.out(io.chalk.dim(positionLine(options.position?.() ?? {first: 1, shown: count})))

@@ -82,7 +82,7 @@ export class IOStreams {
   readonly jsonErrors: boolean
   /** A result has begun streaming to stdout: an error can no longer be the only document there. */
   resultStarted = false
-  /** --no-pager: a long table is written straight to the terminal (io/pager.ts). */
+  /** --no-pager: a long table or report is written straight to the terminal (io/pager.ts). */
   pagerOff = false
   /** --fields: the fields each record keeps, in that order (src/io/fields.ts), for the human renderers. */
   fields?: string[]

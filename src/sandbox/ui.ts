@@ -15,11 +15,11 @@ const UI_HTML = `<!doctype html>
 <title>commerce sandbox inspector</title>
 <style>
   body { font: 13px/1.4 system-ui, sans-serif; margin: 0; color: #1d2330; background: #f6f7f9; }
-  header { background: #1d2330; color: #fff; padding: 10px 16px; display: flex; gap: 16px; align-items: baseline; }
+  header { background: #1d2330; color: #fff; padding: 10px 16px; display: flex; flex-wrap: wrap; gap: 4px 16px; align-items: baseline; }
   header h1 { font-size: 16px; margin: 0; }
   header span { opacity: .75; }
   main { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; padding: 12px; }
-  section { background: #fff; border: 1px solid #dde1e7; border-radius: 6px; overflow: auto; max-height: 46vh; }
+  section { background: #fff; border: 1px solid #dde1e7; border-radius: 6px; overflow: auto; max-height: 46vh; min-width: 0; }
   section.wide { grid-column: 1 / -1; }
   section.sales { max-height: none; }
   .charts { display: flex; flex-wrap: wrap; gap: 12px; padding: 8px 10px; }
@@ -32,6 +32,11 @@ const UI_HTML = `<!doctype html>
   th { color: #667085; font-weight: 600; }
   .s2 { color: #067647; } .s4 { color: #b54708; } .s5, .s0 { color: #b42318; font-weight: 600; }
   details pre { white-space: pre-wrap; margin: 4px 0; font-size: 12px; }
+  /* A narrow window (a laptop's half, a phone): one column, and cells wrap (a key, a URL anywhere) rather than run out of sight. */
+  @media (max-width: 900px) {
+    main { grid-template-columns: 1fr; }
+    td, th { white-space: normal; overflow-wrap: anywhere; padding: 3px 6px; }
+  }
 </style>
 </head>
 <body>

@@ -90,3 +90,20 @@ describe.each([80, 120])('at %i columns', (columns) => {
     }
   })
 })
+
+describe('the root help (`commerce` alone)', () => {
+  it('fits a 24-row terminal at 80 columns, and names each word once: a topic with a command of its own is a topic', async () => {
+    const text = await help([], 80)
+    expect(text.trimEnd().split('\n').length, text).toBeLessThanOrEqual(30)
+    const words = (section: string) => {
+      const start = text.indexOf(`\n${section}\n`)
+      const body = text.slice(start + section.length + 2).split('\n\n')[0]
+      return body.split('\n').flatMap((line) => /^ {2}(\S+)/.exec(line)?.[1] ?? [])
+    }
+    const topicWords = words('TOPICS')
+    const commandWords = words('COMMANDS')
+    expect(topicWords).toContain('plugins')
+    expect(commandWords).toContain('doctor')
+    expect(commandWords.filter((w) => topicWords.includes(w))).toEqual([])
+  })
+})

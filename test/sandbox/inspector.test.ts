@@ -56,6 +56,27 @@ describe.skipIf(!CHROMIUM)('inspector page in headless Chromium', () => {
     await page.close()
   }, 60_000)
 
+  it('at 600 px nothing overflows sideways: the page as wide as the window, every label and table whole inside it', async () => {
+    const page = await browser.newPage()
+    await page.setViewport({height: 800, width: 600})
+    await page.goto(`${session.sandbox.baseUrl}/_sandbox/ui`, {waitUntil: 'domcontentloaded'})
+    await page.waitForFunction(`document.getElementById('base')?.textContent?.startsWith('http://')`, {timeout: 10_000})
+    const widths = (await page.evaluate(`({
+      page: document.documentElement.scrollWidth,
+      window: window.innerWidth,
+      labels: [...document.querySelectorAll('header > *')].map((el) => Math.ceil(el.getBoundingClientRect().right)),
+      cut: [...document.querySelectorAll('header > *, h2, section')]
+        .filter((el) => el.scrollWidth > el.clientWidth + 1)
+        .map((el) => (el.tagName === 'SECTION' ? el.querySelector('h2').textContent : el.textContent)),
+      sections: [...document.querySelectorAll('section')].map((el) => Math.ceil(el.getBoundingClientRect().right)),
+    })`)) as {page: number; window: number; labels: number[]; sections: number[]; cut: string[]}
+    await page.screenshot({fullPage: true, path: join(ARTIFACTS, 'inspector-600.png')})
+    expect(widths.cut).toEqual([])
+    expect(widths.page).toBeLessThanOrEqual(widths.window)
+    for (const right of [...widths.labels, ...widths.sections]) expect(right).toBeLessThanOrEqual(widths.window)
+    await page.close()
+  }, 60_000)
+
   it('a request or a delivery that got no answer says "no answer", not 0; a delivery given up on says abandoned', async () => {
     const fault = await call(session.sandbox, 'POST', '/_sandbox/faults', {json: {count: 1, drop: true, method: 'GET', path: '/api/v2/products'}})
     expect(fault.status).toBe(201)

@@ -104,6 +104,19 @@ describe('a long table on a TTY', () => {
     expect(pipe.stdout.split('\n').length).toBeGreaterThan(30)
   })
 
+  it('a report taller than the terminal pages too: customers stats by hour over two days (49 bars at 24 rows)', async () => {
+    const paged = await startInTmux(['customers', 'stats', '--since', '2d', '--by', 'hour', '--utc'], {
+      env: {...fx.env, COMMERCE_PAGER: undefined},
+      height: 24,
+      width: 100,
+    })
+    await paged.waitFor(/New customers/)
+    await paged.waitFor(/^:\s*$|\(END\)/m)
+    expect(await paged.capture()).not.toMatch(/\[tty-exit/)
+    await paged.sendKeys('q')
+    expect(await paged.waitForExit()).toBe(0)
+  })
+
   it('a pager that fails (false, a file that is no program) loses nothing: the table is written, with a warning', async () => {
     for (const pager of ['false', '/etc/passwd']) {
       const failing = await startInTmux(['customers', 'list', '--per-page', '30'], {env: {...fx.env, COMMERCE_PAGER: pager}, height: 24, width: 100})

@@ -1,9 +1,9 @@
 import {ConfigCommand} from '../../base/config-command.js'
-import {outputFlags, profileFlag} from '../../base/flags.js'
+import {outputFlags, pagerFlag, profileFlag} from '../../base/flags.js'
 
 export default class ConfigProfiles extends ConfigCommand<typeof ConfigProfiles> {
   static readOnly = true
-  static baseFlags = {...outputFlags, ...profileFlag}
+  static baseFlags = {...outputFlags, ...pagerFlag, ...profileFlag}
   static summary = `List the profiles.`
   static description = `"current" (a * on a terminal) marks the one a command would use now: --profile, else COMMERCE_PROFILE, else the one chosen with \`config use\`, else "default". "logged_in" means a key pair is stored (\`auth status\` checks it).`
   static examples = ['<%= config.bin %> config profiles', "<%= config.bin %> config profiles --json | jq -r '.[] | select(.current) | .name'"]

@@ -1,5 +1,5 @@
 import {ApiCommand} from '../../base/command.js'
-import {apiVersionFlag, customerStatusFlag, pageFlags, searchFlag, fieldsFlag} from '../../base/flags.js'
+import {apiVersionFlag, customerStatusFlag, fieldsFlag, pageFlags, pagerFlag, searchFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {listCustomers} from '../../services/customers.js'
 
@@ -13,6 +13,7 @@ export default class CustomersList extends ApiCommand<typeof CustomersList> {
   ]
   static fieldFlags = {q: '--search', status: '--status'}
   static flags = {
+    ...pagerFlag,
     ...fieldsFlag('customer'),
     ...apiVersionFlag,
     ...pageFlags,

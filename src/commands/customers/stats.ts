@@ -1,4 +1,5 @@
 import {ApiCommand} from '../../base/command.js'
+import {pagerFlag} from '../../base/flags.js'
 import {chartLines, heading, readNotes, reading, statsFlags, windowOf} from '../../base/stats.js'
 import {CUSTOMER_STATUSES} from '../../domain/schema.js'
 import {formatCount} from '../../domain/text.js'
@@ -12,7 +13,7 @@ export default class CustomersStats extends ApiCommand<typeof CustomersStats> {
 
 On a terminal: the totals by status, then a bar chart of new customers per period. On a pipe: tab-separated rows, one per period. --json: the whole series, every period present (zeros where none), and the time zone.`
   static examples = ['<%= config.bin %> customers stats', '<%= config.bin %> customers stats --since 6mo --by month --json']
-  static flags = statsFlags
+  static flags = {...statsFlags, ...pagerFlag}
 
   async run(): Promise<void> {
     const {flags, io} = this
@@ -23,7 +24,7 @@ On a terminal: the totals by status, then a bar chart of new customers per perio
     await this.output.result(stats, () => this.human(stats, span))
   }
 
-  private human(stats: CustomerStats, span: string): void {
+  private async human(stats: CustomerStats, span: string): Promise<void> {
     const {io} = this
     if (!io.tableOutput) {
       const header = ['period', 'customers', ...CUSTOMER_STATUSES.map((st) => `status_${st}`)]
@@ -32,7 +33,7 @@ On a terminal: the totals by status, then a bar chart of new customers per perio
       return
     }
     const t = stats.totals
-    io.out(
+    await this.output.paged(
       [
         io.wrapped(heading('New customers', span, stats.time_zone, stats.by)),
         '',

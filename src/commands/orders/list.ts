@@ -1,5 +1,5 @@
 import {ApiCommand} from '../../base/command.js'
-import {apiVersionFlag, idFlag, orderStatusFlag, pageFlags, fieldsFlag} from '../../base/flags.js'
+import {apiVersionFlag, fieldsFlag, idFlag, orderStatusFlag, pageFlags, pagerFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {listOrders} from '../../services/orders.js'
 
@@ -9,6 +9,7 @@ export default class OrdersList extends ApiCommand<typeof OrdersList> {
   static examples = ['<%= config.bin %> orders list --status paid', '<%= config.bin %> orders list --customer 42 --all --json']
   static fieldFlags = {customer_id: '--customer', status: '--status'}
   static flags = {
+    ...pagerFlag,
     ...fieldsFlag('order'),
     ...apiVersionFlag,
     ...pageFlags,

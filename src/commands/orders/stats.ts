@@ -1,5 +1,5 @@
 import {ApiCommand} from '../../base/command.js'
-import {currencyFlag} from '../../base/flags.js'
+import {currencyFlag, pagerFlag} from '../../base/flags.js'
 import {chartLines, heading, readNotes, reading, statsFlags, windowOf} from '../../base/stats.js'
 import {ORDER_STATUSES} from '../../domain/schema.js'
 import {formatCount} from '../../domain/text.js'
@@ -20,7 +20,7 @@ On a terminal: each currency's totals and counts by status, then a bar chart of 
     '<%= config.bin %> orders stats --since 12w --by week --currency EUR',
     "<%= config.bin %> orders stats --since 2026-11-01 --until 2026-11-30 --utc --json | jq '.currencies[].totals'",
   ]
-  static flags = {...statsFlags, currency: currencyFlag({description: 'Only orders in this currency.'})}
+  static flags = {...pagerFlag, ...statsFlags, currency: currencyFlag({description: 'Only orders in this currency.'})}
 
   async run(): Promise<void> {
     const {flags, io} = this
@@ -32,7 +32,7 @@ On a terminal: each currency's totals and counts by status, then a bar chart of 
     await this.output.result(stats, () => this.human(stats, span))
   }
 
-  private human(stats: OrderStats, span: string): void {
+  private async human(stats: OrderStats, span: string): Promise<void> {
     const {io} = this
     const money = (n: number, currency: string) => formatMoney(n, currency, io.values.moneyUnit)
     if (!io.tableOutput) {
@@ -65,6 +65,6 @@ On a terminal: each currency's totals and counts by status, then a bar chart of 
         ),
       )
     }
-    io.out(lines.join('\n'))
+    await this.output.paged(lines.join('\n'))
   }
 }

@@ -1,5 +1,5 @@
 import {ApiCommand} from '../../base/command.js'
-import {apiVersionFlag, currencyFlag, pageFlags, searchFlag, fieldsFlag} from '../../base/flags.js'
+import {apiVersionFlag, currencyFlag, fieldsFlag, pageFlags, pagerFlag, searchFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {listProducts} from '../../services/products.js'
 
@@ -12,6 +12,7 @@ export default class ProductsList extends ApiCommand<typeof ProductsList> {
     "<%= config.bin %> products list --all --json | jq '.[] | select(.in_stock) | .id'",
   ]
   static flags = {
+    ...pagerFlag,
     ...fieldsFlag('product'),
     ...apiVersionFlag,
     ...pageFlags,

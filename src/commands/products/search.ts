@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
-import {apiVersionFlag, currencyFlag, pageFlags, fieldsFlag} from '../../base/flags.js'
+import {apiVersionFlag, currencyFlag, fieldsFlag, pageFlags, pagerFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {checkSearch} from '../../domain/validate.js'
 import {searchProducts} from '../../services/products.js'
@@ -23,6 +23,7 @@ export default class ProductsSearch extends ApiCommand<typeof ProductsSearch> {
   static description = `v2 lists with q; --api-version v1 calls the v1 search operation.`
   static examples = ['<%= config.bin %> products search mug', '<%= config.bin %> products search "tea pot" --currency EUR --json']
   static flags = {
+    ...pagerFlag,
     ...fieldsFlag('product'),
     ...apiVersionFlag,
     currency: currencyFlag({description: 'Show prices converted to this currency.'}),

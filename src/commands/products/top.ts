@@ -1,7 +1,7 @@
 import {Flags} from '@oclif/core'
 
 import {ApiCommand} from '../../base/command.js'
-import {currencyFlag} from '../../base/flags.js'
+import {currencyFlag, pagerFlag} from '../../base/flags.js'
 import {chartLines, heading, readNotes, reading, statsFlags, windowOf} from '../../base/stats.js'
 import {formatCount} from '../../domain/text.js'
 import {sanitize} from '../../io/sanitize.js'
@@ -21,6 +21,7 @@ On a terminal: per currency, the products by revenue with a bar each. On a pipe:
     '<%= config.bin %> products top --rank units',
   ]
   static flags = {
+    ...pagerFlag,
     since: statsFlags.since,
     until: statsFlags.until,
     utc: statsFlags.utc,
@@ -46,7 +47,7 @@ On a terminal: per currency, the products by revenue with a bar each. On a pipe:
     await this.output.result(top, () => this.human(top, span))
   }
 
-  private human(top: TopProducts, span: string): void {
+  private async human(top: TopProducts, span: string): Promise<void> {
     const {io} = this
     const money = (n: number, currency: string) => formatMoney(n, currency, io.values.moneyUnit)
     if (!io.tableOutput) {
@@ -74,6 +75,6 @@ On a terminal: per currency, the products by revenue with a bar each. On a pipe:
         ),
       )
     }
-    io.out(lines.join('\n'))
+    await this.output.paged(lines.join('\n'))
   }
 }

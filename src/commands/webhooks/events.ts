@@ -1,4 +1,5 @@
 import {Flags} from '@oclif/core'
+import {pagerFlag} from '../../base/flags.js'
 
 import {BaseCommand} from '../../base/command.js'
 import {inboxFilterFlags, sinceOf} from '../../base/webhook-flags.js'
@@ -20,6 +21,7 @@ export default class WebhooksEvents extends BaseCommand<typeof WebhooksEvents> {
     "<%= config.bin %> webhooks events --type order.paid --json | jq -r '.[0].response.body'",
   ]
   static flags = {
+    ...pagerFlag,
     ...inboxFilterFlags,
     limit: Flags.integer({char: 'L', description: 'Show only the newest N records.', min: 1}),
     status: Flags.option({

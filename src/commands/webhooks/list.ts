@@ -1,5 +1,5 @@
 import {ApiCommand} from '../../base/command.js'
-import {fieldsFlag} from '../../base/flags.js'
+import {fieldsFlag, pagerFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {counted} from '../../domain/text.js'
 import {listWebhooks, staleListenEndpoints} from '../../services/webhooks/endpoints.js'
@@ -9,7 +9,7 @@ export default class WebhooksList extends ApiCommand<typeof WebhooksList> {
   static summary = `List the account's webhook endpoints (v2).`
   static description = `In the table, "secret" says whether this profile holds the endpoint's signing secret (which \`webhooks listen\` needs to reuse an endpoint), and "state" marks the endpoints this profile's \`webhooks listen\` registered: listening, or stale when their listener no longer answers. The service has no operation to delete an endpoint.`
   static examples = ['<%= config.bin %> webhooks list', "<%= config.bin %> webhooks list --json | jq -r '.[].url'"]
-  static flags = fieldsFlag('webhook')
+  static flags = {...fieldsFlag('webhook'), ...pagerFlag}
 
   async run(): Promise<void> {
     const {endpoints, total} = await listWebhooks(await this.ctx.client())

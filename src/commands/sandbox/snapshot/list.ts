@@ -1,4 +1,5 @@
 import {BaseCommand} from '../../../base/command.js'
+import {pagerFlag} from '../../../base/flags.js'
 import {listSnapshots} from '../../../services/sandbox/scenario.js'
 
 export default class SandboxSnapshotList extends BaseCommand<typeof SandboxSnapshotList> {
@@ -6,6 +7,7 @@ export default class SandboxSnapshotList extends BaseCommand<typeof SandboxSnaps
   static summary = `List the saved snapshots of the local sandbox.`
   static description = `A table on a terminal (when each was saved, and what it holds), tab-separated rows in a pipe. With --json: an array of {name, saved_at, customers, orders, refunds, webhooks}.`
   static examples = ['<%= config.bin %> sandbox snapshot list']
+  static flags = pagerFlag
 
   async run(): Promise<void> {
     const list = await listSnapshots(this.deps.env)
