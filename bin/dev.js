@@ -1,5 +1,5 @@
-#!/usr/bin/env -S node --import tsx --disable-warning=ExperimentalWarning
-// Runs the CLI from src/ without a build (tsx, imported above, compiles on the fly). Slower to start: every
+#!/usr/bin/env node
+// Runs the CLI from src/ without a build (tsx, registered below, compiles on the fly). Slower to start: every
 // command is loaded to list them, as there is no manifest of src/. For development only.
 'use strict'
 const {readFileSync} = require('node:fs')
@@ -18,6 +18,9 @@ if (pjson.oclif.helpClass) pjson.oclif.helpClass = pjson.oclif.helpClass.replace
 settings.enableAutoTranspile = false
 
 async function main() {
+  // tsx registered from inside the file (its loader, what `node --import tsx` runs, for both module systems):
+  // `node bin/dev.js` and Windows, which has no shebang, work as `./bin/dev.js` does.
+  await import('tsx')
   const rootPlugin = new Plugin({ignoreManifest: true, isRoot: true, pjson, root})
   await rootPlugin.load()
   const config = await Config.load({plugins: new Map([[rootPlugin.name, rootPlugin]]), root})

@@ -4,6 +4,7 @@
  */
 import {Flags} from '@oclif/core'
 
+import {splitArgv} from '../domain/argv.js'
 import {MAX_TIMER_SECONDS} from '../domain/env.js'
 import {API_VERSIONS, CURRENCIES, CUSTOMER_STATUSES, ORDER_STATUSES, RESOURCE_FIELDS, type ResourceName} from '../domain/schema.js'
 import {checkPage, checkPerPage, checkSearch, parseId} from '../domain/validate.js'
@@ -190,10 +191,9 @@ export function normalizeEnumValues(argv: readonly string[], flags: Record<strin
     if (flag.char) byToken.set(`-${flag.char}`, flag.options)
   }
   const canonical = (options: readonly string[], value: string) => options.find((o) => o.toLowerCase() === value.toLowerCase()) ?? value
-  const out = [...argv]
+  const {after, before: out} = splitArgv(argv)
   for (let i = 0; i < out.length; i++) {
     const token = out[i]
-    if (token === '--') break
     const eq = token.indexOf('=')
     if (token.startsWith('--') && eq > 0) {
       const options = byToken.get(token.slice(0, eq))
@@ -206,5 +206,5 @@ export function normalizeEnumValues(argv: readonly string[], flags: Record<strin
       i++
     }
   }
-  return out
+  return after === undefined ? out : [...out, '--', ...after]
 }

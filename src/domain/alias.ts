@@ -3,6 +3,7 @@
  * split them (single and double quotes group, a backslash escapes), `$1`, `$2`... take the arguments typed after the
  * alias, and the arguments no placeholder took are appended.
  */
+import {splitArgv} from './argv.js'
 
 export const ALIAS_NAME = /^[A-Za-z][\w-]*$/
 
@@ -71,19 +72,15 @@ export interface AliasFlags {
  */
 function overridden(words: readonly string[], typed: readonly string[], flags: AliasFlags): string[] {
   const given = new Set<string>()
-  for (const token of typed) {
-    if (token === '--') break
+  for (const token of splitArgv(typed).before) {
     const name = flags.nameOf(token)
     if (name !== undefined && !flags.multiple(name)) given.add(name)
   }
   if (given.size === 0) return [...words]
+  const {after, before} = splitArgv(words)
   const kept: string[] = []
-  for (let i = 0; i < words.length; i++) {
-    const word = words[i]
-    if (word === '--') {
-      kept.push(...words.slice(i))
-      break
-    }
+  for (let i = 0; i < before.length; i++) {
+    const word = before[i]
     const name = flags.nameOf(word)
     if (name === undefined || !given.has(name)) {
       kept.push(word)
@@ -91,7 +88,7 @@ function overridden(words: readonly string[], typed: readonly string[], flags: A
     }
     if (flags.takesValue(name) && !word.includes('=')) i++
   }
-  return kept
+  return after === undefined ? kept : [...kept, '--', ...after]
 }
 
 /**

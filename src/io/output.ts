@@ -9,6 +9,7 @@
  * - `error()` writes the contract's error document (`{"error": {...}}`) or the human error lines: used by
  *   BaseCommand.catch and by the command_not_found hook.
  */
+import {splitArgv} from '../domain/argv.js'
 import {ERROR_CODES, type ErrorCode} from '../errors.js'
 import {writeJsonArray} from './json-array.js'
 import type {ListRenderOptions} from './render.js'
@@ -23,16 +24,16 @@ type Row = Record<string, unknown>
 
 /** Whether `--json` was given: before a `--` that ends the flags. The one place the argv is read for it. */
 export function jsonRequested(argv: readonly string[]): boolean {
-  const end = argv.indexOf('--')
-  // --jq implies --json (a parse error is then the JSON error document too).
-  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === '--json' || a === '--jq' || a.startsWith('--jq='))
+  return jsonMode(argv).json
 }
 
 /** How --json was asked for: `jqOnly` when by --jq alone (an error on a terminal then reads as text, not JSON). */
 export function jsonMode(argv: readonly string[]): {json: boolean; jqOnly: boolean} {
-  const end = argv.indexOf('--')
-  const json = jsonRequested(argv)
-  return {json, jqOnly: json && !(end === -1 ? argv : argv.slice(0, end)).includes('--json')}
+  const {before} = splitArgv(argv)
+  const asked = before.includes('--json')
+  // --jq implies --json (a parse error is then the JSON error document too).
+  const json = asked || before.some((a) => a === '--jq' || a.startsWith('--jq='))
+  return {jqOnly: json && !asked, json}
 }
 
 /** The contract's error document (`{"error": ErrorBody}`), and what the human rendering shows. */

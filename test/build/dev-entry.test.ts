@@ -29,4 +29,14 @@ it('bin/dev.js runs --help, a command and its help from src/ with no build', () 
   const typo = dev(['customers', 'lsit'])
   expect(typo.status).toBe(2)
   expect(typo.stderr).toContain('Did you mean `commerce customers list`?')
+  // `node bin/dev.js`, as Windows runs it (no shebang): tsx is registered by the file itself.
+  const byNode = spawnSync(process.execPath, [join(copy, 'bin', 'dev.js'), 'customers', 'list', '--help'], {
+    cwd: copy,
+    encoding: 'utf8',
+    env,
+    timeout: 60_000,
+  })
+  expect(byNode.status, byNode.stderr).toBe(0)
+  expect(byNode.stdout).toContain('--per-page')
+  expect(byNode.stderr).toBe('')
 }, 120_000)

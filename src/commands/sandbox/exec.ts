@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 
+import {splitArgv} from '../../domain/argv.js'
 import {BaseCommand} from '../../base/command.js'
 import {UsageError} from '../../errors.js'
 import {sanitize} from '../../io/sanitize.js'
@@ -42,8 +43,7 @@ Everything after -- is COMMAND and its arguments, taken as they are.`
 
   async run(): Promise<void> {
     const {flags, io} = this
-    const dash = this.argv.indexOf('--')
-    const command = dash >= 0 ? this.argv.slice(dash + 1) : this.positionals
+    const command = splitArgv(this.argv).after ?? this.positionals
     if (command.length === 0) throw new UsageError('Name the command to run after --, e.g. `commerce sandbox exec -- npm test`.')
     const seed = flags.seed === undefined ? undefined : readScenarioWith(flags.seed, flags.set ?? [])
     const status = await execWithSandbox({
