@@ -18,7 +18,7 @@ import type {ApiClient, TokenSource} from './client.js'
 import {checkHeaderValue} from './url.js'
 import {type BaseUrlOverride, foreignOrigin, originOf} from './origin.js'
 
-export {type BaseUrlOverride, ForeignOrigin, originOf} from './origin.js'
+export type {BaseUrlOverride} from './origin.js'
 
 export type CredentialSourceName = 'COMMERCE_ACCESS_TOKEN' | 'COMMERCE_KEY_ID' | 'none' | 'profile'
 

@@ -26,7 +26,6 @@ import {checkBaseUrl, checkHeaderValue, checkRequestPath, checkResolvedPath} fro
 import {type Call, type RawResponse, compose, gated, newCall, renewing, retrying} from './wrappers.js'
 
 export {parseRetryAfter} from './policy.js'
-export type {RequestGate} from './wrappers.js'
 
 import type {ApiRequest, ApiResponse, ClientOptions, Query} from './request.js'
 

@@ -37,7 +37,7 @@ export interface ContextOptions {
 }
 
 // Where they were first declared; the rules live in src/domain/url.ts and src/api/url.ts.
-export {NO_BASE_URL_HINT, checkBaseUrl} from '../api/url.js'
+export {checkBaseUrl} from '../api/url.js'
 
 export class Context {
   readonly store: ConfigStore

@@ -3,7 +3,7 @@
  * measured over the last `windowMs` (default 10 s) and counts only records processed now: rows an import finds
  * already done in its journal (`skip`) move `done` without inflating the rate.
  *
- * Rendering is the caller's: a `ProgressReporter` (e.g. a cli-progress bar on a TTY, nothing on a pipe).
+ * Rendering is the caller's: a reporter of its own (e.g. a cli-progress bar on a TTY, nothing on a pipe).
  */
 export interface ProgressSnapshot {
   done: number
@@ -13,11 +13,6 @@ export interface ProgressSnapshot {
   /** Milliseconds left at the current rate; undefined when the total or the rate is unknown. */
   etaMs?: number
   elapsedMs: number
-}
-
-export interface ProgressReporter {
-  update(snapshot: ProgressSnapshot): void
-  stop(): void
 }
 
 export class ProgressTracker {

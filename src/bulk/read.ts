@@ -14,7 +14,7 @@ import {splitLines} from './lines.js'
 import {readCsv} from './read-csv.js'
 import {NOT_UTF8, type ReadOptions, type ReadResult, tap, tooLong} from './read-shared.js'
 
-export type {ReadError, ReadOptions, ReadResult} from './read-shared.js'
+export type {ReadOptions, ReadResult} from './read-shared.js'
 
 export type {ImportFormat}
 

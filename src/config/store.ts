@@ -255,4 +255,4 @@ export class ConfigStore {
   }
 }
 
-export {abbreviateToken, DEFAULT_PROFILE, ensureProfile, maskSecret, selectProfileName} from './profiles.js'
+export {abbreviateToken, ensureProfile, maskSecret, selectProfileName} from './profiles.js'

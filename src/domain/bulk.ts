@@ -4,7 +4,6 @@
 import {LIMITS, RATE_LIMITS} from './schema.js'
 
 export const EXPORT_FORMATS = ['jsonl', 'csv', 'json'] as const
-export type ExportFormat = (typeof EXPORT_FORMATS)[number]
 export const IMPORT_FORMATS = ['csv', 'jsonl', 'json'] as const
 export type ImportFormat = (typeof IMPORT_FORMATS)[number]
 

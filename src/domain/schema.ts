@@ -38,7 +38,6 @@ export type CustomerInclude = (typeof CUSTOMER_INCLUDES)[number]
 
 /** Event names the service documents. */
 export const EVENT_TYPES = ['order.paid'] as const
-export type EventType = (typeof EVENT_TYPES)[number]
 
 export const LIMITS = {
   perPage: {min: 1, max: 100},
@@ -120,11 +119,6 @@ export interface PageMeta {
   total: number
 }
 
-export interface Page<T> {
-  data: T[]
-  meta: PageMeta
-}
-
 /**
  * A page as the CLI read it, whatever envelope the service used: `meta` only when the service gave a total
  * (src/api/paginate.ts fills in page and per_page). Used by list commands and the bulk export.
@@ -132,12 +126,6 @@ export interface Page<T> {
 export interface FetchedPage<T> {
   data: T[]
   meta?: PageMeta
-}
-
-/** The documented 422 body. Token endpoints send only `message`. */
-export interface ValidationErrorBody {
-  message: string
-  errors?: Record<string, string[]>
 }
 
 // ---------------------------------------------------------------------------------------------

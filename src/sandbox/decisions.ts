@@ -7,9 +7,10 @@
  */
 import type {Currency, MoneyUnit, Scope} from '../domain/schema.js'
 
-/** Money amounts (`total`, `unit_price`, `price`, refund `amount`) are integers in minor units (cents, pence). */
-export const MONEY_UNIT = 'minor units (cents for USD and EUR, pence for GBP)'
-/** The same, as the profile setting `money_unit` that `auth login --sandbox` stores (via the sandbox's state file). */
+/**
+ * Money amounts (`total`, `unit_price`, `price`, refund `amount`) are integers in minor units (cents, pence): the
+ * profile setting `money_unit` that `auth login --sandbox` stores (via the sandbox's state file).
+ */
 export const MONEY_UNIT_SETTING: MoneyUnit = 'minor'
 
 /** The sandbox-only control path (no authentication), outside `/api/`. */

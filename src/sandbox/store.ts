@@ -9,7 +9,6 @@ import {IdIndex} from './id-index.js'
 import type {Change, CustomerRecord, IdempotencyRecord, KeyPair, OrderRecord, Page, RefundRecord, Snapshot, WebhookRecord} from './records.js'
 
 export type {
-  Address,
   Change,
   CustomerRecord,
   IdempotencyRecord,

@@ -29,7 +29,6 @@ import {option, phrase} from '../domain/phrase.js'
 import {customerApi, orderApi} from './bulk-api.js'
 
 export type {BulkProgress, ExportResult, ImportKind, ImportSummary, Invitations, RecordFormat, RowError, ValidatedFile}
-export {InterruptedError} from '../bulk/paced.js'
 
 /** --format, or from --json: without --output, `--json` makes stdout one JSON document (the array). */
 export function exportFormat(format: RecordFormat | undefined, options: {json: boolean; output?: string}): RecordFormat {

@@ -16,7 +16,7 @@ import {readSandboxState} from '../config/sandbox-state.js'
 import {control} from './sandbox/control.js'
 
 export {CONFIG_KEYS, type ConfigKey} from '../config/schema.js'
-export {checkValue, parseKey} from './config-values.js'
+export {parseKey} from './config-values.js'
 
 export interface ConfigListing {
   profile: string

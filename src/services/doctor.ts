@@ -17,7 +17,7 @@ import {configCheck, proxyCheck, sandboxCheck} from './doctor-local.js'
 import {installKind} from './update-check.js'
 import {listWebhooks, staleListenEndpoints, type WebhookContext} from './webhooks/endpoints.js'
 
-export type {Check, CheckStatus} from './doctor-check.js'
+export type {Check} from './doctor-check.js'
 
 /** What the checks use of the command's context (base's Context satisfies it). */
 export interface DoctorContext extends AuthContext, WebhookContext {

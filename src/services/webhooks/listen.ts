@@ -88,7 +88,6 @@ export type ReachabilityChange =
   | {event: 'unreachable'; reason: 'probe_failed' | 'tunnel_exited' | 'tunnel_restart_failed'; message: string; at: string}
   | {event: 'recovered'; public_url: string; endpoint_id: string; re_registered: boolean; verified_reachable: boolean | null; at: string}
 
-export {DEFAULT_HEARTBEAT_SECONDS} from './listen-reachability.js'
 
 export type ListenEnd = 'stopped' | 'max_events' | 'timeout'
 
