@@ -13,7 +13,6 @@ export function noBaseUrlHint(flags = ''): string {
   )
 }
 
-
 /** How to opt in to plain http://; `flags` repeats the user's own `--profile` (e.g. ` --profile staging`). */
 export function insecureHttpHint(flags = ''): string {
   return (

@@ -20,7 +20,6 @@ import type {Inbox, InboxRecord} from './inbox.js'
 import {accept} from './listener-accept.js'
 import {ListenerState} from './listener-state.js'
 
-
 /** One verified delivery, as `webhooks listen` reports it: its inbox record without headers and body. */
 export type ListenerEvent = Omit<InboxRecord, 'body' | 'body_encoding' | 'headers' | 'response' | 'replayed'>
 

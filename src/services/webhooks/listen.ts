@@ -88,7 +88,6 @@ export type ReachabilityChange =
   | {event: 'unreachable'; reason: 'probe_failed' | 'tunnel_exited' | 'tunnel_restart_failed'; message: string; at: string}
   | {event: 'recovered'; public_url: string; endpoint_id: string; re_registered: boolean; verified_reachable: boolean | null; at: string}
 
-
 export type ListenEnd = 'stopped' | 'max_events' | 'timeout'
 
 export const NEEDS_PUBLIC_URL = phrase`The service must reach this listener at a public HTTPS URL: pass ${option('publicUrl')} URL (a tunnel you already run) or ${option('tunnel')} cloudflared|ngrok. Only the local sandbox can deliver to 127.0.0.1.`
