@@ -21,3 +21,12 @@ export function closest(name: string, names: readonly string[], prefer?: string)
   }
   return best && best.distance <= Math.max(2, Math.floor(name.length / 3)) ? best.name : undefined
 }
+
+/** Whether `a` is one slip of the keyboard from `b`: one letter wrong, missing, extra, or two neighbours swapped. */
+export function oneSlip(a: string, b: string): boolean {
+  if (a === b || Math.abs(a.length - b.length) > 1) return false
+  if (editDistance(a, b) === 1) return true
+  if (a.length !== b.length) return false
+  const differ = [...a].flatMap((ch, i) => (ch === b[i] ? [] : [i]))
+  return differ.length === 2 && differ[1] === differ[0] + 1 && a[differ[0]] === b[differ[1]] && a[differ[1]] === b[differ[0]]
+}

@@ -6,9 +6,11 @@
  * spec does not show (`updated_at`, `object`), and they are as selectable as the known ones. A name that is neither
  * is exit 2 naming the nearest, as gh does (a typo must not print an empty column); it can be judged only once the
  * records are there, so the human renderers hold records back (checkedRecords) until every such name has been seen.
- * A known name a record lacks is empty in a table, null in JSON. An empty result refuses nothing: no record to judge by.
+ * A known name a record lacks is empty in a table, null in JSON. With no record to judge by, a name one slip from a
+ * known one (`emial`) is still exit 2, so that a script's typo fails on an empty account too; any other unknown name
+ * is said on stderr.
  */
-import {closest} from '../domain/suggest.js'
+import {closest, oneSlip} from '../domain/suggest.js'
 import {UsageError} from '../errors.js'
 
 type Row = Record<string, unknown>
@@ -38,9 +40,22 @@ function refusal(name: string, known: readonly string[], records: readonly Row[]
   )
 }
 
+/** What a warning is said through (IOStreams.warn). */
+type Warn = (text: string) => void
+
+/** Names not known, and no record to judge them by: exit 2 for one a slip from a known field, else a warning. */
+function judgedWithoutRecords(pending: readonly string[], known: readonly string[], warn?: Warn): void {
+  for (const name of pending) {
+    const meant = known.find((k) => oneSlip(name, k))
+    if (meant !== undefined)
+      throw new UsageError(`--fields: ${JSON.stringify(name)} is not a field; did you mean ${meant}? Fields: ${known.join(', ')}.`)
+  }
+  for (const name of pending) warn?.(`--fields: ${JSON.stringify(name)} is not a documented field, and there is no record to judge it by.`)
+}
+
 /** Checks `names` against the records of a whole document (--json, or one record): exit 2 for a name none carries. */
-export function assertCarried(names: readonly string[], known: readonly string[], records: readonly Row[]): void {
-  if (records.length === 0) return
+export function assertCarried(names: readonly string[], known: readonly string[], records: readonly Row[], warn?: Warn): void {
+  if (records.length === 0) return judgedWithoutRecords(unseen(names, known, undefined), known, warn)
   let pending = unseen(names, known, undefined)
   for (const record of records) {
     if (pending.length === 0) return
@@ -57,6 +72,7 @@ export async function* checkedRecords(
   records: AsyncIterable<Row> | Iterable<Row>,
   names: readonly string[],
   known: readonly string[],
+  warn?: Warn,
 ): AsyncIterable<Row> {
   let pending = unseen(names, known, undefined)
   const held: Row[] = []
@@ -70,6 +86,7 @@ export async function* checkedRecords(
     if (pending.length === 0) yield* held.splice(0)
   }
   if (pending.length > 0 && held.length > 0) throw refusal(pending[0], known, held)
+  if (pending.length > 0) judgedWithoutRecords(pending, known, warn)
 }
 
 /** The value at a field name: a top-level key first, else a dotted path into nested objects. */

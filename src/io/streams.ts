@@ -175,6 +175,7 @@ export class IOStreams {
       this.fields,
       this.knownFields,
       (Array.isArray(value) ? value : [value]).filter((v) => isObject(v)),
+      (text) => this.warn(text),
     )
     if (Array.isArray(value)) return (value as unknown[]).map((v) => (isObject(v) ? project(v, this.fields!) : v))
     return isObject(value) ? project(value, this.fields) : value

@@ -220,6 +220,25 @@ describe('--fields', () => {
     expect(one.stderr).toContain('did you mean name?')
   })
 
+  it('with no record to judge by, a name one slip from a known field is still exit 2 naming both; another unknown name is a warning', async () => {
+    const [swapped, missing, json, other] = await Promise.all([
+      cli(['products', 'search', 'no-such-product-anywhere', '--fields', 'id,nmae']),
+      cli(['products', 'search', 'no-such-product-anywhere', '--fields', 'id,instock']),
+      cli(['products', 'search', 'no-such-product-anywhere', '--fields', 'prcie', '--json']),
+      cli(['products', 'search', 'no-such-product-anywhere', '--fields', 'id,colour', '--json']),
+    ])
+    expect(swapped.code).toBe(2)
+    expect(swapped.stdout).toBe('')
+    expect(swapped.stderr).toContain('--fields: "nmae" is not a field; did you mean name?')
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toContain('did you mean in_stock?')
+    expect(json.code).toBe(2)
+    expect(json.json<{error: {message: string}}>().error.message).toContain('"prcie" is not a field; did you mean price?')
+    expect(other.code, other.stderr).toBe(0)
+    expect(other.json()).toEqual([])
+    expect(other.stderr).toContain('"colour" is not a documented field, and there is no record to judge it by')
+  })
+
   it('fields first, then --jq; an empty list is exit 2', async () => {
     const [both, empty] = await Promise.all([
       cli(['customers', 'list', '--limit', '1', '--fields', 'id', '--jq', '.[0] | keys']),
