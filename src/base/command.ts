@@ -7,14 +7,13 @@
  */
 import {Command, type Config, Errors, type Interfaces} from '@oclif/core'
 
-import {CliError, errorCode, interruptedBy, JqHaltError, UsageError} from '../errors.js'
-import {describeError, renderDryRun} from './error-shape.js'
-import {DryRunStop} from '../api/dry-run.js'
+import {CliError, errorCode, interruptedBy, UsageError} from '../errors.js'
+import {failWith} from './error-shape.js'
 import {jsonMode, Output, plainError} from '../io/output.js'
 import {sanitize} from '../io/sanitize.js'
 import {IOStreams} from '../io/streams.js'
 import {kebabFlag, spell, type Text} from '../domain/phrase.js'
-import {type Currency, MONEY_UNITS, type MoneyUnit} from '../domain/schema.js'
+import {type Currency, MONEY_UNITS, type MoneyUnit, type OperationId} from '../domain/schema.js'
 import {Context} from './context.js'
 import type {PickKind} from '../services/pickers.js'
 import type {ApiClient} from '../api/client.js'
@@ -39,6 +38,21 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   static interruptible = false
   /** Changes nothing anywhere: a mistyped command's guess of it may run on Enter (hooks/command-not-found.ts). */
   static readOnly = false
+  /**
+   * The kind of record its id argument names, when it has one a person may pick (`this.pick()` asks on a terminal) and
+   * a shell completes from the account. Declared here only: completion and the README's lists are generated from it.
+   */
+  static pick?: PickKind
+  /**
+   * The service's operations it makes (src/domain/schema.ts OPERATIONS), besides those of its picker: what
+   * `commands --json` and docs/operations.md say of it, and whether it changes the account (any operation but a read
+   * or a token's). Declared here only: `npm run generate` writes the lists from it.
+   */
+  static operations: readonly OperationId[] = []
+  /** Whether it changes the account, when its operations do not say (the sandbox's own commands). */
+  static changesAccount?: boolean
+  /** Exit codes it ends with besides the error codes every command shares (docs/errors.md), and what each means. */
+  static exitCodes: Readonly<Record<string, string>> = {}
 
   protected flags!: FlagsOf<T>
   protected args!: ArgsOf<T>
@@ -145,18 +159,19 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     })
   }
 
-  /**
-   * The one SIGINT handler. An `interruptible` command gets `this.interrupted` aborted on the first Ctrl-C or
-   * SIGTERM, and finishes what is in progress; later signals are ignored (the command is already stopping).
-   * Any other command exits 130 on Ctrl-C, rather than dying by the signal (which a parent process sees as no
-   * exit code); exit handlers (the config lock's release) still run.
-   */
+  /** The signal handlers go, and the --jq worker ends, however the command ended. */
   protected async finally(error: Error | undefined): Promise<void> {
     for (const [signal, listener] of this.signalListeners.splice(0)) process.removeListener(signal, listener)
     await this.jq?.close()
     await super.finally(error)
   }
 
+  /**
+   * The one SIGINT (and SIGTERM, SIGHUP) handler. An `interruptible` command gets `this.interrupted` aborted on the
+   * first signal, and finishes what is in progress; later signals are ignored (the command is already stopping).
+   * Any other command exits 130 (143, 129), rather than dying by the signal (which a parent process sees as no exit
+   * code); exit handlers (the config lock's release) still run.
+   */
   private handleInterrupts(): void {
     const listen = (signal: NodeJS.Signals, listener: () => void) => {
       process.on(signal, listener)
@@ -202,7 +217,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   /** An id left out: a picker on a terminal (base/pick.ts), else exit 2 naming it. */
-  protected async pick(kind: PickKind, client?: () => Promise<ApiClient>, o: {missing?: string; currency?: Currency} = {}): Promise<number | string> {
+  protected async pick(client?: () => Promise<ApiClient>, o: {missing?: string; currency?: Currency} = {}): Promise<number | string> {
+    const kind = (this.ctor as typeof BaseCommand).pick
+    if (kind === undefined) throw new Error(`${this.id} picks an id but declares no \`static pick\` kind.`)
     const {pickId} = await import('./pick.js')
     const source = {client, currency: o.currency, env: this.deps.env}
     return pickId({io: this.io, kind, missing: o.missing, now: this.deps.now, source, usage: `${this.commandLine()} ID`})
@@ -214,33 +231,15 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 
   protected async catch(error: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<never> {
-    if (error instanceof Errors.ExitError) throw error
-    // --dry-run came to the first request that would change something: that request is the result (exit 0).
-    if (error instanceof DryRunStop) {
-      await renderDryRun(this.output, error.planned)
-      throw new Errors.ExitError(0)
-    }
-    if (error instanceof JqHaltError) {
-      ;(this.io ?? new IOStreams({json: false})).stderr.write(sanitize(error.stderrText, 'terminal').replace(/(.)\n?$/s, '$1\n'))
-      throw new Errors.ExitError(error.exitCode)
-    }
-    const {internal, ...shape} = describeError(error, {
+    return failWith(error, {
+      argv: this.argv,
       commandLine: this.commandLine(),
-      debug: this.argv.includes('--debug'),
-      flagOf: (option) => this.flagOf(option),
-      json: this.io?.jsonErrors ?? jsonMode(this.argv).json,
-      now: this.deps.now,
-    })
-    const output = this.output ?? new Output(new IOStreams(jsonMode(this.argv)))
-    output.error({
-      ...shape,
       fieldFlags: (this.ctor as typeof BaseCommand).fieldFlags,
-      // A stack tells a maintainer where a defect is; an error raised on purpose has said all it knows.
-      stack: internal && this.argv.includes('--debug') ? error.stack : undefined,
+      flagOf: (option) => this.flagOf(option),
+      io: this.io,
+      now: this.deps.now,
+      output: this.output,
     })
-    // oclif exits at once on an error: a large error document written to a pipe would be cut. Flushed first.
-    await Promise.all([output.io.stdout, output.io.stderr].map((s) => new Promise<void>((resolve) => s.write('', () => resolve()))))
-    throw new Errors.ExitError(shape.exit_code)
   }
 }
 
@@ -259,23 +258,20 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
     await super.init()
     // How amounts read on a terminal: the profile's money_unit, taken once here and carried by the IOStreams (pipes and
     // --json show raw values; a config file that cannot be read is reported by the command's own read).
-    if (this.io.tableOutput && !this.io.json) {
-      const unit = await this.ctx.profile().then(
-        (profile) => profile?.money_unit,
-        () => undefined,
-      )
-      if (unit && (MONEY_UNITS as readonly string[]).includes(unit)) this.io.values.moneyUnit = unit as MoneyUnit
-    }
+    if (this.io.tableOutput && !this.io.json) this.io.values.moneyUnit = await this.profileMoneyUnit()
   }
 
   /** The profile's money unit (`minor`, `major`), or `unknown`: what --json documents that carry money say beside them. */
   protected async moneyUnit(): Promise<MoneyUnit | 'unknown'> {
-    if (this.io.values.moneyUnit) return this.io.values.moneyUnit
+    return this.io.values.moneyUnit ?? (await this.profileMoneyUnit()) ?? 'unknown'
+  }
+
+  private async profileMoneyUnit(): Promise<MoneyUnit | undefined> {
     const unit = await this.ctx.profile().then(
       (profile) => profile?.money_unit,
       () => undefined,
     )
-    return unit && (MONEY_UNITS as readonly string[]).includes(unit) ? (unit as MoneyUnit) : 'unknown'
+    return unit && (MONEY_UNITS as readonly string[]).includes(unit) ? (unit as MoneyUnit) : undefined
   }
 
   protected get ctx(): Context {

@@ -8,11 +8,12 @@ import {Errors} from '@oclif/core'
 
 import {LOGIN_HINT} from '../api/auth.js'
 import {spell} from '../domain/phrase.js'
-import {CliError, type ErrorCode, errorCode, EXIT, RateLimitError} from '../errors.js'
-import type {PlannedRequest} from '../api/dry-run.js'
+import {CliError, type ErrorCode, errorCode, EXIT, JqHaltError, RateLimitError} from '../errors.js'
+import {DryRunStop, type PlannedRequest} from '../api/dry-run.js'
 import {redactBody} from '../api/redact.js'
-import {type ErrorRendering, type Output, plainError} from '../io/output.js'
+import {type ErrorRendering, jsonMode, Output, plainError} from '../io/output.js'
 import {sanitize} from '../io/sanitize.js'
+import {IOStreams} from '../io/streams.js'
 
 export interface ErrorShape extends Omit<ErrorRendering, 'fieldFlags' | 'stack'> {
   /** Not an error the CLI raised on purpose: a defect, whose stack --debug shows. */
@@ -71,4 +72,43 @@ export async function renderDryRun(output: Output, planned: PlannedRequest): Pro
     if (planned.body !== null) io.out(sanitize(redactBody(JSON.stringify(planned.body, null, 2)), 'terminal'))
   })
 }
-export {DryRunStop} from '../api/dry-run.js'
+export {DryRunStop}
+
+export interface FailingCommand {
+  argv: readonly string[]
+  commandLine: string
+  fieldFlags: Record<string, string>
+  flagOf: (option: string) => string
+  /** Unset when the command failed before its streams were made (a parse error). */
+  io?: IOStreams
+  output?: Output
+  now: () => number
+}
+
+/** How every command ends on an error (BaseCommand.catch): a dry run's plan, jq's own words, or the error rendered. */
+export async function failWith(error: Error, c: FailingCommand): Promise<never> {
+  if (error instanceof Errors.ExitError) throw error
+  // --dry-run came to the first request that would change something: that request is the result (exit 0).
+  if (error instanceof DryRunStop) {
+    await renderDryRun(c.output!, error.planned)
+    throw new Errors.ExitError(0)
+  }
+  if (error instanceof JqHaltError) {
+    ;(c.io ?? new IOStreams({json: false})).stderr.write(sanitize(error.stderrText, 'terminal').replace(/(.)\n?$/s, '$1\n'))
+    throw new Errors.ExitError(error.exitCode)
+  }
+  const debug = c.argv.includes('--debug')
+  const {internal, ...shape} = describeError(error, {
+    commandLine: c.commandLine,
+    debug,
+    flagOf: c.flagOf,
+    json: c.io?.jsonErrors ?? jsonMode(c.argv).json,
+    now: c.now,
+  })
+  const output = c.output ?? new Output(new IOStreams(jsonMode(c.argv)))
+  // A stack tells a maintainer where a defect is; an error raised on purpose has said all it knows.
+  output.error({...shape, fieldFlags: c.fieldFlags, stack: internal && debug ? error.stack : undefined})
+  // oclif exits at once on an error: a large error document written to a pipe would be cut. Flushed first.
+  await Promise.all([output.io.stdout, output.io.stderr].map((s) => new Promise<void>((resolve) => s.write('', () => resolve()))))
+  throw new Errors.ExitError(shape.exit_code)
+}

@@ -4,6 +4,7 @@ import {join} from 'node:path'
 
 import {BaseCommand} from '../base/command.js'
 import {ensureCompletionCache} from '../services/completion.js'
+import type {PickKind} from '../services/pick-kinds.js'
 
 /**
  * Takes the place of @oclif/plugin-autocomplete's `autocomplete` (the CLI's own command comes first): the same
@@ -38,6 +39,7 @@ export default class Autocomplete extends BaseCommand<typeof Autocomplete> {
           .filter(([, f]) => !f.hidden)
           .map(([name, f]) => ({char: f.char, name, options: 'options' in f ? f.options : undefined})),
         id: c.id,
+        pick: (c as {pick?: PickKind}).pick,
       }))
       // Plugins load in parallel: their commands come in no fixed order, and the cache stamp must not depend on it.
       .sort((a, b) => a.id.localeCompare(b.id))

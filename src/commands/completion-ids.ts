@@ -1,5 +1,6 @@
 import {Args} from '@oclif/core'
 
+import type {OperationId} from '../domain/schema.js'
 import {ApiCommand} from '../base/command.js'
 import {completionIds, profileCompletions} from '../services/completion-ids.js'
 import {PICK_KIND_NAMES, type PickKind} from '../services/pick-kinds.js'
@@ -9,6 +10,7 @@ import {PICK_KIND_NAMES, type PickKind} from '../services/pick-kinds.js'
  * `profile`: the profile names (`--profile <TAB>`), one a line.
  */
 export default class CompletionIds extends ApiCommand<typeof CompletionIds> {
+  static operations: readonly OperationId[] = ['listCustomers', 'listOrders', 'listProducts']
   static hidden = true
   static args = {
     // The kinds of the one registry (services/pick-kinds.ts), and `profile`.

@@ -11,7 +11,7 @@ import {join} from 'node:path'
 
 import {writeFileAtomic} from '../domain/files.js'
 // The id arguments completed from the account (`commerce completion-ids KIND`), by command: the one registry.
-import {ID_COMPLETIONS} from './pick-kinds.js'
+import type {PickKind} from './pick-kinds.js'
 import {servedOperations} from '../domain/schema.js'
 import {API_METHODS} from './api.js'
 
@@ -66,6 +66,13 @@ export interface CompletionFlag {
 export interface CompletionCommand {
   flags: readonly CompletionFlag[]
   id: string
+  /** The kind of record its id argument completes from (the command's `static pick`). */
+  pick?: PickKind
+}
+
+/** The commands (their words) whose id argument completes from the account -> the kind of its ids. */
+function idCompletions(commands: readonly CompletionCommand[]): Array<[string, PickKind]> {
+  return commands.flatMap((c) => (c.pick ? [[c.id.replaceAll(':', ' '), c.pick] as [string, PickKind]] : []))
 }
 
 export interface CompletionCacheOptions {
@@ -111,7 +118,7 @@ export function bashValueCompletion(bin: string, commands: readonly CompletionCo
   }
   cases.push(`        'api -${METHOD.char}'|'api --${METHOD.name}') __vals=(${API_METHODS.join(' ')}) ;;`)
   const firstWords = firstWordsOf(commands)
-  const idCases = Object.entries(ID_COMPLETIONS)
+  const idCases = idCompletions(commands)
     .map(([command, kind]) => `      ${bashQuote(command)}) __kind=${kind} ;;`)
     .join('\n')
   return `
@@ -175,11 +182,12 @@ complete -o default -F _${name}_values_autocomplete ${bin}
 }
 
 /**
- * The plugin's zsh script with the id arguments of ID_COMPLETIONS completed from the account, with descriptions.
+ * The plugin's zsh script with the id arguments of the commands that declare `pick` completed from the account, with descriptions.
  * It edits the text @oclif/plugin-autocomplete generates (its version is pinned in package.json): when that text
  * moves, this throws saying so, and test/e2e/autocomplete.test.ts fails with that message.
  */
-export function zshWithIds(script: string, bin: string, firstWords = ''): string {
+export function zshWithIds(script: string, bin: string, commands: readonly CompletionCommand[] = []): string {
+  const firstWords = firstWordsOf(commands)
   let out = script
   const main = `\n_${bin}() {\n`
   if (!out.includes(main) || !out.trimEnd().endsWith(`\n_${bin}`))
@@ -202,7 +210,7 @@ export function zshWithIds(script: string, bin: string, firstWords = ''): string
 
 _${bin}
 `
-  for (const [command, kind] of Object.entries(ID_COMPLETIONS)) {
+  for (const [command, kind] of idCompletions(commands)) {
     const words = command.split(' ')
     const sub = words.pop()!
     const start = out.indexOf(`\n_${bin}_${words.join('_')}() {\n`)
@@ -276,7 +284,7 @@ export async function ensureCompletionCache(options: CompletionCacheOptions): Pr
   }
   await options.create()
   await appendFile(bashScript, bashValueCompletion(options.bin, options.commands, options.topicSeparator))
-  await writeFileAtomic(zshScript, zshWithIds(await readFile(zshScript, 'utf8'), options.bin, firstWordsOf(options.commands)), {mode: 0o644})
+  await writeFileAtomic(zshScript, zshWithIds(await readFile(zshScript, 'utf8'), options.bin, options.commands), {mode: 0o644})
   await writeFileAtomic(stampFile, `${stamp}\n`)
   return {bashScript, rebuilt: true}
 }

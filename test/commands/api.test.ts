@@ -7,7 +7,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 // In this process, through the commands' seam (test/helpers/in-process.ts): none of these tests needs a process.
-import {runHere as run} from '../helpers/in-process.js'
+import {runInProcess as run} from '../helpers/in-process.js'
 import {useE2E} from '../helpers/e2e.js'
 import {type Script, startFaultyServer} from '../helpers/faulty-server.js'
 

@@ -12,7 +12,7 @@ import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from '
 import {writeSandboxState} from '../../src/config/sandbox-state.js'
 import {tempConfigDir, unwritableConfigDir} from '../helpers/cli.js'
 // In this process, through the commands' seam (test/helpers/in-process.ts): none of these tests needs a process.
-import {runHere as run} from '../helpers/in-process.js'
+import {runInProcess as run} from '../helpers/in-process.js'
 import {type FaultyServer, startFaultyServer} from '../helpers/faulty-server.js'
 import {issueToken, keyPairEnv, occurrences, readConfig, requestsTo, startRecorder, storeProfile, tokenStatus} from '../helpers/login.js'
 import {type TestSandbox, startTestSandbox} from '../helpers/sandbox.js'

@@ -5,14 +5,6 @@
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
-import ConfigGet from '../../src/commands/config/get.js'
-import ConfigSet from '../../src/commands/config/set.js'
-import CustomersCreate from '../../src/commands/customers/create.js'
-import CustomersGet from '../../src/commands/customers/get.js'
-import CustomersList from '../../src/commands/customers/list.js'
-import OrdersCreate from '../../src/commands/orders/create.js'
-import WebhooksSign from '../../src/commands/webhooks/sign.js'
-import WebhooksVerify from '../../src/commands/webhooks/verify.js'
 import {tempConfigDir} from '../helpers/cli.js'
 import {runInProcess} from '../helpers/in-process.js'
 import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
@@ -33,17 +25,12 @@ afterAll(async () => {
 
 describe('customers, in process', () => {
   it('create --json, get, and list as TSV', async () => {
-    const created = await runInProcess(
-      CustomersCreate,
-      'customers:create',
-      ['--email', 'seam@example.com', '--name', 'Seam', '--no-send-invite', '--json'],
-      {env},
-    )
+    const created = await runInProcess(['customers', 'create', '--email', 'seam@example.com', '--name', 'Seam', '--no-send-invite', '--json'], {env})
     expect(created.code, created.stderr).toBe(0)
     const {id} = created.json<{id: number}>()
-    const got = await runInProcess(CustomersGet, 'customers:get', [String(id), '--json'], {env})
+    const got = await runInProcess(['customers', 'get', String(id), '--json'], {env})
     expect(got.json()).toMatchObject({email: 'seam@example.com', id, name: 'Seam'})
-    const listed = await runInProcess(CustomersList, 'customers:list', ['--search', 'seam@'], {env})
+    const listed = await runInProcess(['customers', 'list', '--search', 'seam@'], {env})
     expect(listed.code).toBe(0)
     expect(listed.stdout.split('\n')[0]).toMatch(/^id\temail\tname\tstatus/)
     expect(listed.stdout).toContain(`${id}\tseam@example.com\tSeam\tactive`)
@@ -51,14 +38,14 @@ describe('customers, in process', () => {
 
   it('a bad flag value is exit 2 with the error document on stdout, and nothing is sent', async () => {
     const before = sb.counts().customers
-    const r = await runInProcess(CustomersCreate, 'customers:create', ['--email', 'not-an-email', '--name', 'X', '--json'], {env})
+    const r = await runInProcess(['customers', 'create', '--email', 'not-an-email', '--name', 'X', '--json'], {env})
     expect(r.code).toBe(2)
     expect(r.json().error.message).toMatch(/Invalid customer/)
     expect(sb.counts().customers).toBe(before)
   })
 
   it('a missing id: exit 4 naming it', async () => {
-    const r = await runInProcess(CustomersGet, 'customers:get', ['99999999'], {env})
+    const r = await runInProcess(['customers', 'get', '99999999'], {env})
     expect(r.code).toBe(4)
     expect(r.stderr).toMatch(/99999999/)
   })
@@ -66,16 +53,16 @@ describe('customers, in process', () => {
 
 describe('the clock, injected', () => {
   it("the v1 deprecation speaks in the tense of the command's clock", async () => {
-    const before = await runInProcess(CustomersList, 'customers:list', ['--api-version', 'v1'], {env, now: () => Date.parse('2026-01-01T00:00:00Z')})
+    const before = await runInProcess(['customers', 'list', '--api-version', 'v1'], {env, now: () => Date.parse('2026-01-01T00:00:00Z')})
     expect(before.stderr).toMatch(/API v1 is deprecated and retires on 2026-09-01/)
-    const after = await runInProcess(CustomersList, 'customers:list', ['--api-version', 'v1'], {env, now: () => Date.parse('2026-10-01T00:00:00Z')})
+    const after = await runInProcess(['customers', 'list', '--api-version', 'v1'], {env, now: () => Date.parse('2026-10-01T00:00:00Z')})
     expect(after.stderr).toMatch(/API v1 is deprecated and was due to retire on 2026-09-01: it may stop answering at any time/)
   })
 })
 
 describe('orders, in process', () => {
   it('an order the service refuses names no Idempotency-Key', async () => {
-    const refused = await runInProcess(OrdersCreate, 'orders:create', ['--customer', '99999999', '--currency', 'USD', '--item', '1'], {env})
+    const refused = await runInProcess(['orders', 'create', '--customer', '99999999', '--currency', 'USD', '--item', '1'], {env})
     expect(refused.code).not.toBe(0)
     expect(refused.stderr).not.toMatch(/idempotency/i)
   })
@@ -86,10 +73,10 @@ describe('config and webhooks signatures, in process', () => {
     const dir = tempConfigDir()
     try {
       const own = {COMMERCE_CONFIG_DIR: dir.dir}
-      expect((await runInProcess(ConfigSet, 'config:set', ['key_secret', 'sk_live_x'], {env: own})).code).toBe(0)
-      const got = await runInProcess(ConfigGet, 'config:get', ['key_secret'], {env: own})
+      expect((await runInProcess(['config', 'set', 'key_secret', 'sk_live_x'], {env: own})).code).toBe(0)
+      const got = await runInProcess(['config', 'get', 'key_secret'], {env: own})
       expect(got.stdout.trim()).toBe('********')
-      const unknown = await runInProcess(ConfigGet, 'config:get', ['nope'], {env: own})
+      const unknown = await runInProcess(['config', 'get', 'nope'], {env: own})
       expect(unknown.code).toBe(2)
     } finally {
       dir.cleanup()
@@ -99,14 +86,14 @@ describe('config and webhooks signatures, in process', () => {
   it('sign reads the payload from standard input, verify accepts what sign made and refuses a changed body', async () => {
     const payload = '{"id":"evt_1","type":"order.paid"}'
     const withSecret = {...env, COMMERCE_WEBHOOK_SECRET: 'whsec_test'}
-    const signed = await runInProcess(WebhooksSign, 'webhooks:sign', ['--timestamp', String(Math.floor(Date.now() / 1000))], {
+    const signed = await runInProcess(['webhooks', 'sign', '--timestamp', String(Math.floor(Date.now() / 1000))], {
       env: withSecret,
-      stdin: payload,
+      input: payload,
     })
     expect(signed.code, signed.stderr).toBe(0)
     const header = signed.stdout.trim()
     expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/)
-    expect((await runInProcess(WebhooksVerify, 'webhooks:verify', ['--signature', header], {env: withSecret, stdin: payload})).code).toBe(0)
-    expect((await runInProcess(WebhooksVerify, 'webhooks:verify', ['--signature', header], {env: withSecret, stdin: `${payload} `})).code).toBe(1)
+    expect((await runInProcess(['webhooks', 'verify', '--signature', header], {env: withSecret, input: payload})).code).toBe(0)
+    expect((await runInProcess(['webhooks', 'verify', '--signature', header], {env: withSecret, input: `${payload} `})).code).toBe(1)
   })
 })

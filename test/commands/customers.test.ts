@@ -6,7 +6,7 @@
 import {describe, expect, it} from 'vitest'
 
 // In this process, through the commands' seam (test/helpers/in-process.ts): none of these tests needs a process.
-import {runHere as run} from '../helpers/in-process.js'
+import {runInProcess as run} from '../helpers/in-process.js'
 import {useE2E} from '../helpers/e2e.js'
 import {ANSI, keyPairEnv, occurrences, startRecorder} from '../helpers/login.js'
 

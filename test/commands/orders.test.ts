@@ -10,7 +10,7 @@ import {beforeAll, describe, expect, it} from 'vitest'
 
 import {type Sandbox, startSandbox} from '../../src/sandbox/index.js'
 // In this process, through the commands' seam (test/helpers/in-process.ts): none of these tests needs a process.
-import {runHere as run} from '../helpers/in-process.js'
+import {runInProcess as run} from '../helpers/in-process.js'
 import {useE2E} from '../helpers/e2e.js'
 import {startFaultyServer} from '../helpers/faulty-server.js'
 import {type Key, issueToken, keyPairEnv, occurrences, requestsTo, startRecorder} from '../helpers/login.js'

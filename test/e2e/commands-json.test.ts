@@ -53,6 +53,14 @@ describe('commands --json', () => {
     expect(byId('orders:refund').flags.find((f) => f.name === 'dry-run')).toMatchObject({global: false, type: 'boolean'})
     expect(byId('orders:stats').flags.find((f) => f.name === 'by')).toMatchObject({options: ['hour', 'day', 'week', 'month'], type: 'option'})
     expect(byId('customers:list').flags.find((f) => f.name === 'json')).toMatchObject({global: true})
+    // What each class declares: the operations it makes, the kind its id is picked from, its own exit statuses.
+    const described = byId('orders:refund') as unknown as {operations: Array<{id: string; method: string}>; picks: string | null}
+    expect(described.operations.map((o) => `${o.method} ${o.id}`)).toEqual(['GET getOrder', 'POST refundOrder'])
+    expect(described.picks).toBe('refundable-order')
+    expect((byId('auth:status') as unknown as {exits: Record<string, string>}).exits).toHaveProperty('3')
+    expect(byId('webhooks:create').changes_account).toBe(true)
+    expect(byId('config:set').changes_account).toBe(false)
+    expect(byId('sandbox:reset').changes_account).toBe(true)
   })
 
   it('without --json: one line a command, its summary beside it', async () => {

@@ -13,7 +13,7 @@ import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {BIN, tempConfigDir} from '../helpers/cli.js'
 import {type FaultyServer, type RecordedRequest, startFaultyServer} from '../helpers/faulty-server.js'
 import {startIndependentService, type IndependentService} from '../helpers/independent-service.js'
-import {runHere as run} from '../helpers/in-process.js'
+import {runInProcess as run} from '../helpers/in-process.js'
 import {call} from '../helpers/sandbox-client.js'
 import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
 

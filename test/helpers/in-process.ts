@@ -1,10 +1,12 @@
 /**
- * A command run in this process through its seam (BaseCommand.runWith, src/base/deps.ts): the real command class,
+ * The in-process level: a command line run in this process through its seam (BaseCommand.runWith, src/base/deps.ts),
+ * the command class loaded from src/ through vitest's own transform (no build, no stale bundle): the real command,
  * services, config store and client against a real server, with the environment and streams given here; no child
  * process. Standard output and error are collected as text; stdin is empty unless given. Not a terminal, like a
- * command in a pipe.
+ * command in a pipe. The process level is `run` (test/helpers/cli.ts); the terminal level `startInTmux`.
  */
 import {tmpdir} from 'node:os'
+import {join} from 'node:path'
 import {PassThrough, Readable} from 'node:stream'
 
 import {Config} from '@oclif/core'
@@ -19,31 +21,18 @@ export interface InProcessResult {
   json<T = any>(): T
 }
 
-let config: Promise<Config> | undefined
+export interface InProcessOptions {
+  /** The environment (HOME a temporary directory and LANG C.UTF-8 unless given; an undefined value is left out). */
+  env?: Record<string, string | undefined>
+  /** Standard input. */
+  input?: string | Buffer
+  now?: () => number
+}
 
 type Runnable = {runWith(id: string, argv: string[], config: Config, deps: CommandDeps): Promise<number>}
 
-/** `id` is the command's as oclif knows it (`customers:get`), for the hints that name the command line. */
-export async function runInProcess(
-  command: Runnable,
-  id: string,
-  argv: string[],
-  options: {env: NodeJS.ProcessEnv; stdin?: string; now?: () => number},
-): Promise<InProcessResult> {
-  config ??= Config.load({root: ROOT})
-  const out = collect()
-  const err = collect()
-  const stdin = Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]) as unknown as NodeJS.ReadStream
-  const code = await command.runWith(id, argv, await config, {
-    env: {PATH: process.env.PATH, ...options.env},
-    now: options.now ?? Date.now,
-    stderr: err.stream,
-    stdin,
-    stdout: out.stream,
-  })
-  const stdout = out.text()
-  return {code, json: () => JSON.parse(stdout), stderr: err.text(), stdout}
-}
+/** oclif's configuration of the package (its bin, name and manifest): how the command finds its words and hints. */
+let config: Promise<Config> | undefined
 
 function collect(): {stream: NodeJS.WriteStream; text(): string} {
   const stream = new PassThrough()
@@ -52,47 +41,35 @@ function collect(): {stream: NodeJS.WriteStream; text(): string} {
   return {stream: stream as unknown as NodeJS.WriteStream, text: () => Buffer.concat(chunks).toString('utf8')}
 }
 
-/**
- * A command line (`['customers', 'create', ...]`) run in this process: the command found as oclif finds it (the
- * manifest, the built bundle's class), then run through its seam. What a child process would do, minus the
- * process: for tests of the client and the services that need no terminal and no signals.
- */
-export async function runArgvInProcess(
-  argv: string[],
-  options: {env: NodeJS.ProcessEnv; stdin?: string; now?: () => number},
-): Promise<InProcessResult> {
-  config ??= Config.load({root: ROOT})
-  const loaded = await config
+/** A command line (`['customers', 'create', ...]`) run in this process, as a child process would run it. */
+export async function runInProcess(argv: string[], options: InProcessOptions = {}): Promise<InProcessResult> {
+  const loaded = await (config ??= Config.load({root: ROOT}))
   let words = argv.findIndex((a) => a.startsWith('-'))
   if (words === -1) words = argv.length
   for (let n = words; n > 0; n--) {
     const id = argv.slice(0, n).join(':')
-    const found = loaded.findCommand(id)
-    if (found) return runInProcess((await found.load()) as unknown as Runnable, id, argv.slice(n), options)
+    if (!loaded.findCommand(id)) continue
+    // The class from src/, transformed by vitest: what is tested is the source, whatever dist/ holds.
+    const command = (await import(join(ROOT, 'src', 'commands', ...argv.slice(0, n)) + '.ts')).default as Runnable
+    const env: NodeJS.ProcessEnv = {HOME: tmpdir(), LANG: 'C.UTF-8', PATH: process.env.PATH}
+    for (const [k, v] of Object.entries(options.env ?? {})) if (v !== undefined) env[k] = v
+    const out = collect()
+    const err = collect()
+    const stdin = Readable.from(options.input === undefined ? [] : [Buffer.from(options.input)]) as unknown as NodeJS.ReadStream
+    const code = await command.runWith(id, argv.slice(n), loaded, {env, now: options.now ?? Date.now, stderr: err.stream, stdin, stdout: out.stream})
+    const stdout = out.text()
+    return {
+      code,
+      json<T>(): T {
+        try {
+          return JSON.parse(stdout) as T
+        } catch {
+          throw new Error(`stdout is not JSON (exit ${code}):\n${stdout}\nstderr:\n${err.text()}`)
+        }
+      },
+      stderr: err.text(),
+      stdout,
+    }
   }
   throw new Error(`no command in ${JSON.stringify(argv)}`)
-}
-
-/**
- * `run` of test/helpers/cli.ts, in this process: the same arguments and result, for the e2e files whose tests
- * need no process of their own (no terminal, no signals, no start-up), so that they take milliseconds a command.
- */
-export async function runHere(
-  args: string[],
-  options: {env?: Record<string, string | undefined>; input?: string | Buffer} = {},
-): Promise<{code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string; json<T = any>(): T}> {
-  const env: NodeJS.ProcessEnv = {HOME: options.env?.HOME ?? tmpdir(), LANG: 'C.UTF-8'}
-  for (const [k, v] of Object.entries(options.env ?? {})) if (v !== undefined) env[k] = v
-  const r = await runArgvInProcess(args, {env, stdin: options.input?.toString()})
-  return {
-    ...r,
-    json<T>(): T {
-      try {
-        return JSON.parse(r.stdout) as T
-      } catch {
-        throw new Error(`stdout is not JSON (exit ${r.code}):\n${r.stdout}\nstderr:\n${r.stderr}`)
-      }
-    },
-    signal: null,
-  }
 }

@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 
+import type {OperationId} from '../../domain/schema.js'
 import {ApiCommand} from '../../base/command.js'
 import {apiVersionFlag} from '../../base/flags.js'
 import {checkBaseUrl} from '../../base/context.js'
@@ -12,6 +13,7 @@ import {keyringHint, login, sandboxLogin, STORAGES, type Storage} from '../../se
 import {sandboxNotRunning} from '../../services/sandbox/control.js'
 
 export default class AuthLogin extends ApiCommand<typeof AuthLogin> {
+  static operations: readonly OperationId[] = ['issueToken']
   static createsProfile = true
   static summary = `Log in with a key pair: issues a token to check it, then stores the pair and the token in the profile.`
   static description = `--storage keyring keeps the key secret in the OS keyring (macOS Keychain, Windows Credential Manager, the Secret Service on Linux) instead of config.json; a keyring that fails or does not answer within 3 s means the file, with a warning.

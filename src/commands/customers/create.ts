@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 
+import type {OperationId} from '../../domain/schema.js'
 import {ApiCommand} from '../../base/command.js'
 import {CUSTOMER_FIELD_FLAGS, customerFieldFlags} from '../../base/customer-flags.js'
 import {apiVersionFlag, dryRunFlag, fieldsFlag} from '../../base/flags.js'
@@ -9,6 +10,7 @@ import {needFlag, promptText, promptYesNo} from '../../io/prompt.js'
 import {createCustomer} from '../../services/customers.js'
 
 export default class CustomersCreate extends ApiCommand<typeof CustomersCreate> {
+  static operations: readonly OperationId[] = ['createCustomer']
   static summary = `Create a customer.`
   static description = `On a terminal, prompts for a missing email or name, and then asks whether to send the invitation email (unless --send-invite or --no-send-invite says).`
   static examples = [

@@ -1,5 +1,7 @@
 import {Args} from '@oclif/core'
 
+import type {OperationId} from '../../domain/schema.js'
+import type {PickKind} from '../../services/pick-kinds.js'
 import {ApiCommand} from '../../base/command.js'
 import {dryRunFlag, parseIdArg, yesFlag} from '../../base/flags.js'
 import {confirmAfterCheck} from '../../io/prompt.js'
@@ -7,6 +9,8 @@ import {sanitize} from '../../io/sanitize.js'
 import {deleteCustomer, getCustomer} from '../../services/customers.js'
 
 export default class CustomersDelete extends ApiCommand<typeof CustomersDelete> {
+  static operations: readonly OperationId[] = ['getCustomer', 'deleteCustomer']
+  static pick: PickKind = 'customer'
   static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Customer id (left out on a terminal: pick one).'})}
   static summary = `Delete a customer (API v2).`
   static description = `Asks for confirmation on a terminal; needs --yes without one.`
@@ -14,7 +18,7 @@ export default class CustomersDelete extends ApiCommand<typeof CustomersDelete> 
   static flags = {...yesFlag, ...dryRunFlag}
 
   async run(): Promise<void> {
-    const id = this.args.id ?? ((await this.pick('customer', () => this.ctx.client())) as number)
+    const id = this.args.id ?? ((await this.pick(() => this.ctx.client())) as number)
     const {flags, io} = this
     const client = await this.ctx.client()
     await confirmAfterCheck(io, flags.yes, async () => {

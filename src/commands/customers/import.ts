@@ -1,5 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
+import type {OperationId} from '../../domain/schema.js'
 import {BulkCommand} from '../../base/bulk-command.js'
 import {importFlags} from '../../base/bulk-flags.js'
 import {apiVersionFlag, yesFlag} from '../../base/flags.js'
@@ -7,6 +8,7 @@ import {UsageError} from '../../errors.js'
 import {ON_CONFLICT} from '../../domain/bulk.js'
 
 export default class CustomersImport extends BulkCommand<typeof CustomersImport> {
+  static operations: readonly OperationId[] = ['listCustomers', 'createCustomer', 'updateCustomer']
   static args = {file: Args.string({description: 'CSV or JSONL file of customers.', required: true})}
   static summary = `Create customers from a CSV or JSONL file, resumably.`
   static description = `Rows: CSV columns email, name, and optional send_invite (true/false), plan, metadata.<key> and metadata (a JSON object); or JSONL objects shaped like the create body ({"email", "name", "send_invite", "metadata"}). The columns an export writes but the service sets (id, status, created_at) are ignored, so \`customers export --format csv\` can be imported as is. The format comes from --format or the file's extension (.csv, .jsonl, .ndjson).

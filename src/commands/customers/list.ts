@@ -1,9 +1,11 @@
+import type {OperationId} from '../../domain/schema.js'
 import {ApiCommand} from '../../base/command.js'
 import {apiVersionFlag, customerStatusFlag, fieldsFlag, pageFlags, pagerFlag, searchFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {listCustomers} from '../../services/customers.js'
 
 export default class CustomersList extends ApiCommand<typeof CustomersList> {
+  static operations: readonly OperationId[] = ['listCustomers']
   static readOnly = true
   static summary = `List customers, newest first.`
   static examples = [

@@ -1,5 +1,7 @@
 import {Args} from '@oclif/core'
 
+import type {OperationId} from '../../domain/schema.js'
+import type {PickKind} from '../../services/pick-kinds.js'
 import {ApiCommand} from '../../base/command.js'
 import {CUSTOMER_FIELD_FLAGS, customerFieldFlags} from '../../base/customer-flags.js'
 import {customerStatusFlag, dryRunFlag, fieldsFlag, parseIdArg, yesFlag} from '../../base/flags.js'
@@ -10,6 +12,8 @@ import {sanitize} from '../../io/sanitize.js'
 import {getCustomer, updateCustomer} from '../../services/customers.js'
 
 export default class CustomersUpdate extends ApiCommand<typeof CustomersUpdate> {
+  static operations: readonly OperationId[] = ['getCustomer', 'updateCustomer']
+  static pick: PickKind = 'customer'
   static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Customer id (left out on a terminal: pick one).'})}
   static summary = `Change a customer (API v2).`
   static examples = [
@@ -25,7 +29,7 @@ export default class CustomersUpdate extends ApiCommand<typeof CustomersUpdate> 
     if ([flags.email, flags.metadata, flags.name, flags.plan, flags.status].every((v) => v === undefined))
       throw new UsageError('Nothing to change: pass at least one of --email, --name, --status, --plan, --metadata.')
     const picked = this.args.id === undefined
-    const id = this.args.id ?? ((await this.pick('customer', () => this.ctx.client())) as number)
+    const id = this.args.id ?? ((await this.pick(() => this.ctx.client())) as number)
     // A record chosen in a picker is shown before it changes, as delete does: the person confirms it is the one.
     if (picked)
       await confirmAfterCheck(this.io, flags.yes, async () => {

@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 
+import type {OperationId} from '../../domain/schema.js'
 import {ApiCommand} from '../../base/command.js'
 import {apiVersionFlag, currencyFlag, dryRunFlag, fieldsFlag, idFlag} from '../../base/flags.js'
 import {askForOrder, canAskForOrder, createAsking} from '../../base/order-wizard.js'
@@ -7,6 +8,7 @@ import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {createOrder, idempotencyKeyNamed, type OrderInput, parseItemSpec, readOrderFile} from '../../services/orders.js'
 
 export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
+  static operations: readonly OperationId[] = ['getCustomer', 'createOrder']
   static summary = `Create an order (status pending); on a terminal, asks for what is missing.`
   static description = `In v2 every order carries an Idempotency-Key: the one given with --idempotency-key, or a fresh UUID printed on stderr. Rerunning with that key replays the original order instead of creating a second one, and the CLI retries a lost response with the same key. In v1 there is no such key, and a failed request is never retried.`
   static examples = [

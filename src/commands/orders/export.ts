@@ -1,3 +1,4 @@
+import type {OperationId} from '../../domain/schema.js'
 import {BulkCommand} from '../../base/bulk-command.js'
 import {exportFlags} from '../../base/bulk-flags.js'
 import {apiVersionFlag, idFlag, orderStatusFlag, jqStreamingRefusal} from '../../base/flags.js'
@@ -5,6 +6,7 @@ import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {listOrdersRequest} from '../../services/orders.js'
 
 export default class OrdersExport extends BulkCommand<typeof OrdersExport> {
+  static operations: readonly OperationId[] = ['listOrders']
   static readOnly = true
   static summary = `Export every matching order, in the service's order, as the list operation returns them.`
   static description = `Records stream as pages of 100 arrive (memory stays flat whatever the count): page 1 first, then the others with --concurrency pages in flight, written in order. JSONL (default): one order per line. CSV: a header row of the order's top-level fields, RFC 4180 quoting, nested values as compact JSON. JSON: one array. (The list operation does not return items, so an order export cannot be imported back as is.)

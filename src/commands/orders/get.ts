@@ -1,11 +1,15 @@
 import {Args} from '@oclif/core'
 
+import type {OperationId} from '../../domain/schema.js'
+import type {PickKind} from '../../services/pick-kinds.js'
 import {ApiCommand} from '../../base/command.js'
 import {parseIdArg, fieldsFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {getOrder} from '../../services/orders.js'
 
 export default class OrdersGet extends ApiCommand<typeof OrdersGet> {
+  static operations: readonly OperationId[] = ['getOrder']
+  static pick: PickKind = 'order'
   static readOnly = true
   static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Order id (left out on a terminal: pick one).'})}
   static summary = `Show one order (API v2).`
@@ -13,7 +17,7 @@ export default class OrdersGet extends ApiCommand<typeof OrdersGet> {
   static flags = fieldsFlag('order')
 
   async run(): Promise<void> {
-    const id = this.args.id ?? ((await this.pick('order', () => this.ctx.client())) as number)
+    const id = this.args.id ?? ((await this.pick(() => this.ctx.client())) as number)
     await this.output.record(await getOrder(await this.ctx.client(), id), [...RESOURCE_COLUMNS.order, 'items'])
   }
 }

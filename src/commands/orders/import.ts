@@ -1,5 +1,6 @@
 import {Args} from '@oclif/core'
 
+import type {OperationId} from '../../domain/schema.js'
 import {BulkCommand} from '../../base/bulk-command.js'
 import {importFlags} from '../../base/bulk-flags.js'
 import {apiVersionFlag} from '../../base/flags.js'
@@ -7,6 +8,7 @@ import {UsageError} from '../../errors.js'
 import {ORDER_EXPECTED_LIMIT} from '../../domain/bulk.js'
 
 export default class OrdersImport extends BulkCommand<typeof OrdersImport> {
+  static operations: readonly OperationId[] = ['createOrder']
   static args = {file: Args.string({description: 'CSV or JSONL file of orders.', required: true})}
   static summary = `Create orders from a CSV or JSONL file, resumably and never twice (v2 only).`
   static description = `Rows: CSV columns customer_id, currency, items (PRODUCT_ID[:QUANTITY] entries separated by ";") and optional idempotency_key; or JSONL objects {"customer_id", "currency", "items": [{"product_id", "quantity"}], "idempotency_key"?}. The format comes from --format or the file's extension (.csv, .jsonl, .ndjson).

@@ -1,9 +1,11 @@
+import type {OperationId} from '../../domain/schema.js'
 import {ApiCommand} from '../../base/command.js'
 import {apiVersionFlag, fieldsFlag, idFlag, orderStatusFlag, pageFlags, pagerFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {listOrders} from '../../services/orders.js'
 
 export default class OrdersList extends ApiCommand<typeof OrdersList> {
+  static operations: readonly OperationId[] = ['listOrders']
   static readOnly = true
   static summary = `List orders, newest first.`
   static examples = ['<%= config.bin %> orders list --status paid', '<%= config.bin %> orders list --customer 42 --all --json']

@@ -1,5 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
+import type {OperationId} from '../../domain/schema.js'
+import type {PickKind} from '../../services/pick-kinds.js'
 import {ApiCommand} from '../../base/command.js'
 import {dryRunFlag, parseIdArg, yesFlag} from '../../base/flags.js'
 import {parseId} from '../../domain/validate.js'
@@ -9,6 +11,8 @@ import {formatMoney} from '../../io/values.js'
 import {getOrder, refundedSoFar, refundOrder} from '../../services/orders.js'
 
 export default class OrdersRefund extends ApiCommand<typeof OrdersRefund> {
+  static operations: readonly OperationId[] = ['getOrder', 'refundOrder']
+  static pick: PickKind = 'refundable-order'
   static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Order id (left out on a terminal: pick one).'})}
   static summary = `Refund an order, in whole or in part (API v2).`
   static description = `--amount is an integer in the service's money unit, sent unchanged; without it the whole remaining amount is refunded. Asks for confirmation on a terminal; needs --yes without one. The checks (the order's status, what is left to refund, --expect-refunded) run with --yes and --dry-run too. The service takes no idempotency key for refunds: a job that may run again passes --expect-refunded with what it saw, so that a second run refuses instead of refunding twice.`
@@ -41,7 +45,7 @@ export default class OrdersRefund extends ApiCommand<typeof OrdersRefund> {
   }
 
   async run(): Promise<void> {
-    const id = this.args.id ?? ((await this.pick('refundable-order', () => this.ctx.client())) as number)
+    const id = this.args.id ?? ((await this.pick(() => this.ctx.client())) as number)
     const {flags, io} = this
     const client = await this.ctx.client()
     await confirmAfterCheck(io, flags.yes, async () => {

@@ -1,3 +1,4 @@
+import type {OperationId} from '../../domain/schema.js'
 import {ApiCommand} from '../../base/command.js'
 import {currencyFlag, pagerFlag} from '../../base/flags.js'
 import {chartLines, heading, readNotes, reading, statsFlags, windowOf} from '../../base/stats.js'
@@ -8,6 +9,7 @@ import {formatMoney} from '../../io/values.js'
 import {type OrderStats, orderStats} from '../../services/stats.js'
 
 export default class OrdersStats extends ApiCommand<typeof OrdersStats> {
+  static operations: readonly OperationId[] = ['listOrders']
   static readOnly = true
   static summary = `Orders, gross, refunded and net per period, per currency (API v2).`
   static description = `Reads the orders newest first and stops past --since once the list has shown that order (the list has no date filter; when the service does not list newest first, every page is read). An order met twice while reading is counted once; one that does not hold together (an amount that is not a whole number) is not counted, and the count says so. Periods are counted in the local time zone (TZ) unless --utc.

@@ -1,11 +1,15 @@
 import {Args} from '@oclif/core'
 
+import type {OperationId} from '../../domain/schema.js'
+import type {PickKind} from '../../services/pick-kinds.js'
 import {ApiCommand} from '../../base/command.js'
 import {currencyFlag, parseIdArg, fieldsFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {getProduct} from '../../services/products.js'
 
 export default class ProductsGet extends ApiCommand<typeof ProductsGet> {
+  static operations: readonly OperationId[] = ['getProduct']
+  static pick: PickKind = 'product'
   static readOnly = true
   static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Product id (left out on a terminal: pick one).'})}
   static summary = `Show one product (API v2; public).`
@@ -14,7 +18,7 @@ export default class ProductsGet extends ApiCommand<typeof ProductsGet> {
 
   async run(): Promise<void> {
     // The picker shows prices in the currency asked for, as the result will.
-    const id = this.args.id ?? ((await this.pick('product', () => this.ctx.client(), {currency: this.flags.currency})) as number)
+    const id = this.args.id ?? ((await this.pick(() => this.ctx.client(), {currency: this.flags.currency})) as number)
     await this.output.record(await getProduct(await this.ctx.client(), id, {currency: this.flags.currency}), RESOURCE_COLUMNS.product)
   }
 }

@@ -1,9 +1,11 @@
+import type {OperationId} from '../../domain/schema.js'
 import {ApiCommand} from '../../base/command.js'
 import {apiVersionFlag, currencyFlag, fieldsFlag, pageFlags, pagerFlag, searchFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {listProducts} from '../../services/products.js'
 
 export default class ProductsList extends ApiCommand<typeof ProductsList> {
+  static operations: readonly OperationId[] = ['listProducts']
   static readOnly = true
   static summary = `List products in the catalogue (public: no login needed).`
   static examples = [

@@ -1,5 +1,6 @@
 import {Args} from '@oclif/core'
 
+import type {OperationId} from '../../domain/schema.js'
 import {ApiCommand} from '../../base/command.js'
 import {apiVersionFlag, currencyFlag, fieldsFlag, pageFlags, pagerFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
@@ -7,6 +8,7 @@ import {checkSearch} from '../../domain/validate.js'
 import {searchProducts} from '../../services/products.js'
 
 export default class ProductsSearch extends ApiCommand<typeof ProductsSearch> {
+  static operations: readonly OperationId[] = ['searchProducts', 'listProducts']
   static readOnly = true
   static args = {
     text: Args.string({

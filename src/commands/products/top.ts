@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 
+import type {OperationId} from '../../domain/schema.js'
 import {ApiCommand} from '../../base/command.js'
 import {currencyFlag, pagerFlag} from '../../base/flags.js'
 import {chartLines, heading, readNotes, reading, statsFlags, windowOf} from '../../base/stats.js'
@@ -10,6 +11,7 @@ import {formatMoney} from '../../io/values.js'
 import {type TopProducts, topProducts} from '../../services/top.js'
 
 export default class ProductsTop extends ApiCommand<typeof ProductsTop> {
+  static operations: readonly OperationId[] = ['listOrders', 'getOrder', 'listProducts']
   static readOnly = true
   static summary = `The products that sold most over a window: units and revenue, per currency (API v2).`
   static description = `Counts the items of the orders placed in the window (found as \`orders stats\` finds them; each order's items are read with it, a few at a time, where the list does not carry them). Revenue is quantity times unit price, refunds not subtracted (they are not tied to items). If an order's items cannot be read, the command fails rather than print a revenue short by that order; an order whose items do not hold together is not counted, and the count says so.

@@ -8,6 +8,7 @@ import {execWithSandbox} from '../../services/sandbox/exec.js'
 import {readScenarioWith} from '../../services/sandbox/scenario.js'
 
 export default class SandboxExec extends BaseCommand<typeof SandboxExec> {
+  static exitCodes = {'0-255': "COMMAND's exit status (128+N when signal N ended it)", '2': 'a bad flag or seed file: COMMAND never ran'}
   // Its signals are COMMAND's to act on (passed on to it); exec ends when COMMAND does.
   static interruptible = true
   static strict = false

@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 
+import type {OperationId} from '../../domain/schema.js'
 import {ApiCommand} from '../../base/command.js'
 import {sanitize} from '../../io/sanitize.js'
 import {dryRunFlag, fieldsFlag} from '../../base/flags.js'
@@ -7,6 +8,7 @@ import {EVENT_TYPES, RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {createWebhook, splitEvents} from '../../services/webhooks/endpoints.js'
 
 export default class WebhooksCreate extends ApiCommand<typeof WebhooksCreate> {
+  static operations: readonly OperationId[] = ['createWebhook']
   static summary = `Register a webhook endpoint (v2) and keep its signing secret in the profile.`
   static description = `The service shows the signing secret only in this answer: it is printed once, and stored in the profile under the endpoint's id (\`config list\` shows it masked), where \`webhooks listen\` finds it. The URL must be HTTPS; against the local sandbox, http://127.0.0.1 URLs are accepted too. The service cannot delete an endpoint.`
   static examples = [

@@ -1,3 +1,4 @@
+import type {OperationId} from '../../domain/schema.js'
 import {ApiCommand} from '../../base/command.js'
 import {fieldsFlag, pagerFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
@@ -5,6 +6,7 @@ import {counted} from '../../domain/text.js'
 import {listWebhooks, staleListenEndpoints} from '../../services/webhooks/endpoints.js'
 
 export default class WebhooksList extends ApiCommand<typeof WebhooksList> {
+  static operations: readonly OperationId[] = ['listWebhooks']
   static readOnly = true
   static summary = `List the account's webhook endpoints (v2).`
   static description = `In the table, "secret" says whether this profile holds the endpoint's signing secret (which \`webhooks listen\` needs to reuse an endpoint), and "state" marks the endpoints this profile's \`webhooks listen\` registered: listening, or stale when their listener no longer answers. The service has no operation to delete an endpoint.`

@@ -1,5 +1,6 @@
 import {Flags} from '@oclif/core'
 
+import type {OperationId} from '../../domain/schema.js'
 import {ApiCommand} from '../../base/command.js'
 import {jqStreamingRefusal} from '../../base/flags.js'
 import {MAX_TIMER_SECONDS} from '../../domain/env.js'
@@ -36,6 +37,7 @@ const seconds = Flags.custom<number>({
 const clock = (date = new Date()) => date.toTimeString().slice(0, 8)
 
 export default class WebhooksListen extends ApiCommand<typeof WebhooksListen> {
+  static operations: readonly OperationId[] = ['listWebhooks', 'createWebhook']
   static summary = `Receive webhook deliveries locally: verify, print, record and forward each one.`
   static description = `Listens on 127.0.0.1 (any path), verifies X-Service-Signature, prints one line per event, records every verified delivery in the local inbox (see \`webhooks events\`, \`webhooks replay\`), and forwards the raw body and headers to --forward-to, answering the service what the receiver answered (502 when it cannot be reached, so that the service retries). A missing, wrong, stale or future signature is answered 400 and not forwarded.
 

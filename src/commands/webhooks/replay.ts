@@ -1,5 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
+import type {OperationId} from '../../domain/schema.js'
+import type {PickKind} from '../../services/pick-kinds.js'
 import {ApiCommand} from '../../base/command.js'
 import {inboxFilterFlags, secretFlags, sinceOf} from '../../base/webhook-flags.js'
 import {counted} from '../../domain/text.js'
@@ -10,6 +12,9 @@ import {type BatchItem, replay, replayMany} from '../../services/webhooks/inbox.
 import {readSecret} from '../../services/webhooks/signatures.js'
 
 export default class WebhooksReplay extends ApiCommand<typeof WebhooksReplay> {
+  // Forwards events from the local inbox to the local endpoint: the service is not asked.
+  static operations: readonly OperationId[] = []
+  static pick: PickKind = 'event'
   static args = {id: Args.string({description: 'The event id (evt_...), as `webhooks events` shows it; several may follow.'})}
   static summary = `Send recorded deliveries again: each raw body byte for byte, with its recorded headers.`
   static description = `One EVENT_ID: that event's latest delivery; --json prints {"id", "type", "forward_to", "status", "duration_ms", "resigned"}. Several ids, or --failed (the events whose latest record failed: not forwarded, or answered other than 2xx; narrowed by --since and --type): each event once, in the order received, one line each as it finishes, then a summary; --json prints {"replayed", "succeeded", "failed", "forward_to", "results": [...]}. Every replay is recorded in the inbox with the receiver's answer, so a replay that succeeds takes its event off the --failed list.
@@ -39,9 +44,7 @@ Each delivery is signed afresh (current time) with the secret given (--secret-fi
     if (flags.failed && ids.length > 0) throw new UsageError('Give event ids or --failed, not both.')
     // None named and not --failed: pick one on a terminal; without one, say what to give.
     if (!flags.failed && ids.length === 0)
-      ids.push(
-        (await this.pick('event', undefined, {missing: 'Missing event id: name the events to replay (EVENT_ID...), or pass --failed.'})) as string,
-      )
+      ids.push((await this.pick(undefined, {missing: 'Missing event id: name the events to replay (EVENT_ID...), or pass --failed.'})) as string)
     if (!flags.failed && (flags.since !== undefined || flags.type !== undefined))
       throw new UsageError('--since and --type choose among failed events: use them with --failed.')
     const secret = await readSecret(

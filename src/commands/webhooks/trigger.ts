@@ -5,6 +5,7 @@ import {idFlag} from '../../base/flags.js'
 import {describeTriggered, parseOverrides, trigger} from '../../services/webhooks/trigger.js'
 
 export default class WebhooksTrigger extends ApiCommand<typeof WebhooksTrigger> {
+  static changesAccount = true
   static args = {
     event: Args.string({
       description:

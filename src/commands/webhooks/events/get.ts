@@ -1,11 +1,13 @@
 import {Args} from '@oclif/core'
 
+import type {PickKind} from '../../../services/pick-kinds.js'
 import {BaseCommand} from '../../../base/command.js'
 import {sanitize} from '../../../io/sanitize.js'
 import {humanValue} from '../../../io/values.js'
 import {getInboxEvent, type InboxRecord, outcomeOf} from '../../../services/webhooks/inbox.js'
 
 export default class WebhooksEventsGet extends BaseCommand<typeof WebhooksEventsGet> {
+  static pick: PickKind = 'event'
   static readOnly = true
   static args = {id: Args.string({description: 'The event id (evt_...), as `webhooks events` shows it (left out on a terminal: pick one).'})}
   static summary = `Show one event of the local inbox whole, every delivery of it.`
@@ -18,7 +20,7 @@ export default class WebhooksEventsGet extends BaseCommand<typeof WebhooksEvents
   ]
 
   async run(): Promise<void> {
-    const id = this.args.id ?? ((await this.pick('event')) as string)
+    const id = this.args.id ?? ((await this.pick()) as string)
     const event = await getInboxEvent(this.deps.env, id)
     await this.output.result(event, () => {
       const {io} = this

@@ -9,7 +9,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {run, tempConfigDir} from '../helpers/cli.js'
 import {useE2E} from '../helpers/e2e.js'
 import {type Script, startFaultyServer} from '../helpers/faulty-server.js'
-import {runArgvInProcess} from '../helpers/in-process.js'
+import {runInProcess} from '../helpers/in-process.js'
 import {issueToken, keyPairEnv, occurrences, requestsTo, storeProfile} from '../helpers/login.js'
 
 const fx = useE2E({orderLimit: {limit: 1000, windowSeconds: 60}})
@@ -45,7 +45,7 @@ async function against(script: Script, args: string[], options: {upstream?: stri
   await fx.faulty?.close() // a test may call this more than once
   fx.faulty = await startFaultyServer(script, options)
   // In this process, through the commands' seam: the client's behaviour needs no child process.
-  const r = await runArgvInProcess(args, {
+  const r = await runInProcess(args, {
     env: {COMMERCE_ACCESS_TOKEN: token, COMMERCE_BASE_URL: fx.faulty.url, COMMERCE_CONFIG_DIR: fx.dir, ...options.env},
   })
   return {...r, requests: fx.faulty.requests}

@@ -7,7 +7,7 @@ import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {run, tempConfigDir, unwritableConfigDir} from '../helpers/cli.js'
-import {runArgvInProcess} from '../helpers/in-process.js'
+import {runInProcess} from '../helpers/in-process.js'
 
 const SECRET = 'sk_live_do_not_show_3f9a1c'
 const MASK = '********'
@@ -16,7 +16,7 @@ let tmp: {dir: string; cleanup: () => void}
 let dir: string
 // In this process, through the commands' seam: config commands need no child process.
 const cfg = (args: string[], env: Record<string, string | undefined> = {}, input?: string) =>
-  runArgvInProcess(args, {env: {COMMERCE_CONFIG_DIR: dir, ...env}, stdin: input})
+  runInProcess(args, {env: {COMMERCE_CONFIG_DIR: dir, ...env}, input})
 const file = () => JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'))
 
 beforeEach(() => {

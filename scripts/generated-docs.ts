@@ -1,0 +1,112 @@
+/**
+ * The lists in README.md and docs/*.md that follow from the code, written between markers by `npm run generate`:
+ *
+ * - `<!-- decisions -->`: the sandbox's decisions (src/sandbox/decisions.ts, DECISIONS), a table;
+ * - `<!-- picks -->`: the commands whose id argument is picked on a terminal and completed in a shell, from each
+ *   command's `static pick` (as oclif.manifest.json carries it), a list of words;
+ * - `<!-- operations -->`: the service's operations with the commands that make them, from each command's
+ *   `static operations`, a table.
+ *
+ * `--check` exits 1 naming the stale files instead of writing them; test/e2e/generated.test.ts checks the same.
+ */
+import {readdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {OPERATIONS} from '../src/domain/schema.js'
+import {DECISIONS} from '../src/sandbox/decisions.js'
+
+const ROOT = join(import.meta.dirname, '..')
+
+interface ManifestCommand {
+  hidden?: boolean
+  pick?: string
+  operations?: string[]
+}
+
+type Manifest = {commands: Record<string, ManifestCommand>}
+
+function decisionsTable(): string {
+  const rows = DECISIONS.map((d) => `| ${d.gap} | ${d.decision.replaceAll('|', '\\|')} |`)
+  return `\n${["| gap in the spec | the sandbox's decision |", '| --- | --- |', ...rows].join('\n')}\n`
+}
+
+/** `customers delete|get|update`, `orders get|refund` and `products get`: commands grouped by their first words. */
+function wordsList(ids: readonly string[]): string {
+  const groups = new Map<string, string[]>()
+  for (const id of [...ids].sort()) {
+    const words = id.split(':')
+    const head = words.slice(0, -1).join(' ')
+    groups.set(head, [...(groups.get(head) ?? []), words.at(-1)!])
+  }
+  const items = [...groups].map(([head, tails]) => `\`${head ? `${head} ` : ''}${tails.join('|')}\``)
+  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`
+}
+
+function picksList(manifest: Manifest): string {
+  return wordsList(Object.keys(manifest.commands).filter((id) => !manifest.commands[id].hidden && manifest.commands[id].pick))
+}
+
+function operationsTable(manifest: Manifest): string {
+  const rows = Object.values(OPERATIONS).map((op) => {
+    const users = Object.keys(manifest.commands)
+      .filter((id) => !manifest.commands[id].hidden && manifest.commands[id].operations?.includes(op.id))
+      .sort()
+      .map((id) => `\`commerce ${id.replaceAll(':', ' ')}\``)
+    const paths = op.versions.map((v) => `\`${op.method} /api/${v}${op.path}\``).join('<br>')
+    return `| ${op.id} | ${paths} | ${users.join(', ') || 'none'} |`
+  })
+  return `\n${['| operation | method and path | commands that make it |', '| --- | --- | --- |', ...rows].join('\n')}\n`
+}
+
+/** `text` with every generated section it has marked rewritten. */
+export function withGenerated(text: string, manifest: Manifest): string {
+  const sections: Record<string, () => string> = {
+    decisions: decisionsTable,
+    operations: () => operationsTable(manifest),
+    picks: () => picksList(manifest),
+  }
+  let out = text
+  for (const [name, make] of Object.entries(sections)) {
+    const start = `<!-- ${name} -->`
+    const end = `<!-- ${name}stop -->`
+    let at = out.indexOf(start)
+    while (at >= 0) {
+      const stop = out.indexOf(end, at)
+      if (stop < 0) throw new Error(`${start} without ${end}`)
+      out = out.slice(0, at + start.length) + make() + out.slice(stop)
+      at = out.indexOf(start, at + start.length + 1)
+    }
+  }
+  return out
+}
+
+/** README.md and every page of docs/ (not the command reference, which oclif writes). */
+export function generatedFiles(): string[] {
+  return [
+    'README.md',
+    ...readdirSync(join(ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => join('docs', f)),
+  ]
+}
+
+export function readManifest(): Manifest {
+  return JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as Manifest
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const manifest = readManifest()
+  const stale: string[] = []
+  for (const file of generatedFiles()) {
+    const path = join(ROOT, file)
+    const current = readFileSync(path, 'utf8')
+    const next = withGenerated(current, manifest)
+    if (next === current) continue
+    if (process.argv.includes('--check')) stale.push(file)
+    else writeFileSync(path, next)
+  }
+  if (stale.length > 0) {
+    console.error(`Stale generated sections in ${stale.join(', ')}: run \`npm run generate\`.`)
+    process.exit(1)
+  }
+}
