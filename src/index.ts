@@ -6,7 +6,7 @@
  *   redaction in --debug, errors mapped to the documented exit codes); `listing()` follows its pages;
  * - `this.output`: the output channel (--json, --jq, tables on a terminal, tab-separated rows on a pipe);
  * - `this.io`: the terminal rules (colour, prompts only on a terminal), and `this.deps` (env, streams, clock).
- * Flags and Args are @oclif/core's, the instance the CLI runs on. Documented in README.md ("Plugins").
+ * Flags and Args are @oclif/core's, the instance the CLI runs on. Documented in docs/aliases-and-plugins.md.
  */
 export {Args, Flags} from '@oclif/core'
 

@@ -1,7 +1,7 @@
 /**
- * The request policy, as pure functions: what is retried and how long to wait (README, "Retries"; cli-contract.md,
+ * The request policy, as pure functions: what is retried and how long to wait (docs/output.md, "Retries"; cli-contract.md,
  * "Requests"). No I/O, no clock of its own: the client's wrappers (src/api/wrappers.ts) ask `decide` after each
- * attempt and do what it says. Unit tests: test/api/policy.test.ts, one per row of the README's table.
+ * attempt and do what it says. Unit tests: test/api/policy.test.ts, one per row of docs/output.md's table.
  *
  * - 429: wait Retry-After (seconds or an HTTP date; 1 s when absent or unreadable) and retry, for every method
  *   (the service refused the request, so nothing was created), up to 3 retries and `maxWaitMs` of waiting in

@@ -40,7 +40,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   static readOnly = false
   /**
    * The kind of record its id argument names, when it has one a person may pick (`this.pick()` asks on a terminal) and
-   * a shell completes from the account. Declared here only: completion and the README's lists are generated from it.
+   * a shell completes from the account. Declared here only: completion and the docs' lists are generated from it.
    */
   static pick?: PickKind
   /**

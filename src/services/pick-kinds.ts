@@ -1,7 +1,7 @@
 /**
  * What a person can pick an id from: each kind of record (services/pickers.ts lists its candidates) and the noun a
  * picker asks with (base/pick.ts). A command declares the kind it picks on its class (`static pick = 'customer'`):
- * its picker, its id completion in bash and zsh (services/completion.ts) and the README's lists follow from that.
+ * its picker, its id completion in bash and zsh (services/completion.ts) and the docs' lists follow from that.
  */
 export const PICK_KINDS = {
   customer: {noun: 'customer'},

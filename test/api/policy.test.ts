@@ -1,5 +1,5 @@
 /**
- * The request policy (src/api/policy.ts), one block per row of the README's "Retries" table, and the wrappers
+ * The request policy (src/api/policy.ts), one block per row of docs/output.md's "Retries" table, and the wrappers
  * that carry it out (src/api/wrappers.ts) around a scripted exchange, with an injected clock and sleep.
  */
 import {describe, expect, it} from 'vitest'

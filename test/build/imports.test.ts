@@ -1,5 +1,5 @@
 /**
- * The layer table of ../shared/architecture.md ("Arrows point down"), read from the sources and enforced whole:
+ * The layer table of docs/development.md ("The layers": an import points down, never up), read from the sources and enforced whole:
  * LAYERS says which folders of src/ each folder may import. Static imports, `export … from`, `import type`,
  * `import()` and `require()` all count. src/sandbox (the emulator) imports src/domain and Node's built-in modules only.
  */
@@ -18,7 +18,7 @@ const ALLOWED = new Set<string>([])
 
 const SRC = join(ROOT, 'src')
 /**
- * Each folder of src/ and the folders it may import (besides itself). From ../shared/architecture.md: commands ->
+ * Each folder of src/ and the folders it may import (besides itself). As docs/development.md draws them: commands ->
  * base, services, io; services -> bulk, webhooks, api, domain, config; api -> domain, config; sandbox -> domain.
  * What the document leaves open, decided here:
  * - src/domain (with src/errors.ts, its typed errors) is the vocabulary every layer but the sandbox's speaks;
@@ -115,7 +115,7 @@ describe('import rules', () => {
   it('every import follows the layer table (LAYERS), and src/sandbox imports no package', () => {
     const found = violations()
     const fresh = found.filter((v) => !ALLOWED.has(v))
-    expect(fresh, 'imports against the arrows of ../shared/architecture.md (see the README, "Development")').toEqual([])
+    expect(fresh, 'imports against the layers of docs/development.md ("The layers")').toEqual([])
   })
 
   it('the allow-list of known violations only shrinks', () => {

@@ -1,5 +1,5 @@
 /**
- * Services know their options, not the flags a command maps onto them (../shared/architecture.md; Shopify CLI's
+ * Services know their options, not the flags a command maps onto them (docs/development.md, "The layers"; Shopify CLI's
  * docs/cli/conventions.md): a message naming an option is a Phrase (src/domain/phrase.ts) that the command spells.
  * The one place a service may write a flag is a command line it tells a person to run next, quoted as
  * `commerce ...` (as Shopify's "next steps" name commands).

@@ -46,8 +46,21 @@ interface Example {
   text: string
 }
 
-/** The README's usage sections, then the reference pages moved out of it (their examples run the same way). */
-const FILES = ['README.md', 'docs/sandbox.md', 'docs/webhooks.md']
+/** The README's usage sections, then the pages of docs/ it leads to, in the order a reader meets them. */
+const FILES = [
+  'README.md',
+  'docs/configuration.md',
+  'docs/terminal.md',
+  'docs/output.md',
+  'docs/resources.md',
+  'docs/api.md',
+  'docs/webhooks.md',
+  'docs/bulk.md',
+  'docs/aliases-and-plugins.md',
+  'docs/fixtures.md',
+  'docs/sandbox.md',
+  'docs/troubleshooting.md',
+]
 
 function examples(): Example[] {
   const out: Example[] = []
