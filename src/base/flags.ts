@@ -173,6 +173,23 @@ export const metadataFlag = Flags.custom<{key: string; value: string}>({
 /** A flag naming a resource by its id (a positive integer). */
 export const idFlag = Flags.custom<number>({parse: parseIdArg})
 
+/** What every list command takes: a pager, --fields of its resource, the API version, and paging. */
+export function listFlags(resource: ResourceName) {
+  return {...pagerFlag, ...fieldsFlag(resource), ...apiVersionFlag, ...pageFlags}
+}
+
+/** The filters of a customers list and export, one set for both (the same query). */
+export const customerFilterFlags = {
+  search: searchFlag({description: 'Free-text search over name and email (v2 only; at most 120 characters).'}),
+  status: customerStatusFlag({description: 'Only customers with this status.'}),
+}
+
+/** The filters of an orders list and export. */
+export const orderFilterFlags = {
+  customer: idFlag({description: "Only this customer's orders."}),
+  status: orderStatusFlag({description: 'Only orders with this status.'}),
+}
+
 interface FlagShape {
   char?: string
   options?: readonly string[]

@@ -99,21 +99,31 @@ export async function windowOf(
   }
 }
 
-/** `work` with a live count of the records it reads on a terminal (`onRecord`), cleared when it ends, however. */
-export async function reading<T>(io: IOStreams, what: string, work: (onRecord: (n: number) => void) => Promise<T>): Promise<T> {
+/**
+ * `work` with a live count of the records it reads on a terminal (`onRecord`), cleared when it ends, however; then
+ * what the reading met that a person should know (readNotes).
+ */
+export async function reading<T extends {read: Pick<Read, 'duplicates' | 'malformed'>}>(
+  io: IOStreams,
+  what: string,
+  work: (onRecord: (n: number) => void) => Promise<T>,
+): Promise<T> {
   const spinner = new Spinner(io)
+  let result: T
   try {
-    return await work((n) => {
+    result = await work((n) => {
       if (n === 1) spinner.start(`Reading ${what}…`)
       else if (n % 500 === 0) spinner.update(`Reading ${what}: ${formatCount(n)} so far…`)
     })
   } finally {
     spinner.stop()
   }
+  readNotes(io, result.read, what)
+  return result
 }
 
 /** What the reading met that a person should know: records met twice, records that did not hold together. */
-export function readNotes(io: IOStreams, read: Pick<Read, 'duplicates' | 'malformed'>, what: string): void {
+function readNotes(io: IOStreams, read: Pick<Read, 'duplicates' | 'malformed'>, what: string): void {
   if (read.malformed > 0)
     io.warn(
       `${formatCount(read.malformed)} ${what} from the service did not hold together (an amount, date or item that is not one) and were not counted.`,

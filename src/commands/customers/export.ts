@@ -1,7 +1,7 @@
 import type {OperationId} from '../../domain/schema.js'
 import {BulkCommand} from '../../base/bulk-command.js'
 import {exportFlags} from '../../base/bulk-flags.js'
-import {apiVersionFlag, customerStatusFlag, searchFlag, jqStreamingRefusal} from '../../base/flags.js'
+import {apiVersionFlag, customerFilterFlags, jqStreamingRefusal} from '../../base/flags.js'
 import {RATE_LIMITS, RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {listCustomersRequest} from '../../services/customers.js'
 
@@ -21,8 +21,7 @@ export default class CustomersExport extends BulkCommand<typeof CustomersExport>
   static flags = {
     ...apiVersionFlag,
     ...exportFlags,
-    search: searchFlag({description: 'Free-text search over name and email (v2 only; at most 120 characters).'}),
-    status: customerStatusFlag({description: 'Only customers with this status.'}),
+    ...customerFilterFlags,
   }
 
   protected jqRefusal(): string {

@@ -1,6 +1,6 @@
 import type {OperationId} from '../../domain/schema.js'
 import {ApiCommand} from '../../base/command.js'
-import {apiVersionFlag, customerStatusFlag, fieldsFlag, pageFlags, pagerFlag, searchFlag} from '../../base/flags.js'
+import {customerFilterFlags, listFlags} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {listCustomers} from '../../services/customers.js'
 
@@ -14,14 +14,7 @@ export default class CustomersList extends ApiCommand<typeof CustomersList> {
     "<%= config.bin %> customers list --all --json | jq -r '.[].email'",
   ]
   static fieldFlags = {q: '--search', status: '--status'}
-  static flags = {
-    ...pagerFlag,
-    ...fieldsFlag('customer'),
-    ...apiVersionFlag,
-    ...pageFlags,
-    search: searchFlag({description: 'Free-text search over name and email (v2 only; at most 120 characters).'}),
-    status: customerStatusFlag({description: 'Only customers with this status.'}),
-  }
+  static flags = {...listFlags('customer'), ...customerFilterFlags}
 
   async run(): Promise<void> {
     const {flags} = this

@@ -1,7 +1,7 @@
 import type {OperationId} from '../../domain/schema.js'
 import {ApiCommand} from '../../base/command.js'
 import {pagerFlag} from '../../base/flags.js'
-import {chartLines, heading, readNotes, reading, statsFlags, windowOf} from '../../base/stats.js'
+import {chartLines, heading, reading, statsFlags, windowOf} from '../../base/stats.js'
 import {CUSTOMER_STATUSES} from '../../domain/schema.js'
 import {formatCount} from '../../domain/text.js'
 import {sanitize} from '../../io/sanitize.js'
@@ -22,7 +22,6 @@ On a terminal: the totals by status, then a bar chart of new customers per perio
     const {span, window} = await windowOf(flags, this.deps.now(), this.deps.env, io)
     const client = await this.ctx.client()
     const stats = await reading(io, 'customers', (onRecord) => customerStats(client, window, {onRecord}))
-    readNotes(io, stats.read, 'customers')
     await this.output.result(stats, () => this.human(stats, span))
   }
 

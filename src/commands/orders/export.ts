@@ -1,7 +1,7 @@
 import type {OperationId} from '../../domain/schema.js'
 import {BulkCommand} from '../../base/bulk-command.js'
 import {exportFlags} from '../../base/bulk-flags.js'
-import {apiVersionFlag, idFlag, orderStatusFlag, jqStreamingRefusal} from '../../base/flags.js'
+import {apiVersionFlag, jqStreamingRefusal, orderFilterFlags} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {listOrdersRequest} from '../../services/orders.js'
 
@@ -21,8 +21,7 @@ export default class OrdersExport extends BulkCommand<typeof OrdersExport> {
   static flags = {
     ...apiVersionFlag,
     ...exportFlags,
-    customer: idFlag({description: "Only this customer's orders."}),
-    status: orderStatusFlag({description: 'Only orders with this status.'}),
+    ...orderFilterFlags,
   }
 
   protected jqRefusal(): string {

@@ -1,6 +1,6 @@
 import type {OperationId} from '../../domain/schema.js'
 import {ApiCommand} from '../../base/command.js'
-import {apiVersionFlag, fieldsFlag, idFlag, orderStatusFlag, pageFlags, pagerFlag} from '../../base/flags.js'
+import {listFlags, orderFilterFlags} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {listOrders} from '../../services/orders.js'
 
@@ -10,14 +10,7 @@ export default class OrdersList extends ApiCommand<typeof OrdersList> {
   static summary = `List orders, newest first.`
   static examples = ['<%= config.bin %> orders list --status paid', '<%= config.bin %> orders list --customer 42 --all --json']
   static fieldFlags = {customer_id: '--customer', status: '--status'}
-  static flags = {
-    ...pagerFlag,
-    ...fieldsFlag('order'),
-    ...apiVersionFlag,
-    ...pageFlags,
-    customer: idFlag({description: "Only this customer's orders."}),
-    status: orderStatusFlag({description: 'Only orders with this status.'}),
-  }
+  static flags = {...listFlags('order'), ...orderFilterFlags}
 
   async run(): Promise<void> {
     const {flags} = this

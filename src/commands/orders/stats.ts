@@ -1,7 +1,7 @@
 import type {OperationId} from '../../domain/schema.js'
 import {ApiCommand} from '../../base/command.js'
 import {currencyFlag, pagerFlag} from '../../base/flags.js'
-import {chartLines, heading, readNotes, reading, statsFlags, windowOf} from '../../base/stats.js'
+import {chartLines, heading, reading, statsFlags, windowOf} from '../../base/stats.js'
 import {ORDER_STATUSES} from '../../domain/schema.js'
 import {formatCount} from '../../domain/text.js'
 import {sanitize} from '../../io/sanitize.js'
@@ -30,7 +30,6 @@ On a terminal: each currency's totals and counts by status, then a bar chart of 
     const client = await this.ctx.client()
     const found = await reading(io, 'orders', (onRecord) => orderStats(client, window, {currency: flags.currency, onRecord}))
     const stats = {money_unit: await this.moneyUnit(), ...found}
-    readNotes(io, stats.read, 'orders')
     await this.output.result(stats, () => this.human(stats, span))
   }
 

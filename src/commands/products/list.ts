@@ -1,6 +1,6 @@
 import type {OperationId} from '../../domain/schema.js'
 import {ApiCommand} from '../../base/command.js'
-import {apiVersionFlag, currencyFlag, fieldsFlag, pageFlags, pagerFlag, searchFlag} from '../../base/flags.js'
+import {currencyFlag, listFlags, searchFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {listProducts} from '../../services/products.js'
 
@@ -14,10 +14,7 @@ export default class ProductsList extends ApiCommand<typeof ProductsList> {
     "<%= config.bin %> products list --all --json | jq '.[] | select(.in_stock) | .id'",
   ]
   static flags = {
-    ...pagerFlag,
-    ...fieldsFlag('product'),
-    ...apiVersionFlag,
-    ...pageFlags,
+    ...listFlags('product'),
     currency: currencyFlag({description: 'Show prices converted to this currency.'}),
     search: searchFlag({description: 'Free-text search over name and description (at most 120 characters).'}),
   }

@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import type {OperationId} from '../../domain/schema.js'
 import {ApiCommand} from '../../base/command.js'
 import {currencyFlag, pagerFlag} from '../../base/flags.js'
-import {chartLines, heading, readNotes, reading, statsFlags, windowOf} from '../../base/stats.js'
+import {chartLines, heading, reading, statsFlags, windowOf} from '../../base/stats.js'
 import {formatCount} from '../../domain/text.js'
 import {sanitize} from '../../io/sanitize.js'
 import {fitCells} from '../../io/width.js'
@@ -45,7 +45,6 @@ On a terminal: per currency, the products by revenue with a bar each. On a pipe:
       topProducts(client, window, {currency: flags.currency, limit: flags.limit, onRecord, rank: flags.rank}),
     )
     const top = {money_unit: await this.moneyUnit(), ...found}
-    readNotes(io, top.read, 'orders')
     await this.output.result(top, () => this.human(top, span))
   }
 
