@@ -223,7 +223,7 @@ export const JQ_OUTPUT_HOOK_IN = 'src/io/jq.ts'
 
 /**
  * conf imports ajv (and ajv-formats) at its top for JSON Schema validation, which the CLI does not use: its fields
- * are declared in src/config/schema.ts and checked by its deserializer. The bundle gives conf stand-ins that throw
+ * are declared in src/config/config-schema.ts and checked by its deserializer. The bundle gives conf stand-ins that throw
  * if ever constructed, which saves loading ajv on every command that reads config.json. These are the lines of
  * conf's dist/source/index.js that make the stand-ins safe: the two imports, and the early return of its validator
  * set-up when no schema is given.

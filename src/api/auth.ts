@@ -12,10 +12,10 @@
 import type {IssuedToken} from '../domain/schema.js'
 import {ApiError, AuthError, CliError, UsageError} from '../errors.js'
 import {KEYRING_FIX_HINT, KeyringError, type Storage, keyringAccount, keyringGet} from '../config/keyring.js'
-import type {CachedToken, ConfigData, ConfigStore} from '../config/store.js'
-import {type Profile, setProfileToken} from '../config/schema.js'
+import type {CachedToken, ConfigData, ConfigStore} from '../config/config-store.js'
+import {type Profile, setProfileToken} from '../config/config-schema.js'
 import type {ApiClient, TokenSource} from './client.js'
-import {checkHeaderValue} from './url.js'
+import {checkHeaderValue} from './base-url.js'
 import {type BaseUrlOverride, foreignOrigin, originOf} from './origin.js'
 
 export type {BaseUrlOverride} from './origin.js'

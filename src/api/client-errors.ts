@@ -6,7 +6,7 @@
 import {capitalize, formatBytes} from '../domain/text.js'
 import {ApiError, CliError, NetworkError} from '../errors.js'
 import type {ApiRequest} from './request.js'
-import {errorFromResponse} from './errors.js'
+import {errorFromResponse} from './http-errors.js'
 import {mayHaveBeenSent} from './policy.js'
 import {classifyFailure, describeNetworkError} from './transport.js'
 

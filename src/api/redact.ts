@@ -2,7 +2,7 @@
  * Redaction for the --debug trace: `key_secret` and signing secrets are never shown, an access token at most
  * as its first 4 characters and an ellipsis.
  */
-import {abbreviateToken} from '../config/store.js'
+import {abbreviateToken} from '../config/config-store.js'
 
 const HIDDEN = new Set(['key_secret', 'signing_secret', 'secret', 'password', 'client_secret'])
 const ABBREVIATED = new Set(['access_token', 'refresh_token', 'token'])

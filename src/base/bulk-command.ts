@@ -5,7 +5,7 @@
 import type {Command} from '@oclif/core'
 
 import type {ApiClient, ApiRequest, TokenSource} from '../api/client.js'
-import type {ImportFormat, OnConflict} from '../domain/bulk.js'
+import type {ImportFormat, OnConflict} from '../domain/bulk-formats.js'
 import {confirmOrThrow} from '../io/prompt.js'
 import {ERROR_CODES, EXIT, signalCode, UsageError} from '../errors.js'
 import {ApiCommand} from './command.js'

@@ -1,7 +1,7 @@
 /** Flags shared by the bulk commands (customers|orders export|import), declared once. */
 import {Flags} from '@oclif/core'
 
-import {EXPORT_FORMATS, IMPORT_FORMATS, MAX_CONCURRENCY} from '../domain/bulk.js'
+import {EXPORT_FORMATS, IMPORT_FORMATS, MAX_CONCURRENCY} from '../domain/bulk-formats.js'
 
 export const exportFlags = {
   concurrency: Flags.integer({default: 4, description: 'Pages fetched at once.', max: MAX_CONCURRENCY, min: 1}),

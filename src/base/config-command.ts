@@ -6,7 +6,7 @@
 import type {Command} from '@oclif/core'
 
 import {configDir} from '../config/paths.js'
-import {ConfigStore} from '../config/store.js'
+import {ConfigStore} from '../config/config-store.js'
 import {ConfigService} from '../services/config.js'
 import {BaseCommand} from './command.js'
 

@@ -4,11 +4,11 @@
  */
 import {ApiClient, type ClientOptions} from '../api/client.js'
 import {type BaseUrlOverride, credentialHint, type ResolvedCredentials, loginHint, resolveCredentials} from '../api/auth.js'
-import {checkBaseUrl, noBaseUrlHint} from '../api/url.js'
+import {checkBaseUrl, noBaseUrlHint} from '../api/base-url.js'
 import {type ApiVersion, DEFAULT_API_VERSION} from '../domain/schema.js'
 import {secondsFromEnv} from '../domain/env.js'
 import {UsageError} from '../errors.js'
-import {type ConfigData, ConfigStore, type Profile, selectProfileName} from '../config/store.js'
+import {type ConfigData, ConfigStore, type Profile, selectProfileName} from '../config/config-store.js'
 import {configDir} from '../config/paths.js'
 import type {IOStreams} from '../io/streams.js'
 import {sanitize} from '../io/sanitize.js'
@@ -36,8 +36,8 @@ export interface ContextOptions {
   now?: () => number
 }
 
-// Where they were first declared; the rules live in src/domain/url.ts and src/api/url.ts.
-export {checkBaseUrl} from '../api/url.js'
+// Where they were first declared; the rules live in src/domain/url.ts and src/api/base-url.ts.
+export {checkBaseUrl} from '../api/base-url.js'
 
 export class Context {
   readonly store: ConfigStore

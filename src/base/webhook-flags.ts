@@ -2,7 +2,7 @@
 import {Flags} from '@oclif/core'
 
 import {UsageError} from '../errors.js'
-import {parseSince} from '../services/webhooks/inbox.js'
+import {parseSince} from '../services/webhooks/inbox-queries.js'
 import {readSecret, SECRET_ENV} from '../services/webhooks/signatures.js'
 
 /** The ways to give a signing secret, shared by sign, verify and replay: the file, stdin and environment ones keep it out of `ps`. */

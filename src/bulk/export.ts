@@ -11,13 +11,13 @@ import {finished} from 'node:stream/promises'
 
 import type {ApiRequest} from '../api/client.js'
 import {pages} from '../api/paginate.js'
-import {EXPORT_PER_PAGE} from '../domain/bulk.js'
+import {EXPORT_PER_PAGE} from '../domain/bulk-formats.js'
 import {type AtomicFile, createAtomicFile, fileProblem} from '../domain/files.js'
 import {CliError, interruptedBy, UsageError} from '../errors.js'
 import {option, phrase, type Text} from '../domain/phrase.js'
 import {type BulkProgress, type PacedClient, startTicker} from './paced.js'
 import {fetchPagesInOrder} from './pages.js'
-import {ProgressTracker} from './progress.js'
+import {ProgressTracker} from './progress-tracker.js'
 import {createRecordWriter, type RecordFormat} from './write.js'
 
 export interface ExportOptions {

@@ -6,7 +6,7 @@
 import {ApiClient, type TokenSource} from '../api/client.js'
 import {CliError, signalCode} from '../errors.js'
 import {type Clock, Pacer} from './pacer.js'
-import type {ProgressSnapshot, ProgressTracker} from './progress.js'
+import type {ProgressSnapshot, ProgressTracker} from './progress-tracker.js'
 
 /** What a progress bar is shown (io/progress.ts draws it; nothing is drawn off a terminal). */
 export interface BulkProgress {

@@ -9,7 +9,7 @@ import {Readable, Transform, type TransformCallback} from 'node:stream'
 
 import {type CsvError, parse} from 'csv-parse'
 
-import {MAX_RECORD_BYTES} from '../domain/bulk.js'
+import {MAX_RECORD_BYTES} from '../domain/bulk-formats.js'
 import {formatBytes} from '../domain/text.js'
 import {splitLines} from './lines.js'
 import {NOT_UTF8, type ReadError, type ReadOptions, type ReadResult, tap, tooLong} from './read-shared.js'

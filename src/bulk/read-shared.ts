@@ -1,7 +1,7 @@
 /** What the readers of import files (read.ts, read-csv.ts) share: their options, results and wording. */
 import {Transform} from 'node:stream'
 
-import type {ImportFormat} from '../domain/bulk.js'
+import type {ImportFormat} from '../domain/bulk-formats.js'
 import {formatBytes} from '../domain/text.js'
 
 /**

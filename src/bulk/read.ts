@@ -9,7 +9,7 @@
 import {createReadStream} from 'node:fs'
 
 import {isObject} from '../domain/json.js'
-import {type ImportFormat, MAX_RECORD_BYTES} from '../domain/bulk.js'
+import {type ImportFormat, MAX_RECORD_BYTES} from '../domain/bulk-formats.js'
 import {splitLines} from './lines.js'
 import {readCsv} from './read-csv.js'
 import {NOT_UTF8, type ReadOptions, type ReadResult, tap, tooLong} from './read-shared.js'

@@ -16,7 +16,7 @@
 import {canonicalCurrency, type FieldErrors, hasErrors, isUuid, parseId, validateCustomerCreate, validateOrderCreate} from '../domain/validate.js'
 import {orderRowKey} from './uuid.js'
 import {isObject} from '../domain/json.js'
-import {MAX_JSON_DEPTH, type OrderItemInput, parseItemSpec} from '../domain/bulk.js'
+import {MAX_JSON_DEPTH, type OrderItemInput, parseItemSpec} from '../domain/bulk-formats.js'
 import {nestsDeeper} from '../domain/json.js'
 import {csvName, ignoredFields, type ImportKind, unknownFields} from './columns.js'
 

@@ -17,7 +17,7 @@ import type {RowOutcome} from './journal.js'
 import type {CustomerCreateBody, OrderCreateBody} from './rows.js'
 import type {SendContext} from './runner.js'
 
-import type {OnConflict} from '../domain/bulk.js'
+import type {OnConflict} from '../domain/bulk-formats.js'
 
 export type {OnConflict}
 

@@ -7,7 +7,7 @@ import {apiVersionFlag} from '../base/flags.js'
 import {fileProblem, readAll} from '../domain/files.js'
 import {ApiError, UsageError} from '../errors.js'
 import {sanitize} from '../io/sanitize.js'
-import {API_METHODS, operationLines, paginate, prepareRequest, serviceDescription} from '../services/api.js'
+import {API_METHODS, operationLines, paginate, prepareRequest, serviceDescription} from '../services/raw-request.js'
 import {checkRequestBody} from '../services/api-check.js'
 
 export default class Api extends ApiCommand<typeof Api> {

@@ -4,7 +4,7 @@
  * that version in order, then records the new one. A file without the record (every release before versioning)
  * counts as 0.0.0. A migration changes only what it names and leaves unknown keys as they are.
  */
-import {type ConfigData, setProfileToken} from './schema.js'
+import {type ConfigData, setProfileToken} from './config-schema.js'
 
 /** What a migration gets: the file's data to read and replace (conf's own store, with get/set of top-level keys). */
 export interface MigrationStore {

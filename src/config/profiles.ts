@@ -1,7 +1,7 @@
 /** Profiles in the config data: which one a command uses, creating one, and how its secrets are shown. */
 import {closest} from '../domain/suggest.js'
 import {UsageError} from '../errors.js'
-import {type ConfigData, type Profile} from './schema.js'
+import {type ConfigData, type Profile} from './config-schema.js'
 
 export const DEFAULT_PROFILE = 'default'
 

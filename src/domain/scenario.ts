@@ -12,7 +12,7 @@
  * (`${alice.id}`, `${alice.email}`, `${first.items.0.product_id}`). A string that is one reference becomes the
  * value itself (a number stays a number); a reference inside a longer string is spliced in as text.
  */
-import {MAX_JSON_DEPTH} from './bulk.js'
+import {MAX_JSON_DEPTH} from './bulk-formats.js'
 import {isObject} from './json.js'
 import {
   canonicalCurrency,

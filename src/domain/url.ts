@@ -1,6 +1,6 @@
 /**
  * Rules for the service's base URL and for request paths, as plain checks that return a problem (a sentence) or
- * undefined, like src/domain/validate.ts: the callers (src/api/url.ts) turn a problem into a usage error.
+ * undefined, like src/domain/validate.ts: the callers (src/api/base-url.ts) turn a problem into a usage error.
  *
  * A base URL is `http(s)://host[:port][/prefix]`: no userinfo (a password in it would be printed and sent to
  * every proxy), no query and no fragment (the API path would be appended inside them). Plain `http://` is for

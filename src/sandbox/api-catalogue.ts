@@ -6,7 +6,7 @@ import {checkSandboxEvents, createWebhook, type Core} from './core.js'
 import {type Reply, validationError} from './http.js'
 import {CATALOGUE, priced, product} from './seed.js'
 import {pageEnvelope, webhookView} from './views.js'
-import type {OpHandler} from './api.js'
+import type {OpHandler} from './api-routes.js'
 import {limited, notFound, optional, paging} from './api-query.js'
 
 export function productHandlers(core: Core): Pick<Record<OperationId, OpHandler>, 'listProducts' | 'searchProducts' | 'getProduct'> {

@@ -14,10 +14,10 @@ import {
 import {createCustomer, deleteCustomer, type Core, type OrderInput, placeOrder, refundOrder, updateCustomer} from './core.js'
 import {DELETE_CUSTOMER_STATUS} from './decisions.js'
 import {HttpError, validationError} from './http.js'
-import type {CustomerRecord, OrderRecord} from './store.js'
+import type {CustomerRecord, OrderRecord} from './record-store.js'
 import {customerView, orderSummary, orderView, pageEnvelope} from './views.js'
 import {canonicalJson} from '../domain/json.js'
-import type {OpHandler} from './api.js'
+import type {OpHandler} from './api-routes.js'
 import {intParam, limited, notFound, optional, paging} from './api-query.js'
 
 function customerFrom(core: Core, raw: string): CustomerRecord {

@@ -15,7 +15,7 @@ import type {Faults} from './faults.js'
 import type {RequestLog} from './request-log.js'
 import {closest} from '../domain/suggest.js'
 import {priced, product} from './seed.js'
-import type {CustomerRecord, OrderLine, OrderRecord, Store, WebhookRecord} from './store.js'
+import type {CustomerRecord, OrderLine, OrderRecord, Store, WebhookRecord} from './record-store.js'
 import type {Tokens} from './tokens.js'
 import {customerView, orderView} from './views.js'
 

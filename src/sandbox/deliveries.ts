@@ -7,7 +7,7 @@ import http from 'node:http'
 import https from 'node:https'
 
 import {signPayload, type WebhookEvent} from '../domain/signature.js'
-import type {WebhookRecord} from './store.js'
+import type {WebhookRecord} from './record-store.js'
 import {monotonicMs} from '../domain/clock.js'
 
 export type DeliveryOutcome = 'abandoned' | 'delivered' | 'failed' | 'retrying'

@@ -20,7 +20,7 @@ import {dirname} from 'node:path'
 
 import {removeStaleTemps, writeFileAtomic} from '../domain/files.js'
 import {readOwnFile} from '../domain/own-file.js'
-import type {Change, CustomerRecord, OrderRecord, Snapshot, WebhookRecord} from './store.js'
+import type {Change, CustomerRecord, OrderRecord, Snapshot, WebhookRecord} from './record-store.js'
 
 /** The journal is compacted once it is larger than this and than the last snapshot. */
 export const COMPACT_MIN_BYTES = 4 * 1024 * 1024

@@ -7,7 +7,7 @@ import {randomBytes} from 'node:crypto'
 import type {Currency, CustomerStatus, OrderStatus, Product} from '../domain/schema.js'
 import {SCOPES} from '../domain/schema.js'
 import {convertPrice} from './decisions.js'
-import type {KeyPair, OrderLine, Store} from './store.js'
+import type {KeyPair, OrderLine, Store} from './record-store.js'
 
 export interface CatalogueProduct extends Product {
   description: string

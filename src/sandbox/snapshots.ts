@@ -10,7 +10,7 @@ import {writeFileAtomic} from '../domain/files.js'
 import {readOwnFile} from '../domain/own-file.js'
 import {HttpError, type Router, validationError} from './http.js'
 import {checkSnapshot, DATA_MAX_BYTES} from './persistence.js'
-import type {Snapshot, Store} from './store.js'
+import type {Snapshot, Store} from './record-store.js'
 import type {SnapshotInfo} from '../domain/sandbox-control.js'
 import {CONTROL_PREFIX} from './decisions.js'
 

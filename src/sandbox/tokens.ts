@@ -5,7 +5,7 @@
 import {createHash, randomBytes, timingSafeEqual} from 'node:crypto'
 
 import type {Scope} from '../domain/schema.js'
-import type {KeyPair} from './store.js'
+import type {KeyPair} from './record-store.js'
 
 export interface TokenRecord {
   keyId: string

@@ -1,5 +1,5 @@
 /** How records are shown in responses (see the order/webhook shape decisions). Keys in reading order, id first. */
-import type {CustomerRecord, OrderRecord, WebhookRecord} from './store.js'
+import type {CustomerRecord, OrderRecord, WebhookRecord} from './record-store.js'
 
 export function customerView(c: CustomerRecord) {
   return {id: c.id, email: c.email, name: c.name, status: c.status, created_at: c.created_at, metadata: c.metadata}

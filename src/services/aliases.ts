@@ -1,7 +1,7 @@
 /** Aliases, kept per user in the config file (`aliases`), whatever the profile. */
 import {configDir} from '../config/paths.js'
-import {typeName} from '../config/schema.js'
-import {ConfigStore} from '../config/store.js'
+import {typeName} from '../config/config-schema.js'
+import {ConfigStore} from '../config/config-store.js'
 import {ALIAS_NAME, commandWordsOf, shellWords} from '../domain/alias.js'
 import {closest} from '../domain/suggest.js'
 import {UsageError} from '../errors.js'

@@ -5,8 +5,8 @@ import type {ApiVersion} from '../domain/schema.js'
 import {ApiError, CliError} from '../errors.js'
 import {KeyringError, type Storage, keyringAccount, keyringAnswers, keyringDelete, keyringSet} from '../config/keyring.js'
 import {readSandboxState} from '../config/sandbox-state.js'
-import {forgetCredentials, setProfileToken} from '../config/schema.js'
-import {type ConfigStore, ensureProfile} from '../config/store.js'
+import {forgetCredentials, setProfileToken} from '../config/config-schema.js'
+import {type ConfigStore, ensureProfile} from '../config/config-store.js'
 
 /** Where a profile keeps its key secret: the choices `auth login` offers. */
 export {STORAGES, type Storage} from '../config/keyring.js'

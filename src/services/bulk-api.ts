@@ -6,7 +6,7 @@
 import {records} from '../api/paginate.js'
 import type {PacedClient} from '../bulk/paced.js'
 import type {CustomerApi, OrderApi} from '../bulk/senders.js'
-import {EXPORT_PER_PAGE} from '../domain/bulk.js'
+import {EXPORT_PER_PAGE} from '../domain/bulk-formats.js'
 import {type ApiVersion, type Customer, LIMITS} from '../domain/schema.js'
 import {characters} from '../domain/validate.js'
 import {ApiError} from '../errors.js'

@@ -13,7 +13,7 @@ import {writeFileAtomic} from '../domain/files.js'
 // The id arguments completed from the account (`commerce completion-ids KIND`), by command: the one registry.
 import type {PickKind} from './pick-kinds.js'
 import {servedOperations} from '../domain/schema.js'
-import {API_METHODS} from './api.js'
+import {API_METHODS} from './raw-request.js'
 
 /** The global flag whose value is a profile name (profileFlag in base/flags.ts): completed with the config's names. */
 const PROFILE = {char: 'p', name: 'profile'}

@@ -1,9 +1,9 @@
 /** The values of the `config` keys: parsed and checked for \`config set\`, shown (masked when secret) by get and list. */
 import {closest} from '../domain/suggest.js'
-import {checkBaseUrl} from '../api/url.js'
+import {checkBaseUrl} from '../api/base-url.js'
 import {STORAGES} from '../config/keyring.js'
-import {CONFIG_KEYS, type ConfigKey, isSecretField, type Profile} from '../config/schema.js'
-import {maskSecret} from '../config/store.js'
+import {CONFIG_KEYS, type ConfigKey, isSecretField, type Profile} from '../config/config-schema.js'
+import {maskSecret} from '../config/config-store.js'
 import {API_VERSIONS, DEFAULT_API_VERSION, MONEY_UNITS} from '../domain/schema.js'
 import {checkOneOf} from '../domain/validate.js'
 import {UsageError} from '../errors.js'

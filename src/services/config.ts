@@ -6,16 +6,16 @@
 import {credentialsOrigin} from '../api/auth.js'
 import {originOf} from '../api/origin.js'
 import {KeyringError, keyringAccount, keyringDelete, keyringGet, keyringSet} from '../config/keyring.js'
-import {type ConfigKey, envOverrides, isCredentialField, isSecretField, setProfileToken} from '../config/schema.js'
-import {type ConfigData, type ConfigStore, ensureProfile, maskSecret, selectProfileName} from '../config/store.js'
+import {type ConfigKey, envOverrides, isCredentialField, isSecretField, setProfileToken} from '../config/config-schema.js'
+import {type ConfigData, type ConfigStore, ensureProfile, maskSecret, selectProfileName} from '../config/config-store.js'
 import type {ApiVersion} from '../domain/schema.js'
 import {CliError, EXIT, UsageError} from '../errors.js'
 import {closest} from '../domain/suggest.js'
 import {checkValue, shown} from './config-values.js'
 import {readSandboxState} from '../config/sandbox-state.js'
-import {control} from './sandbox/control.js'
+import {control} from './sandbox/control-client.js'
 
-export {CONFIG_KEYS, type ConfigKey} from '../config/schema.js'
+export {CONFIG_KEYS, type ConfigKey} from '../config/config-schema.js'
 export {parseKey} from './config-values.js'
 
 export interface ConfigListing {

@@ -1,6 +1,6 @@
 /** Customers: list, get, create, update (v2), delete (v2). */
 import type {ApiClient} from '../api/client.js'
-import {isResource, resourceOf, unexpectedResponse} from '../api/errors.js'
+import {isResource, resourceOf, unexpectedResponse} from '../api/http-errors.js'
 import type {PageOptions} from '../api/paginate.js'
 import {type ApiVersion, CUSTOMER_STATUSES, type Customer, type CustomerInclude, type CustomerStatus} from '../domain/schema.js'
 import {checkOneOf, checkSearch, validateCustomerCreate, validateCustomerUpdate} from '../domain/validate.js'

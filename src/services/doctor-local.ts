@@ -3,7 +3,7 @@ import {existsSync, statSync} from 'node:fs'
 
 import {isProcessAlive} from '../config/pid.js'
 import {readSandboxState, sandboxStatePath} from '../config/sandbox-state.js'
-import type {ConfigStore} from '../config/store.js'
+import type {ConfigStore} from '../config/config-store.js'
 import {readOwnFileSync} from '../domain/own-file.js'
 import {displayUrl} from '../domain/url.js'
 import {type Check, fail, ok, warn} from './doctor-check.js'

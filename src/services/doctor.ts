@@ -7,7 +7,7 @@
 import type {ApiClient, ClientOptions} from '../api/client.js'
 import {originOf} from '../api/origin.js'
 import {keyringAnswers} from '../config/keyring.js'
-import type {Profile} from '../config/schema.js'
+import type {Profile} from '../config/config-schema.js'
 import type {AuthContext} from './auth.js'
 import {monotonicMs} from '../domain/clock.js'
 import {isLoopbackHost} from '../domain/url.js'

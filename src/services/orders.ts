@@ -3,7 +3,7 @@ import {randomUUID} from 'node:crypto'
 import {readFile} from 'node:fs/promises'
 
 import type {ApiClient} from '../api/client.js'
-import {isResource, resourceOf, unexpectedResponse} from '../api/errors.js'
+import {isResource, resourceOf, unexpectedResponse} from '../api/http-errors.js'
 import type {PageOptions} from '../api/paginate.js'
 import {type ApiVersion, ORDER_STATUSES, type Order, type OrderStatus} from '../domain/schema.js'
 import {checkOneOf, checkPositiveInt, isUuid, validateOrderCreate, validateRefund} from '../domain/validate.js'

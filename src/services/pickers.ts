@@ -9,7 +9,7 @@ import type {Currency, Customer, Order, Product} from '../domain/schema.js'
 import {listCustomers} from './customers.js'
 import {listOrders} from './orders.js'
 import {listProducts} from './products.js'
-import {listInboxEvents} from './webhooks/inbox.js'
+import {listInboxEvents} from './webhooks/inbox-queries.js'
 
 export type {PickKind} from './pick-kinds.js'
 import type {PickKind} from './pick-kinds.js'

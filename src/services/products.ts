@@ -1,6 +1,6 @@
 /** Products: public operations (no token is ever sent). */
 import type {ApiClient} from '../api/client.js'
-import {resourceOf} from '../api/errors.js'
+import {resourceOf} from '../api/http-errors.js'
 import type {PageOptions} from '../api/paginate.js'
 import type {ApiVersion, Currency, Product} from '../domain/schema.js'
 import {type Listing, listing} from './listing.js'

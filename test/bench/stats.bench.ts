@@ -14,7 +14,7 @@ import {join} from 'node:path'
 
 import {newKeyPairs} from '../../src/sandbox/seed.js'
 import {startSandbox} from '../../src/sandbox/index.js'
-import type {OrderRecord, Snapshot} from '../../src/sandbox/store.js'
+import type {OrderRecord, Snapshot} from '../../src/sandbox/record-store.js'
 import {BIN} from '../helpers/cli.js'
 
 const DAY = 86_400_000

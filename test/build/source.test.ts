@@ -36,7 +36,7 @@ it('nothing but the config store (through conf) names config.json for writing', 
     .filter((file) => /\bCONFIG_FILE\b/.test(readFileSync(file, 'utf8')))
     .map((file) => relative(ROOT, file))
     .sort()
-  expect(naming).toEqual(['src/config/paths.ts', 'src/config/store.ts'])
+  expect(naming).toEqual(['src/config/config-store.ts', 'src/config/paths.ts'])
 })
 
 it("commands take the process's environment and streams from their deps only (the seam of base/deps.ts)", () => {

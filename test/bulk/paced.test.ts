@@ -6,7 +6,7 @@ import {expect, test} from 'vitest'
 
 import {type BulkProgress, startTicker} from '../../src/bulk/paced.js'
 import {Pacer} from '../../src/bulk/pacer.js'
-import {ProgressTracker} from '../../src/bulk/progress.js'
+import {ProgressTracker} from '../../src/bulk/progress-tracker.js'
 
 function recorder(): BulkProgress & {frames: Array<{done: number; total?: number}>; stopped: boolean} {
   const r = {

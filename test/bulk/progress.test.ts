@@ -6,7 +6,7 @@ import {finished} from 'node:stream/promises'
 import {afterAll, describe, expect, test} from 'vitest'
 
 import {createErrorsWriter, errorsFileFormat} from '../../src/bulk/errors-file.js'
-import {ProgressTracker} from '../../src/bulk/progress.js'
+import {ProgressTracker} from '../../src/bulk/progress-tracker.js'
 import {readRows} from '../../src/bulk/read.js'
 
 describe('progress', () => {

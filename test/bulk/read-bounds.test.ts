@@ -9,7 +9,7 @@ import {join} from 'node:path'
 
 import {afterAll, describe, expect, test} from 'vitest'
 
-import {MAX_RECORD_BYTES} from '../../src/domain/bulk.js'
+import {MAX_RECORD_BYTES} from '../../src/domain/bulk-formats.js'
 import {type ReadResult, readRows} from '../../src/bulk/read.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'bulk-bounds-'))

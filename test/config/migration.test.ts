@@ -11,7 +11,7 @@ import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 
 import {CONFIG_VERSION} from '../../src/config/migrations.js'
-import {ConfigStore} from '../../src/config/store.js'
+import {ConfigStore} from '../../src/config/config-store.js'
 import {ROOT, run} from '../helpers/cli.js'
 
 const FIXTURE = join(ROOT, 'test', 'fixtures', 'config', 'previous-release.json')

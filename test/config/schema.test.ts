@@ -1,5 +1,5 @@
 /**
- * The profile's one declared schema (src/config/schema.ts PROFILE_FIELDS) and what is derived from it: the keys of
+ * The profile's one declared schema (src/config/config-schema.ts PROFILE_FIELDS) and what is derived from it: the keys of
  * the `config` commands, the masking, and the only function that writes or erases a cached token.
  */
 import {mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
@@ -7,8 +7,8 @@ import {tmpdir} from 'node:os'
 import {join, relative} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {CONFIG_KEYS, configProblem, forgetCredentials, PROFILE_FIELDS, type Profile, setProfileToken} from '../../src/config/schema.js'
-import {ConfigStore} from '../../src/config/store.js'
+import {CONFIG_KEYS, configProblem, forgetCredentials, PROFILE_FIELDS, type Profile, setProfileToken} from '../../src/config/config-schema.js'
+import {ConfigStore} from '../../src/config/config-store.js'
 import {ConfigService} from '../../src/services/config.js'
 import {ROOT} from '../helpers/cli.js'
 
@@ -66,10 +66,10 @@ describe('the profile schema', () => {
       ),
     )
     expect(writes).toEqual([
-      'src/config/schema.ts: .access_token = ',
-      'src/config/schema.ts: .expires_at = ',
-      'src/config/schema.ts: .scopes = ',
-      'src/config/schema.ts: .token_base_url = ',
+      'src/config/config-schema.ts: .access_token = ',
+      'src/config/config-schema.ts: .expires_at = ',
+      'src/config/config-schema.ts: .scopes = ',
+      'src/config/config-schema.ts: .token_base_url = ',
     ])
   })
 })

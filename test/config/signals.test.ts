@@ -29,7 +29,7 @@ describe("conf's signal listeners", () => {
   it('the store opens conf (and migrates, writes) without adding a signal listener, and Ctrl-C still exits 130 once', () => {
     const dir = mkdtempSync(join(tmpdir(), 'commerce-signals-'))
     dirs.push(dir)
-    const store = resolve(import.meta.dirname, '../../src/config/store.ts')
+    const store = resolve(import.meta.dirname, '../../src/config/config-store.ts')
     const child = inChild(
       `const {ConfigStore} = await import(${JSON.stringify(store)})
       let seen = 0

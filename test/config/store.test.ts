@@ -1,5 +1,5 @@
 /**
- * The config store (src/config/store.ts) without a process: file modes, updates that never lose each other
+ * The config store (src/config/config-store.ts) without a process: file modes, updates that never lose each other
  * (the lock), a profile selected from what the store read, and the read-only fallback (a directory the user
  * cannot write: changes kept in memory, the file untouched), including for a file an older release wrote.
  */
@@ -9,7 +9,7 @@ import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {afterEach, describe, expect, it} from 'vitest'
 
-import {ConfigStore, selectProfileName} from '../../src/config/store.js'
+import {ConfigStore, selectProfileName} from '../../src/config/config-store.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -77,7 +77,7 @@ describe('config store', () => {
     await build({
       banner: {js: "import {createRequire as __cr} from 'node:module'; const require = __cr(import.meta.url);"},
       bundle: true,
-      entryPoints: [resolve(import.meta.dirname, '../../src/config/store.ts')],
+      entryPoints: [resolve(import.meta.dirname, '../../src/config/config-store.ts')],
       format: 'esm',
       logLevel: 'silent',
       outfile: store,

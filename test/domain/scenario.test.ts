@@ -7,7 +7,7 @@ import {describe, expect, it} from 'vitest'
 import {inDoubt, LedgerCorruptError, LedgerLinkError, listRuns, RunLedger} from '../../src/config/ledger.js'
 import {applySets, checkScenario, MAX_SCENARIO_DEPTH, parseScenario, resolveReferences, ScenarioError} from '../../src/domain/scenario.js'
 import {UsageError} from '../../src/errors.js'
-import {readScenario} from '../../src/services/sandbox/scenario.js'
+import {readScenario} from '../../src/services/sandbox/scenarios.js'
 
 const fixtureChecks = {checkEvents: () => undefined, loopbackWebhooks: false, sandbox: false}
 

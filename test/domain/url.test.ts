@@ -1,7 +1,7 @@
-/** The base URL, path and header rules (src/domain/url.ts) and their usage errors (src/api/url.ts). */
+/** The base URL, path and header rules (src/domain/url.ts) and their usage errors (src/api/base-url.ts). */
 import {describe, expect, it} from 'vitest'
 
-import {checkBaseUrl, checkHeaderValue, checkRequestPath} from '../../src/api/url.js'
+import {checkBaseUrl, checkHeaderValue, checkRequestPath} from '../../src/api/base-url.js'
 import {checkBaseUrlText, displayUrl, dotSegmentProblem, headerValueProblem, isLoopbackHost} from '../../src/domain/url.js'
 import {UsageError} from '../../src/errors.js'
 

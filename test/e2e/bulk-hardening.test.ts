@@ -9,7 +9,7 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 
-import {MAX_RECORD_BYTES} from '../../src/domain/bulk.js'
+import {MAX_RECORD_BYTES} from '../../src/domain/bulk-formats.js'
 import {run} from '../helpers/cli.js'
 import {useE2E} from '../helpers/e2e.js'
 import {keyPairEnv} from '../helpers/login.js'

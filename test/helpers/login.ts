@@ -6,7 +6,7 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {ConfigStore, type ConfigData, type Profile, ensureProfile} from '../../src/config/store.js'
+import {ConfigStore, type ConfigData, type Profile, ensureProfile} from '../../src/config/config-store.js'
 import {type FaultyServer, type RecordedRequest, startFaultyServer} from './faulty-server.js'
 
 export interface Key {

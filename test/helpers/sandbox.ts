@@ -13,7 +13,7 @@ import {writeFileSync} from 'node:fs'
 import {type Sandbox, type SandboxOptions, startSandbox} from '../../src/sandbox/index.js'
 import {newKeyPairs} from '../../src/sandbox/seed.js'
 import {recordAnswer} from './openapi-check.js'
-import type {CustomerRecord, Snapshot} from '../../src/sandbox/store.js'
+import type {CustomerRecord, Snapshot} from '../../src/sandbox/record-store.js'
 
 export interface TestClock {
   /** Milliseconds since the epoch, as the sandbox sees them. */

@@ -8,7 +8,7 @@ import {join} from 'node:path'
 
 import {envTokenSlot, KeyPairTokens} from '../../src/api/auth.js'
 import {ApiClient, type ClientOptions} from '../../src/api/client.js'
-import {ConfigStore} from '../../src/config/store.js'
+import {ConfigStore} from '../../src/config/config-store.js'
 import {startTestSandbox, type TestSandbox} from './sandbox.js'
 
 export interface ServiceFixture {

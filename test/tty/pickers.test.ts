@@ -6,7 +6,7 @@
  */
 import {describe, expect, it} from 'vitest'
 
-import {openInbox} from '../../src/services/webhooks/inbox.js'
+import {openInbox} from '../../src/services/webhooks/inbox-queries.js'
 import {run} from '../helpers/cli.js'
 import {startRecorder} from '../helpers/login.js'
 import {startInTmux} from '../helpers/tmux.js'

@@ -10,7 +10,7 @@ import {readAll} from '../../domain/files.js'
 import {UsageError} from '../../errors.js'
 import {needFlag, promptSecret, promptText} from '../../io/prompt.js'
 import {keyringHint, login, sandboxLogin, STORAGES, type Storage} from '../../services/auth.js'
-import {sandboxNotRunning} from '../../services/sandbox/control.js'
+import {sandboxNotRunning} from '../../services/sandbox/control-client.js'
 
 export default class AuthLogin extends ApiCommand<typeof AuthLogin> {
   static operations: readonly OperationId[] = ['issueToken']

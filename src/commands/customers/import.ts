@@ -5,7 +5,7 @@ import {BulkCommand} from '../../base/bulk-command.js'
 import {importFlags} from '../../base/bulk-flags.js'
 import {apiVersionFlag, yesFlag} from '../../base/flags.js'
 import {UsageError} from '../../errors.js'
-import {ON_CONFLICT} from '../../domain/bulk.js'
+import {ON_CONFLICT} from '../../domain/bulk-formats.js'
 
 export default class CustomersImport extends BulkCommand<typeof CustomersImport> {
   static operations: readonly OperationId[] = ['listCustomers', 'createCustomer', 'updateCustomer']

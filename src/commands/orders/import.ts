@@ -5,7 +5,7 @@ import {BulkCommand} from '../../base/bulk-command.js'
 import {importFlags} from '../../base/bulk-flags.js'
 import {apiVersionFlag} from '../../base/flags.js'
 import {UsageError} from '../../errors.js'
-import {ORDER_EXPECTED_LIMIT} from '../../domain/bulk.js'
+import {ORDER_EXPECTED_LIMIT} from '../../domain/bulk-formats.js'
 
 export default class OrdersImport extends BulkCommand<typeof OrdersImport> {
   static operations: readonly OperationId[] = ['createOrder']

@@ -1,7 +1,7 @@
 import type {OperationId} from '../../domain/schema.js'
 import {ApiCommand} from '../../base/command.js'
 import {currencyFlag, pagerFlag} from '../../base/flags.js'
-import {chartLines, heading, reading, statsFlags, windowOf} from '../../base/stats.js'
+import {chartLines, heading, reading, statsFlags, windowOf} from '../../base/stats-window.js'
 import {ORDER_STATUSES} from '../../domain/schema.js'
 import {formatCount} from '../../domain/text.js'
 import {sanitize} from '../../io/sanitize.js'

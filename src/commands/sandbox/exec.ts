@@ -5,7 +5,7 @@ import {BaseCommand} from '../../base/command.js'
 import {UsageError} from '../../errors.js'
 import {sanitize} from '../../io/sanitize.js'
 import {execWithSandbox} from '../../services/sandbox/exec.js'
-import {readScenarioWith} from '../../services/sandbox/scenario.js'
+import {readScenarioWith} from '../../services/sandbox/scenarios.js'
 
 export default class SandboxExec extends BaseCommand<typeof SandboxExec> {
   static exitCodes = {'0-255': "COMMAND's exit status (128+N when signal N ended it)", '2': 'a bad flag or seed file: COMMAND never ran'}

@@ -4,7 +4,7 @@ import {BaseCommand} from '../../base/command.js'
 import {jqStreamingRefusal} from '../../base/flags.js'
 import {NetworkError} from '../../errors.js'
 import {sanitize} from '../../io/sanitize.js'
-import {sandboxUrl} from '../../services/sandbox/control.js'
+import {sandboxUrl} from '../../services/sandbox/control-client.js'
 import {cellWidth, fitCells} from '../../io/width.js'
 import {fetchLogs, type LogEntry, logMatcher} from '../../services/sandbox/logs.js'
 

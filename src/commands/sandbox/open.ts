@@ -3,7 +3,7 @@ import {spawn} from 'node:child_process'
 import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base/command.js'
-import {sandboxUrl} from '../../services/sandbox/control.js'
+import {sandboxUrl} from '../../services/sandbox/control-client.js'
 
 export default class SandboxOpen extends BaseCommand<typeof SandboxOpen> {
   static readOnly = true

@@ -1,8 +1,8 @@
 import {BaseCommand} from '../../base/command.js'
 import {dryRunFlag, yesFlag} from '../../base/flags.js'
 import {confirmAfterCheck} from '../../io/prompt.js'
-import {currentCounts, describeCounts, reset} from '../../services/sandbox/scenario.js'
-import {sandboxUrl} from '../../services/sandbox/control.js'
+import {currentCounts, describeCounts, reset} from '../../services/sandbox/scenarios.js'
+import {sandboxUrl} from '../../services/sandbox/control-client.js'
 import {DryRunStop} from '../../base/error-shape.js'
 
 export default class SandboxReset extends BaseCommand<typeof SandboxReset> {

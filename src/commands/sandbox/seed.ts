@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base/command.js'
-import {readScenarioWith, seed} from '../../services/sandbox/scenario.js'
+import {readScenarioWith, seed} from '../../services/sandbox/scenarios.js'
 
 export default class SandboxSeed extends BaseCommand<typeof SandboxSeed> {
   static changesAccount = true

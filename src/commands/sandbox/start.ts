@@ -4,7 +4,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../base/command.js'
 import {CliError, UsageError} from '../../errors.js'
-import {readScenarioWith} from '../../services/sandbox/scenario.js'
+import {readScenarioWith} from '../../services/sandbox/scenarios.js'
 import {describeSandbox} from '../../services/sandbox/describe.js'
 import {DEFAULT_HOST, DEFAULT_PORT, exposureWarning, infoOf, runForeground, seedNotApplied, startDetached} from '../../services/sandbox/process.js'
 

@@ -5,7 +5,7 @@ import {BaseCommand} from '../../base/command.js'
 import {inboxFilterFlags, sinceOf} from '../../base/webhook-flags.js'
 import {formatCount} from '../../domain/text.js'
 import {splitEvents} from '../../services/webhooks/endpoints.js'
-import {listInboxEvents} from '../../services/webhooks/inbox.js'
+import {listInboxEvents} from '../../services/webhooks/inbox-queries.js'
 
 const COLUMNS = ['received_at', 'id', 'type', 'forward_status', 'duration_ms', 'forward_error'] as const
 /** How many records a terminal shows without --limit. */

@@ -8,7 +8,7 @@ import {counted} from '../../domain/text.js'
 import {EXIT, UsageError} from '../../errors.js'
 import {sanitize} from '../../io/sanitize.js'
 import {splitEvents} from '../../services/webhooks/endpoints.js'
-import {type BatchItem, replay, replayMany} from '../../services/webhooks/inbox.js'
+import {type BatchItem, replay, replayMany} from '../../services/webhooks/inbox-queries.js'
 import {readSecret} from '../../services/webhooks/signatures.js'
 
 export default class WebhooksReplay extends ApiCommand<typeof WebhooksReplay> {

@@ -1,7 +1,7 @@
 /** What `sandbox start` and `sandbox status` print for a person: where it runs, its records, its keys and their scopes. */
 import {configDir} from '../../config/paths.js'
 import type {SandboxState} from '../../config/sandbox-state.js'
-import {ConfigStore} from '../../config/store.js'
+import {ConfigStore} from '../../config/config-store.js'
 import {counted, formatCount} from '../../domain/text.js'
 import {CONTROL_PREFIX, OPERATION_SCOPES, type SandboxCounts} from '../../sandbox/index.js'
 

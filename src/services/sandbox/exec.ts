@@ -19,7 +19,7 @@ import {option, phrase} from '../../domain/phrase.js'
 import {UsageError} from '../../errors.js'
 import type {Sandbox} from '../../sandbox/index.js'
 import {SANDBOX_LOG_FILE} from './process.js'
-import type {ScenarioIds} from './scenario.js'
+import type {ScenarioIds} from './scenarios.js'
 
 export interface ExecOptions {
   command: string[]

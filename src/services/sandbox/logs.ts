@@ -1,6 +1,6 @@
 /** `sandbox logs`: the running sandbox's request log, filtered, once or followed. */
 import {UsageError} from '../../errors.js'
-import {control} from './control.js'
+import {control} from './control-client.js'
 import type {LogEntry} from '../../domain/sandbox-control.js'
 import {option, phrase} from '../../domain/phrase.js'
 

@@ -15,7 +15,7 @@ import {CONTROL_PREFIX, isLoopback, type Limit, type Sandbox, type SandboxCounts
 import {openOwnFileSync, readOwnFileSync} from '../../domain/own-file.js'
 import {option, phrase, type Text} from '../../domain/phrase.js'
 import {CliError, UsageError} from '../../errors.js'
-import type {ScenarioIds} from './scenario.js'
+import type {ScenarioIds} from './scenarios.js'
 
 /** `sandbox start` without `--port`: a fixed port, so that a profile's base URL survives restarts. */
 export const DEFAULT_PORT = 4242

@@ -4,7 +4,7 @@
  */
 import type {ApiClient} from '../../api/client.js'
 import {isSandboxUrl} from '../../config/sandbox-state.js'
-import {type ConfigStore, ensureProfile, type Profile} from '../../config/store.js'
+import {type ConfigStore, ensureProfile, type Profile} from '../../config/config-store.js'
 import type {WebhookEndpoint} from '../../domain/schema.js'
 import {validateWebhookCreate} from '../../domain/validate.js'
 import {CliError} from '../../errors.js'

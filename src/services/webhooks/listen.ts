@@ -10,7 +10,7 @@
  */
 import {SANDBOX_EVENTS} from '../../sandbox/decisions.js'
 import {isSandboxUrl} from '../../config/sandbox-state.js'
-import {ensureProfile} from '../../config/store.js'
+import {ensureProfile} from '../../config/config-store.js'
 import {EVENT_TYPES} from '../../domain/schema.js'
 import {CliError, UsageError} from '../../errors.js'
 import {ListenError, startListener, type Listener, type ListenerEvent, type ListenerOptions, type Rejection} from '../../webhooks/listener.js'

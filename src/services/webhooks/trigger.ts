@@ -4,7 +4,7 @@
  */
 import {readSandboxState} from '../../config/sandbox-state.js'
 import {CliError, UsageError} from '../../errors.js'
-import {control, sandboxNotRunning} from '../sandbox/control.js'
+import {control, sandboxNotRunning} from '../sandbox/control-client.js'
 import {counted} from '../../domain/text.js'
 import {option, phrase} from '../../domain/phrase.js'
 

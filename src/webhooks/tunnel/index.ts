@@ -5,12 +5,12 @@
 import {spawn, type ChildProcess} from 'node:child_process'
 import {createInterface} from 'node:readline'
 import {cloudflared} from './cloudflared.js'
-import {TunnelNotInstalledError, TunnelStartError, type TunnelProvider} from './errors.js'
+import {TunnelNotInstalledError, TunnelStartError, type TunnelProvider} from './tunnel-errors.js'
 import {ngrok} from './ngrok.js'
 import type {ProviderPlan, ProviderSpec} from './provider.js'
 import {findExecutable} from './support.js'
 
-export {TunnelError, TunnelNotInstalledError, TunnelStartError, type TunnelProvider} from './errors.js'
+export {TunnelError, TunnelNotInstalledError, TunnelStartError, type TunnelProvider} from './tunnel-errors.js'
 
 export const TUNNEL_PROVIDERS: readonly TunnelProvider[] = ['cloudflared', 'ngrok']
 const SPECS: Record<TunnelProvider, ProviderSpec> = {cloudflared, ngrok}

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {BaseCommand} from '../../../base/command.js'
 import {UsageError} from '../../../errors.js'
-import {addFault, describeRule} from '../../../services/sandbox/faults.js'
+import {addFault, describeRule} from '../../../services/sandbox/fault-requests.js'
 
 export default class SandboxFaultAdd extends BaseCommand<typeof SandboxFaultAdd> {
   static changesAccount = true

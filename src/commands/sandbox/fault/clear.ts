@@ -1,5 +1,5 @@
 import {BaseCommand} from '../../../base/command.js'
-import {clearFaults} from '../../../services/sandbox/faults.js'
+import {clearFaults} from '../../../services/sandbox/fault-requests.js'
 
 export default class SandboxFaultClear extends BaseCommand<typeof SandboxFaultClear> {
   static changesAccount = true

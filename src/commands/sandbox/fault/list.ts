@@ -1,5 +1,5 @@
 import {BaseCommand} from '../../../base/command.js'
-import {describeRule, listFaults} from '../../../services/sandbox/faults.js'
+import {describeRule, listFaults} from '../../../services/sandbox/fault-requests.js'
 
 export default class SandboxFaultList extends BaseCommand<typeof SandboxFaultList> {
   static readOnly = true

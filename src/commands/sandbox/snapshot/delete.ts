@@ -3,7 +3,7 @@ import {Args} from '@oclif/core'
 import {BaseCommand} from '../../../base/command.js'
 import {yesFlag} from '../../../base/flags.js'
 import {confirmAfterCheck} from '../../../io/prompt.js'
-import {deleteSnapshot, snapshotNamed} from '../../../services/sandbox/scenario.js'
+import {deleteSnapshot, snapshotNamed} from '../../../services/sandbox/scenarios.js'
 import {counted} from '../../../domain/text.js'
 
 export default class SandboxSnapshotDelete extends BaseCommand<typeof SandboxSnapshotDelete> {

@@ -1,6 +1,6 @@
 import {BaseCommand} from '../../../base/command.js'
 import {pagerFlag} from '../../../base/flags.js'
-import {listSnapshots} from '../../../services/sandbox/scenario.js'
+import {listSnapshots} from '../../../services/sandbox/scenarios.js'
 
 export default class SandboxSnapshotList extends BaseCommand<typeof SandboxSnapshotList> {
   static readOnly = true

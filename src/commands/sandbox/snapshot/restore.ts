@@ -3,7 +3,7 @@ import {Args} from '@oclif/core'
 import {BaseCommand} from '../../../base/command.js'
 import {yesFlag} from '../../../base/flags.js'
 import {confirmAfterCheck} from '../../../io/prompt.js'
-import {currentCounts, describeCounts, restoreSnapshot, snapshotNamed} from '../../../services/sandbox/scenario.js'
+import {currentCounts, describeCounts, restoreSnapshot, snapshotNamed} from '../../../services/sandbox/scenarios.js'
 
 export default class SandboxSnapshotRestore extends BaseCommand<typeof SandboxSnapshotRestore> {
   static changesAccount = true

@@ -1,7 +1,7 @@
 import {Args} from '@oclif/core'
 
 import {BaseCommand} from '../../../base/command.js'
-import {saveSnapshot} from '../../../services/sandbox/scenario.js'
+import {saveSnapshot} from '../../../services/sandbox/scenarios.js'
 import {counted} from '../../../domain/text.js'
 
 export default class SandboxSnapshotSave extends BaseCommand<typeof SandboxSnapshotSave> {

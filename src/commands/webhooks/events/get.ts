@@ -4,7 +4,7 @@ import type {PickKind} from '../../../services/pick-kinds.js'
 import {BaseCommand} from '../../../base/command.js'
 import {sanitize} from '../../../io/sanitize.js'
 import {humanValue} from '../../../io/values.js'
-import {getInboxEvent, type InboxRecord, outcomeOf} from '../../../services/webhooks/inbox.js'
+import {getInboxEvent, type InboxRecord, outcomeOf} from '../../../services/webhooks/inbox-queries.js'
 
 export default class WebhooksEventsGet extends BaseCommand<typeof WebhooksEventsGet> {
   static pick: PickKind = 'event'

@@ -11,7 +11,7 @@ import {checkEntry, checkScenario, parseScenario, resolveReferences, ScenarioErr
 import {hasErrors, type FieldErrors} from '../domain/validate.js'
 import {checkSandboxEvents, type Core, createCustomer, createWebhook, type OrderInput, payOrder, placeOrder, refundOrder, shipOrder} from './core.js'
 import {HttpError, validationError} from './http.js'
-import {Store} from './store.js'
+import {Store} from './record-store.js'
 
 /** Names -> ids of what a scenario created. */
 export type ScenarioIds = Record<string, number | string>

@@ -25,9 +25,9 @@ import {withoutForeignSignalListeners} from './signals.js'
 import {type HeldLock, LockTimeoutError, acquireLock} from './lock.js'
 import {CONFIG_MIGRATIONS, CONFIG_VERSION, migrateInMemory} from './migrations.js'
 import {CONFIG_FILE, configDir} from './paths.js'
-import {type ConfigData, parseConfig} from './schema.js'
+import {type ConfigData, parseConfig} from './config-schema.js'
 
-export type {CachedToken, ConfigData, Profile} from './schema.js'
+export type {CachedToken, ConfigData, Profile} from './config-schema.js'
 
 /** conf's bookkeeping key in the file (the migrated version): kept in the file, never shown to commands. */
 const CONF_INTERNAL = '__internal__'

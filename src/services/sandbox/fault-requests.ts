@@ -1,5 +1,5 @@
 /** `sandbox fault add|list|clear`: fault rules of the running sandbox, through its control path. */
-import {control} from './control.js'
+import {control} from './control-client.js'
 import type {FaultRule} from '../../domain/sandbox-control.js'
 
 export type {FaultRule}

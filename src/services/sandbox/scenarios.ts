@@ -7,7 +7,7 @@ import {nestsDeeper} from '../../domain/json.js'
 import {applySets, MAX_SCENARIO_DEPTH} from '../../domain/scenario.js'
 import {option, phrase} from '../../domain/phrase.js'
 import {counted} from '../../domain/text.js'
-import {control} from './control.js'
+import {control} from './control-client.js'
 import type {SnapshotInfo} from '../../domain/sandbox-control.js'
 
 export type {SnapshotInfo}

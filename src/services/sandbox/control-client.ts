@@ -2,7 +2,7 @@
  * The CLI's client of the running sandbox's control path (`/_sandbox/...`): found through the state file,
  * JSON in and out. Failures are CliErrors with the contract's exit codes.
  */
-import {errorFromResponse} from '../../api/errors.js'
+import {errorFromResponse} from '../../api/http-errors.js'
 import {describeNetworkError} from '../../api/transport.js'
 import {readSandboxState} from '../../config/sandbox-state.js'
 import {NetworkError, UsageError} from '../../errors.js'
