@@ -7,7 +7,7 @@ import type {TokenSource} from '../api/request.js'
 import {type KeyPairTokens, loginHint} from '../api/auth.js'
 import type {Storage} from '../config/keyring.js'
 import {ApiError, AuthError} from '../errors.js'
-import type {AuthContext} from './auth.js'
+import type {AuthContext} from './credentials.js'
 
 export interface AuthStatus {
   profile: string

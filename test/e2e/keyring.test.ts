@@ -14,7 +14,7 @@ import {type TestKeyring, startTestKeyring} from '../helpers/keyring.js'
 import {readConfig, requestsTo} from '../helpers/login.js'
 import {type TestSandbox, startTestSandbox} from '../helpers/sandbox.js'
 import {killAllSessions, startInTmux} from '../helpers/tmux.js'
-import {keyringHintWanted} from '../../src/services/auth.js'
+import {keyringHintWanted} from '../../src/services/credentials.js'
 
 let sb: TestSandbox
 let proxy: FaultyServer

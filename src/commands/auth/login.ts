@@ -9,7 +9,7 @@ import {checkOneOf} from '../../domain/validate.js'
 import {readAll} from '../../domain/files.js'
 import {UsageError} from '../../errors.js'
 import {needFlag, promptSecret, promptText} from '../../io/prompt.js'
-import {keyringHint, login, sandboxLogin, STORAGES, type Storage} from '../../services/auth.js'
+import {keyringHint, login, sandboxLogin, STORAGES, type Storage} from '../../services/credentials.js'
 import {sandboxNotRunning} from '../../services/sandbox/control-client.js'
 
 export default class AuthLogin extends ApiCommand<typeof AuthLogin> {

@@ -1,7 +1,7 @@
 import type {OperationId} from '../../domain/schema.js'
 import {ApiCommand} from '../../base/command.js'
 import {apiVersionFlag} from '../../base/flags.js'
-import {logout} from '../../services/auth.js'
+import {logout} from '../../services/credentials.js'
 
 export default class AuthLogout extends ApiCommand<typeof AuthLogout> {
   static operations: readonly OperationId[] = ['revokeToken']
