@@ -200,3 +200,43 @@ const IDEMPOTENCY_NAME_NAMESPACE = 'e07df17f-6885-4be1-8048-13b1e35953ae'
 export function idempotencyKeyNamed(name: string): string {
   return uuidv5(name, IDEMPOTENCY_NAME_NAMESPACE)
 }
+
+export interface RefundCheck {
+  order: Order
+  /** What the refund would be: the amount asked, else what remains. */
+  amount: number
+  /** What is left to refund before it. */
+  remaining: number
+}
+
+/**
+ * The checks a refund makes before anything is sent (a command's confirmation, an agent's dry run): the order is
+ * paid or shipped, what has been refunded so far is what `expectRefunded` says (a re-run that would refund twice
+ * refuses, precondition_failed), and `amount` is at most what remains. `money` says an amount as its reader reads it.
+ */
+export async function checkRefund(
+  client: ApiClient,
+  id: number,
+  o: {amount?: number; expectRefunded?: number; money: (amount: number, currency: string) => string},
+): Promise<RefundCheck> {
+  const order = await getOrder(client, id)
+  if (order.status !== 'paid' && order.status !== 'shipped')
+    throw new UsageError(`Order ${id} is ${order.status}; only a paid or shipped order can be refunded.`)
+  const said = refundedSoFar(order)
+  if (o.expectRefunded !== undefined && said !== o.expectRefunded)
+    throw new UsageError(
+      said === undefined
+        ? phrase`Order ${id}: the service does not say how much of it has been refunded, so ${option('expectRefunded')} cannot be checked; nothing was sent.`
+        : phrase`Order ${id} has ${said} refunded, not the ${o.expectRefunded} ${option('expectRefunded')} expects (a refund was made since): nothing was sent.`,
+      {code: 'precondition_failed'},
+    )
+  const remaining = order.total - (said ?? 0)
+  if (o.amount !== undefined && o.amount > remaining) {
+    const shown = o.money(o.amount, order.currency)
+    throw new UsageError(
+      phrase`${option('amount')} ${o.amount}${shown === `${o.amount} ${order.currency}` ? '' : ` (${shown})`} is more than the ${o.money(remaining, order.currency)} left to refund on order ${id}.`,
+      {hint: phrase`${option('amount')} is an integer in the service's money unit: ${remaining} at most for this order.`},
+    )
+  }
+  return {amount: o.amount ?? remaining, order, remaining}
+}

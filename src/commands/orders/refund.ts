@@ -5,10 +5,9 @@ import type {PickKind} from '../../services/pick-kinds.js'
 import {ApiCommand} from '../../base/command.js'
 import {dryRunFlag, parseIdArg, yesFlag} from '../../base/flags.js'
 import {parseId} from '../../domain/validate.js'
-import {UsageError} from '../../errors.js'
 import {confirmAfterCheck} from '../../io/prompt.js'
 import {formatMoney} from '../../io/values.js'
-import {getOrder, refundedSoFar, refundOrder} from '../../services/orders.js'
+import {checkRefund, refundOrder} from '../../services/orders.js'
 
 export default class OrdersRefund extends ApiCommand<typeof OrdersRefund> {
   static operations: readonly OperationId[] = ['getOrder', 'refundOrder']
@@ -49,29 +48,10 @@ export default class OrdersRefund extends ApiCommand<typeof OrdersRefund> {
     const {flags, io} = this
     const client = await this.ctx.client()
     await confirmAfterCheck(io, flags.yes, async () => {
-      const order = await getOrder(client, id)
-      if (order.status !== 'paid' && order.status !== 'shipped')
-        throw new UsageError(`Order ${id} is ${order.status}; only a paid or shipped order can be refunded.`)
-      const said = refundedSoFar(order)
-      const expected = flags['expect-refunded']
-      if (expected !== undefined && said !== expected)
-        throw new UsageError(
-          said === undefined
-            ? `Order ${id}: the service does not say how much of it has been refunded, so --expect-refunded cannot be checked; nothing was sent.`
-            : `Order ${id} has ${said} refunded, not the ${expected} --expect-refunded expects (a refund was made since): nothing was sent.`,
-          {code: 'precondition_failed'},
-        )
-      const refunded = said ?? 0
-      const remaining = order.total - refunded
       // Amounts as the tables show them (the profile's money unit on a terminal), the typed integer beside its own.
-      const money = (n: number) => formatMoney(n, order.currency, io.values.moneyUnit)
-      if (flags.amount !== undefined && flags.amount > remaining)
-        throw new UsageError(
-          `--amount ${flags.amount}${io.values.moneyUnit ? ` (${money(flags.amount)})` : ''} is more than the ${money(remaining)} left to refund on order ${id}.`,
-          {hint: `--amount is an integer in the service's money unit: ${remaining} at most for this order.`},
-        )
-      const amount = flags.amount ?? remaining
-      return `Refund ${money(amount)} of order ${id}? (total ${money(order.total)}; ${money(remaining - amount)} would remain)`
+      const money = (n: number, currency: string) => formatMoney(n, currency, io.values.moneyUnit)
+      const {amount, order, remaining} = await checkRefund(client, id, {amount: flags.amount, expectRefunded: flags['expect-refunded'], money})
+      return `Refund ${money(amount, order.currency)} of order ${id}? (total ${money(order.total, order.currency)}; ${money(remaining - amount, order.currency)} would remain)`
     })
     const refund = await refundOrder(client, id, {amount: flags.amount, reason: flags.reason})
     this.output.success(`Refunded order ${id}.`)
