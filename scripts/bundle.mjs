@@ -210,9 +210,12 @@ const vendor = {
       const hasDefault = 'default' in (await import(args.path))
       return {contents: `export * from ${name}\n${hasDefault ? `export {default} from ${name}\n` : ''}`, resolveDir: root}
     })
-    // conf's JSON Schema support (ajv), never used: stand-ins that throw if constructed (scripts/patches.mjs).
+    // conf's JSON Schema support (ajv), never used: stand-ins that throw if constructed (scripts/patches.mjs). Only
+    // conf's own imports: the MCP SDK's server validates with the real ajv and ajv-formats.
     build.onResolve({filter: /^ajv(-formats)?(\/|$)/}, (args) =>
-      args.path in CONF_WITHOUT_AJV.imports ? {namespace: 'no-ajv', path: args.path} : undefined,
+      args.path in CONF_WITHOUT_AJV.imports && /[\\/]node_modules[\\/]conf[\\/]/.test(args.importer)
+        ? {namespace: 'no-ajv', path: args.path}
+        : undefined,
     )
     build.onLoad({filter: /.*/, namespace: 'no-ajv'}, () => ({
       contents: [

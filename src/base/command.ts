@@ -2,8 +2,7 @@
  * BaseCommand: parses flags, owns the IOStreams and the lazily built Context, and maps every failure to the
  * contract's exit code and error output in one place (`catch`). Commands stay thin: parse -> service -> render.
  *
- * - BaseCommand: `--json` and `--debug` (commands that never call the service: sign, verify, sandbox...).
- * - ApiCommand: adds `--profile`, `--base-url`, `--max-wait` and the Context/client.
+ * BaseCommand has `--json` and `--debug`; ApiCommand adds `--profile`, `--base-url`, `--max-wait` and the Context.
  */
 import {Command, type Config, Errors, type Interfaces} from '@oclif/core'
 
@@ -143,7 +142,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const {io} = this
     io.pagerOff = flags['no-pager'] === true
     io.fields = flags.fields
-    io.knownFields = [...((this.ctor.flags?.fields as {options?: readonly string[]} | undefined)?.options ?? [])]
+    const f = this.ctor.flags?.fields as {options?: readonly string[]; wholeRecord?: readonly string[]} | undefined
+    ;[io.knownFields, io.wholeRecordFields] = [[...(f?.options ?? [])], f?.wholeRecord ?? []]
     if (flags.jq === undefined) {
       if (flags.fields) this.output.setFilter((document) => io.projected(document))
       return
@@ -272,6 +272,12 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
       () => undefined,
     )
     return unit && (MONEY_UNITS as readonly string[]).includes(unit) ? (unit as MoneyUnit) : undefined
+  }
+
+  /** Runs on with this environment instead of the process's (`mcp --sandbox`): the context is made again from it. */
+  protected useEnvironment(env: NodeJS.ProcessEnv): void {
+    this.deps = {...this.deps, env}
+    this.context = undefined
   }
 
   protected get ctx(): Context {

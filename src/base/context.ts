@@ -127,7 +127,7 @@ export class Context {
   /** The API client for the resolved base URL (or `baseUrl`), with the credentials in effect. */
   async client(overrides: Partial<ClientOptions> = {}): Promise<ApiClient> {
     const baseUrl = overrides.baseUrl ?? (await this.baseUrl())
-    const key = baseUrl + (overrides.apiVersion ?? '')
+    const key = `${baseUrl} ${overrides.apiVersion ?? ''} ${overrides.dryRun === true ? 'dry-run' : ''}`
     let client = this.clients.get(key)
     if (!client) {
       const {io} = this.options

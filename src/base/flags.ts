@@ -6,7 +6,7 @@ import {Flags} from '@oclif/core'
 
 import {splitArgv} from '../domain/argv.js'
 import {MAX_TIMER_SECONDS} from '../domain/env.js'
-import {API_VERSIONS, CURRENCIES, CUSTOMER_STATUSES, ORDER_STATUSES, RESOURCE_FIELDS, type ResourceName} from '../domain/schema.js'
+import {API_VERSIONS, CURRENCIES, CUSTOMER_STATUSES, LIST_FIELDS, ORDER_STATUSES, RESOURCE_FIELDS, type ResourceName} from '../domain/schema.js'
 import {checkPage, checkPerPage, checkSearch, parseId} from '../domain/validate.js'
 import {parseFields} from '../io/fields.js'
 
@@ -55,24 +55,30 @@ class OpenOptions extends Array<string> {
   }
 }
 
-/** `--fields a,b,c` for a command printing records of `resource` (src/io/fields.ts). */
-export function fieldsFlag(resource: ResourceName) {
-  return {
-    fields: Flags.custom<string[]>({
-      description: `Print only these fields, in this order (comma-separated; nested as metadata.plan), in tables, tab-separated rows and --json alike: any field the records carry. Known: ${RESOURCE_FIELDS[resource].join(', ')}.`,
-      helpValue: 'a,b,c',
-      options: OpenOptions.from(RESOURCE_FIELDS[resource]),
-      async parse(input) {
-        try {
-          // Which names exist is judged against the records too (io/fields.ts): a service sends fields we do not know.
-          return parseFields(input)
-        } catch (error) {
-          // A plain Error, as from any flag's parse: BaseCommand names the flag once (`--fields: ...`, exit 2).
-          throw new Error((error as Error).message.replace(/^--fields: /, ''))
-        }
-      },
-    })(),
-  }
+/**
+ * `--fields a,b,c` for a command printing records of `resource` (src/io/fields.ts): whole records, or a list's,
+ * which carry fewer fields (LIST_FIELDS); a field only a whole record has is then named as such (`wholeRecord`).
+ */
+export function fieldsFlag(resource: ResourceName, view: 'list' | 'record' = 'record') {
+  const known: readonly string[] = view === 'list' ? LIST_FIELDS[resource] : RESOURCE_FIELDS[resource]
+  const whole = RESOURCE_FIELDS[resource].filter((f) => !known.includes(f))
+  const flag = Flags.custom<string[]>({
+    description: `Print only these fields, in this order (comma-separated; nested as metadata.plan), in tables, tab-separated rows and --json alike: any field the records carry. Known: ${known.join(', ')}.${whole.length > 0 ? ` A list's records do not carry ${whole.join(', ')}: \`get\` reads a whole one.` : ''}`,
+    helpValue: 'a,b,c',
+    options: OpenOptions.from(known),
+    async parse(input) {
+      try {
+        // Which names exist is judged against the records too (io/fields.ts): a service sends fields we do not know.
+        return parseFields(input)
+      } catch (error) {
+        // A plain Error, as from any flag's parse: BaseCommand names the flag once (`--fields: ...`, exit 2).
+        throw new Error((error as Error).message.replace(/^--fields: /, ''))
+      }
+    },
+  })()
+  // Beside the flag, for BaseCommand to hand to io/fields.ts (oclif keeps a flag's own properties).
+  ;(flag as unknown as {wholeRecord: readonly string[]}).wholeRecord = whole
+  return {fields: flag}
 }
 
 export const profileFlag = {
@@ -175,7 +181,7 @@ export const idFlag = Flags.custom<number>({parse: parseIdArg})
 
 /** What every list command takes: a pager, --fields of its resource, the API version, and paging. */
 export function listFlags(resource: ResourceName) {
-  return {...pagerFlag, ...fieldsFlag(resource), ...apiVersionFlag, ...pageFlags}
+  return {...pagerFlag, ...fieldsFlag(resource, 'list'), ...apiVersionFlag, ...pageFlags}
 }
 
 /** The filters of a customers list and export, one set for both (the same query). */

@@ -195,6 +195,17 @@ export const RESOURCE_FIELDS = {
 
 export type ResourceName = keyof typeof RESOURCE_FIELDS
 
+/**
+ * The fields of a resource that a list returns (the spec's summaries: an order without its items, a customer without
+ * what --include embeds, an endpoint without its secret); the rest only a whole record carries.
+ */
+export const LIST_FIELDS = {
+  customer: ['id', 'email', 'name', 'status', 'created_at', 'metadata', 'metadata.plan'],
+  order: ['id', 'customer_id', 'status', 'total', 'currency', 'placed_at'],
+  product: RESOURCE_FIELDS.product,
+  webhook: ['id', 'url', 'events'],
+} as const satisfies Record<ResourceName, readonly string[]>
+
 /** Where a page of a list stands in the whole: for the "Showing 1-30 of 250 (page 1 of 9)" line. */
 export interface ListPosition {
   /** 1-based index of the first record shown. */

@@ -31,8 +31,14 @@ function unseen(names: readonly string[], known: readonly string[], record: Row 
   return (pending ?? names.filter((n) => !isKnown(n, known))).filter((n) => record === undefined || !carries(record, n))
 }
 
+/** A field a list's records do not carry, asked of a list. */
+function wholeOnly(name: string): UsageError {
+  return new UsageError(`--fields: a list's records do not carry ${JSON.stringify(name)}; \`get\` reads a whole record, with it.`)
+}
+
 /** Exit 2 for the first name that no record carried: the nearest among the known fields and those the records carry. */
-function refusal(name: string, known: readonly string[], records: readonly Row[]): UsageError {
+function refusal(name: string, known: readonly string[], records: readonly Row[], o: FieldJudging = {}): UsageError {
+  if (o.whole?.includes(name)) return wholeOnly(name)
   const offered = [...new Set([...known, ...records.flatMap((r) => Object.keys(r))])]
   const near = closest(name, offered)
   return new UsageError(
@@ -40,28 +46,33 @@ function refusal(name: string, known: readonly string[], records: readonly Row[]
   )
 }
 
-/** What a warning is said through (IOStreams.warn). */
-type Warn = (text: string) => void
+/** How names are judged beyond the known ones: where a warning goes (IOStreams.warn), and the fields only a whole record has. */
+export interface FieldJudging {
+  warn?: (text: string) => void
+  /** A list's records lack these (an order's items): a name among them is refused saying so. */
+  whole?: readonly string[]
+}
 
 /** Names not known, and no record to judge them by: exit 2 for one a slip from a known field, else a warning. */
-function judgedWithoutRecords(pending: readonly string[], known: readonly string[], warn?: Warn): void {
+function judgedWithoutRecords(pending: readonly string[], known: readonly string[], o: FieldJudging): void {
   for (const name of pending) {
+    if (o.whole?.includes(name)) throw wholeOnly(name)
     const meant = known.find((k) => oneSlip(name, k))
     if (meant !== undefined)
       throw new UsageError(`--fields: ${JSON.stringify(name)} is not a field; did you mean ${meant}? Fields: ${known.join(', ')}.`)
   }
-  for (const name of pending) warn?.(`--fields: ${JSON.stringify(name)} is not a documented field, and there is no record to judge it by.`)
+  for (const name of pending) o.warn?.(`--fields: ${JSON.stringify(name)} is not a documented field, and there is no record to judge it by.`)
 }
 
 /** Checks `names` against the records of a whole document (--json, or one record): exit 2 for a name none carries. */
-export function assertCarried(names: readonly string[], known: readonly string[], records: readonly Row[], warn?: Warn): void {
-  if (records.length === 0) return judgedWithoutRecords(unseen(names, known, undefined), known, warn)
+export function assertCarried(names: readonly string[], known: readonly string[], records: readonly Row[], o: FieldJudging = {}): void {
+  if (records.length === 0) return judgedWithoutRecords(unseen(names, known, undefined), known, o)
   let pending = unseen(names, known, undefined)
   for (const record of records) {
     if (pending.length === 0) return
     pending = unseen(names, known, record, pending)
   }
-  if (pending.length > 0) throw refusal(pending[0], known, records)
+  if (pending.length > 0) throw refusal(pending[0], known, records, o)
 }
 
 /**
@@ -72,7 +83,7 @@ export async function* checkedRecords(
   records: AsyncIterable<Row> | Iterable<Row>,
   names: readonly string[],
   known: readonly string[],
-  warn?: Warn,
+  o: FieldJudging = {},
 ): AsyncIterable<Row> {
   let pending = unseen(names, known, undefined)
   const held: Row[] = []
@@ -85,8 +96,8 @@ export async function* checkedRecords(
     pending = unseen(names, known, record, pending)
     if (pending.length === 0) yield* held.splice(0)
   }
-  if (pending.length > 0 && held.length > 0) throw refusal(pending[0], known, held)
-  if (pending.length > 0) judgedWithoutRecords(pending, known, warn)
+  if (pending.length > 0 && held.length > 0) throw refusal(pending[0], known, held, o)
+  if (pending.length > 0) judgedWithoutRecords(pending, known, o)
 }
 
 /** The value at a field name: a top-level key first, else a dotted path into nested objects. */

@@ -125,8 +125,9 @@ export class Output {
   }
 
   /** One resource: the object with --json, else a field/value table (TTY) or `field<TAB>value` lines (pipe). */
-  async record(record: Row, fields?: readonly string[]): Promise<void> {
-    if (this.json) return this.document(record)
+  async record(record: Row, fields?: readonly string[], o: {moneyUnit?: string} = {}): Promise<void> {
+    // A record that carries money says its unit in JSON (a person's view shows amounts in it already).
+    if (this.json) return this.document(o.moneyUnit === undefined ? record : {...record, money_unit: o.moneyUnit})
     await (await renderer()).renderRecordHuman(this.io, record, fields)
   }
 

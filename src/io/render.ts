@@ -98,7 +98,7 @@ export async function renderListHuman(io: IOStreams, records: AsyncIterable<Row>
   let count = 0
   // --fields: those columns instead, a dotted name reaching into a nested value (fields.ts).
   const columns = [...(io.fields ?? options.columns)]
-  if (io.fields) records = checkedRecords(records, io.fields, io.knownFields, (text) => io.warn(text))
+  if (io.fields) records = checkedRecords(records, io.fields, io.knownFields, {warn: (text) => io.warn(text), whole: io.wholeRecordFields})
   const computed = options.computed ?? {}
   const value = (record: Row, column: string) => (Object.hasOwn(computed, column) ? computed[column](record) : fieldValue(record, column))
   if (!io.tableOutput) {

@@ -91,6 +91,8 @@ export class IOStreams {
    * plain array: the flag's own list accepts any name, for oclif's sake); a name outside them must be carried by a record.
    */
   knownFields: readonly string[] = []
+  /** The known fields a list's records lack (an order's items): asked of a list, refused saying so. */
+  wholeRecordFields: readonly string[] = []
   /** How values read on a terminal (values.ts): the profile's money unit, set once by ApiCommand. */
   values: ValueOptions = {}
   private readonly said = new Set<string>()
@@ -175,7 +177,7 @@ export class IOStreams {
       this.fields,
       this.knownFields,
       (Array.isArray(value) ? value : [value]).filter((v) => isObject(v)),
-      (text) => this.warn(text),
+      {warn: (text) => this.warn(text), whole: this.wholeRecordFields},
     )
     if (Array.isArray(value)) return (value as unknown[]).map((v) => (isObject(v) ? project(v, this.fields!) : v))
     return isObject(value) ? project(value, this.fields) : value

@@ -348,3 +348,21 @@ describe("the sandbox's own order-creation limit (429 with Retry-After)", () => 
     }
   })
 })
+
+describe('money under --json', () => {
+  it("a single record that carries money says its unit: the profile's, unknown where the profile does not say", async () => {
+    const order = await createOrder()
+    expect((order as Order & {money_unit?: string}).money_unit).toBe('unknown')
+    await pay(order.id)
+    const got = await orders(['get', String(order.id), '--json'])
+    expect(got.json()).toMatchObject({id: order.id, money_unit: 'unknown'})
+    const refund = await orders(['refund', String(order.id), '--yes', '--json'])
+    expect(refund.json()).toMatchObject({money_unit: 'unknown'})
+    const product = await run(['products', 'get', '1', '--json'], {env: env()})
+    expect(product.json()).toMatchObject({id: 1, money_unit: 'unknown'})
+    // The profile's unit, when it has one (auth login --sandbox stores the sandbox's).
+    const config = await run(['config', 'set', 'money_unit', 'minor'], {env: env()})
+    expect(config.code, config.stderr).toBe(0)
+    expect((await orders(['get', String(order.id), '--json'])).json()).toMatchObject({money_unit: 'minor'})
+  })
+})

@@ -186,12 +186,12 @@ describe('--jq under bounds', () => {
 describe('--fields', () => {
   it('TSV and JSON keep only those fields, in that order; a known one a record lacks is empty / null; nested names', async () => {
     const [tsv, json, get] = await Promise.all([
-      cli(['customers', 'list', '--limit', '2', '--fields', 'email,id,addresses']),
+      cli(['customers', 'list', '--limit', '2', '--fields', 'email,id,metadata.team']),
       cli(['customers', 'list', '--limit', '2', '--fields', 'id,email,metadata.plan,metadata.team', '--json']),
-      cli(['customers', 'get', '3', '--fields', 'id,email']),
+      cli(['customers', 'get', '3', '--fields', 'id,email,addresses']),
     ])
     expect(tsv.code, tsv.stderr).toBe(0)
-    expect(tsv.stdout).toBe('email\tid\taddresses\ncustomer250@example.com\t250\t\ncustomer249@example.com\t249\t\n')
+    expect(tsv.stdout).toBe('email\tid\tmetadata.team\ncustomer250@example.com\t250\t\ncustomer249@example.com\t249\t\n')
     const records = json.json<Array<Record<string, unknown>>>()
     expect(records).toEqual([
       {email: 'customer250@example.com', id: 250, 'metadata.plan': 'pro', 'metadata.team': null},
@@ -201,7 +201,7 @@ describe('--fields', () => {
       ['id', 'email', 'metadata.plan', 'metadata.team'],
       ['id', 'email', 'metadata.plan', 'metadata.team'],
     ])
-    expect(get.stdout).toBe('id\t3\nemail\tcustomer3@example.com\n')
+    expect(get.stdout).toBe('id\t3\nemail\tcustomer3@example.com\naddresses\t\n')
   })
 
   it('a field no record carries and the CLI does not know is exit 2 naming the nearest, with nothing printed (as gh does)', async () => {
@@ -237,6 +237,22 @@ describe('--fields', () => {
     expect(other.code, other.stderr).toBe(0)
     expect(other.json()).toEqual([])
     expect(other.stderr).toContain('"colour" is not a documented field, and there is no record to judge it by')
+  })
+
+  it("a list's --fields names only what a list returns: items of orders list is refused, saying that get reads a whole order", async () => {
+    const [list, json, help, get] = await Promise.all([
+      cli(['orders', 'list', '--fields', 'id,items']),
+      cli(['orders', 'list', '--fields', 'id,items', '--json']),
+      cli(['orders', 'list', '--help']),
+      cli(['orders', 'get', '1', '--fields', 'id,items', '--json']),
+    ])
+    expect(list.code).toBe(2)
+    expect(list.stdout).toBe('')
+    expect(list.stderr).toContain(`--fields: a list's records do not carry "items"; \`get\` reads a whole record, with it.`)
+    expect(json.code).toBe(2)
+    expect(json.json<{error: {code: string}}>().error.code).toBe('usage')
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain("A list's records do not carry items, idempotency_key")
+    expect(get.code, get.stderr).not.toBe(2)
   })
 
   it('fields first, then --jq; an empty list is exit 2', async () => {

@@ -173,3 +173,9 @@ export function checkRequestLog(configDir: string): number {
 export function takeViolations(): string[] {
   return violations.splice(0)
 }
+
+/** The problems of `value` against a named schema of the document's components (`Customer`, `Order`...). */
+export function problemsAgainst(schemaName: string, value: unknown): string[] {
+  const validate = validatorOf({$ref: `#/components/schemas/${schemaName}`})
+  return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`)
+}

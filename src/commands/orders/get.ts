@@ -18,6 +18,7 @@ export default class OrdersGet extends ApiCommand<typeof OrdersGet> {
 
   async run(): Promise<void> {
     const id = this.args.id ?? ((await this.pick(() => this.ctx.client())) as number)
-    await this.output.record(await getOrder(await this.ctx.client(), id), [...RESOURCE_COLUMNS.order, 'items'])
+    const order = await getOrder(await this.ctx.client(), id)
+    await this.output.record(order, [...RESOURCE_COLUMNS.order, 'items'], {moneyUnit: await this.moneyUnit()})
   }
 }

@@ -56,6 +56,7 @@ export default class OrdersRefund extends ApiCommand<typeof OrdersRefund> {
     const refund = await refundOrder(client, id, {amount: flags.amount, reason: flags.reason})
     this.output.success(`Refunded order ${id}.`)
     // A service that answers with no refund record: --json prints {}, human output only the line above.
-    await this.output.result(refund, () => (Object.keys(refund).length > 0 ? this.output.record(refund) : undefined))
+    const shown = Object.keys(refund).length > 0 ? {...refund, money_unit: await this.moneyUnit()} : refund
+    await this.output.result(shown, () => (Object.keys(refund).length > 0 ? this.output.record(refund) : undefined))
   }
 }

@@ -19,6 +19,7 @@ export default class ProductsGet extends ApiCommand<typeof ProductsGet> {
   async run(): Promise<void> {
     // The picker shows prices in the currency asked for, as the result will.
     const id = this.args.id ?? ((await this.pick(() => this.ctx.client(), {currency: this.flags.currency})) as number)
-    await this.output.record(await getProduct(await this.ctx.client(), id, {currency: this.flags.currency}), RESOURCE_COLUMNS.product)
+    const product = await getProduct(await this.ctx.client(), id, {currency: this.flags.currency})
+    await this.output.record(product, RESOURCE_COLUMNS.product, {moneyUnit: await this.moneyUnit()})
   }
 }

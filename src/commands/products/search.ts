@@ -26,7 +26,7 @@ export default class ProductsSearch extends ApiCommand<typeof ProductsSearch> {
   static examples = ['<%= config.bin %> products search mug', '<%= config.bin %> products search "tea pot" --currency EUR --json']
   static flags = {
     ...pagerFlag,
-    ...fieldsFlag('product'),
+    ...fieldsFlag('product', 'list'),
     ...apiVersionFlag,
     currency: currencyFlag({description: 'Show prices converted to this currency.'}),
     page: pageFlags.page,

@@ -11,7 +11,7 @@ export default class WebhooksList extends ApiCommand<typeof WebhooksList> {
   static summary = `List the account's webhook endpoints (v2).`
   static description = `In the table, "secret" says whether this profile holds the endpoint's signing secret (which \`webhooks listen\` needs to reuse an endpoint), and "state" marks the endpoints this profile's \`webhooks listen\` registered: listening, or stale when their listener no longer answers. The service has no operation to delete an endpoint.`
   static examples = ['<%= config.bin %> webhooks list', "<%= config.bin %> webhooks list --json | jq -r '.[].url'"]
-  static flags = {...fieldsFlag('webhook'), ...pagerFlag}
+  static flags = {...fieldsFlag('webhook', 'list'), ...pagerFlag}
 
   async run(): Promise<void> {
     const {endpoints, total} = await listWebhooks(await this.ctx.client())

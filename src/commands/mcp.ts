@@ -1,0 +1,85 @@
+import {Flags} from '@oclif/core'
+
+import {ApiCommand} from '../base/command.js'
+import {describeError} from '../base/error-shape.js'
+import {windowOf} from '../base/stats-window.js'
+import {GRANULARITIES, type Granularity} from '../domain/periods.js'
+import {type OperationId, SCOPES} from '../domain/schema.js'
+import {UsageError} from '../errors.js'
+import {sanitize} from '../io/sanitize.js'
+import {sandboxLogin} from '../services/credentials.js'
+import {serveMcp} from '../services/mcp/serve.js'
+
+/** A tool's argument as a model names it: `expectRefunded` is `expect_refunded`. */
+const argumentName = (option: string) => option.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+
+export default class Mcp extends ApiCommand<typeof Mcp> {
+  static operations: readonly OperationId[] = [
+    'listCustomers',
+    'getCustomer',
+    'listOrders',
+    'getOrder',
+    'listProducts',
+    'getProduct',
+    'listWebhooks',
+    'createCustomer',
+    'updateCustomer',
+    'deleteCustomer',
+    'createOrder',
+    'refundOrder',
+    'createWebhook',
+  ]
+  static summary = `Serve this account to an AI assistant: a Model Context Protocol server over stdio, read-only unless --allow-writes.`
+  static description = `For an MCP client (Claude Desktop, an IDE's assistant, an agent): it starts \`commerce mcp\` and speaks the protocol on its standard input and output. The tools read customers, orders, products, the account's figures (orders and customers over time, top products), the credentials' status, webhook endpoints and the deliveries \`webhooks listen\` received; with --allow-writes also create, update and delete customers, create orders (always with an Idempotency-Key, returned), refund orders (with expect_refunded) and register webhook endpoints. A delete and a refund take dry_run. The profile's credentials are used (or, with --sandbox, the running local sandbox's); no secret ever reaches a result. Diagnostics go to stderr; the server ends when its client closes the connection.`
+  static examples = ['<%= config.bin %> mcp', '<%= config.bin %> mcp --sandbox --allow-writes', '<%= config.bin %> mcp --profile staging']
+  static flags = {
+    'allow-writes': Flags.boolean({description: 'Offer the tools that change the account (create, update, delete, refund, register).'}),
+    sandbox: Flags.boolean({description: 'Use the running local sandbox (`commerce sandbox start --detach`), whatever the profile says.'}),
+  }
+
+  async run(): Promise<void> {
+    const {flags, io} = this
+    let moneyUnit: string | undefined
+    if (flags.sandbox) {
+      const sandbox = sandboxLogin(this.deps.env, SCOPES)
+      if (!sandbox) throw new UsageError('No local sandbox runs.', {hint: 'Start one with `commerce sandbox start --detach`, then run this again.'})
+      moneyUnit = sandbox.moneyUnit
+      this.useEnvironment({
+        ...this.deps.env,
+        COMMERCE_BASE_URL: sandbox.baseUrl,
+        COMMERCE_KEY_ID: sandbox.keyId,
+        COMMERCE_KEY_SECRET: sandbox.keySecret,
+      })
+    }
+    await serveMcp({
+      allowWrites: flags['allow-writes'],
+      deps: {
+        apiVersion: () => this.ctx.apiVersion(),
+        client: () => this.ctx.client(),
+        ctx: this.ctx,
+        dryRunClient: () => this.ctx.client({dryRun: true}),
+        env: this.deps.env,
+        moneyUnit: async () => (moneyUnit === 'minor' || moneyUnit === 'major' ? moneyUnit : this.moneyUnit()),
+        window: async (a) => {
+          if (a.by !== undefined && !(GRANULARITIES as readonly string[]).includes(a.by))
+            throw new UsageError(`by must be one of ${GRANULARITIES.join(', ')} (got ${JSON.stringify(a.by)}).`)
+          return windowOf({...a, by: a.by as Granularity | undefined, utc: a.utc === true}, this.deps.now(), this.deps.env, io)
+        },
+      },
+      describe: (error) => {
+        const {internal: _internal, ...shape} = describeError(error instanceof Error ? error : new Error(String(error)), {
+          commandLine: 'commerce mcp',
+          debug: false,
+          flagOf: argumentName,
+          json: true,
+          now: this.deps.now,
+        })
+        return shape
+      },
+      say: (text) => io.info(sanitize(text, 'terminal')),
+      stdin: io.stdin,
+      stdout: io.stdout,
+      version: this.config.version,
+    })
+  }
+}

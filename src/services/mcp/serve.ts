@@ -1,0 +1,94 @@
+/**
+ * `commerce mcp`: a Model Context Protocol server over stdio, on the official TypeScript SDK (its low-level Server,
+ * so that each tool's input schema is the JSON Schema of tool-kit.ts, written once). Stdout carries the protocol
+ * only; anything said goes to stderr. The tools that change the account are listed, and run, only when `allowWrites`.
+ * A tool's failure is a tool error carrying the CLI's error document (`{"error": {"code", ...}}`), never a secret.
+ * The server ends when its client goes away (standard input closes).
+ */
+import type {Readable, Writable} from 'node:stream'
+
+import {redactBody} from '../../api/redact.js'
+import {READ_TOOLS} from './read-tools.js'
+import type {Tool, ToolDeps} from './tool-kit.js'
+import {WRITE_TOOLS} from './write-tools.js'
+
+export interface ServeOptions {
+  deps: ToolDeps
+  allowWrites: boolean
+  version: string
+  stdin: Readable
+  stdout: Writable
+  /** The CLI's error document for a failure (base/error-shape.ts, its options named as the tools name them). */
+  describe(error: unknown): {code: string; message: string}
+  /** A line for a person (stderr). */
+  say(text: string): void
+}
+
+/** The tools a server offers: the reads, and the writes when allowed. */
+export function offeredTools(allowWrites: boolean): Tool[] {
+  return allowWrites ? [...READ_TOOLS, ...WRITE_TOOLS] : READ_TOOLS
+}
+
+/** A value as a tool returns it: secrets masked by field name and prefix (api/redact.ts), as in --debug traces. */
+function safe(value: unknown): Record<string, unknown> {
+  const masked = JSON.parse(redactBody(JSON.stringify(value ?? null))) as unknown
+  return masked !== null && typeof masked === 'object' && !Array.isArray(masked) ? (masked as Record<string, unknown>) : {result: masked}
+}
+
+async function call(o: ServeOptions, name: string, args: Record<string, unknown>) {
+  const tool = offeredTools(true).find((t) => t.name === name)
+  const refuse = (code: string, message: string) => {
+    const error = {code, errors: {}, exit_code: 2, hint: null, message, retry_after: null, status: null}
+    return {content: [{text: JSON.stringify({error}), type: 'text' as const}], isError: true, structuredContent: {error}}
+  }
+  if (!tool) return refuse('usage', `No tool named ${JSON.stringify(name)}.`)
+  if (tool.writes && !o.allowWrites)
+    return refuse(
+      'usage',
+      `${name} changes the account: the server was started read-only. Start it with \`commerce mcp --allow-writes\` to allow it.`,
+    )
+  try {
+    const result = safe(await tool.run(args, o.deps))
+    return {content: [{text: JSON.stringify(result, null, 2), type: 'text' as const}], structuredContent: result}
+  } catch (error) {
+    const described = safe({error: o.describe(error)})
+    return {content: [{text: JSON.stringify(described), type: 'text' as const}], isError: true, structuredContent: described}
+  }
+}
+
+/** Serves until the client goes away. */
+export async function serveMcp(o: ServeOptions): Promise<void> {
+  const [{Server}, {StdioServerTransport}, {CallToolRequestSchema, ListToolsRequestSchema}] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ])
+  const server = new Server(
+    {name: 'commerce', title: 'Commerce Service (commerce CLI)', version: o.version},
+    {
+      capabilities: {tools: {}},
+      instructions:
+        'Operate a Commerce Service account: customers, orders, refunds, products, figures over time, webhooks. Amounts are integers in the money_unit a result states. Lists return one page and the call for the next.',
+    },
+  )
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: offeredTools(o.allowWrites).map(({annotations, description, inputSchema, name, title}) => ({
+      annotations: {...annotations, title},
+      description,
+      inputSchema,
+      name,
+      title,
+    })),
+  }))
+  server.setRequestHandler(CallToolRequestSchema, async (request) => call(o, request.params.name, request.params.arguments ?? {}))
+  const transport = new StdioServerTransport(o.stdin, o.stdout)
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = resolve
+    // The client went away: its end of the pipe closed.
+    o.stdin.once('end', () => void server.close())
+    o.stdin.once('close', () => void server.close())
+  })
+  await server.connect(transport)
+  o.say(`commerce MCP server ready (${offeredTools(o.allowWrites).length} tools, ${o.allowWrites ? 'writes allowed' : 'read-only'}).`)
+  await closed
+}

@@ -1,0 +1,86 @@
+/**
+ * What every tool of the MCP server is made of (services/mcp/read-tools.ts, write-tools.ts): its name, what it
+ * tells the model, its input schema (JSON Schema, from the same tables as the commands' flags and the OpenAPI
+ * document: src/domain/schema.ts), its annotations, and its handler over the services the commands use.
+ */
+import type {ApiClient} from '../../api/client.js'
+import type {ApiVersion, MoneyUnit} from '../../domain/schema.js'
+import {LIMITS} from '../../domain/schema.js'
+import type {StatsWindow} from '../stats.js'
+import type {AuthContext} from '../credentials.js'
+import type {WebhookContext} from '../webhooks/endpoints.js'
+
+/** What the tools use of the command that serves them (commands/mcp.ts builds it from its context). */
+export interface ToolDeps {
+  ctx: AuthContext & WebhookContext
+  client(): Promise<ApiClient>
+  /** A client that sends reads and stops at the first request that would change anything (DryRunStop). */
+  dryRunClient(): Promise<ApiClient>
+  apiVersion(): Promise<ApiVersion>
+  moneyUnit(): Promise<MoneyUnit | 'unknown'>
+  /** A window as the stats commands read `--since`, `--until`, `--by`, `--utc`. */
+  window(args: {since: string; until?: string; by?: string; utc?: boolean}): Promise<{window: StatsWindow; span: string}>
+  env: NodeJS.ProcessEnv
+}
+
+export type Args = Record<string, unknown>
+
+export interface Tool {
+  name: string
+  title: string
+  description: string
+  inputSchema: {type: 'object'; properties: Record<string, object>; required?: string[]; additionalProperties: false}
+  annotations: {readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint: boolean}
+  /** Changes the account: offered only with --allow-writes. */
+  writes: boolean
+  run(args: Args, deps: ToolDeps): Promise<unknown>
+}
+
+/** A tool that only reads. */
+export function reader(t: Omit<Tool, 'annotations' | 'writes'>): Tool {
+  return {...t, annotations: {idempotentHint: true, openWorldHint: true, readOnlyHint: true}, writes: false}
+}
+
+/** A tool that changes the account. */
+export function writer(t: Omit<Tool, 'annotations' | 'writes'> & {destructive: boolean; idempotent: boolean}): Tool {
+  const {destructive, idempotent, ...rest} = t
+  return {...rest, annotations: {destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: true, readOnlyHint: false}, writes: true}
+}
+
+export function object(properties: Record<string, object>, required: string[] = []): Tool['inputSchema'] {
+  return {additionalProperties: false, properties, type: 'object', ...(required.length > 0 ? {required} : {})}
+}
+
+export const id = (what: string) => ({description: `The ${what}'s id.`, minimum: 1, type: 'integer'})
+export const oneOf = (values: readonly string[], description: string) => ({description, enum: [...values], type: 'string'})
+export const text = (description: string, extra: object = {}) => ({description, type: 'string', ...extra})
+
+export const paging = {
+  page: {default: 1, description: 'The page to read (1-based); a result says the next one.', minimum: LIMITS.page.min, type: 'integer'},
+  per_page: {default: 30, description: 'Records per page.', maximum: LIMITS.perPage.max, minimum: LIMITS.perPage.min, type: 'integer'},
+}
+
+export const searchText = text('Free text matched against names (and emails).', {maxLength: LIMITS.searchMaxLength, minLength: 1})
+
+/** The window of a figures tool, as the stats commands take it. */
+export const windowArgs = {
+  since: text('Where the window starts: a span back from now (24h, 7d, 12w, 6mo), a date (2026-11-01) or a date-time.', {default: '7d'}),
+  until: text('Where it ends (default: now): a date (the whole day) or a date-time.'),
+  utc: {default: false, description: 'Count in UTC instead of the local time zone.', type: 'boolean'},
+}
+
+/** One page of a listing: its records, where it stands, and the call that reads the next page, if any. */
+export async function onePage<T>(
+  listing: {records: AsyncIterable<T>; position: () => {first: number; shown: number; total?: number; page?: number; perPage?: number} | undefined},
+  tool: string,
+  args: Args,
+): Promise<{data: T[]; page: number; per_page: number; total: number | null; next: {tool: string; arguments: Args} | null}> {
+  const data: T[] = []
+  for await (const record of listing.records) data.push(record)
+  const position = listing.position()
+  const page = (args.page as number | undefined) ?? 1
+  const perPage = position?.perPage ?? (args.per_page as number | undefined) ?? 30
+  const total = position?.total ?? null
+  const more = total === null ? data.length === perPage : page * perPage < total
+  return {data, next: more ? {arguments: {...args, page: page + 1}, tool} : null, page, per_page: perPage, total}
+}

@@ -1,0 +1,181 @@
+/**
+ * The tools that change the account, offered only when the server was started with --allow-writes. A delete and a
+ * refund take `dry_run`: the same checks run, and the request that would be sent is returned instead of sent. An
+ * order is always created with an Idempotency-Key (the one given, else one derived from its content), returned
+ * with it, so that a call repeated after a lost answer makes one order. A new webhook's signing secret is kept in the
+ * profile, never returned.
+ */
+import {DryRunStop} from '../../api/dry-run.js'
+import {CURRENCIES, CUSTOMER_STATUSES, EVENT_TYPES, LIMITS} from '../../domain/schema.js'
+import {createCustomer, type CustomerInput, deleteCustomer, getCustomer, updateCustomer} from '../customers.js'
+import {checkRefund, createOrder, idempotencyKeyNamed, refundOrder} from '../orders.js'
+import {createWebhook} from '../webhooks/endpoints.js'
+import {type Args, id, object, oneOf, text, type Tool, type ToolDeps, writer} from './tool-kit.js'
+
+const dryRun = {
+  default: false,
+  description: 'Run the checks and return the request that would be sent, sending nothing that changes anything.',
+  type: 'boolean',
+}
+const metadata = {additionalProperties: {type: 'string'}, description: 'Key-value pairs kept with the customer.', type: 'object'}
+
+/** `work` against a client that stops at the first request that would change something: that request, unsent. */
+async function planned(deps: ToolDeps, work: (client: Awaited<ReturnType<ToolDeps['client']>>) => Promise<unknown>): Promise<unknown> {
+  try {
+    await work(await deps.dryRunClient())
+  } catch (error) {
+    if (error instanceof DryRunStop) return {dry_run: true, sent: false, would_send: error.planned}
+    throw error
+  }
+  return {dry_run: true, sent: false, would_send: null}
+}
+
+const customerFields = (a: Args): CustomerInput => ({
+  email: a.email as string | undefined,
+  metadata: a.metadata as Record<string, unknown> | undefined,
+  name: a.name as string | undefined,
+  plan: a.plan as string | undefined,
+  send_invite: a.send_invite as boolean | undefined,
+  status: a.status as never,
+})
+
+export const WRITE_TOOLS: Tool[] = [
+  writer({
+    description:
+      'Create a customer. The service emails an invitation unless send_invite is false. Not idempotent: an email already taken is refused.',
+    destructive: false,
+    idempotent: false,
+    inputSchema: object(
+      {
+        email: text('Email address.', {format: 'email'}),
+        metadata,
+        name: text('Name.', {maxLength: LIMITS.customerNameMaxLength, minLength: 1}),
+        plan: text('The plan, kept as metadata.plan.'),
+        send_invite: {default: true, description: 'Email an invitation.', type: 'boolean'},
+      },
+      ['email', 'name'],
+    ),
+    name: 'customers_create',
+    run: async (a, deps) => createCustomer(await deps.client(), customerFields(a), await deps.apiVersion()),
+    title: 'Create a customer',
+  }),
+  writer({
+    description: 'Change a customer: email, name, status, plan or metadata (merged). The customer as it is afterwards.',
+    destructive: false,
+    idempotent: true,
+    inputSchema: object(
+      {
+        email: text('Email address.', {format: 'email'}),
+        id: id('customer'),
+        metadata,
+        name: text('Name.'),
+        plan: text('The plan.'),
+        status: oneOf(CUSTOMER_STATUSES, 'Status.'),
+      },
+      ['id'],
+    ),
+    name: 'customers_update',
+    run: async (a, deps) => updateCustomer(await deps.client(), a.id as number, customerFields(a)),
+    title: 'Update a customer',
+  }),
+  writer({
+    description:
+      'Delete a customer; it cannot be undone. The customer is read first (a missing one is an error); dry_run returns the request instead.',
+    destructive: true,
+    idempotent: true,
+    inputSchema: object({dry_run: dryRun, id: id('customer')}, ['id']),
+    name: 'customers_delete',
+    async run(a, deps) {
+      const work = async (client: Awaited<ReturnType<ToolDeps['client']>>) => {
+        const customer = await getCustomer(client, a.id as number, {version: 'v2'})
+        return {customer: {email: customer.email, id: customer.id, name: customer.name}, ...(await deleteCustomer(client, a.id as number))}
+      }
+      return a.dry_run === true ? planned(deps, work) : work(await deps.client())
+    },
+    title: 'Delete a customer',
+  }),
+  writer({
+    description:
+      'Create an order at catalogue prices. Always sent with an Idempotency-Key: the one given, else one derived from customer, currency and items, so a repeated call returns the first order (replayed: true). The key is returned.',
+    destructive: false,
+    idempotent: true,
+    inputSchema: object(
+      {
+        currency: oneOf(CURRENCIES, 'Currency.'),
+        customer_id: id('customer'),
+        idempotency_key: text('A UUID naming this order; a call repeated with it makes one order.', {format: 'uuid'}),
+        items: {
+          description: 'The products and how many of each.',
+          items: object({product_id: id('product'), quantity: {default: 1, minimum: 1, type: 'integer'}}, ['product_id']),
+          minItems: LIMITS.orderMinItems,
+          type: 'array',
+        },
+      },
+      ['customer_id', 'currency', 'items'],
+    ),
+    name: 'orders_create',
+    async run(a, deps) {
+      const input = {
+        currency: a.currency as string,
+        customer_id: a.customer_id as number,
+        items: a.items as Array<{product_id: number; quantity?: number}>,
+      }
+      const key = (a.idempotency_key as string | undefined) ?? idempotencyKeyNamed(`mcp:orders_create:${JSON.stringify(input)}`)
+      const made = await createOrder(await deps.client(), input, {idempotencyKey: key, version: 'v2'})
+      return {idempotency_key: made.idempotencyKey, money_unit: await deps.moneyUnit(), order: made.order, replayed: made.replayed === true}
+    },
+    title: 'Create an order',
+  }),
+  writer({
+    description:
+      'Refund a paid or shipped order, in whole or in part. The order is read first: its status, expect_refunded (refuse if a refund was made since, so a repeated call never refunds twice) and what remains are checked. dry_run returns the request instead.',
+    destructive: true,
+    idempotent: false,
+    inputSchema: object(
+      {
+        amount: {description: "In the service's money unit (money_unit); default: what remains.", minimum: 1, type: 'integer'},
+        dry_run: dryRun,
+        expect_refunded: {description: 'Refund only if exactly this much has been refunded so far (0 for none).', minimum: 0, type: 'integer'},
+        id: id('order'),
+        reason: text('Why it is refunded.'),
+      },
+      ['id'],
+    ),
+    name: 'orders_refund',
+    async run(a, deps) {
+      const work = async (client: Awaited<ReturnType<ToolDeps['client']>>) => {
+        const money = (n: number, currency: string) => `${n} ${currency}`
+        await checkRefund(client, a.id as number, {amount: a.amount as number, expectRefunded: a.expect_refunded as number, money})
+        return refundOrder(client, a.id as number, {amount: a.amount as number, reason: a.reason as string})
+      }
+      if (a.dry_run === true) return planned(deps, work)
+      return {money_unit: await deps.moneyUnit(), refund: await work(await deps.client())}
+    },
+    title: 'Refund an order',
+  }),
+  writer({
+    description:
+      'Register a webhook endpoint (HTTPS). Its signing secret is kept in the profile, never returned: `commerce webhooks secret ID --reveal` shows it to a person.',
+    destructive: false,
+    idempotent: false,
+    inputSchema: object(
+      {
+        events: {
+          description: `Event types (the service documents ${EVENT_TYPES.join(', ')}).`,
+          items: {minLength: 1, type: 'string'},
+          minItems: 1,
+          type: 'array',
+        },
+        url: text('The HTTPS URL the service delivers to.', {format: 'uri'}),
+      },
+      ['url', 'events'],
+    ),
+    name: 'webhooks_create',
+    async run(a, deps) {
+      const made = await createWebhook(deps.ctx, {events: a.events as string[], url: a.url as string})
+      const {signing_secret: _secret, ...endpoint} = made.endpoint
+      return {endpoint, note: made.note ?? null, signing_secret_stored_in_profile: made.profile}
+    },
+    title: 'Register a webhook endpoint',
+  }),
+]

@@ -1,0 +1,322 @@
+/**
+ * `commerce mcp`, driven by the MCP SDK's own client (Client with StdioClientTransport) as an assistant drives it,
+ * against the sandbox and against the independent fake: the tools and their schemas, every read tool's result
+ * against the OpenAPI document's schemas, read-only unless --allow-writes, a refund's dry run that sends nothing,
+ * an order created twice with one key, errors with the CLI's codes, no secret in any result, and a server that ends
+ * when its client goes away.
+ */
+import {spawn} from 'node:child_process'
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+
+import {Client} from '@modelcontextprotocol/sdk/client/index.js'
+import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js'
+import {Ajv2020} from 'ajv/dist/2020.js'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+
+import {BIN, eventually, ROOT, tempConfigDir} from '../helpers/cli.js'
+import {startIndependentService, type IndependentService} from '../helpers/independent-service.js'
+import {problemsAgainst, recordAnswer} from '../helpers/openapi-check.js'
+import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
+
+interface Target {
+  name: string
+  env: Record<string, string>
+  secret: string
+  /** Method and path of every request the service saw, in order. */
+  seen(): Array<{method: string; path: string}>
+  /** An order that can be refunded, and a customer. */
+  paidOrder: number
+  /** It serves the catalogue (the independent fake serves customers, orders and webhooks only). */
+  products: boolean
+  /** Its orders say how much has been refunded (the fake's do not: expect_refunded then refuses, by design). */
+  statesRefunds: boolean
+  customer: number
+  close(): Promise<void>
+}
+
+const READ_TOOLS = [
+  'auth_status',
+  'customers_get',
+  'customers_list',
+  'customers_stats',
+  'orders_get',
+  'orders_list',
+  'orders_stats',
+  'products_get',
+  'products_list',
+  'products_top',
+  'webhook_deliveries',
+  'webhooks_list',
+]
+
+async function sandboxTarget(): Promise<Target> {
+  const seen: Array<{method: string; path: string}> = []
+  const sb: TestSandbox = await startTestSandbox({
+    onAnswer: (answer) => {
+      recordAnswer(answer)
+      seen.push({method: answer.method, path: answer.path})
+    },
+  })
+  const ids = await sb.seed({
+    customers: {ana: {email: 'ana@mcp.example.com', name: 'Ana'}},
+    orders: {paid: {currency: 'USD', customer_id: '${ana.id}', items: [{product_id: 3, quantity: 2}], status: 'paid'}},
+  })
+  const {dir} = tempConfigDir()
+  const key = sb.keys[0]
+  return {
+    close: () => sb.close(),
+    customer: ids.ana as number,
+    env: {COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_CONFIG_DIR: dir, COMMERCE_KEY_ID: key.key_id, COMMERCE_KEY_SECRET: key.key_secret},
+    name: 'sandbox',
+    paidOrder: ids.paid as number,
+    products: true,
+    statesRefunds: true,
+    secret: key.key_secret,
+    seen: () => seen,
+  }
+}
+
+async function fakeTarget(): Promise<Target> {
+  const fake: IndependentService = await startIndependentService()
+  const {dir} = tempConfigDir()
+  const env = {COMMERCE_BASE_URL: fake.url, COMMERCE_CONFIG_DIR: dir, COMMERCE_KEY_ID: fake.key.key_id, COMMERCE_KEY_SECRET: fake.key.key_secret}
+  // A customer and a paid order, made through the fake's own API.
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${fake.url}${path}`, {
+      body: JSON.stringify(body),
+      headers: {authorization: `Bearer ${fake.issueToken()}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID()},
+      method: 'POST',
+    })
+    expect(res.status, path).toBe(201)
+    return (await res.json()) as {id: number}
+  }
+  const customer = (await post('/api/v2/customers', {email: 'ana@mcp.example.com', name: 'Ana', send_invite: false})).id
+  const order = await post('/api/v2/orders', {currency: 'USD', customer_id: customer, items: [{product_id: 3, quantity: 2}]})
+  fake.pay(order.id)
+  return {
+    close: () => fake.close(),
+    customer,
+    env,
+    name: 'independent fake',
+    paidOrder: order.id,
+    products: false,
+    statesRefunds: false,
+    secret: fake.key.key_secret,
+    seen: () => fake.requests.map((r) => ({method: r.method, path: r.path.split('?')[0]})),
+  }
+}
+
+async function connect(target: Target, args: string[] = []): Promise<Client> {
+  const transport = new StdioClientTransport({
+    args: [BIN, 'mcp', ...args],
+    command: process.execPath,
+    env: {HOME: target.env.COMMERCE_CONFIG_DIR, LANG: 'C.UTF-8', PATH: process.env.PATH ?? '', ...target.env},
+    stderr: 'pipe',
+  })
+  const client = new Client({name: 'commerce-cli-tests', version: '1.0.0'})
+  await client.connect(transport)
+  return client
+}
+
+type Result = {isError?: boolean; structuredContent?: Record<string, any>; content: Array<{type: string; text?: string}>}
+const callTool = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
+  (await client.callTool({arguments: args, name})) as Result
+
+describe.each([
+  ['sandbox', sandboxTarget],
+  ['independent fake', fakeTarget],
+])('commerce mcp against the %s', (_name, start) => {
+  let target: Target
+  let reader: Client
+  let writer: Client
+  beforeAll(async () => {
+    target = await start()
+    ;[reader, writer] = await Promise.all([connect(target), connect(target, ['--allow-writes'])])
+  }, 60_000)
+  afterAll(async () => {
+    await Promise.all([reader?.close(), writer?.close()])
+    await target?.close()
+  })
+
+  it('lists the read tools only, read-only and with valid input schemas; --allow-writes adds the annotated writes', async () => {
+    const {tools} = await reader.listTools()
+    expect(tools.map((t) => t.name).sort()).toEqual(READ_TOOLS)
+    const ajv = new Ajv2020({strict: false})
+    for (const tool of tools) {
+      expect(tool.annotations?.readOnlyHint, tool.name).toBe(true)
+      expect(() => ajv.compile(tool.inputSchema), tool.name).not.toThrow()
+      expect(tool.description, tool.name).toBeTruthy()
+    }
+    const all = (await writer.listTools()).tools
+    const writes = all.filter((t) => !READ_TOOLS.includes(t.name))
+    expect(writes.map((t) => t.name).sort()).toEqual([
+      'customers_create',
+      'customers_delete',
+      'customers_update',
+      'orders_create',
+      'orders_refund',
+      'webhooks_create',
+    ])
+    for (const t of writes) expect(t.annotations?.readOnlyHint, t.name).toBe(false)
+    expect(all.find((t) => t.name === 'orders_refund')?.annotations).toMatchObject({destructiveHint: true, idempotentHint: false})
+    expect(all.find((t) => t.name === 'orders_create')?.annotations).toMatchObject({destructiveHint: false, idempotentHint: true})
+  })
+
+  it('every read tool answers, its records as the OpenAPI document describes them, money with its unit', async () => {
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ['auth_status', {}],
+      ['customers_list', {per_page: 2}],
+      ['customers_get', {id: target.customer}],
+      ['orders_list', {per_page: 2}],
+      ['orders_get', {id: target.paidOrder}],
+      ['products_list', {per_page: 3}],
+      ['products_get', {id: 3}],
+      ['orders_stats', {since: '30d'}],
+      ['customers_stats', {since: '30d', by: 'day'}],
+      ['products_top', {since: '30d', limit: 3}],
+      ['webhooks_list', {}],
+      ['webhook_deliveries', {limit: 5}],
+    ]
+    expect(calls.map(([name]) => name).sort()).toEqual(READ_TOOLS)
+    const results = new Map<string, Record<string, any>>()
+    for (const [name, args] of calls.filter(([name]) => target.products || !name.startsWith('products_'))) {
+      const r = await callTool(reader, name, args)
+      expect(r.isError, `${name}: ${r.content[0]?.text}`).toBeFalsy()
+      results.set(name, r.structuredContent!)
+    }
+    const list = (name: string) => results.get(name)!.data as unknown[]
+    for (const c of list('customers_list')) expect(problemsAgainst('Customer', c)).toEqual([])
+    for (const o of list('orders_list')) expect(problemsAgainst('OrderSummary', o)).toEqual([])
+    if (target.products) for (const p of list('products_list')) expect(problemsAgainst('Product', p)).toEqual([])
+    expect(problemsAgainst('CustomerWithIncludes', results.get('customers_get'))).toEqual([])
+    const {money_unit: unit, ...order} = results.get('orders_get')!
+    expect(problemsAgainst('Order', order)).toEqual([])
+    expect(['minor', 'major', 'unknown']).toContain(unit)
+    for (const name of ['orders_list', 'orders_stats', ...(target.products ? ['products_list', 'products_top'] : [])])
+      expect(results.get(name), name).toHaveProperty('money_unit')
+    // A page says where the next one is.
+    const customers = results.get('customers_list')!
+    if (customers.total === null || customers.total > 2) expect(customers.next).toEqual({arguments: {page: 2, per_page: 2}, tool: 'customers_list'})
+    expect(results.get('auth_status')).toMatchObject({logged_in: true})
+    expect(JSON.stringify([...results.values()])).not.toContain(target.secret)
+  })
+
+  it('read-only by default: a write tool is refused and nothing is sent', async () => {
+    const before = target.seen().length
+    const r = await callTool(reader, 'orders_refund', {id: target.paidOrder})
+    expect(r.isError).toBe(true)
+    expect(r.structuredContent?.error).toMatchObject({code: 'usage'})
+    expect(r.structuredContent?.error.message).toContain('--allow-writes')
+    expect(
+      target
+        .seen()
+        .slice(before)
+        .filter((s) => s.method !== 'GET' && !s.path.endsWith('/auth/tokens')),
+    ).toEqual([])
+  })
+
+  it("a refund's dry run reads the order and sends nothing; the refund then made refuses a second time with expect_refunded", async () => {
+    const before = target.seen().length
+    const expected = target.statesRefunds ? {expect_refunded: 0} : {}
+    const plan = await callTool(writer, 'orders_refund', {dry_run: true, ...expected, id: target.paidOrder})
+    expect(plan.isError, plan.content[0]?.text).toBeFalsy()
+    expect(plan.structuredContent).toMatchObject({dry_run: true, sent: false, would_send: {method: 'POST'}})
+    expect(plan.structuredContent!.would_send.url).toMatch(new RegExp(`/api/v2/orders/${target.paidOrder}/refunds$`))
+    const sent = target.seen().slice(before)
+    expect(sent.some((s) => s.method === 'GET' && s.path.endsWith(`/orders/${target.paidOrder}`))).toBe(true)
+    expect(sent.filter((s) => s.method === 'POST' && s.path.endsWith('/refunds'))).toEqual([])
+    const done = await callTool(writer, 'orders_refund', {amount: 1, ...expected, id: target.paidOrder})
+    expect(done.isError, done.content[0]?.text).toBeFalsy()
+    // A repeated call that says what it saw refuses; a service that does not say what was refunded refuses it too.
+    const again = await callTool(writer, 'orders_refund', {amount: 1, expect_refunded: 0, id: target.paidOrder})
+    expect(again.isError).toBe(true)
+    // The fake calls a partly refunded order refunded: then it is its status that refuses (usage).
+    if (target.statesRefunds) {
+      expect(again.structuredContent?.error).toMatchObject({code: 'precondition_failed'})
+      expect(again.structuredContent?.error.message).toContain('expect_refunded')
+    } else expect(['precondition_failed', 'usage']).toContain(again.structuredContent?.error.code)
+    expect(target.seen().filter((s) => s.method === 'POST' && s.path.endsWith('/refunds'))).toHaveLength(1)
+  })
+
+  it('an order created twice with the same arguments is one order, its Idempotency-Key returned', async () => {
+    const args = {currency: 'USD', customer_id: target.customer, items: [{product_id: 3, quantity: 1}]}
+    const before = target.seen().length
+    const first = await callTool(writer, 'orders_create', args)
+    expect(first.isError, first.content[0]?.text).toBeFalsy()
+    const second = await callTool(writer, 'orders_create', args)
+    expect(second.structuredContent?.order.id).toBe(first.structuredContent?.order.id)
+    expect(second.structuredContent?.idempotency_key).toBe(first.structuredContent?.idempotency_key)
+    expect(first.structuredContent?.idempotency_key).toMatch(/^[0-9a-f-]{36}$/)
+    const posts = target
+      .seen()
+      .slice(before)
+      .filter((s) => s.method === 'POST' && /\/api\/v2\/orders$/.test(s.path))
+    expect(posts.length).toBe(2)
+  })
+
+  it("errors carry the CLI's codes; a new webhook's signing secret stays in the profile", async () => {
+    const missing = await callTool(reader, 'customers_get', {id: 99_999_999})
+    expect(missing.isError).toBe(true)
+    expect(missing.structuredContent?.error).toMatchObject({code: 'not_found', exit_code: 4})
+    const hook = await callTool(writer, 'webhooks_create', {events: ['order.paid'], url: 'https://hooks.example.com/mcp'})
+    expect(hook.isError, hook.content[0]?.text).toBeFalsy()
+    expect(JSON.stringify(hook)).not.toMatch(/whsec_|signing_secret"\s*:\s*"(?!\[redacted\])/)
+    expect(hook.structuredContent?.endpoint.id).toBeTruthy()
+  })
+})
+
+describe('commerce mcp, its process', () => {
+  it("the README's configuration block, pasted into a client, starts a server that lists the read tools", async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    const block = /```json\n(\{\s*"mcpServers"[\s\S]*?)```/.exec(readme)?.[1]
+    expect(block, 'README.md has an mcpServers block').toBeDefined()
+    const server = (JSON.parse(block!) as {mcpServers: Record<string, {command: string; args: string[]; env?: Record<string, string>}>}).mcpServers
+      .commerce
+    expect(server.command).toBe('commerce')
+    const target = await sandboxTarget()
+    try {
+      // `commerce` is this checkout's CLI; the block's profile is the test's key pair, given in the environment.
+      const transport = new StdioClientTransport({
+        args: [BIN, ...server.args],
+        command: process.execPath,
+        env: {HOME: target.env.COMMERCE_CONFIG_DIR, PATH: process.env.PATH ?? '', ...server.env, ...target.env},
+        stderr: 'pipe',
+      })
+      const client = new Client({name: 'readme-block', version: '1.0.0'})
+      await client.connect(transport)
+      expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(READ_TOOLS)
+      await client.close()
+    } finally {
+      await target.close()
+    }
+  }, 30_000)
+
+  it('ends when its client goes away (standard input closes), and writes nothing but the protocol on stdout', async () => {
+    const {dir} = tempConfigDir()
+    const child = spawn(process.execPath, [BIN, 'mcp'], {
+      env: {COMMERCE_BASE_URL: 'http://127.0.0.1:9', COMMERCE_CONFIG_DIR: dir, HOME: dir, PATH: process.env.PATH ?? ''},
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+    let code: number | null | undefined
+    child.on('exit', (c) => (code = c))
+    child.stdin.write(
+      JSON.stringify({
+        id: 1,
+        jsonrpc: '2.0',
+        method: 'initialize',
+        params: {capabilities: {}, clientInfo: {name: 't', version: '1'}, protocolVersion: '2025-06-18'},
+      }) + '\n',
+    )
+    expect(await eventually(() => stdout.includes('"id":1'), 15_000), stderr).toBe(true)
+    child.stdin.end()
+    expect(await eventually(() => code !== undefined, 10_000), stderr).toBe(true)
+    expect(code).toBe(0)
+    for (const line of stdout.trim().split('\n')) expect(JSON.parse(line)).toMatchObject({jsonrpc: '2.0'})
+    expect(stderr).toContain('read-only')
+  }, 30_000)
+})
