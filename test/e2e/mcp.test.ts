@@ -313,10 +313,20 @@ describe('commerce mcp, its process', () => {
       }) + '\n',
     )
     expect(await eventually(() => stdout.includes('"id":1'), 15_000), stderr).toBe(true)
-    child.stdin.end()
+    // A last request sent as the client goes away is still answered (here: the service cannot be reached, said so).
+    child.stdin.end(
+      [
+        {jsonrpc: '2.0', method: 'notifications/initialized'},
+        {id: 2, jsonrpc: '2.0', method: 'tools/call', params: {arguments: {}, name: 'products_list'}},
+      ]
+        .map((m) => JSON.stringify(m))
+        .join('\n') + '\n',
+    )
     expect(await eventually(() => code !== undefined, 10_000), stderr).toBe(true)
     expect(code).toBe(0)
     for (const line of stdout.trim().split('\n')) expect(JSON.parse(line)).toMatchObject({jsonrpc: '2.0'})
+    expect(stdout).toMatch(/"id":2/)
+    expect(stdout).toContain('network_refused')
     expect(stderr).toContain('read-only')
   }, 30_000)
 })

@@ -68,6 +68,25 @@ function exercise(inst: Installed): void {
     const jq = run(inst, ['products', 'list', '--per-page', '2', '--jq', '.[].name'])
     expect(jq.code, jq.stderr).toBe(0)
     expect(jq.stdout.trim().split('\n')).toHaveLength(2)
+    // The CLI described to a program, and the MCP server (its SDK in vendor/): one exchange, then its client goes away.
+    const described = run(inst, ['commands', '--json'])
+    expect(JSON.parse(described.stdout).map((c: {id: string}) => c.id)).toContain('mcp')
+    const initialize = {
+      id: 1,
+      jsonrpc: '2.0',
+      method: 'initialize',
+      params: {capabilities: {}, clientInfo: {name: 't', version: '1'}, protocolVersion: '2025-06-18'},
+    }
+    const list = {id: 2, jsonrpc: '2.0', method: 'tools/list'}
+    const mcp = spawnSync(inst.bin, ['mcp'], {
+      cwd: inst.home,
+      encoding: 'utf8',
+      env: {COMMERCE_CONFIG_DIR: join(inst.home, 'config'), HOME: inst.home, LANG: 'C.UTF-8', PATH: tools},
+      input: [initialize, {jsonrpc: '2.0', method: 'notifications/initialized'}, list].map((m) => JSON.stringify(m)).join('\n') + '\n',
+      timeout: 30_000,
+    })
+    expect(mcp.status, mcp.stderr).toBe(0)
+    expect(mcp.stdout).toContain('"customers_list"')
     const doctor = run(inst, ['doctor', '--json'])
     expect(JSON.parse(doctor.stdout).checks.find((c: {name: string}) => c.name === 'cli').detail).toMatch(
       inst.name === 'deb' ? /installed from deb/ : /installed from tarball/,

@@ -80,14 +80,34 @@ export async function serveMcp(o: ServeOptions): Promise<void> {
       title,
     })),
   }))
-  server.setRequestHandler(CallToolRequestSchema, async (request) => call(o, request.params.name, request.params.arguments ?? {}))
+  // Calls still running when the client closes its end: answered before the server closes (a client may send its
+  // last request and close at once).
+  const running = new Set<Promise<unknown>>()
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const answer = call(o, request.params.name, request.params.arguments ?? {})
+    running.add(answer)
+    return answer.finally(() => running.delete(answer))
+  })
   const transport = new StdioServerTransport(o.stdin, o.stdout)
   const closed = new Promise<void>((resolve) => {
     server.onclose = resolve
     // The client went away: its end of the pipe closed.
-    o.stdin.once('end', () => void server.close())
-    o.stdin.once('close', () => void server.close())
+    const tick = () => new Promise((resolve) => setImmediate(resolve))
+    const end = async () => {
+      // A request read with the last bytes is dispatched on a later turn, and its answer written on one after it.
+      do {
+        await tick()
+        await Promise.allSettled([...running])
+        await tick()
+      } while (running.size > 0)
+      await server.close()
+    }
+    o.stdin.once('end', () => void end())
   })
+  // Alive until closed: once the client's end of stdin has closed, nothing else may hold the event loop while the last
+  // calls finish (a retry's wait, a lock's).
+  const alive = setInterval(() => {}, 2 ** 30)
+  void closed.then(() => clearInterval(alive))
   await server.connect(transport)
   o.say(`commerce MCP server ready (${offeredTools(o.allowWrites).length} tools, ${o.allowWrites ? 'writes allowed' : 'read-only'}).`)
   await closed
