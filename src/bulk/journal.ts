@@ -14,12 +14,12 @@
  * customers: see customers.ts).
  */
 import {createHash} from 'node:crypto'
-import {closeSync, constants, createReadStream, fstatSync, mkdirSync, openSync, readSync, rmSync, writeSync} from 'node:fs'
+import {closeSync, constants, createReadStream, fstatSync, mkdirSync, openSync, readSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 
 import {configDir, JOURNALS_DIR} from '../config/paths.js'
-import {acquirePidLock, PidLockBusyError} from '../config/pid.js'
+import {type HeldLock, holdLock, LockBusyError} from '../config/lock.js'
 import type {ImportKind} from './rows.js'
 
 /** `<config dir>/journals`. */
@@ -34,7 +34,7 @@ export class JournalBusyError extends Error {
   ) {
     super(
       pid === undefined
-        ? `The import's lock ${lockPath} names no process; if no import of this file is running, remove it and try again.`
+        ? `The import's lock ${lockPath} names no process yet; if no import of this file is running, try again in a few seconds.`
         : `Another import of this file is running (process ${pid}); wait for it to finish or stop it first.`,
     )
     this.name = 'JournalBusyError'
@@ -84,7 +84,7 @@ export class Journal {
   /** Rows sent with no outcome recorded since: epoch ms of the first such send. */
   private readonly inDoubt = new Map<number, number>()
   private fd: number | undefined
-  private locked = false
+  private held?: HeldLock
 
   private constructor(
     readonly path: string,
@@ -212,8 +212,8 @@ export class Journal {
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd)
     this.fd = undefined
-    if (this.locked) rmSync(this.lockPath, {force: true})
-    this.locked = false
+    this.held?.release()
+    this.held = undefined
   }
 
   private get lockPath(): string {
@@ -223,11 +223,10 @@ export class Journal {
   /** One process per journal: two imports of one file at once would send its rows twice. A dead owner's lock is taken over. */
   private lock(): void {
     try {
-      acquirePidLock(this.lockPath)
+      this.held = holdLock(this.lockPath)
     } catch (error) {
-      if (error instanceof PidLockBusyError) throw new JournalBusyError(error.pid, error.path)
+      if (error instanceof LockBusyError) throw new JournalBusyError(error.pid, error.path)
       throw error
     }
-    this.locked = true
   }
 }

@@ -9,7 +9,7 @@ import {dirname} from 'node:path'
 import {writeFileAtomicSync} from '../domain/files.js'
 import {readOwnFileSync} from '../domain/own-file.js'
 import {SANDBOX_STATE_FILE, configPath} from './paths.js'
-import {isProcessAlive} from './pid.js'
+import {isProcessAlive} from '../domain/processes.js'
 
 export interface SandboxKey {
   key_id: string

@@ -1,7 +1,7 @@
 /** The checks of `commerce doctor` that look at this machine only: the config directory, proxies, the sandbox. */
 import {existsSync, statSync} from 'node:fs'
 
-import {isProcessAlive} from '../config/pid.js'
+import {isProcessAlive} from '../domain/processes.js'
 import {readSandboxState, sandboxStatePath} from '../config/sandbox-state.js'
 import type {ConfigStore} from '../config/config-store.js'
 import {readOwnFileSync} from '../domain/own-file.js'

@@ -1,6 +1,6 @@
 import {spawnSync} from 'node:child_process'
 import {appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {hostname, tmpdir} from 'node:os'
 import {join} from 'node:path'
 
 import {afterAll, expect, test} from 'vitest'
@@ -87,13 +87,20 @@ test('one process per journal: a live owner is refused, a dead one (kill -9) is 
   const d = join(dir, 'd')
   const j = await Journal.open(d, id)
   j.close()
-  writeFileSync(`${j.path}.lock`, String(process.ppid))
+  // The lock as another process leaves it (src/config/lock.ts): a directory naming its owner.
+  const plant = (pid: number) => {
+    rmSync(`${j.path}.lock`, {force: true, recursive: true})
+    mkdirSync(`${j.path}.lock`)
+    writeFileSync(join(`${j.path}.lock`, 'owner'), `${hostname()} ${pid}`)
+  }
+  plant(process.ppid)
   await expect(Journal.open(d, id)).rejects.toBeInstanceOf(JournalBusyError)
   const dead = spawnSync(process.execPath, ['-e', '0']).pid
-  writeFileSync(`${j.path}.lock`, String(dead))
+  plant(dead)
   const taken = await Journal.open(d, id)
-  expect(readFileSync(`${j.path}.lock`, 'utf8')).toBe(String(process.pid))
+  expect(readFileSync(join(`${j.path}.lock`, 'owner'), 'utf8')).toBe(`${hostname()} ${process.pid}`)
   taken.close()
+  expect(existsSync(`${j.path}.lock`)).toBe(false)
 })
 
 test('is never opened through a symbolic link planted at its name: a clear error, the target untouched, the lock released', async () => {

@@ -1,15 +1,16 @@
 /**
- * The config directory's lock (src/config/lock.ts): waits for a live holder, takes over a dead one's, tells a
- * holder that lost it, and is removed when the process exits (process.exit after Ctrl-C included).
+ * The one cross-process lock (src/config/lock.ts): acquireLock waits for a live holder, takes over a dead one's, tells
+ * a holder that lost it, and is removed when the process exits (process.exit after Ctrl-C included); holdLock does not
+ * wait, names the owner, and of processes racing for a dead owner's lock lets exactly one take it.
  */
 import {spawn, spawnSync} from 'node:child_process'
 import {once} from 'node:events'
-import {existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync} from 'node:fs'
+import {hostname, tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest'
 
-import {LockTimeoutError, acquireLock} from '../../src/config/lock.js'
+import {acquireLock, holdLock, LockBusyError, LockTimeoutError} from '../../src/config/lock.js'
 
 /** Node's arguments for a process that takes the lock at `path`, then runs `then`. */
 function holderArgs(path: string, then: string): string[] {
@@ -102,4 +103,92 @@ describe('acquireLock', () => {
     mkdirSync(path) // and a lock the process never took is not touched by anyone else's exit
     expect(existsSync(path)).toBe(true)
   })
+})
+
+/** The pid of a process that has exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {encoding: 'utf8'})
+  return Number(child.stdout)
+}
+
+/** A lock directory as another process leaves it, naming `owner` (or nothing). */
+function plant(path: string, owner?: string): void {
+  mkdirSync(path)
+  if (owner !== undefined) writeFileSync(join(path, 'owner'), owner)
+}
+
+describe('holdLock: one process at a time, without waiting (an import, a fixtures run)', () => {
+  it('a lock that names no process (yet) is held, not stale, until nobody has refreshed it for staleMs', () => {
+    for (const [i, owner] of [undefined, '', `${hostname()} 4x`].entries()) {
+      const path = join(dir, `run-${i}.lock`)
+      plant(path, owner)
+      let error: unknown
+      try {
+        holdLock(path)
+      } catch (caught) {
+        error = caught
+      }
+      expect(error).toBeInstanceOf(LockBusyError)
+      expect((error as LockBusyError).pid).toBeUndefined()
+      expect((error as LockBusyError).path).toBe(path)
+      const old = new Date(Date.now() - 60_000)
+      utimesSync(path, old, old)
+      holdLock(path).release()
+    }
+  })
+
+  it('a live owner is busy, naming its pid; a dead owner is taken over; nothing is left beside the lock', () => {
+    const path = join(dir, 'a.lock')
+    const held = holdLock(path)
+    expect(readFileSync(join(path, 'owner'), 'utf8')).toBe(`${hostname()} ${process.pid}`)
+    expect(() => holdLock(path)).toThrow(LockBusyError)
+    held.release()
+    plant(path, `${hostname()} ${deadPid()}`)
+    const taken = holdLock(path)
+    expect(readFileSync(join(path, 'owner'), 'utf8')).toBe(`${hostname()} ${process.pid}`)
+    taken.release()
+    expect(readdirSync(dir)).toEqual([])
+  })
+
+  it('four processes racing for a dead owner’s lock: exactly one takes it, in each of two rounds', async () => {
+    const module = resolve(import.meta.dirname, '../../src/config/lock.ts')
+    const path = join(dir, 'race.lock')
+    const go = join(dir, 'go')
+    // Each child says it is ready, waits for the go file, tries once, says whether it won, and holds a won lock
+    // until every child has answered (the parent removes the go file), so that no late child finds a dead owner.
+    const code = `const m = await import(${JSON.stringify(module)}); const fs = await import('node:fs')
+      process.stdout.write('ready ')
+      while (!fs.existsSync(${JSON.stringify(go)})) await new Promise((r) => setTimeout(r, 1))
+      let said
+      try { m.holdLock(${JSON.stringify(path)}); said = 'won' } catch (e) { said = e instanceof m.LockBusyError ? 'busy' : 'error ' + e.message }
+      process.stdout.write(said)
+      while (said === 'won' && fs.existsSync(${JSON.stringify(go)})) await new Promise((r) => setTimeout(r, 5))`
+    for (let round = 0; round < 2; round++) {
+      plant(path, `${hostname()} ${deadPid()}`)
+      rmSync(go, {force: true})
+      const children = Array.from({length: 4}, () =>
+        spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {stdio: ['ignore', 'pipe', 'inherit'], timeout: 20_000}),
+      )
+      const outs = children.map(() => '')
+      const answered = () => outs.every((o) => /(won|busy|error.*)$/.test(o))
+      const exits = children.map((c, i) => {
+        c.stdout.on('data', (d: Buffer) => {
+          outs[i] += d.toString()
+          if (answered()) rmSync(go, {force: true})
+        })
+        return once(c, 'exit')
+      })
+      while (!outs.every((o) => o.startsWith('ready '))) await new Promise((r) => setTimeout(r, 10))
+      writeFileSync(go, '')
+      await Promise.all(exits)
+      const said = outs.map((o) => o.slice('ready '.length))
+      expect(
+        said.filter((s) => s === 'won'),
+        said.join(', '),
+      ).toHaveLength(1)
+      expect(said.filter((s) => s === 'busy')).toHaveLength(3)
+      rmSync(path, {force: true, recursive: true})
+    }
+    expect(existsSync(`${path}.takeover`)).toBe(false)
+  }, 60_000)
 })

@@ -10,7 +10,7 @@ import {dirname, resolve} from 'node:path'
 
 import {readSandboxState, removeSandboxState, type SandboxState, writeSandboxState} from '../../config/sandbox-state.js'
 import {configPath, SANDBOX_DATA_FILE} from '../../config/paths.js'
-import {isProcessAlive} from '../../config/pid.js'
+import {isProcessAlive} from '../../domain/processes.js'
 import {CONTROL_PREFIX, isLoopback, type Limit, type Sandbox, type SandboxCounts} from '../../sandbox/index.js'
 import {openOwnFileSync, readOwnFileSync} from '../../domain/own-file.js'
 import {option, phrase, type Text} from '../../domain/phrase.js'
