@@ -8,10 +8,10 @@ import {describe, expect, it} from 'vitest'
 
 // In this process, through the commands' seam (test/helpers/in-process.ts): none of these tests needs a process.
 import {runInProcess as run} from '../helpers/in-process.js'
-import {useE2E} from '../helpers/e2e.js'
+import {useSandboxFixture} from '../helpers/sandbox-fixture.js'
 import {type Script, startFaultyServer} from '../helpers/faulty-server.js'
 
-const fx = useE2E({seedDemoData: true})
+const fx = useSandboxFixture({seedDemoData: true})
 
 /** The sandbox with the full-scope key pair from the environment. */
 function sandboxEnv(extra: Record<string, string> = {}): Record<string, string> {

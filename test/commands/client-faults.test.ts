@@ -7,12 +7,12 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {run, tempConfigDir} from '../helpers/cli.js'
-import {useE2E} from '../helpers/e2e.js'
+import {useSandboxFixture} from '../helpers/sandbox-fixture.js'
 import {type Script, startFaultyServer} from '../helpers/faulty-server.js'
 import {runInProcess} from '../helpers/in-process.js'
 import {issueToken, keyPairEnv, occurrences, requestsTo, storeProfile} from '../helpers/login.js'
 
-const fx = useE2E({orderLimit: {limit: 1000, windowSeconds: 60}})
+const fx = useSandboxFixture({orderLimit: {limit: 1000, windowSeconds: 60}})
 let token: string
 let customerId: number
 

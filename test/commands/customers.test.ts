@@ -7,10 +7,10 @@ import {describe, expect, it} from 'vitest'
 
 // In this process, through the commands' seam (test/helpers/in-process.ts): none of these tests needs a process.
 import {runInProcess as run} from '../helpers/in-process.js'
-import {useE2E} from '../helpers/e2e.js'
+import {useSandboxFixture} from '../helpers/sandbox-fixture.js'
 import {ANSI, keyPairEnv, occurrences, startRecorder} from '../helpers/login.js'
 
-const fx = useE2E()
+const fx = useSandboxFixture()
 
 const env = (extra: Record<string, string> = {}) => ({...keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[0]), ...extra})
 const customers = (args: string[], extra: Record<string, string> = {}) => run(['customers', ...args], {env: env(extra)})

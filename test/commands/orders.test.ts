@@ -11,7 +11,7 @@ import {beforeAll, describe, expect, it} from 'vitest'
 import {type Sandbox, startSandbox} from '../../src/sandbox/index.js'
 // In this process, through the commands' seam (test/helpers/in-process.ts): none of these tests needs a process.
 import {runInProcess as run} from '../helpers/in-process.js'
-import {useE2E} from '../helpers/e2e.js'
+import {useSandboxFixture} from '../helpers/sandbox-fixture.js'
 import {startFaultyServer} from '../helpers/faulty-server.js'
 import {type Key, issueToken, keyPairEnv, occurrences, requestsTo, startRecorder} from '../helpers/login.js'
 import {startTestSandbox} from '../helpers/sandbox.js'
@@ -20,7 +20,7 @@ import {startIndependentService} from '../helpers/independent-service.js'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
 // The test clock never moves by itself: a generous limit keeps order creation in this file unthrottled.
-const fx = useE2E({orderLimit: {limit: 1000, windowSeconds: 60}})
+const fx = useSandboxFixture({orderLimit: {limit: 1000, windowSeconds: 60}})
 let customerId: number
 
 /** Creates a customer straight on a sandbox (not through the CLI). */

@@ -8,10 +8,10 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {run} from '../helpers/cli.js'
-import {useE2E} from '../helpers/e2e.js'
+import {useSandboxFixture} from '../helpers/sandbox-fixture.js'
 import {keyPairEnv} from '../helpers/login.js'
 
-const fx = useE2E()
+const fx = useSandboxFixture()
 const env = () => keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[0])
 const cli = (args: string[]) => run(args, {env: env()})
 

@@ -11,10 +11,10 @@ import {afterAll, describe, expect, it} from 'vitest'
 
 import {MAX_RECORD_BYTES} from '../../src/domain/bulk-formats.js'
 import {run} from '../helpers/cli.js'
-import {useE2E} from '../helpers/e2e.js'
+import {useSandboxFixture} from '../helpers/sandbox-fixture.js'
 import {keyPairEnv} from '../helpers/login.js'
 
-const fx = useE2E()
+const fx = useSandboxFixture()
 const files = mkdtempSync(join(tmpdir(), 'commerce-bulk-hard-'))
 afterAll(() => rmSync(files, {force: true, recursive: true}))
 

@@ -10,7 +10,7 @@ import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 
 import {run} from '../helpers/cli.js'
-import {useE2E} from '../helpers/e2e.js'
+import {useSandboxFixture} from '../helpers/sandbox-fixture.js'
 import {keyPairEnv, startRecorder} from '../helpers/login.js'
 import {writeCustomersDataFile} from '../helpers/sandbox.js'
 import {killAllSessions, startInTmux} from '../helpers/tmux.js'
@@ -22,7 +22,7 @@ afterAll(async () => {
   await killAllSessions()
   rmSync(files, {force: true, recursive: true})
 })
-const fx = useE2E({dataFile: writeCustomersDataFile(join(files, 'data.json'), 250)})
+const fx = useSandboxFixture({dataFile: writeCustomersDataFile(join(files, 'data.json'), 250)})
 
 const env = () => keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[0])
 const cli = (args: string[]) => run(args, {env: env()})

@@ -8,11 +8,11 @@ import {describe, expect, it} from 'vitest'
 
 import {IOStreams} from '../../src/io/streams.js'
 import {run, tempConfigDir} from '../helpers/cli.js'
-import {useE2E} from '../helpers/e2e.js'
+import {useSandboxFixture} from '../helpers/sandbox-fixture.js'
 import {startFaultyServer} from '../helpers/faulty-server.js'
 import {ANSI, keyPairEnv, readConfig} from '../helpers/login.js'
 
-const fx = useE2E({seedDemoData: true})
+const fx = useSandboxFixture({seedDemoData: true})
 
 const env = (extra: Record<string, string> = {}) => ({...keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[0]), ...extra})
 

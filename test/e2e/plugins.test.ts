@@ -9,10 +9,10 @@ import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 
 import {ROOT, run} from '../helpers/cli.js'
-import {useE2E} from '../helpers/e2e.js'
+import {useSandboxFixture} from '../helpers/sandbox-fixture.js'
 import {keyPairEnv} from '../helpers/login.js'
 
-const fx = useE2E()
+const fx = useSandboxFixture()
 const EXAMPLE = join(ROOT, 'examples', 'plugin-hello')
 const env = () => ({...keyPairEnv(fx.dir, fx.sb.baseUrl, fx.sb.keys[0]), COMMERCE_DATA_DIR: join(fx.dir, 'data'), HOME: fx.dir})
 const cli = (args: string[], timeoutMs?: number) => run(args, {env: env(), timeoutMs})

@@ -6,11 +6,11 @@
 import {describe, expect, it} from 'vitest'
 
 import {run} from '../helpers/cli.js'
-import {useE2E} from '../helpers/e2e.js'
+import {useSandboxFixture} from '../helpers/sandbox-fixture.js'
 import {startFaultyServer} from '../helpers/faulty-server.js'
 import {ANSI, occurrences, startRecorder} from '../helpers/login.js'
 
-const fx = useE2E()
+const fx = useSandboxFixture()
 
 /** No credentials at all: products are public. */
 const products = (args: string[], env: Record<string, string> = {}) =>

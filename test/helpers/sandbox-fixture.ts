@@ -1,8 +1,9 @@
 /**
- * The set-up most end-to-end files share: one in-memory sandbox and one config directory for the file, and a
- * slot for a faulty server (test/helpers/faulty-server.ts) that is closed after each test.
+ * The set-up files of every level share (a fixture, not a level: the runner says which level a test is at): one
+ * in-memory sandbox and one config directory for the file, and a slot for a faulty server
+ * (test/helpers/faulty-server.ts) that is closed after each test.
  *
- *   const fx = useE2E({orderLimit: {limit: 1000, windowSeconds: 60}})
+ *   const fx = useSandboxFixture({orderLimit: {limit: 1000, windowSeconds: 60}})
  *   it('...', async () => { fx.faulty = await startFaultyServer(...); run([...], {env: {COMMERCE_CONFIG_DIR: fx.dir}}) })
  *
  * Hooks run in the order they are registered, so a file's own beforeAll (seeding data) sees the sandbox.
@@ -14,7 +15,7 @@ import {tempConfigDir} from './cli.js'
 import type {FaultyServer} from './faulty-server.js'
 import {type TestSandbox, startTestSandbox} from './sandbox.js'
 
-export interface E2EFixture {
+export interface SandboxFixture {
   sb: TestSandbox
   /** COMMERCE_CONFIG_DIR for the file. */
   dir: string
@@ -22,8 +23,8 @@ export interface E2EFixture {
   faulty: FaultyServer | undefined
 }
 
-export function useE2E(options: Omit<SandboxOptions, 'now'> = {}): E2EFixture {
-  const fx = {faulty: undefined} as E2EFixture
+export function useSandboxFixture(options: Omit<SandboxOptions, 'now'> = {}): SandboxFixture {
+  const fx = {faulty: undefined} as SandboxFixture
   let cleanup = () => {}
   beforeAll(async () => {
     fx.sb = await startTestSandbox(options)
