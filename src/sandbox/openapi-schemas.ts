@@ -20,19 +20,20 @@ export const object = (properties: Record<string, Schema>, required: string[] = 
 export const page = (item: string): Schema =>
   object({data: {items: ref(item), type: 'array'}, meta: ref('PageMeta')}, ['data', 'meta'], {description: 'The page envelope of every list.'})
 
-/** The spec's "arbitrary key/value pairs": any key; `plan` is a string where given. */
-const METADATA: Schema = {
-  additionalProperties: true,
-  description: 'Arbitrary key/value pairs; `plan` (a string) is the one the CLI has a flag for.',
-  properties: {plan: string()},
-  type: 'object',
-}
+/** The spec's "arbitrary key/value pairs": one named shape (Metadata), so that every generator makes one type of it. */
+const METADATA = ref('Metadata')
 
 export const SCHEMAS: Record<string, Schema> = {
   Address: decided(
     object({city: string(), country: string(), id: integer(), line1: string(), postal_code: string()}, ['id']),
     'An embedded address (`include=addresses`): not shown in the spec.',
   ),
+  Metadata: {
+    additionalProperties: true,
+    description: 'Arbitrary key/value pairs; `plan` (a string) is the one the CLI has a flag for.',
+    properties: {plan: string()},
+    type: 'object',
+  },
   Customer: object(
     {
       created_at: string({format: 'date-time'}),
@@ -67,35 +68,36 @@ export const SCHEMAS: Record<string, Schema> = {
     ),
     'Any of the create fields, and `status`; at least one.',
   ),
+  // An extension of a named base is `allOf` of the base and a second member: generators make a type of each.
   CustomerWithIncludes: {
-    allOf: [ref('Customer')],
-    properties: {addresses: {items: ref('Address'), type: 'array'}, orders: {items: ref('OrderSummary'), type: 'array'}},
+    allOf: [ref('Customer'), object({addresses: {items: ref('Address'), type: 'array'}, orders: {items: ref('OrderSummary'), type: 'array'}})],
   },
   Error: decided(
     object({errors: {additionalProperties: {items: string(), type: 'array'}, type: 'object'}, message: string()}, ['message']),
     'Error bodies other than 422 are not shown in the spec: the sandbox sends `{message}`.',
   ),
   Order: {
-    allOf: [ref('OrderSummary')],
-    properties: {
-      amount_refunded: decided(integer({minimum: 0}), 'What was refunded so far.'),
-      items: {items: ref('OrderItem'), type: 'array'},
-      refunds: {items: ref('Refund'), type: 'array'},
-    },
-    required: ['items'],
+    allOf: [
+      ref('OrderSummary'),
+      object(
+        {
+          amount_refunded: decided(integer({minimum: 0}), 'What was refunded so far.'),
+          items: {items: ref('OrderItem'), type: 'array'},
+          refunds: {items: ref('Refund'), type: 'array'},
+        },
+        ['items'],
+      ),
+    ],
   },
   OrderCreate: object(
     {
       currency: string({enum: [...CURRENCIES]}),
       customer_id: integer({minimum: 1}),
-      items: {
-        items: object({product_id: integer({minimum: 1}), quantity: integer({minimum: 1})}),
-        minItems: LIMITS.orderMinItems,
-        type: 'array',
-      },
+      items: {items: ref('OrderItemCreate'), minItems: LIMITS.orderMinItems, type: 'array'},
     },
     ['customer_id', 'currency', 'items'],
   ),
+  OrderItemCreate: object({product_id: integer({minimum: 1}), quantity: integer({minimum: 1})}),
   OrderItem: object({product_id: integer(), quantity: integer(), unit_price: integer()}, ['unit_price']),
   OrderSummary: object(
     {
@@ -166,12 +168,12 @@ export const SCHEMAS: Record<string, Schema> = {
     {
       events: {items: string({enum: [...SANDBOX_EVENTS]}), minItems: LIMITS.webhookMinEvents, type: 'array'},
       url: string({
-        description: 'HTTPS; the sandbox also takes http:// to a loopback host (its decision, for local listeners).',
+        description: 'HTTPS, with a host; the sandbox also takes http:// to a loopback host (its decision, for local listeners).',
         format: 'uri',
-        pattern: '^(?:[Hh][Tt][Tt][Pp][Ss]://|[Hh][Tt][Tt][Pp]://(?:localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])(?:[:/?#]|$))',
+        pattern: '^(?:[Hh][Tt][Tt][Pp][Ss]://[^\\s/?#@:]+|[Hh][Tt][Tt][Pp]://(?:localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])(?:[:/?#]|$))',
       }),
     },
     ['url', 'events'],
   ),
-  WebhookCreated: {allOf: [ref('Webhook')], required: ['signing_secret'], properties: {signing_secret: string()}},
+  WebhookCreated: {allOf: [ref('Webhook'), object({signing_secret: string()}, ['signing_secret'])]},
 }

@@ -17,9 +17,17 @@ import {
 } from '../domain/schema.js'
 import {DEFAULT_PER_PAGE, DELETE_CUSTOMER_STATUS, OPERATION_SCOPES} from './decisions.js'
 import {decided, integer, page, ref, type Schema, SCHEMAS, string} from './openapi-schemas.js'
+import {eventSchemas, webhooksSection} from './openapi-webhooks.js'
+
+/** What each scope lets a token do (the scopes are the spec's; what they cover, the sandbox's OPERATION_SCOPES). */
+const SCOPE_DESCRIPTIONS: Record<string, string> = {
+  'customers:read': 'Read customers.',
+  'orders:read': 'Read orders and webhook endpoints.',
+  'orders:write': 'Create and refund orders, create, change and delete customers, register webhook endpoints.',
+}
 
 /** The document's `info.version`: bumped when what it describes changes. */
-export const SANDBOX_API_VERSION = '1.2.0'
+export const SANDBOX_API_VERSION = '1.3.0'
 
 /** What each operation answers when it succeeds, and the bodies it takes. */
 const SHAPES: Record<string, {status: number; schema?: string; body?: string; description: string}> = {
@@ -89,7 +97,7 @@ const PAGING = [
   {in: 'query', name: 'per_page', schema: integer({default: DEFAULT_PER_PAGE, maximum: LIMITS.perPage.max, minimum: LIMITS.perPage.min})},
   {in: 'query', name: 'page', schema: integer({minimum: LIMITS.page.min})},
 ]
-const Q = {in: 'query', name: 'q', schema: string({maxLength: LIMITS.searchMaxLength})}
+const Q = {in: 'query', name: 'q', schema: string({maxLength: LIMITS.searchMaxLength, minLength: 1})}
 const CURRENCY = {description: 'Prices converted to this currency.', in: 'query', name: 'currency', schema: string({enum: [...CURRENCIES]})}
 
 function parameters(op: Operation, version: string): Schema[] {
@@ -146,6 +154,8 @@ function responses(op: Operation, version: string): Record<string, Schema> {
   if (op.id === 'issueToken')
     out[422] = {content: {'application/json': {schema: ref('Error')}}, description: 'The key pair (or a scope) was rejected: `{message}` only.'}
   // A GET answers 422 only for a query parameter it reads: listWebhooks reads none.
+  else if (op.id === 'createOrder' && version === 'v2')
+    out[422] = errorResponse(422, 'Validation failed, or the Idempotency-Key was used before with another body (`errors["Idempotency-Key"]`).')
   else if (shape.body || (op.method === 'GET' && parameters(op, version).some((p) => p.in === 'query')))
     out[422] = errorResponse(422, 'Validation failed.')
   if (op.id === 'createOrder' && version === 'v1')
@@ -156,6 +166,41 @@ function responses(op: Operation, version: string): Record<string, Schema> {
       ...errorResponse(429, 'Rate limited: wait `Retry-After` seconds.'),
       headers: {'Retry-After': {description: 'Seconds to wait before trying again.', required: true, schema: integer()}},
     }
+  return withHeaders(out, op, version, limited)
+}
+
+/** The headers the sandbox sends on the responses of an operation, declared on each response that may carry them. */
+function withHeaders(out: Record<string, Schema>, op: Operation, version: string, limited: boolean): Record<string, Schema> {
+  const rateLimit = {
+    'RateLimit-Limit': {description: 'Requests allowed in the window (the operation’s own limit).', schema: integer()},
+    'RateLimit-Remaining': {description: 'Requests left in the window.', schema: integer()},
+    'RateLimit-Reset': {description: 'Seconds until the window starts afresh.', schema: integer()},
+  }
+  const deprecation = {
+    Deprecation: {description: 'v1 is deprecated (`true`).', required: true, schema: string()},
+    Link: {description: 'Where its successor is: `</api/v2>; rel="successor-version"`.', required: true, schema: string()},
+    Sunset: {description: `When v1 retires (${V1_SUNSET_DATE}), as an HTTP date.`, required: true, schema: string()},
+  }
+  for (const [status, response] of Object.entries(out)) {
+    const headers = {
+      ...(response.headers as Record<string, Schema> | undefined),
+      ...(limited ? rateLimit : {}),
+      ...(version === 'v1' ? deprecation : {}),
+      ...(status === '401' ? {'WWW-Authenticate': {description: 'The scheme to authenticate with: `Bearer` (RFC 6750).', schema: string()}} : {}),
+      ...(op.id === 'issueToken' && status === '201'
+        ? {'Cache-Control': {description: '`no-store`: a token is never kept by a cache.', required: true, schema: string({enum: ['no-store']})}}
+        : {}),
+      ...(op.id === 'createOrder' && version === 'v2' && status === '201'
+        ? {
+            'Idempotent-Replayed': {
+              description: '`true` when this is the order an earlier request with the same key made.',
+              schema: string({enum: ['true']}),
+            },
+          }
+        : {}),
+    }
+    if (Object.keys(headers).length > 0) out[status] = {...response, headers}
+  }
   return out
 }
 
@@ -178,7 +223,8 @@ export function openApiDocument(version: string, serverUrl?: string): Record<str
         parameters: parameters(op, v),
         ...(shape.body ? {requestBody: {content: {'application/json': {schema: ref(shape.body)}}, required: op.id !== 'refundOrder'}} : {}),
         responses: responses(op, v),
-        security: op.auth ? [{bearer: []}] : [],
+        // The scope the token needs, said to every tool through the OAuth2 scheme; or any bearer token that has it.
+        security: op.auth ? [{clientCredentials: OPERATION_SCOPES[op.id] ? [OPERATION_SCOPES[op.id]] : []}, {bearer: []}] : [],
         ...(OPERATION_SCOPES[op.id] ? {'x-sandbox-scope': OPERATION_SCOPES[op.id]} : {}),
         summary: `${summary}${v === 'v1' ? ' (v1, deprecated)' : ''}`,
         tags: [op.path.split('/')[1]],
@@ -188,12 +234,21 @@ export function openApiDocument(version: string, serverUrl?: string): Record<str
     components: {
       schemas: {
         ...SCHEMAS,
+        ...eventSchemas(),
         CustomerPage: page('Customer'),
         OrderSummaryPage: page('OrderSummary'),
         ProductPage: page('Product'),
         WebhookPage: decided(page('Webhook'), 'The spec does not show the list’s body: the page envelope, every endpoint on page 1.'),
       },
-      securitySchemes: {bearer: {description: 'An access token from POST /api/v2/auth/tokens (1 hour).', scheme: 'bearer', type: 'http'}},
+      securitySchemes: {
+        bearer: {description: 'An access token from POST /api/v2/auth/tokens (1 hour).', scheme: 'bearer', type: 'http'},
+        clientCredentials: {
+          description:
+            'A key pair exchanged for a bearer token (1 hour) with the scopes each operation names. The token request is JSON `{key_id, key_secret, scopes}` (the operation issueToken), not the form-encoded request of RFC 6749: a client that cannot send that uses `bearer` with a token it got so.',
+          flows: {clientCredentials: {scopes: SCOPE_DESCRIPTIONS, tokenUrl: '/api/v2/auth/tokens'}},
+          type: 'oauth2',
+        },
+      },
     },
     info: {
       contact: {name: 'commerce-cli', url: 'https://github.com/commerce-cli/commerce-cli/issues'},
@@ -205,8 +260,9 @@ export function openApiDocument(version: string, serverUrl?: string): Record<str
     },
     openapi: '3.1.0',
     paths,
-    security: [{bearer: []}],
+    security: [{clientCredentials: []}, {bearer: []}],
     servers: serversOf(serverUrl),
     tags: TAGS,
+    webhooks: webhooksSection(),
   }
 }

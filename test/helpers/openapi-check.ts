@@ -53,7 +53,13 @@ function validatorOf(schema: {$ref?: string}): ValidateFunction {
  * request log left out for its size (`bodyOmitted`) is not checked; its status is.
  */
 export function problemsOf(
-  answer: Pick<SandboxAnswer, 'method' | 'path' | 'status' | 'text' | 'requestBody'> & {query?: string; queryRead?: string[]; bodyOmitted?: boolean},
+  answer: Pick<SandboxAnswer, 'method' | 'path' | 'status' | 'text' | 'requestBody'> & {
+    query?: string
+    queryRead?: string[]
+    bodyOmitted?: boolean
+    /** The headers the sandbox set on the answer (HTTP's own, such as Content-Type, are not the document's to declare). */
+    headers?: Record<string, string>
+  },
 ): string[] {
   if (!answer.path.startsWith('/api/')) return []
   const route = routes.find((r) => r.regex.test(answer.path))
@@ -83,11 +89,29 @@ export function problemsOf(
     if (!validate(answer.requestBody))
       problems.push(`${where}: an accepted request body breaks the request schema: ${ajv!.errorsText(validate.errors)}`)
   }
+  if (answer.headers) problems.push(...headerProblems(response, answer.headers, where))
   if (answer.status < 300) problems.push(...queryProblems(op, answer.query ?? '', where))
   const declared = new Set((op as {parameters?: Array<{in: string; name: string}>}).parameters?.filter((p) => p.in === 'query').map((p) => p.name))
   for (const name of answer.queryRead ?? [])
     if (!declared.has(name)) problems.push(`${where}: the sandbox reads the query parameter ${name}, which the document does not declare`)
   return problems
+}
+
+/** Headers HTTP itself carries: not the document's to declare. */
+const HTTP_HEADERS = new Set(['content-type', 'content-length', 'connection', 'date', 'keep-alive', 'transfer-encoding'])
+
+/** Tied both ways: a header the sandbox sent is declared on that response, and a required one declared is sent. */
+function headerProblems(response: {headers?: Record<string, {required?: boolean}>}, sent: Record<string, string>, where: string): string[] {
+  const declared = new Map(Object.entries(response.headers ?? {}).map(([name, h]) => [name.toLowerCase(), h]))
+  const names = Object.keys(sent).map((name) => name.toLowerCase())
+  return [
+    ...names
+      .filter((name) => !HTTP_HEADERS.has(name) && !declared.has(name))
+      .map((name) => `${where}: sends the header ${name}, which the document does not declare`),
+    ...[...declared]
+      .filter(([name, h]) => h.required && !names.includes(name))
+      .map(([name]) => `${where}: the document requires the header ${name}, which was not sent`),
+  ]
 }
 
 /** A schema of the document with its `$ref` followed. */
@@ -136,7 +160,9 @@ function queryProblems(op: Operation & {parameters?: Array<{in: string; name: st
 const violations: string[] = []
 
 /** What startTestSandbox gives the sandbox as `onAnswer`. */
-export function recordAnswer(answer: Omit<SandboxAnswer, 'queryRead'> & {queryRead?: string[]; bodyOmitted?: boolean}): void {
+export function recordAnswer(
+  answer: Omit<SandboxAnswer, 'queryRead' | 'headers'> & {queryRead?: string[]; bodyOmitted?: boolean; headers?: Record<string, string>},
+): void {
   for (const problem of problemsOf(answer)) if (violations.length < 20) violations.push(problem)
 }
 
@@ -162,7 +188,7 @@ export function checkRequestLog(configDir: string): number {
       const bodyOmitted = body !== null && typeof body === 'object' && Object.keys(body).length === 1 && typeof body.omitted_bytes === 'number'
       const text = body === null ? undefined : JSON.stringify(body)
       const {method, path, query, status} = entry
-      recordAnswer({bodyOmitted, headers: {}, method, path, query, requestBody: entry.request_body, status, text})
+      recordAnswer({bodyOmitted, headers: undefined, method, path, query, requestBody: entry.request_body, status, text})
       checked++
     }
   }

@@ -70,6 +70,7 @@ describe.skipIf(!CHROMIUM)('inspector page in headless Chromium', () => {
         .map((el) => (el.tagName === 'SECTION' ? el.querySelector('h2').textContent : el.textContent)),
       sections: [...document.querySelectorAll('section')].map((el) => Math.ceil(el.getBoundingClientRect().right)),
     })`)) as {page: number; window: number; labels: number[]; sections: number[]; cut: string[]}
+    mkdirSync(ARTIFACTS, {recursive: true})
     await page.screenshot({fullPage: true, path: join(ARTIFACTS, 'inspector-600.png')})
     expect(widths.cut).toEqual([])
     expect(widths.page).toBeLessThanOrEqual(widths.window)

@@ -1,0 +1,104 @@
+/**
+ * The OpenAPI document names every shape a generator would name (issue: openapi-python-client merged the three
+ * inline `metadata` objects into one duplicate `CustomerMetadata` and dropped every customer response): an object
+ * schema with properties is a component of its own, or the second member of a component's `allOf` (an extension of
+ * a named base), never inline in a property, an array's items, a parameter or a response; and an `allOf` never has
+ * sibling `properties` (generators take such a schema for an alias of its base).
+ */
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
+
+import {describe, expect, it} from 'vitest'
+
+import {SANDBOX_EVENTS} from '../../src/sandbox/decisions.js'
+import {openApiDocument, SANDBOX_API_VERSION} from '../../src/sandbox/openapi.js'
+import {problemsAgainst} from '../helpers/openapi-check.js'
+import {startTestSandbox} from '../helpers/sandbox.js'
+import {call} from '../helpers/sandbox-client.js'
+
+type Node = Record<string, unknown>
+const isNode = (value: unknown): value is Node => value !== null && typeof value === 'object' && !Array.isArray(value)
+
+/** Every schema with `properties` below `value`, with its path; `allowed` is true for where a named shape may be. */
+function inlineObjects(value: unknown, path: string, out: string[]): void {
+  if (Array.isArray(value)) return value.forEach((v, i) => inlineObjects(v, `${path}/${i}`, out))
+  if (!isNode(value)) return
+  if (isNode(value.properties)) out.push(path)
+  for (const [key, child] of Object.entries(value)) inlineObjects(child, `${path}/${key}`, out)
+}
+
+describe('named shapes', () => {
+  const document = openApiDocument(SANDBOX_API_VERSION) as {components: {schemas: Record<string, Node>}; paths: Node; webhooks?: Node}
+
+  it('no object schema with properties outside the components, and inside them only at a component or its allOf', () => {
+    const found: string[] = []
+    inlineObjects(document.paths, '#/paths', found)
+    inlineObjects(document.webhooks ?? {}, '#/webhooks', found)
+    inlineObjects(document.components.schemas, '#/components/schemas', found)
+    const named = /^#\/components\/schemas\/\w+(\/allOf\/\d+)?$/
+    expect(found.filter((path) => !named.test(path))).toEqual([])
+  })
+
+  it('an allOf has no sibling properties: an extension is a second member', () => {
+    const siblings = Object.entries(document.components.schemas)
+      .filter(([, schema]) => Array.isArray(schema.allOf) && ('properties' in schema || 'required' in schema))
+      .map(([name]) => name)
+    expect(siblings).toEqual([])
+  })
+})
+
+describe('the webhooks section', () => {
+  const document = openApiDocument(SANDBOX_API_VERSION) as {components: {schemas: Record<string, any>}; webhooks: Record<string, any>}
+
+  it('names one entry per event the sandbox sends, the events an endpoint may subscribe to', () => {
+    const subscribable = document.components.schemas.WebhookCreate.properties.events.items.enum
+    expect(Object.keys(document.webhooks)).toEqual([...SANDBOX_EVENTS])
+    expect(subscribable).toEqual([...SANDBOX_EVENTS])
+    for (const event of SANDBOX_EVENTS) {
+      const post = document.webhooks[event].post
+      expect(post.parameters.map((p: {name: string}) => p.name)).toEqual(['X-Service-Signature', 'X-Service-Event-Id'])
+      expect(post.description).toContain('retried')
+    }
+  })
+
+  it("a delivery the sandbox makes is what its entry says: the body its event's schema, the headers declared, the signature in the scheme", async () => {
+    const received: Array<{headers: Record<string, unknown>; body: string}> = []
+    const receiver = createServer((req, res) => {
+      let body = ''
+      req
+        .on('data', (d: Buffer) => (body += d.toString()))
+        .on('end', () => {
+          received.push({body, headers: req.headers})
+          res.writeHead(204).end()
+        })
+    })
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+    const sb = await startTestSandbox()
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`
+      await sb.seed({
+        customers: {ana: {email: 'ana@hooks.example.com', name: 'Ana'}},
+        orders: {o: {currency: 'USD', customer_id: '${ana.id}', items: [{product_id: 3, quantity: 1}]}},
+        webhooks: {hook: {events: ['order.paid', 'customer.updated'], url}},
+      })
+      const paid = await call(sb, 'POST', '/_sandbox/events', {json: {type: 'order.paid'}})
+      expect(paid.status, paid.text).toBeLessThan(300)
+      await sb.deliveriesSettled()
+      expect(received.length).toBeGreaterThan(0)
+      const post = document.webhooks['order.paid'].post
+      for (const {body, headers} of received) {
+        const event = JSON.parse(body) as {type: string}
+        const schema = event.type.startsWith('order.') ? 'OrderEvent' : 'CustomerEvent'
+        expect(problemsAgainst(schema, event), body).toEqual([])
+        for (const declared of post.parameters) {
+          const value = headers[declared.name.toLowerCase()]
+          expect(value, declared.name).toBeDefined()
+          if (declared.schema.pattern) expect(String(value)).toMatch(new RegExp(declared.schema.pattern))
+        }
+      }
+    } finally {
+      await sb.close()
+      receiver.close()
+    }
+  })
+})
