@@ -25,7 +25,7 @@ export interface Core {
   requestLog: RequestLog
   tokens: Tokens
   deliveries: Deliveries
-  limits: {orders: RateLimiter; v1Customers: RateLimiter; v1Products: RateLimiter}
+  limits: {orders: RateLimiter; tokenFailures: RateLimiter; v1Customers: RateLimiter; v1Products: RateLimiter}
   now: () => number
 }
 

@@ -45,6 +45,9 @@ export const OPERATION_SCOPES: Readonly<Record<string, Scope>> = {
   createWebhook: 'orders:write',
 }
 
+/** Rejected key pairs a `key_id` may have in a window before its token requests are refused (429) until it ends. */
+export const TOKEN_FAILURE_LIMIT = {limit: 10, windowSeconds: 60} as const
+
 /** `DELETE /api/v2/customers/{customer}` answers 204 with no body. */
 export const DELETE_CUSTOMER_STATUS = 204
 
@@ -194,7 +197,7 @@ export const DECISIONS: readonly Decision[] = [
   {
     gap: 'Rate limits',
     decision:
-      'Fixed windows. Order creation (v1 and v2 together): 10/60 s per key pair. v1 customer list: 60/60 s per key pair. v1 product list: 300/60 s per client address. No other operation is limited. 429 `{message}` with `Retry-After` (whole seconds until the window frees); a 429 changes nothing and does not count. Every other authorised request counts, 422s included.',
+      'Fixed windows. Order creation (v1 and v2 together): 10/60 s per key pair. v1 customer list: 60/60 s per key pair. v1 product list: 300/60 s per client address. Token issue: after 10 rejected key pairs in 60 s for one `key_id`, every token request for it is 429 until the window ends (a guessed secret is throttled; accepted pairs do not count). No other operation is limited. 429 `{message}` with `Retry-After` (whole seconds until the window frees); a 429 changes nothing and does not count. Every other authorised request counts, 422s included.',
   },
   {
     gap: 'Event names',

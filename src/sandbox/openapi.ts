@@ -15,7 +15,7 @@ import {
   ORDER_STATUSES,
   V1_SUNSET_DATE,
 } from '../domain/schema.js'
-import {DEFAULT_PER_PAGE, DELETE_CUSTOMER_STATUS, OPERATION_SCOPES} from './decisions.js'
+import {DEFAULT_PER_PAGE, DELETE_CUSTOMER_STATUS, OPERATION_SCOPES, TOKEN_FAILURE_LIMIT} from './decisions.js'
 import {decided, integer, page, ref, type Schema, SCHEMAS, string} from './openapi-schemas.js'
 import {eventSchemas, webhooksSection} from './openapi-webhooks.js'
 
@@ -27,7 +27,7 @@ const SCOPE_DESCRIPTIONS: Record<string, string> = {
 }
 
 /** The document's `info.version`: bumped when what it describes changes. */
-export const SANDBOX_API_VERSION = '1.3.0'
+export const SANDBOX_API_VERSION = '1.4.0'
 
 /** What each operation answers when it succeeds, and the bodies it takes. */
 const SHAPES: Record<string, {status: number; schema?: string; body?: string; description: string}> = {
@@ -161,6 +161,14 @@ function responses(op: Operation, version: string): Record<string, Schema> {
   if (op.id === 'createOrder' && version === 'v1')
     out[400] = errorResponse(400, 'An Idempotency-Key header, which v1 does not accept (the sandbox’s decision), or a bad body.')
   const limited = op.id === 'createOrder' || (version === 'v1' && (op.id === 'listCustomers' || op.id === 'listProducts'))
+  if (op.id === 'issueToken')
+    out[429] = {
+      ...errorResponse(
+        429,
+        `Too many rejected key pairs for this \`key_id\` (${TOKEN_FAILURE_LIMIT.limit} in ${TOKEN_FAILURE_LIMIT.windowSeconds} s): every request for it is refused until \`Retry-After\` seconds have passed.`,
+      ),
+      headers: {'Retry-After': {description: 'Seconds to wait before trying again.', required: true, schema: integer()}},
+    }
   if (limited)
     out[429] = {
       ...errorResponse(429, 'Rate limited: wait `Retry-After` seconds.'),

@@ -36,6 +36,13 @@ export class RateLimiter {
     return {ok: true, remaining: this.limit.limit - w.count, resetSeconds}
   }
 
+  /** Seconds until a subject's full window ends; undefined while it may take more. */
+  blockedFor(subject: string): number | undefined {
+    const w = this.windows.get(subject)
+    const end = w ? w.start + this.limit.windowSeconds * 1000 : 0
+    return w && w.count >= this.limit.limit && this.now() < end ? Math.max(1, Math.ceil((end - this.now()) / 1000)) : undefined
+  }
+
   private prune(now: number, windowMs: number): void {
     for (const [k, w] of this.windows) if (now >= w.start + windowMs) this.windows.delete(k)
   }

@@ -17,6 +17,7 @@ import {
   DELIVERY_RETRY_DELAYS_MS,
   DELIVERY_TIMEOUT_MS,
   MONEY_UNIT_SETTING,
+  TOKEN_FAILURE_LIMIT,
   REQUEST_LOG_BODY_BYTES,
   REQUEST_LOG_FILE_BYTES,
   REQUEST_LOG_LIMIT,
@@ -244,6 +245,7 @@ function buildCore(options: SandboxOptions, store: Store, now: () => number, log
     }),
     limits: {
       orders: new RateLimiter(now, options.orderLimit ?? RATE_LIMITS.orderCreate),
+      tokenFailures: new RateLimiter(now, TOKEN_FAILURE_LIMIT),
       v1Customers: new RateLimiter(now, options.v1CustomersLimit ?? RATE_LIMITS.v1CustomersList),
       v1Products: new RateLimiter(now, options.v1ProductsLimit ?? RATE_LIMITS.v1ProductsList),
     },
