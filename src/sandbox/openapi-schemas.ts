@@ -50,8 +50,8 @@ export const SCHEMAS: Record<string, Schema> = {
       email: string({format: 'email'}),
       metadata: METADATA,
       name: string({maxLength: LIMITS.customerNameMaxLength, minLength: 1, pattern: '\\S'}),
-      // No `default` keyword: client generators make a property with a default required (openapi-typescript does).
-      send_invite: {description: 'Email an invitation; true when left out.', type: 'boolean'},
+      // openapi-typescript makes a property with a default required unless told not to (--default-non-nullable false).
+      send_invite: {default: true, description: 'Email an invitation; true when left out.', type: 'boolean'},
     },
     ['email', 'name'],
   ),
