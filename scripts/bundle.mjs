@@ -267,6 +267,28 @@ const formatsWithoutSideEffects = {
   },
 }
 
+/** The help class's module: bundled on its own, so that help needs no app.js (its alias parts come from app.js, lazily). */
+const HELP_CLASS = 'hooks/help-class'
+
+/**
+ * The help class's build: @oclif/core is `#core`; the lazy `import('./help-aliases.js')` is the module of app.js
+ * (required when first asked for, as a command file requires its command); io/wrap.js, pure functions, is its own.
+ */
+const helpClassPlugin = {
+  name: 'help-class',
+  setup(build) {
+    build.onResolve({filter: /^@oclif\/core$/}, () => ({external: true, path: '#core'}))
+    build.onResolve({filter: /\/help-aliases\.js$/}, (args) =>
+      args.kind === 'dynamic-import' ? {namespace: 'app-module', path: 'hooks/help-aliases'} : undefined,
+    )
+    build.onLoad({filter: /.*/, namespace: 'app-module'}, (args) => ({
+      contents: `module.exports = require('#app').load(${JSON.stringify(args.path)})\n`,
+      loader: 'js',
+    }))
+    build.onResolve({filter: /^#app$/}, (args) => ({external: true, path: args.path}))
+  },
+}
+
 /** Merges esbuild metafiles, with output paths relative to dist/bundle. */
 function mergeMeta(metas) {
   const merged = {inputs: {}, outputs: {}}
@@ -280,7 +302,9 @@ function mergeMeta(metas) {
 try {
   // index: the plugin API (the package's main entry), on the same module instances as the commands.
   const modules = {...entries(join(root, 'src', 'commands')), ...entries(join(root, 'src', 'hooks')), index: join(root, 'src', 'index.ts')}
-  const [core, app] = await Promise.all([
+  // The help class, a file of its own (HELP_CLASS): a command's --help reads it and core.js, never app.js.
+  delete modules[HELP_CLASS]
+  const [core, app, help] = await Promise.all([
     // Reached only by oclif's development-mode TypeScript support (bin/dev.js), never by the shipped CLI.
     build({
       ...common,
@@ -289,6 +313,7 @@ try {
       plugins: [fastHelpRender, corePluginMatch, commandIdSort, ...lazyRequires, platformViaIsWsl, debugWhenAsked, pluginRootFirstLook, viaImporter],
     }),
     build({...common, entryPoints: {app: 'app:entry'}, plugins: [formatsWithoutSideEffects, appPlugin(modules)]}),
+    build({...common, entryPoints: {[HELP_CLASS]: join(root, 'src', `${HELP_CLASS}.ts`)}, plugins: [helpClassPlugin]}),
   ])
   const entryPoints = Object.fromEntries([...vendors].sort().map((name) => [`vendor/${name}`, `vendor:${name}`]))
   const vendored = await build({...common, entryPoints, plugins: [vendor, lazyUndiciClient, lazyUndiciUtil]})
@@ -299,7 +324,7 @@ try {
   }
   const imports = {'#app': './app.js', '#core': './core.js', '#vendor/*': './vendor/*.js'}
   writeFileSync(join(temp, 'package.json'), JSON.stringify({private: true, type: 'commonjs', imports}, null, 2) + '\n')
-  writeFileSync(join(dist, 'metafile.json'), JSON.stringify(mergeMeta([core.metafile, app.metafile, vendored.metafile])) + '\n')
+  writeFileSync(join(dist, 'metafile.json'), JSON.stringify(mergeMeta([core.metafile, app.metafile, help.metafile, vendored.metafile])) + '\n')
   rmSync(join(dist, '.bundle-old'), {force: true, recursive: true})
   try {
     renameSync(out, join(dist, '.bundle-old'))

@@ -5,11 +5,10 @@
  */
 import {type Command, Help} from '@oclif/core'
 
-import {processDeps} from '../base/deps.js'
-import {commandWordsOf, shellWords} from '../domain/alias.js'
-import {sanitize} from '../io/sanitize.js'
 import {wrapWords} from '../io/wrap.js'
-import {aliasesOf} from '../services/aliases.js'
+
+/** The alias parts, loaded when needed: a command's help then loads none of the CLI's shared code (start-up). */
+const aliases = () => import('./help-aliases.js')
 
 export default class CommerceHelp extends Help {
   /**
@@ -19,16 +18,10 @@ export default class CommerceHelp extends Help {
   async showHelp(argv: string[]): Promise<void> {
     const name = argv.find((a) => !a.startsWith('-'))
     if (name !== undefined && !this.config.findCommand(name) && !this.config.findTopic(name)) {
-      const aliases = await aliasesOf(processDeps().env)
-      if (Object.hasOwn(aliases, name)) {
-        let words: string[] = []
-        try {
-          words = commandWordsOf(shellWords(aliases[name]))
-        } catch {}
-        this.log(
-          `${sanitize(name, 'cell')} is an alias: \`${this.config.bin} ${sanitize(name, 'cell')}\` runs \`${this.config.bin} ${sanitize(aliases[name], 'cell')}\`.\n`,
-        )
-        if (words.length > 0) return super.showHelp(words)
+      const alias = await (await aliases()).aliasHelp(name, this.config.bin)
+      if (alias) {
+        this.log(alias.said)
+        if (alias.words.length > 0) return super.showHelp(alias.words)
         return
       }
     }
@@ -54,10 +47,8 @@ export default class CommerceHelp extends Help {
 
   protected async showRootHelp(): Promise<void> {
     await super.showRootHelp()
-    const aliases = Object.entries(await aliasesOf(processDeps().env))
-    if (aliases.length === 0) return
-    // An expansion is the user's text, perhaps hand-edited: shown with control characters escaped.
-    const rows = aliases.map(([name, expansion]): [string, string] => [sanitize(name, 'cell'), `${this.config.bin} ${sanitize(expansion, 'cell')}`])
+    const rows = await (await aliases()).aliasRows(this.config.bin)
+    if (rows.length === 0) return
     this.log(this.section('ALIASES', this.renderList(rows, {indentation: 2, spacer: '\n', stripAnsi: this.opts.stripAnsi})))
     this.log('')
   }

@@ -1,7 +1,8 @@
 /**
  * What a `commerce` process costs before and around its work: the median wall time of fresh processes (spawn to
  * exit) for `node -e 0`, `commerce --version`, `commerce customers list --help`, `commerce products list --json`
- * against a sandbox on 127.0.0.1, and the same GET made by a bare node:http script and by `curl -s`. Prints each
+ * against a sandbox on 127.0.0.1, and the same GET made by a bare node:http script and by `curl -s`; the same commands
+ * of the standalone build when one is packed in dist/, and gh's `issue list --help` where gh is installed. Prints each
  * median and the ratios the issues set goals for, PASS or MISS: a benchmark reports, it does not assert. Then
  * the size of the JavaScript the bundle ships (the commands' files and shared app.js, @oclif/core, the rest).
  *
@@ -103,6 +104,17 @@ export async function run(options: {runs?: number; warmups?: number; out?: NodeJ
     ]
     if (spawnSync('curl', ['--version'], {stdio: 'ignore'}).status === 0)
       cases.push({args: ['-s', '-H', 'accept: application/json', url], command: 'curl', name: 'curl -s'})
+    // The bar people compare with, where installed.
+    if (spawnSync('gh', ['--version'], {stdio: 'ignore'}).status === 0)
+      cases.push({args: ['issue', 'list', '--help'], command: 'gh', name: 'gh issue list --help'})
+    // The standalone build beside the npm one, when it is packed (`npm run pack:standalone`): its own Node and launcher.
+    const standalone = extractStandalone(configDir)
+    if (standalone)
+      cases.push(
+        {args: ['--version'], command: standalone, name: 'standalone --version'},
+        {args: ['customers', 'list', '--help'], command: standalone, name: 'standalone customers list --help'},
+        {args: ['products', 'list', '--json', '--base-url', sandbox.baseUrl], command: standalone, name: 'standalone products list --json'},
+      )
 
     const env = childEnv(configDir)
     const times = new Map<string, number[]>(cases.map((c) => [c.name, []]))
@@ -129,11 +141,16 @@ export async function run(options: {runs?: number; warmups?: number; out?: NodeJ
       ...ratio('products list --json / node -e 0', 'commerce products list --json', 'node -e 0'),
       ...ratio('products list --json / curl -s', 'commerce products list --json', 'curl -s'),
       ...ratio('--version / curl -s', 'commerce --version', 'curl -s'),
+      ...ratio('customers list --help / gh issue list --help', 'commerce customers list --help', 'gh issue list --help'),
+      ...ratio('standalone customers list --help / node -e 0', 'standalone customers list --help', 'node -e 0'),
+      ...ratio('standalone customers list --help / gh issue list --help', 'standalone customers list --help', 'gh issue list --help'),
     ]
 
     out.write(`startup: median wall time of a fresh process, ${runs} runs after ${warmups} warm-ups (node ${process.version})\n`)
     for (const [name, ms] of Object.entries(medians)) out.write(`  ${name.padEnd(48)} ${ms.toFixed(1).padStart(8)} ms\n`)
     if (!medians['curl -s']) out.write('  curl not found: its ratios are left out\n')
+    if (!medians['gh issue list --help']) out.write('  gh not found: its ratios are left out\n')
+    if (!standalone) out.write('  no standalone build in dist/ (npm run pack:standalone): its cases are left out\n')
     for (const r of ratios) {
       const verdict = r.goal === undefined ? '' : `   goal <= ${r.goal}x   ${r.pass ? 'PASS' : 'MISS'}`
       out.write(`  ${r.name.padEnd(50)} ${r.value.toFixed(2).padStart(6)}x${verdict}\n`)
@@ -147,6 +164,18 @@ export async function run(options: {runs?: number; warmups?: number; out?: NodeJ
     await sandbox.close()
     rmSync(configDir, {force: true, recursive: true})
   }
+}
+
+/** The packed linux-x64 tarball (dist/commerce-v*-linux-x64.tar.gz), extracted below `parent`: its bin/commerce. */
+function extractStandalone(parent: string): string | undefined {
+  const dist = join(ROOT, 'dist')
+  const tarball = existsSync(dist) ? readdirSync(dist).find((f) => /^commerce-v.*-linux-x64\.tar\.gz$/.test(f)) : undefined
+  if (!tarball || process.platform !== 'linux' || process.arch !== 'x64') return undefined
+  const dir = join(parent, 'standalone')
+  mkdirSync(dir, {recursive: true})
+  if (spawnSync('tar', ['-xzf', join(dist, tarball), '-C', dir], {stdio: 'ignore'}).status !== 0) return undefined
+  const bin = join(dir, 'commerce', 'bin', 'commerce')
+  return existsSync(bin) ? bin : undefined
 }
 
 /** A data directory where examples/plugin-hello is linked, as `commerce plugins link` records it. */

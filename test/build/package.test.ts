@@ -121,7 +121,11 @@ describe('the packed tarball', () => {
       ...withMap('dist/bundle/app.js'),
       // One file per command of the manifest and per hook, each a line requiring app.js (no source map).
       ...Object.values(manifest.commands).map((c) => c.relativePath.join('/')),
-      ...[...Object.values(pjson.oclif.hooks), pjson.oclif.helpClass].map((path) => `${path.replace(/^\.\//, '')}.js`),
+      ...Object.values(pjson.oclif.hooks).map((path) => `${path.replace(/^\.\//, '')}.js`),
+      // The help class, bundled on its own (a command's --help reads no app.js), and the line it requires its
+      // alias parts from app.js with.
+      ...withMap(`${pjson.oclif.helpClass.replace(/^\.\//, '')}.js`),
+      'dist/bundle/hooks/help-aliases.js',
       // The plugin API (the package's main entry), a line requiring app.js like the commands.
       pjson.main.replace(/^\.\//, ''),
       // The packages app.js requires lazily.
