@@ -19,7 +19,7 @@ export default tseslint.config(
       'docs/',
       'tmp/',
       'examples/typescript-client/',
-      'examples/hey-api-client/generated/',
+      'examples/hey-api-client/',
     ],
   },
   js.configs.recommended,
