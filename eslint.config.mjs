@@ -11,16 +11,7 @@ export default tseslint.config(
   // examples/typescript-client is an integrator's code, typed by a schema.d.ts the suite generates: its own test
   // type-checks it with tsc --strict (test/e2e/typescript-client.test.ts).
   {
-    ignores: [
-      'dist/',
-      'node_modules/',
-      'coverage/',
-      'test/fixtures/',
-      'docs/',
-      'tmp/',
-      'examples/typescript-client/',
-      'examples/hey-api-client/',
-    ],
+    ignores: ['dist/', 'node_modules/', 'coverage/', 'test/fixtures/', 'docs/', 'tmp/', 'examples/typescript-client/', 'examples/hey-api-client/'],
   },
   js.configs.recommended,
   {
