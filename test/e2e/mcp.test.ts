@@ -216,6 +216,17 @@ describe.each([
     ).toEqual([])
   })
 
+  it("a tool's arguments are checked against its input schema before any request: a string id, an unknown field", async () => {
+    const before = target.seen().length
+    for (const args of [{id: '5'}, {id: target.paidOrder, amount: 1, hint: 'x'}, {amount: -1, id: target.paidOrder}]) {
+      const r = await callTool(writer, 'orders_refund', args)
+      expect(r.isError, JSON.stringify(args)).toBe(true)
+      expect(r.structuredContent?.error).toMatchObject({code: 'usage', exit_code: 2})
+      expect(r.structuredContent?.error.message).toContain('input schema')
+    }
+    expect(target.seen().slice(before)).toEqual([])
+  })
+
   it("a refund's dry run reads the order and sends nothing; the refund then made refuses a second time with expect_refunded", async () => {
     const before = target.seen().length
     const expected = target.statesRefunds ? {expect_refunded: 0} : {}

@@ -35,7 +35,10 @@ function safe(value: unknown): Record<string, unknown> {
   return masked !== null && typeof masked === 'object' && !Array.isArray(masked) ? (masked as Record<string, unknown>) : {result: masked}
 }
 
-async function call(o: ServeOptions, name: string, args: Record<string, unknown>) {
+/** Checks a tool's arguments against its input schema: an error message, or undefined when they conform. */
+type ArgumentCheck = (tool: Tool, args: Record<string, unknown>) => string | undefined
+
+async function call(o: ServeOptions, check: ArgumentCheck, name: string, args: Record<string, unknown>) {
   const tool = offeredTools(true).find((t) => t.name === name)
   const refuse = (code: string, message: string) => {
     const error = {code, errors: {}, exit_code: 2, hint: null, message, retry_after: null, status: null}
@@ -47,6 +50,9 @@ async function call(o: ServeOptions, name: string, args: Record<string, unknown>
       'usage',
       `${name} changes the account: the server was started read-only. Start it with \`commerce mcp --allow-writes\` to allow it.`,
     )
+  // What a model sends is checked against the tool's schema before any service sees it (a string id, an extra field).
+  const problem = check(tool, args)
+  if (problem) return refuse('usage', `${name}: ${problem}`)
   try {
     const result = safe(await tool.run(args, o.deps))
     return {content: [{text: JSON.stringify(result, null, 2), type: 'text' as const}], structuredContent: result}
@@ -58,11 +64,18 @@ async function call(o: ServeOptions, name: string, args: Record<string, unknown>
 
 /** Serves until the client goes away. */
 export async function serveMcp(o: ServeOptions): Promise<void> {
-  const [{Server}, {StdioServerTransport}, {CallToolRequestSchema, ListToolsRequestSchema}] = await Promise.all([
+  const [{Server}, {StdioServerTransport}, {CallToolRequestSchema, ListToolsRequestSchema}, {AjvJsonSchemaValidator}] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/index.js'),
     import('@modelcontextprotocol/sdk/server/stdio.js'),
     import('@modelcontextprotocol/sdk/types.js'),
+    import('@modelcontextprotocol/sdk/validation/ajv'),
   ])
+  const validator = new AjvJsonSchemaValidator()
+  const validators = new Map(offeredTools(true).map((t) => [t.name, validator.getValidator(t.inputSchema)]))
+  const check: ArgumentCheck = (tool, args) => {
+    const verdict = validators.get(tool.name)!(args)
+    return verdict.valid ? undefined : `the arguments do not match the tool's input schema: ${verdict.errorMessage}`
+  }
   const server = new Server(
     {name: 'commerce', title: 'Commerce Service (commerce CLI)', version: o.version},
     {
@@ -84,7 +97,7 @@ export async function serveMcp(o: ServeOptions): Promise<void> {
   // last request and close at once).
   const running = new Set<Promise<unknown>>()
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const answer = call(o, request.params.name, request.params.arguments ?? {})
+    const answer = call(o, check, request.params.name, request.params.arguments ?? {})
     running.add(answer)
     return answer.finally(() => running.delete(answer))
   })
