@@ -5,9 +5,7 @@
  * endpoint); each answer is checked against the document (test/helpers/openapi-setup.ts). openapi-typescript, the
  * first generator (examples/typescript-client), is held to no warning as well.
  */
-import {execFileSync, spawn} from 'node:child_process'
 import {rmSync} from 'node:fs'
-import {createRequire} from 'node:module'
 import {join} from 'node:path'
 
 import {createClient} from '@hey-api/openapi-ts'
@@ -15,10 +13,10 @@ import openapiTS from 'openapi-typescript'
 import {afterAll, beforeAll, expect, it, vi} from 'vitest'
 
 import {ROOT} from '../helpers/cli.js'
+import {checkAndRunExample} from '../helpers/example-client.js'
 import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
 
 const EXAMPLE = join(ROOT, 'examples', 'hey-api-client')
-const require = createRequire(import.meta.url)
 let sb: TestSandbox
 
 beforeAll(async () => {
@@ -53,14 +51,7 @@ it('an SDK generated from the served document, tsc --strict, then a realistic fl
   const generated = join(EXAMPLE, 'generated')
   rmSync(generated, {force: true, recursive: true})
   await createClient({input: `${sb.baseUrl}/openapi.json`, logs: {level: 'warn'}, output: generated})
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(EXAMPLE, 'tsconfig.json')], {cwd: EXAMPLE, stdio: 'pipe'})
-  const env = {...process.env, COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_KEY_ID: sb.keys[0].key_id, COMMERCE_KEY_SECRET: sb.keys[0].key_secret}
-  const child = spawn(process.execPath, ['--import', 'tsx', join(EXAMPLE, 'flow.ts')], {cwd: EXAMPLE, env, stdio: ['ignore', 'pipe', 'pipe']})
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
-  const code = await new Promise((resolve) => child.on('close', resolve))
+  const {code, stdout, stderr} = await checkAndRunExample(EXAMPLE, 'flow.ts', sb)
   expect(code, stderr).toBe(0)
   const made = JSON.parse(stdout) as {customer: number; order: number; refund: number; endpoint: string; pages: number; listed: number}
   expect(made.pages).toBeGreaterThanOrEqual(1)

@@ -3,8 +3,6 @@
  * document the sandbox serves, the example type-checked with `tsc --strict`, then run against the sandbox on a free
  * port, making all 24 operations; each answer is checked against the document (test/helpers/openapi-setup.ts).
  */
-import {execFileSync, spawn} from 'node:child_process'
-import {createRequire} from 'node:module'
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
@@ -12,10 +10,10 @@ import openapiTS, {astToString} from 'openapi-typescript'
 import {afterAll, beforeAll, expect, it} from 'vitest'
 
 import {ROOT} from '../helpers/cli.js'
+import {checkAndRunExample} from '../helpers/example-client.js'
 import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
 
 const EXAMPLE = join(ROOT, 'examples', 'typescript-client')
-const require = createRequire(import.meta.url)
 let sb: TestSandbox
 
 beforeAll(async () => {
@@ -26,19 +24,7 @@ afterAll(() => sb.close())
 it('types generated from the served document, tsc --strict, then all 24 operations against the sandbox', async () => {
   const served = (await (await fetch(`${sb.baseUrl}/openapi.json`)).json()) as Record<string, unknown>
   writeFileSync(join(EXAMPLE, 'schema.d.ts'), astToString(await openapiTS(served as never, {defaultNonNullable: false})))
-  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(EXAMPLE, 'tsconfig.json')], {cwd: EXAMPLE, stdio: 'pipe'})
-  const env = {
-    ...process.env,
-    COMMERCE_BASE_URL: sb.baseUrl,
-    COMMERCE_KEY_ID: sb.keys[0].key_id,
-    COMMERCE_KEY_SECRET: sb.keys[0].key_secret,
-  }
-  const child = spawn(process.execPath, ['--import', 'tsx', join(EXAMPLE, 'client.ts')], {cwd: EXAMPLE, env, stdio: ['ignore', 'pipe', 'pipe']})
-  let stdout = ''
-  let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d))
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
-  const code = await new Promise((resolve) => child.on('close', resolve))
+  const {code, stdout, stderr} = await checkAndRunExample(EXAMPLE, 'client.ts', sb)
   expect(code, stderr).toBe(0)
   const {operations} = JSON.parse(stdout) as {operations: string[]}
   expect(new Set(operations).size).toBe(24)
