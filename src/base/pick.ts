@@ -12,6 +12,7 @@ import {formatMoney, relativeTime} from '../io/values.js'
 import {cellWidth, fitCells, padCells} from '../io/width.js'
 import {PICK_KINDS} from '../services/pick-kinds.js'
 import {type Candidate, candidates, type PickKind, type PickSource} from '../services/pickers.js'
+import {readTimestamp} from '../domain/timestamp.js'
 
 const MORE = Symbol('more')
 
@@ -23,13 +24,13 @@ export function cellsOf(c: Candidate, io: IOStreams, now: number): string[] {
   if (c.customer) return cells(c.customer.id, c.customer.name, c.customer.email)
   if (c.order) {
     const o = c.order
-    const placed = Date.parse(String(o.placed_at ?? ''))
+    const placed = readTimestamp(o.placed_at)
     return cells(
       o.id,
       `customer ${String(o.customer_id)}`,
       o.status,
       formatMoney(o.total, o.currency, io.values.moneyUnit),
-      Number.isNaN(placed) ? '' : relativeTime(placed, now),
+      placed === undefined ? '' : relativeTime(placed, now),
     )
   }
   if (c.product) {
@@ -37,7 +38,12 @@ export function cellsOf(c: Candidate, io: IOStreams, now: number): string[] {
     return cells(p.id, p.name, formatMoney(p.price, p.currency, io.values.moneyUnit), p.in_stock === false ? '(out of stock)' : '')
   }
   const e = c.event!
-  return cells(e.id, e.type, e.forward_status === null ? 'no answer' : e.forward_status, relativeTime(Date.parse(e.received_at), now))
+  return cells(
+    e.id,
+    e.type,
+    e.forward_status === null ? 'no answer' : e.forward_status,
+    relativeTime(readTimestamp(e.received_at) ?? Number.NaN, now),
+  )
 }
 
 /** The most a column other than the id takes before it is cut with `…`. */

@@ -30,13 +30,9 @@ export function journalDir(env: NodeJS.ProcessEnv = process.env): string {
 export class JournalBusyError extends Error {
   constructor(
     readonly pid: number | undefined,
-    lockPath = '',
+    readonly lockPath = '',
   ) {
-    super(
-      pid === undefined
-        ? `The import's lock ${lockPath} names no process yet; if no import of this file is running, try again in a few seconds.`
-        : `Another import of this file is running (process ${pid}); wait for it to finish or stop it first.`,
-    )
+    super(`Another import of this file is running${pid === undefined ? '' : ` (process ${pid})`}; wait for it to finish or stop it first.`)
     this.name = 'JournalBusyError'
   }
 }

@@ -18,6 +18,7 @@ import type {CustomerCreateBody, OrderCreateBody} from './rows.js'
 import type {SendContext} from './runner.js'
 
 import type {OnConflict} from '../domain/bulk-formats.js'
+import {readTimestamp} from '../domain/timestamp.js'
 
 export type {OnConflict}
 
@@ -53,7 +54,7 @@ export function customerSender(options: CustomerSenderOptions) {
       const earlier = 'created by an earlier run whose answer was lost'
       if (!api.findByEmail) return {outcome: 'created', reason: earlier}
       existing = await api.findByEmail(email)
-      const createdAt = existing?.created_at === undefined ? Number.NaN : Date.parse(existing.created_at)
+      const createdAt = readTimestamp(existing?.created_at) ?? Number.NaN
       if (existing && (Number.isNaN(createdAt) || createdAt >= context.inDoubtSince - tolerance))
         return {id: existing.id, outcome: 'created', reason: earlier}
     }

@@ -6,9 +6,12 @@
  *
  * - Dead owner: a lock whose owner is a process of this host that no longer runs (kill -9) is taken over at once.
  * - Stale: a lock whose mtime is older than `staleMs` is taken over too (an owner on another host sharing the
- *   directory, or one killed before it wrote `owner`). A live holder refreshes every `staleMs / 3`, so a slow
- *   holder is never mistaken for a dead one; a lock that names no process (no owner yet, or an unreadable one) is
- *   held until then.
+ *   directory). A live holder refreshes every `staleMs / 3`, so a slow holder is never mistaken for a dead one.
+ * - Born whole: the lock directory is made under a private name with its `owner` already in it, then renamed into
+ *   place, so no process ever meets a lock that names nobody. A lock at the name that names no process (empty, left
+ *   by an older version; an owner that is no `host pid` text, a FIFO, a link: nothing this module writes) is broken
+ *   and taken over at once. The owner is read through the own-file helpers: never through a link, never blocking on
+ *   a FIFO, at most a few bytes.
  * - One taker: a takeover happens under a second, exclusive `.takeover` directory, and only if the lock is still the
  *   one judged dead or stale; of processes racing for a dead owner's lock, exactly one gets it.
  * - Lost: when a refresh finds the lock gone or its mtime not the one written last, another process took it over;
@@ -20,10 +23,11 @@
  * exists, while BaseCommand's exit-130 handler stands aside for any listener added after it: with both, Ctrl-C
  * would do nothing until the token request ended. The mechanism is small enough to own.
  */
-import {mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync} from 'node:fs'
+import {mkdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import {hostname} from 'node:os'
 import {join} from 'node:path'
 
+import {readOwnFileSync} from '../domain/own-file.js'
 import {isProcessAlive} from '../domain/processes.js'
 
 export interface LockOptions {
@@ -52,7 +56,7 @@ export class LockBusyError extends Error {
     readonly pid: number | undefined,
     readonly path: string,
   ) {
-    super(pid === undefined ? `held (${path} names no process yet)` : `held by process ${pid}`)
+    super(pid === undefined ? `held (${path} is being taken over)` : `held by process ${pid}`)
   }
 }
 
@@ -60,10 +64,24 @@ export class LockBusyError extends Error {
 const held = new Set<{path: string}>()
 let exitHook = false
 
+/**
+ * Removes a lock directory: renamed aside first (atomic), so that a recursive removal never deletes a lock another
+ * process renamed into place meanwhile.
+ */
+function removeLock(path: string): void {
+  const aside = `${path}.gone.${process.pid}.${Math.random().toString(36).slice(2, 10)}`
+  try {
+    renameSync(path, aside)
+  } catch {
+    return // gone already
+  }
+  rmSync(aside, {force: true, recursive: true})
+}
+
 function releaseAllSync(): void {
   for (const {path} of held) {
     try {
-      rmSync(path, {force: true, recursive: true})
+      removeLock(path)
     } catch {}
   }
   held.clear()
@@ -77,23 +95,26 @@ const OWNER = 'owner'
 /** A takeover lock older than this was left by a process that died taking over; it is removed. */
 const TAKEOVER_STALE_MS = 10_000
 
-/** The lock's owner as it names itself, when it does. */
+/** The most an owner file holds: a host name and a pid. */
+const OWNER_MAX_BYTES = 512
+
+/** The lock's owner as it names itself; undefined when it names nobody (missing, not `host pid`, not a regular file). */
 function ownerOf(lockPath: string): {host: string; pid: number} | undefined {
   try {
-    const [host, pidText] = readFileSync(join(lockPath, OWNER), 'utf8').split(' ')
-    const pid = Number(pidText)
-    return host && Number.isInteger(pid) && pid > 0 ? {host, pid} : undefined
+    const m = /^(\S+) ([1-9]\d{0,9})$/.exec(readOwnFileSync(join(lockPath, OWNER), OWNER_MAX_BYTES))
+    return m ? {host: m[1], pid: Number(m[2])} : undefined
   } catch {
     return undefined
   }
 }
 
-/** Why the lock at `lockPath` may be taken over (its owner died, or nobody refreshed it), if it may; the same text twice is the same lock. */
+/** Why the lock at `lockPath` may be taken over (its owner died, it names nobody, or nobody refreshed it), if it may; the same text twice is the same lock. */
 function takeoverReason(lockPath: string, staleMs: number, now: number): string | undefined {
   const owner = ownerOf(lockPath)
-  if (owner && owner.host === hostname() && owner.pid !== process.pid && !isProcessAlive(owner.pid)) return `dead ${owner.pid}`
   const mtime = statSync(lockPath).mtimeMs
-  return now - mtime > staleMs ? `stale ${mtime} ${owner?.pid}` : undefined
+  if (!owner) return `broken ${mtime}`
+  if (owner.host === hostname() && owner.pid !== process.pid && !isProcessAlive(owner.pid)) return `dead ${owner.pid}`
+  return now - mtime > staleMs ? `stale ${mtime} ${owner.pid}` : undefined
 }
 
 /** Removes a dead or stale lock, under the exclusive takeover lock, if it is still the one judged so. */
@@ -109,7 +130,7 @@ function takeOver(lockPath: string, reason: string, staleMs: number, now: number
     throw error
   }
   try {
-    if (takeoverReason(lockPath, staleMs, now) === reason) rmSync(lockPath, {force: true, recursive: true})
+    if (takeoverReason(lockPath, staleMs, now) === reason) removeLock(lockPath)
   } catch {
   } finally {
     rmSync(takeover, {force: true, recursive: true})
@@ -118,33 +139,47 @@ function takeOver(lockPath: string, reason: string, staleMs: number, now: number
 
 type Attempt = {taken: true} | {taken: false; pid: number | undefined}
 
-/** One attempt: taken, or the pid its owner names (undefined when none); after a takeover, one more mkdir only. */
-function attempt(lockPath: string, staleMs: number, now: number, mayTakeOver = true): Attempt {
+/**
+ * Puts a lock naming this process at `lockPath`, or says that one is there: a private directory holding the owner,
+ * renamed into place (rename(2) never replaces a directory that has entries; an empty one it does replace, and
+ * an empty lock directory names nobody).
+ */
+function place(lockPath: string): boolean {
+  const draft = `${lockPath}.new.${process.pid}.${Math.random().toString(36).slice(2, 10)}`
+  mkdirSync(draft, {mode: 0o700})
   try {
-    mkdirSync(lockPath, {mode: 0o700})
-    try {
-      // Written whole beside, then renamed in: a reader never sees half an owner.
-      const temp = join(lockPath, `${OWNER}.${process.pid}`)
-      writeFileSync(temp, `${hostname()} ${process.pid}`, {mode: 0o600})
-      renameSync(temp, join(lockPath, OWNER))
-    } catch {} // without it, the lock is taken over once stale
-    return {taken: true}
+    writeFileSync(join(draft, OWNER), `${hostname()} ${process.pid}`, {flag: 'wx', mode: 0o600})
+    renameSync(draft, lockPath)
+    return true
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOTEMPTY' || code === 'EEXIST') return false
+    // A file (not a directory) planted at the lock's name: nothing we made, and not ours to remove.
+    if (code === 'ENOTDIR') throw Object.assign(new Error(`${lockPath} is not a lock directory`), {code})
+    throw error
+  } finally {
+    rmSync(draft, {force: true, recursive: true})
   }
+}
+
+/**
+ * One attempt: taken, or the pid its owner names; after a takeover, placing only. A lock released between our try and
+ * our look at its owner is tried again (a few times), so that "held" comes with the pid of a holder that was there.
+ */
+function attempt(lockPath: string, staleMs: number, now: number, mayTakeOver = true, tries = 3): Attempt {
+  if (place(lockPath)) return {taken: true}
   if (mayTakeOver) {
     let reason: string | undefined
     try {
       reason = takeoverReason(lockPath, staleMs, now)
     } catch {
-      return attempt(lockPath, staleMs, now, false) // gone meanwhile
+      return attempt(lockPath, staleMs, now, false, tries) // gone meanwhile
     }
-    if (reason !== undefined) {
-      takeOver(lockPath, reason, staleMs, now)
-      return attempt(lockPath, staleMs, now, false)
-    }
+    if (reason !== undefined) takeOver(lockPath, reason, staleMs, now)
+    if (reason !== undefined) return attempt(lockPath, staleMs, now, false, tries)
   }
-  return {pid: ownerOf(lockPath)?.pid, taken: false}
+  const pid = ownerOf(lockPath)?.pid
+  return pid === undefined && tries > 1 ? attempt(lockPath, staleMs, now, false, tries - 1) : {pid, taken: false}
 }
 
 /** The lock, now this process's: refreshed until released, removed at exit. */
@@ -181,7 +216,7 @@ function holding(lockPath: string, staleMs: number): HeldLock {
       clearInterval(timer)
       if (!held.delete(entry) || compromised) return
       try {
-        rmSync(lockPath, {force: true, recursive: true})
+        removeLock(lockPath)
       } catch {}
     },
   }

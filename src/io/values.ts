@@ -14,6 +14,7 @@
  */
 import type {MoneyUnit} from '../domain/schema.js'
 import {sanitize} from './sanitize.js'
+import {readTimestamp} from '../domain/timestamp.js'
 
 export interface ValueOptions {
   /** From the profile's `money_unit`; unknown (undefined) shows amounts as integers beside their currency. */
@@ -25,7 +26,6 @@ export interface ValueOptions {
 }
 
 const MONEY_FIELDS = new Set(['amount', 'amount_refunded', 'price', 'refunded', 'remaining', 'total', 'unit_price'])
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/
 
 /** The field a column shows: `items.0.unit_price` is a `unit_price`. */
 function fieldName(column: string): string {
@@ -79,23 +79,25 @@ const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
 
 /** Intl formatters are costly to build (a table of 20,000 rows would build 20,000): one per kind and zone. */
 const dateFormats = new Map<string, Intl.DateTimeFormat>()
-function dateFormat(kind: 'date' | 'time', timeZone: string | undefined): Intl.DateTimeFormat {
+function dateFormat(kind: 'date' | 'day' | 'time', timeZone: string | undefined): Intl.DateTimeFormat {
   const key = `${kind} ${timeZone ?? ''}`
   let format = dateFormats.get(key)
   if (!format) {
     format =
       kind === 'date'
         ? new Intl.DateTimeFormat('en', {day: 'numeric', month: 'short', timeZone, year: 'numeric'})
-        : new Intl.DateTimeFormat('en-GB', {
-            day: '2-digit',
-            hour: '2-digit',
-            hour12: false,
-            minute: '2-digit',
-            month: '2-digit',
-            timeZone,
-            timeZoneName: 'short',
-            year: 'numeric',
-          })
+        : kind === 'day'
+          ? new Intl.DateTimeFormat('en-CA', {day: '2-digit', month: '2-digit', timeZone, year: 'numeric'})
+          : new Intl.DateTimeFormat('en-GB', {
+              day: '2-digit',
+              hour: '2-digit',
+              hour12: false,
+              minute: '2-digit',
+              month: '2-digit',
+              timeZone,
+              timeZoneName: 'short',
+              year: 'numeric',
+            })
     dateFormats.set(key, format)
   }
   return format
@@ -120,14 +122,29 @@ function calendarDate(ms: number, timeZone: string | undefined): string {
 /** How far from now a time is said relatively; past it, as a date. */
 const RELATIVE_LIMIT_MS = 30 * 86_400_000
 
-/** "just now", "3 minutes ago", "in 59 minutes", "yesterday"; past 30 days, the local date ("Oct 2, 2026"). */
+/** The day number of `ms`'s calendar date in the zone (days since 1970-01-01 of that date): exact, whatever the offset. */
+function dayNumber(ms: number, timeZone: string | undefined): number {
+  const [year, month, day] = dateFormat('day', timeZone).format(ms).split('-').map(Number)
+  const date = new Date(0)
+  date.setUTCFullYear(year, month - 1, day)
+  return Math.round(date.getTime() / 86_400_000)
+}
+
+/**
+ * "just now", "3 minutes ago", "in 59 minutes"; a day or more away, in calendar days of the zone ("yesterday" is the
+ * date before today's, "2 days ago" the one before it, whatever the hours); past 30 days, the local date ("Oct 2, 2026").
+ */
 export function relativeTime(ms: number, now: number, timeZone?: string): string {
   const delta = ms - now
   const size = Math.abs(delta)
   if (size < 45_000) return 'just now'
   if (size >= RELATIVE_LIMIT_MS) return calendarDate(ms, timeZone)
+  relative ??= new Intl.RelativeTimeFormat('en', {numeric: 'auto'})
   for (const [unit, length] of UNITS) {
-    if (size >= length) return (relative ??= new Intl.RelativeTimeFormat('en', {numeric: 'auto'})).format(Math.trunc(delta / length), unit)
+    if (size < length) continue
+    return unit === 'day'
+      ? relative.format(dayNumber(ms, timeZone) - dayNumber(now, timeZone), 'day')
+      : relative.format(Math.trunc(delta / length), unit)
   }
   return 'just now'
 }
@@ -139,11 +156,7 @@ export function localTime(ms: number, timeZone?: string): string {
   return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')} ${part('timeZoneName')}`
 }
 
-function timestamp(value: unknown): number | undefined {
-  if (typeof value !== 'string' || !ISO_DATE_TIME.test(value)) return undefined
-  const ms = Date.parse(value)
-  return Number.isNaN(ms) ? undefined : ms
-}
+const timestamp = readTimestamp
 
 /**
  * The text of one value for a person, or undefined when it has no special form (the caller shows it as it is).

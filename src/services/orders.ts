@@ -1,5 +1,4 @@
 /** Orders: list, create (idempotent in v2), get (v2), refund (v2). */
-import {randomUUID} from 'node:crypto'
 import {readFile} from 'node:fs/promises'
 
 import type {ApiClient} from '../api/client.js'
@@ -10,7 +9,7 @@ import {checkOneOf, checkPositiveInt, isUuid, validateOrderCreate, validateRefun
 import {fileProblem, readAll} from '../domain/files.js'
 import {isObject} from '../domain/json.js'
 import {ApiError, CliError, NetworkError, UsageError} from '../errors.js'
-import {uuidv5} from '../bulk/uuid.js'
+import {keyFor, wasReplayed} from '../domain/idempotency.js'
 import {type Listing, listing, requireV2} from './listing.js'
 import {assertValid} from './validation.js'
 import {option, phrase} from '../domain/phrase.js'
@@ -96,28 +95,14 @@ export interface CreateOrderResult {
   replayed?: boolean
 }
 
-/** How much earlier than our request an order must have been placed to be an earlier one (the clocks may differ). */
-const REPLAY_MARGIN_MS = 60_000
-
 /**
- * Whether the answer to a create is the order an earlier request made with the same key: the service says so (a
- * `Idempotent-Replayed: true` header, as the sandbox and Stripe send), or, for a key the user gave (a rerun), the
- * order was placed well before this request was sent. A real service need not send the header.
- */
-function isReplay(res: {headers: Record<string, string>}, order: Order, sentAt: number, keyGiven: boolean): boolean {
-  if (/^true$/i.test(res.headers['idempotent-replayed'] ?? '')) return true
-  const placed = Date.parse(String(order.placed_at ?? ''))
-  return keyGiven && !Number.isNaN(placed) && placed < sentAt - REPLAY_MARGIN_MS
-}
-
-/**
- * v2: sends an Idempotency-Key (the given one, or a fresh UUID v4) and is safe to retry after a network error
+ * v2: sends an Idempotency-Key (the one given or named, else a fresh one: domain/idempotency.ts) and is safe to retry after a network error
  * or 5xx (the same key replays). v1: no key, and never retried: a retry could create a second order.
  */
 export async function createOrder(
   client: ApiClient,
   input: OrderInput,
-  options: {version: ApiVersion; idempotencyKey?: string; onKey?: (key: string) => void; now?: () => number},
+  options: {version: ApiVersion; idempotencyKey?: string; idempotencyName?: string; onKey?: (key: string) => void; now?: () => number},
 ): Promise<CreateOrderResult> {
   const body = {currency: input.currency, customer_id: input.customer_id, items: input.items}
   const errors = validateOrderCreate(body)
@@ -127,12 +112,13 @@ export async function createOrder(
   assertValid('order', errors)
   if (options.version === 'v1') {
     if (options.idempotencyKey !== undefined) requireV2('v1', option('idempotencyKey'))
+    if (options.idempotencyName !== undefined) requireV2('v1', option('idempotencyName'))
     const res = await client.request({auth: true, body, idempotent: false, method: 'POST', path: '/orders', version: 'v1'})
     return {
       order: resourceOf<Order>(res, 'the new order', 'The order may have been created: check with `commerce orders list` before running this again.'),
     }
   }
-  const key = options.idempotencyKey ?? randomUUID()
+  const {chosen, key} = keyFor({key: options.idempotencyKey, name: options.idempotencyName})
   // Said before the request (a command keeps it for Ctrl-C), and in the hint of any failure whose outcome is
   // unknown; a definite refusal (4xx: nothing was created) does not mention it.
   options.onKey?.(key)
@@ -158,7 +144,7 @@ export async function createOrder(
     throw new CliError(error.text, {cause: error, exitCode: error.exitCode, hint: replay, status: error.status})
   }
   const order = resourceOf<Order>(res, 'the new order', replay)
-  return {idempotencyKey: key, order, replayed: isReplay(res, order, sentAt, options.idempotencyKey !== undefined)}
+  return {idempotencyKey: key, order, replayed: wasReplayed({chosen, headers: res.headers, madeAt: order.placed_at, sentAt})}
 }
 
 /** v2 only. `amount` in the service's money unit, sent unchanged; without it the whole remaining amount. */
@@ -191,14 +177,6 @@ export function refundedSoFar(order: Order & {amount_refunded?: unknown; refunds
   }
   if (order.status === 'refunded' && typeof order.total === 'number') return order.total
   return undefined
-}
-
-/** The namespace of `--idempotency-name` keys: fixed, so that one text gives one key on every machine, in every run. */
-const IDEMPOTENCY_NAME_NAMESPACE = 'e07df17f-6885-4be1-8048-13b1e35953ae'
-
-/** The Idempotency-Key a text names (`"$RUN_ID/order"`): a UUID v5, no `uuidgen` needed. */
-export function idempotencyKeyNamed(name: string): string {
-  return uuidv5(name, IDEMPOTENCY_NAME_NAMESPACE)
 }
 
 export interface RefundCheck {

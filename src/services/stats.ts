@@ -10,6 +10,7 @@ import {CUSTOMER_STATUSES, type Customer, LIMITS, type Order, ORDER_STATUSES} fr
 import {listCustomers} from './customers.js'
 import {listOrders} from './orders.js'
 import {addExact, CurrencySlots, type Read, readWindow, type StatsOptions, wholeAmount} from './window-read.js'
+import {readTimestamp} from '../domain/timestamp.js'
 
 export type {Read, StatsOptions} from './window-read.js'
 
@@ -128,7 +129,7 @@ export async function orderStats(client: ApiClient, w: StatsWindow, o: StatsOpti
   const records = listOrders(client, {all: true, perPage: LIMITS.perPage.max, version: 'v2'}).records
   const read = await readWindow(
     records,
-    (order) => Date.parse(String(order.placed_at)),
+    (order) => readTimestamp(order.placed_at) ?? Number.NaN,
     w,
     (order, ms) => {
       const a = orderAmounts(order)
@@ -178,7 +179,7 @@ export async function customerStats(client: ApiClient, w: StatsWindow, o: StatsO
   const records = listCustomers(client, {all: true, perPage: LIMITS.perPage.max, version: 'v2'}).records
   const read = await readWindow(
     records,
-    (c: Customer) => Date.parse(String(c.created_at)),
+    (c: Customer) => readTimestamp(c.created_at) ?? Number.NaN,
     w,
     (c, ms) => {
       if (typeof c.status !== 'string') return false

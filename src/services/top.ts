@@ -13,6 +13,7 @@ import {getOrder, listOrders} from './orders.js'
 import {listProducts} from './products.js'
 import {orderAmounts, type StatsWindow, windowOut} from './stats.js'
 import {addExact, CurrencySlots, type Read, readWindow, type StatsOptions, wholeAmount} from './window-read.js'
+import {readTimestamp} from '../domain/timestamp.js'
 
 /** Orders read at once for their items. */
 const CONCURRENCY = 6
@@ -99,7 +100,7 @@ export async function topProducts(
   }
   const read = await readWindow(
     listOrders(client, {all: true, perPage: LIMITS.perPage.max, version: 'v2'}).records,
-    (order) => Date.parse(String(order.placed_at)),
+    (order) => readTimestamp(order.placed_at) ?? Number.NaN,
     w,
     async (order) => {
       if (failure) await settle()

@@ -11,6 +11,7 @@ import {WEBHOOK_INBOX_FILE, configPath} from '../config/paths.js'
 import {openOwnFile} from '../domain/own-file.js'
 import {UsageError} from '../errors.js'
 import {InboxWriter, olderPath} from './inbox-writer.js'
+import {readTimestamp} from '../domain/timestamp.js'
 
 export const INBOX_MAX_AGE_MS = 7 * 86_400_000
 export const INBOX_MAX_BYTES = 64 * 1024 * 1024
@@ -178,7 +179,7 @@ export class Inbox {
       bytes += Buffer.byteLength(lines[i].text) + 1
       if (records.length > 0 && bytes > this.maxBytes) break
       // Appended in the order received: past the first that is too old, all are.
-      if (Date.parse(lines[i].record.received_at) < oldest) break
+      if ((readTimestamp(lines[i].record.received_at) ?? Number.NaN) < oldest) break
       records.push(lines[i].record)
     }
     return records

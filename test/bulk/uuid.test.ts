@@ -2,7 +2,8 @@ import {describe, expect, test} from 'vitest'
 
 import {isUuid} from '../../src/domain/validate.js'
 import {canonicalJson} from '../../src/domain/json.js'
-import {ORDER_IMPORT_NAMESPACE, orderRowKey, uuidv5} from '../../src/bulk/uuid.js'
+import {ORDER_IMPORT_NAMESPACE, orderRowKey} from '../../src/bulk/uuid.js'
+import {uuidv5} from '../../src/domain/idempotency.js'
 
 describe('uuidv5', () => {
   test('matches the RFC 9562 test vector (A.4: DNS namespace, www.example.com)', () => {

@@ -5,7 +5,7 @@
  */
 import {spawn, spawnSync} from 'node:child_process'
 import {once} from 'node:events'
-import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync} from 'node:fs'
 import {hostname, tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest'
@@ -118,24 +118,59 @@ function plant(path: string, owner?: string): void {
 }
 
 describe('holdLock: one process at a time, without waiting (an import, a fixtures run)', () => {
-  it('a lock that names no process (yet) is held, not stale, until nobody has refreshed it for staleMs', () => {
-    for (const [i, owner] of [undefined, '', `${hostname()} 4x`].entries()) {
+  it('a lock that names nobody (empty, junk, a FIFO or a link at its owner) is broken: taken over at once, never read through', () => {
+    const plants: Array<[string, (path: string) => void]> = [
+      ['an empty lock directory (an older version)', (path) => plant(path)],
+      ['an empty owner', (path) => plant(path, '')],
+      ['an owner that is no `host pid`', (path) => plant(path, `${hostname()} 4x`)],
+      ['a FIFO at the owner', (path) => (plant(path), spawnSync('mkfifo', [join(path, 'owner')]))],
+      ['a link to /dev/zero at the owner', (path) => (plant(path), symlinkSync('/dev/zero', join(path, 'owner')))],
+    ]
+    for (const [i, [what, make]] of plants.entries()) {
       const path = join(dir, `run-${i}.lock`)
-      plant(path, owner)
-      let error: unknown
-      try {
-        holdLock(path)
-      } catch (caught) {
-        error = caught
-      }
-      expect(error).toBeInstanceOf(LockBusyError)
-      expect((error as LockBusyError).pid).toBeUndefined()
-      expect((error as LockBusyError).path).toBe(path)
-      const old = new Date(Date.now() - 60_000)
-      utimesSync(path, old, old)
-      holdLock(path).release()
+      make(path)
+      const started = process.hrtime.bigint()
+      const held = holdLock(path)
+      expect(readFileSync(join(path, 'owner'), 'utf8'), what).toBe(`${hostname()} ${process.pid}`)
+      held.release()
+      // Nothing was read whole: a read of /dev/zero or a FIFO would not have come back at all.
+      expect(process.hrtime.bigint() - started < 5_000_000_000n, what).toBe(true)
     }
+    expect(readdirSync(dir)).toEqual([])
   })
+
+  it('a lock is born with its owner in it: a process racing its holder always learns who holds it', async () => {
+    const module = resolve(import.meta.dirname, '../../src/config/lock.ts')
+    const path = join(dir, 'born.lock')
+    // One child takes the lock, holds it a moment and releases it, over and over; this process tries to take it meanwhile.
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `const m = await import(${JSON.stringify(module)}); for (let i = 0; i < 300; i++) try { const l = m.holdLock(${JSON.stringify(path)}); await new Promise((r) => setTimeout(r, 1)); l.release() } catch (e) { if (!(e instanceof m.LockBusyError)) throw e }`,
+      ],
+      {stdio: 'ignore'},
+    )
+    const exited = once(child, 'exit')
+    let ended = false
+    void exited.then(() => (ended = true))
+    const pids: Array<number | undefined> = []
+    while (!ended) {
+      try {
+        holdLock(path).release()
+      } catch (error) {
+        if (!(error instanceof LockBusyError)) throw error
+        pids.push(error.pid)
+      }
+      await new Promise((r) => setImmediate(r))
+    }
+    expect((await exited)[0]).toBe(0)
+    expect(pids.length).toBeGreaterThan(0)
+    expect(pids.filter((pid) => pid !== child.pid)).toEqual([])
+  }, 30_000)
 
   it('a live owner is busy, naming its pid; a dead owner is taken over; nothing is left beside the lock', () => {
     const path = join(dir, 'a.lock')

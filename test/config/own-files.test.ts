@@ -71,3 +71,22 @@ describe('a link and a FIFO planted at each file of ours in the config directory
       }, 60_000)
     }
 })
+
+describe("a FIFO or a link planted at the owner of the config file's lock", () => {
+  for (const [what, plant] of [
+    ['a FIFO', (owner: string) => execFileSync('mkfifo', [owner])],
+    ['a link to /dev/zero', (owner: string) => symlinkSync('/dev/zero', owner)],
+  ] as const)
+    it(`${what}: \`config set\` is never blocked nor fed by it; the lock names nobody, so it is taken over and the value set`, async () => {
+      const dir = join(scratch.dir, `lock-${++n}`)
+      mkdirSync(join(dir, 'config.json.lock'), {recursive: true})
+      plant(join(dir, 'config.json.lock', 'owner'))
+      const env = {COMMERCE_CONFIG_DIR: dir}
+      const started = Date.now()
+      const r = await run(['config', 'set', 'base_url', 'http://127.0.0.1:9'], {env, timeoutMs: 20_000})
+      expect((Date.now() - started) / 1000).toBeLessThan(15)
+      expect(r.code, r.stderr).toBe(0)
+      expect(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles.default.base_url).toBe('http://127.0.0.1:9')
+      expect(execFileSync('ls', ['-A', dir], {encoding: 'utf8'})).not.toContain('config.json.lock')
+    }, 30_000)
+})

@@ -250,20 +250,37 @@ describe.each([
     expect(target.seen().filter((s) => s.method === 'POST' && s.path.endsWith('/refunds'))).toHaveLength(1)
   })
 
-  it('an order created twice with the same arguments is one order, its Idempotency-Key returned', async () => {
+  it('orders_create keys a purchase by its name: two names from two server processes are two orders, a name repeated is one', async () => {
     const args = {currency: 'USD', customer_id: target.customer, items: [{product_id: 3, quantity: 1}]}
-    const before = target.seen().length
-    const first = await callTool(writer, 'orders_create', args)
-    expect(first.isError, first.content[0]?.text).toBeFalsy()
-    const second = await callTool(writer, 'orders_create', args)
-    expect(second.structuredContent?.order.id).toBe(first.structuredContent?.order.id)
-    expect(second.structuredContent?.idempotency_key).toBe(first.structuredContent?.idempotency_key)
-    expect(first.structuredContent?.idempotency_key).toMatch(/^[0-9a-f-]{36}$/)
-    const posts = target
-      .seen()
-      .slice(before)
-      .filter((s) => s.method === 'POST' && /\/api\/v2\/orders$/.test(s.path))
-    expect(posts.length).toBe(2)
+    const orderPosts = () => target.seen().filter((s) => s.method === 'POST' && /\/api\/v2\/orders$/.test(s.path)).length
+    // Without a name or a key nothing is sent: a retry after a lost answer would have no key to repeat.
+    const unnamed = await callTool(writer, 'orders_create', args)
+    expect(unnamed.isError).toBe(true)
+    expect(unnamed.structuredContent?.error).toMatchObject({code: 'usage'})
+    expect(unnamed.structuredContent?.error.message).toContain('idempotency_name')
+    const before = orderPosts()
+    // The same things bought twice, each from a server process of its own: two real purchases, two orders.
+    const other = await connect(target, ['--allow-writes'])
+    try {
+      const first = await callTool(writer, 'orders_create', {...args, idempotency_name: 'refill ana #1'})
+      const second = await callTool(other, 'orders_create', {...args, idempotency_name: 'refill ana #2'})
+      expect(first.isError, first.content[0]?.text).toBeFalsy()
+      expect(second.isError, second.content[0]?.text).toBeFalsy()
+      expect(second.structuredContent?.order.id).not.toBe(first.structuredContent?.order.id)
+      expect(first.structuredContent?.replayed).toBe(false)
+      expect(second.structuredContent?.replayed).toBe(false)
+      // A retry with a name already used (spelled with its spaces, from the other process) makes no order.
+      const retry = await callTool(other, 'orders_create', {...args, idempotency_name: ' refill ana #1 '})
+      expect(retry.structuredContent?.order.id).toBe(first.structuredContent?.order.id)
+      expect(retry.structuredContent?.idempotency_key).toBe(first.structuredContent?.idempotency_key)
+      expect(first.structuredContent?.idempotency_key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+      expect(orderPosts() - before).toBe(3)
+    } finally {
+      await other.close()
+    }
+    const listed = await callTool(reader, 'orders_list', {customer_id: target.customer, per_page: 100})
+    const ids = (listed.structuredContent?.data as Array<{id: number}>).map((o) => o.id)
+    expect(new Set(ids).size).toBe(ids.length)
   })
 
   it("errors carry the CLI's codes; a new webhook's signing secret stays in the profile", async () => {

@@ -236,6 +236,19 @@ describe('figures a reader can trust, whatever the service sends', () => {
     expect(server.requests.filter((q) => q.url.startsWith('/api/v2/orders'))).toHaveLength(1)
   })
 
+  it('a placed_at that is no RFC 3339 date-time (0, "12", 2026, an array, 2026-02-30) is malformed: reported, never taken as old', async () => {
+    // Ten orders in the last ten hours, newest first; the lenient Date.parse read 0 as 2000-01-01 and ended the read there.
+    const bad: unknown[] = [0, '12', 2026, ['2026-11-28T10:00:00Z'], '2026-02-30T10:00:00Z']
+    const list = Array.from({length: 10}, (_, i) => order(10 - i, ago(30 + i * 60)))
+    bad.forEach((placed, i) => list.splice(1 + i * 2, 0, order(100 + i, placed as string)))
+    const {env} = await account(list)
+    const r = await run(['orders', 'stats', '--since', '1d', '--utc', '--json'], {...DEADLINE, env})
+    expect(r.code, r.stderr).toBe(0)
+    const stats = r.json<Stats>()
+    expect(stats.read.malformed).toBe(bad.length)
+    expect(stats.currencies.map((c) => [c.currency, c.totals.orders])).toEqual([['USD', 10]])
+  })
+
   it('a page repeated for ever under a total that never comes ends the read, each order counted once', async () => {
     const page = [order(2, ago(10)), order(1, ago(20))]
     const {env} = await account(() => ({body: {data: page, meta: {page: 1, per_page: 100, total: 1_000_000_000}}}))

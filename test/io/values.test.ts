@@ -20,6 +20,20 @@ describe('relativeTime', () => {
   ])('%s reads as %s', (ms, text) => {
     expect(relativeTime(ms, NOW, 'UTC')).toBe(text)
   })
+
+  it('counts calendar days in the zone: 24 to 48 hours back is "yesterday" only while it is the date before today', () => {
+    const sat = Date.parse('2026-11-28T19:38:00Z')
+    const thursday = Date.parse('2026-11-26T20:13:00Z') // 47 hours before, two dates back in UTC
+    expect(relativeTime(thursday, sat, 'UTC')).toBe('2 days ago')
+    expect(relativeTime(thursday, sat, 'Asia/Kolkata')).toBe('2 days ago')
+    expect(relativeTime(thursday, sat, 'Australia/Sydney')).toBe('2 days ago')
+    expect(relativeTime(Date.parse('2026-11-27T10:00:00Z'), sat, 'UTC')).toBe('yesterday')
+    // 25 hours back across two midnights of New York: two dates back there.
+    expect(relativeTime(Date.parse('2026-11-27T04:30:00Z'), Date.parse('2026-11-28T05:30:00Z'), 'America/New_York')).toBe('2 days ago')
+    // Across a clock change (New York, 2026-11-01): the date before is yesterday, whatever the 25-hour day.
+    expect(relativeTime(Date.parse('2026-11-01T04:30:00Z'), Date.parse('2026-11-02T05:10:00Z'), 'America/New_York')).toBe('yesterday')
+    expect(relativeTime(Date.parse('2026-11-30T10:00:00Z'), sat, 'UTC')).toBe('in 2 days')
+  })
 })
 
 describe('localTime', () => {

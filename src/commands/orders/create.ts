@@ -5,7 +5,7 @@ import {ApiCommand} from '../../base/command.js'
 import {apiVersionFlag, currencyFlag, dryRunFlag, fieldsFlag, idFlag} from '../../base/flags.js'
 import {askForOrder, canAskForOrder, createAsking} from '../../base/order-wizard.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
-import {createOrder, idempotencyKeyNamed, type OrderInput, parseItemSpec, readOrderFile} from '../../services/orders.js'
+import {createOrder, type OrderInput, parseItemSpec, readOrderFile} from '../../services/orders.js'
 
 export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
   static operations: readonly OperationId[] = ['getCustomer', 'createOrder']
@@ -31,7 +31,7 @@ export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
     }),
     'idempotency-name': Flags.string({
       description:
-        'Derive the Idempotency-Key from this text (a UUID v5 under a fixed namespace): the same text, e.g. "$RUN_ID/order", gives the same key on every machine and run.',
+        'Derive the Idempotency-Key from this name (a UUID v5 of the text, outer spaces dropped): the same name, e.g. "$RUN_ID/order", gives the same key on every machine and run, and in `commerce mcp`.',
       exclusive: ['idempotency-key'],
       helpValue: 'TEXT',
     }),
@@ -41,7 +41,7 @@ export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
   async run(): Promise<void> {
     const {flags, io} = this
     // The user's key, given or named: either way theirs (not printed as one of ours, not asked again).
-    const theirs = flags['idempotency-key'] ?? (flags['idempotency-name'] === undefined ? undefined : idempotencyKeyNamed(flags['idempotency-name']))
+    const theirs = flags['idempotency-key'] !== undefined || flags['idempotency-name'] !== undefined
     const fromFile = flags['from-file'] ? await readOrderFile(flags['from-file'], this.deps.stdin) : {}
     let input: OrderInput = {
       currency: flags.currency ?? fromFile.currency,
@@ -54,7 +54,8 @@ export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
     if (asked) input = await askForOrder(wizard, input)
     const create = async (body: OrderInput) =>
       createOrder(await this.ctx.client(), body, {
-        idempotencyKey: theirs,
+        idempotencyKey: flags['idempotency-key'],
+        idempotencyName: flags['idempotency-name'],
         // A key of our making is said on Ctrl-C during the request (the order may have been created), and after it.
         onKey: (key) => {
           if (!theirs)

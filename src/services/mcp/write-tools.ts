@@ -1,14 +1,15 @@
 /**
  * The tools that change the account, offered only when the server was started with --allow-writes. A delete and a
  * refund take `dry_run`: the same checks run, and the request that would be sent is returned instead of sent. An
- * order is always created with an Idempotency-Key (the one given, else one derived from its content), returned
- * with it, so that a call repeated after a lost answer makes one order. A new webhook's signing secret is kept in the
- * profile, never returned.
+ * order is created with the Idempotency-Key its caller gives or names (domain/idempotency.ts, as `orders create`
+ * does), returned with it, so that a call repeated after a lost answer makes one order and a new purchase another. A
+ * new webhook's signing secret is kept in the profile, never returned.
  */
 import {DryRunStop} from '../../api/dry-run.js'
 import {CURRENCIES, CUSTOMER_STATUSES, EVENT_TYPES, LIMITS} from '../../domain/schema.js'
 import {createCustomer, type CustomerInput, deleteCustomer, getCustomer, updateCustomer} from '../customers.js'
-import {checkRefund, createOrder, idempotencyKeyNamed, refundOrder} from '../orders.js'
+import {checkRefund, createOrder, refundOrder} from '../orders.js'
+import {UsageError} from '../../errors.js'
 import {createWebhook} from '../webhooks/endpoints.js'
 import {type Args, id, object, oneOf, text, type Tool, type ToolDeps, writer} from './tool-kit.js'
 
@@ -96,7 +97,7 @@ export const WRITE_TOOLS: Tool[] = [
   }),
   writer({
     description:
-      'Create an order at catalogue prices. Always sent with an Idempotency-Key: the one given, else one derived from customer, currency and items, so a repeated call returns the first order (replayed: true). The key is returned.',
+      'Create an order at catalogue prices. Name this purchase with idempotency_name (or give idempotency_key): a call repeated with the same name after a lost or failed answer returns the order the first call made (replayed: true) instead of a second one, while a new purchase, even of the same things, needs a new name. A name is required because a retry never sees a key drawn for a call whose answer was lost. The key is returned.',
     destructive: false,
     idempotent: true,
     inputSchema: object(
@@ -104,6 +105,10 @@ export const WRITE_TOOLS: Tool[] = [
         currency: oneOf(CURRENCIES, 'Currency.'),
         customer_id: id('customer'),
         idempotency_key: text('A UUID naming this order; a call repeated with it makes one order.', {format: 'uuid'}),
+        idempotency_name: text(
+          'A name for this purchase (e.g. "refill for customer 7, 2026-11-28"), repeated as is on a retry; its key is a UUID v5 of the name, as `commerce orders create --idempotency-name` derives it.',
+          {maxLength: 200, minLength: 1},
+        ),
         items: {
           description: 'The products and how many of each.',
           items: object({product_id: id('product'), quantity: {default: 1, minimum: 1, type: 'integer'}}, ['product_id']),
@@ -120,8 +125,11 @@ export const WRITE_TOOLS: Tool[] = [
         customer_id: a.customer_id as number,
         items: a.items as Array<{product_id: number; quantity?: number}>,
       }
-      const key = (a.idempotency_key as string | undefined) ?? idempotencyKeyNamed(`mcp:orders_create:${JSON.stringify(input)}`)
-      const made = await createOrder(await deps.client(), input, {idempotencyKey: key, version: 'v2'})
+      const idempotencyKey = a.idempotency_key as string | undefined
+      const idempotencyName = a.idempotency_name as string | undefined
+      if ((idempotencyKey === undefined) === (idempotencyName === undefined))
+        throw new UsageError('Give exactly one of idempotency_name (a name for this purchase, repeated on a retry) and idempotency_key.')
+      const made = await createOrder(await deps.client(), input, {idempotencyKey, idempotencyName, version: 'v2'})
       return {idempotency_key: made.idempotencyKey, money_unit: await deps.moneyUnit(), order: made.order, replayed: made.replayed === true}
     },
     title: 'Create an order',

@@ -21,6 +21,7 @@ import {
 import {replayEvent, type ReplayResult} from '../../webhooks/replay.js'
 import {checkForwardUrl} from './listen.js'
 import {option, phrase, type Text} from '../../domain/phrase.js'
+import {readTimestamp} from '../../domain/timestamp.js'
 
 /** An inbox record, and what it came to (the command renders both). */
 export {type InboxRecord, outcomeOf} from '../../webhooks/inbox.js'
@@ -68,7 +69,7 @@ function matchesStatus(record: InboxRecord, status: StatusFilter): boolean {
 
 function matches(record: InboxRecord, filter: EventFilter): boolean {
   if (filter.types && filter.types.length > 0 && !filter.types.includes(record.type)) return false
-  if (filter.since !== undefined && !(Date.parse(record.received_at) >= filter.since)) return false
+  if (filter.since !== undefined && !((readTimestamp(record.received_at) ?? Number.NaN) >= filter.since)) return false
   if (filter.status && !matchesStatus(record, filter.status)) return false
   return true
 }
