@@ -29,13 +29,20 @@ export const ERROR_CODES = {
     meaning: 'Input refused, by the CLI before sending or by the service (422); `errors` names each field as the service does.',
   },
   bad_request: {exit: EXIT.usage, meaning: 'The service refused the request as malformed (400).'},
-  conflict: {exit: EXIT.usage, meaning: 'The service refused the request as conflicting with the current state (409).'},
+  conflict: {
+    exit: EXIT.usage,
+    meaning:
+      "The account's state refuses the request (a refund of an order that is not paid or shipped, more than remains): found by the CLI's checks before sending, or said by the service (409).",
+  },
   precondition_failed: {
     exit: EXIT.usage,
     meaning: 'A condition the command was told to check (e.g. `--expect-refunded`) does not hold; nothing was sent.',
   },
   sandbox_not_running: {exit: EXIT.usage, meaning: 'The command needs the local sandbox and none is running.'},
-  not_logged_in: {exit: EXIT.auth, meaning: 'No credentials: no login, no key pair or token in the environment.'},
+  not_logged_in: {
+    exit: EXIT.auth,
+    meaning: 'Not set up to reach the service: no base URL, or no credentials (no login, no key pair or token in the environment).',
+  },
   auth_rejected: {exit: EXIT.auth, meaning: 'The credentials were rejected: the key pair at token issue, or the token (401).'},
   permission_denied: {exit: EXIT.auth, meaning: 'The credentials lack the permission (scope) the operation needs (403).'},
   not_found: {exit: EXIT.notFound, meaning: 'The record, or what the command names, does not exist (404).'},
@@ -91,7 +98,11 @@ export class CliError extends Error {
 export class UsageError extends CliError {
   constructor(
     message: Text,
-    options: {hint?: Text; fieldErrors?: FieldErrors; code?: 'usage' | 'validation_failed' | 'precondition_failed' | 'sandbox_not_running'} = {},
+    options: {
+      hint?: Text
+      fieldErrors?: FieldErrors
+      code?: 'usage' | 'validation_failed' | 'precondition_failed' | 'conflict' | 'sandbox_not_running'
+    } = {},
   ) {
     super(message, {...options, exitCode: EXIT.usage})
   }
@@ -153,7 +164,7 @@ export class ApiError extends CliError {
   /** The response body as received (parsed JSON, text, or undefined), for `commerce api`. */
   readonly body: unknown
 
-  constructor(status: number, message: string, options: {fieldErrors?: FieldErrors; hint?: string; body?: unknown; exitCode?: number} = {}) {
+  constructor(status: number, message: Text, options: {fieldErrors?: FieldErrors; hint?: Text; body?: unknown; exitCode?: number} = {}) {
     super(message, {
       exitCode: options.exitCode ?? exitCodeForStatus(status),
       fieldErrors: options.fieldErrors,
@@ -169,7 +180,7 @@ export class RateLimitError extends ApiError {
   /** When the service said to try again, if it said. */
   readonly retryAt?: Date
 
-  constructor(message: string, options: {retryAt?: Date; body?: unknown; hint?: string} = {}) {
+  constructor(message: Text, options: {retryAt?: Date; body?: unknown; hint?: Text} = {}) {
     super(429, message, {body: options.body, exitCode: EXIT.rateLimited, hint: options.hint})
     this.retryAt = options.retryAt
   }

@@ -20,7 +20,7 @@ import {RequestStatus} from './request-status.js'
 import {redirectError, statusText} from './http-errors.js'
 import {DEFAULT_MAX_WAIT_SECONDS, isRedirect} from './policy.js'
 import {redactBody, redactHeaders} from './redact.js'
-import {DeadlineExceeded, classifyFailure, describeNetworkError, errorCode, parseBody} from './transport.js'
+import {DeadlineExceeded, classifyFailure, describeNetworkError, errorCode, parseBody, TooDeepError} from './transport.js'
 import {exchange} from './exchange.js'
 import {checkBaseUrl, checkHeaderValue, checkRequestPath, checkResolvedPath} from './base-url.js'
 import {type Call, type RawResponse, compose, gated, newCall, renewing, retrying} from './wrappers.js'
@@ -247,7 +247,16 @@ export class ApiClient {
     const resHeaders = flatHeaders(res.headers)
     const text = res.body.toString('utf8')
     if (debug && text) debug(`< ${redactBody(text)}`)
-    return {body: parseBody(text, resHeaders['content-type']), headers: resHeaders, status: res.status}
+    try {
+      return {body: parseBody(text, resHeaders['content-type']), headers: resHeaders, status: res.status}
+    } catch (error) {
+      if (error instanceof TooDeepError)
+        throw new CliError(`Unexpected response (HTTP ${res.status}): ${error.message}, which no record of the service does.`, {
+          code: 'unexpected_response',
+          status: res.status,
+        })
+      throw error
+    }
   }
 }
 

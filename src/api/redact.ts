@@ -3,6 +3,7 @@
  * as its first 4 characters and an ellipsis.
  */
 import {abbreviateToken} from '../config/config-store.js'
+import {nestsDeeper} from '../domain/json.js'
 
 const HIDDEN = new Set(['key_secret', 'signing_secret', 'secret', 'password', 'client_secret'])
 const ABBREVIATED = new Set(['access_token', 'refresh_token', 'token'])
@@ -19,10 +20,15 @@ function redactValue(value: unknown): unknown {
   return out
 }
 
+const REDACT_MAX_DEPTH = 256
+
 /** A JSON body with secrets removed; a body that is not JSON is shown only when it carries no known secret field. */
 export function redactBody(text: string): string {
   try {
-    return JSON.stringify(redactValue(JSON.parse(text)))
+    const value: unknown = JSON.parse(text)
+    // Walked recursively below: an answer too deep to read is not shown (the client refuses it as unexpected).
+    if (nestsDeeper(value, REDACT_MAX_DEPTH)) return '[body not shown: it nests too deep to read]'
+    return JSON.stringify(redactValue(value))
   } catch {
     return /key_secret|signing_secret|access_token/.test(text) ? '[body not shown: it may contain a secret]' : text.slice(0, 2000)
   }

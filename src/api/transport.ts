@@ -4,6 +4,7 @@
  */
 import {CliError} from '../errors.js'
 import type {Attempt} from './policy.js'
+import {nestsDeeper} from '../domain/json.js'
 
 /** The whole exchange passed COMMERCE_HTTP_TIMEOUT: never retried (that would multiply the wait the user set). */
 export class DeadlineExceeded extends Error {
@@ -41,14 +42,30 @@ export function errorCode(error: unknown): string | undefined {
   return e?.code ?? e?.cause?.code
 }
 
+/**
+ * How deep an answer may nest. A record of the service nests a few levels; every reader after the parse (redaction,
+ * rendering, --jq) may walk it recursively, and 5,000 levels (10 KB) overflowed the stack: an `internal` error.
+ */
+export const MAX_ANSWER_DEPTH = 64
+
+/** The answer nests deeper than MAX_ANSWER_DEPTH: one the CLI cannot read (unexpected_response). */
+export class TooDeepError extends Error {
+  constructor() {
+    super(`the answer nests deeper than ${MAX_ANSWER_DEPTH} levels`)
+  }
+}
+
 export function parseBody(text: string, contentType: string | undefined): unknown {
   if (text === '') return undefined
   if (contentType?.includes('json') || /^\s*[[{]/.test(text)) {
+    let value: unknown
     try {
-      return JSON.parse(text)
+      value = JSON.parse(text)
     } catch {
       return text
     }
+    if (nestsDeeper(value, MAX_ANSWER_DEPTH)) throw new TooDeepError()
+    return value
   }
   return text
 }

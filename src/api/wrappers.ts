@@ -12,6 +12,7 @@
  * They share one `Call` per request (the token in use and the retries used up), so a renewal does not restart
  * the retry budget.
  */
+import {option, phrase} from '../domain/phrase.js'
 import {RateLimitError} from '../errors.js'
 import {
   type Attempt,
@@ -161,11 +162,11 @@ function rateLimitError(decision: Extract<Decision, {action: 'give-up'}>, body: 
   const why = exhausted
     ? `still rate limited after ${MAX_429_RETRIES} retries`
     : retryAfterGiven
-      ? `the service asks to wait ${seconds} s, which${waitedMs > 0 ? ' with the waits so far' : ''} would pass --max-wait (${maxWait} s)`
-      : `another ${seconds} s wait would pass --max-wait (${maxWait} s)`
-  return new RateLimitError(`Rate limited (HTTP 429): ${why}.`, {
+      ? phrase`the service asks to wait ${seconds} s, which${waitedMs > 0 ? ' with the waits so far' : ''} would pass ${option('maxWait')} (${maxWait} s)`
+      : phrase`another ${seconds} s wait would pass ${option('maxWait')} (${maxWait} s)`
+  return new RateLimitError(phrase`Rate limited (HTTP 429): ${why}.`, {
     body,
-    hint: `Try again after ${retryAt.toISOString()} (in ${seconds} s)${exhausted ? '' : ', or raise --max-wait'}.`,
+    hint: phrase`Try again after ${retryAt.toISOString()} (in ${seconds} s)${exhausted ? '' : phrase`, or raise ${option('maxWait')}`}.`,
     retryAt,
   })
 }

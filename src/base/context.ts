@@ -7,7 +7,7 @@ import {type BaseUrlOverride, credentialHint, type ResolvedCredentials, loginHin
 import {checkBaseUrl, noBaseUrlHint} from '../api/base-url.js'
 import {type ApiVersion, DEFAULT_API_VERSION} from '../domain/schema.js'
 import {secondsFromEnv} from '../domain/env.js'
-import {UsageError} from '../errors.js'
+import {AuthError, UsageError} from '../errors.js'
 import {type ConfigData, ConfigStore, type Profile, selectProfileName} from '../config/config-store.js'
 import {configDir} from '../config/paths.js'
 import type {IOStreams} from '../io/streams.js'
@@ -74,10 +74,13 @@ export class Context {
     return this.options.flags['base-url'] || this.env.COMMERCE_BASE_URL || (await this.profile())?.base_url
   }
 
-  /** The base URL in effect (knownBaseUrl), checked; exit 2 with how to set one when there is none. */
+  /**
+   * The base URL in effect (knownBaseUrl), checked. None at all is not_logged_in (exit 3), as no credentials are: the
+   * state of a CI job whose secrets are unset, which a script tells from a typo by the code.
+   */
   async baseUrl(): Promise<string> {
     const url = await this.knownBaseUrl()
-    if (!url) throw new UsageError('No base URL is set.', {hint: noBaseUrlHint(this.userFlags(['profile', 'api-version']))})
+    if (!url) throw new AuthError('No base URL is set.', {code: 'not_logged_in', hint: noBaseUrlHint(this.userFlags(['profile', 'api-version']))})
     return checkBaseUrl(url, {allowInsecureHttp: await this.allowInsecureHttp(), hintFlags: this.userFlags(['profile', 'api-version'])})
   }
 

@@ -7,6 +7,7 @@
 import {Flags} from '@oclif/core'
 
 import {chooseTimeZone, defaultGranularity, GRANULARITIES, type Granularity, loadTemporal, MomentError, ZoneCalendar} from '../domain/periods.js'
+import {option, phrase} from '../domain/phrase.js'
 import {formatCount} from '../domain/text.js'
 import {UsageError} from '../errors.js'
 import {type Bar, barChart} from '../io/chart.js'
@@ -71,15 +72,15 @@ export async function windowOf(
         name === 'since'
           ? 'a span (24h, 7d, 12w, 6mo), a date (2026-11-01) or a date-time (2026-11-01T08:00)'
           : 'a date (2026-11-30) or a date-time (2026-11-30T18:00)'
-      if (error.message === MomentError.UNREADABLE) throw new UsageError(`--${name} must be ${help} (got ${JSON.stringify(text)}).`)
-      throw new UsageError(`--${name} ${JSON.stringify(text)}: ${error.message}. It takes ${help}.`)
+      if (error.message === MomentError.UNREADABLE) throw new UsageError(phrase`${option(name)} must be ${help} (got ${JSON.stringify(text)}).`)
+      throw new UsageError(phrase`${option(name)} ${JSON.stringify(text)}: ${error.message}. It takes ${help}.`)
     }
   }
   const since = moment('since', flags.since)
   const until = flags.until === undefined ? now + 1 : moment('until', flags.until)
   if (until <= since)
     throw new UsageError(
-      `--until (${calendar.describeEnd(until)}) is not after --since (${calendar.describe(since)}) in ${zone.timeZone}: the window is empty.`,
+      phrase`${option('until')} (${calendar.describeEnd(until)}) is not after ${option('since')} (${calendar.describe(since)}) in ${zone.timeZone}: the window is empty.`,
     )
   const by = flags.by ?? defaultGranularity(since, until)
   let periods: number[]
@@ -88,7 +89,7 @@ export async function windowOf(
   } catch (error) {
     if (!(error instanceof RangeError)) throw error
     throw new UsageError(
-      `That window holds more than ${formatCount(MAX_PERIODS)} periods by ${by}: narrow --since and --until, or count by a longer period (--by).`,
+      phrase`That window holds more than ${formatCount(MAX_PERIODS)} periods by ${by}: narrow ${option('since')} and ${option('until')}, or count by a longer period (${option('by')}).`,
     )
   }
   const from = calendar.describe(since)

@@ -10,8 +10,11 @@ import {sanitize} from '../io/sanitize.js'
 import {sandboxLogin} from '../services/credentials.js'
 import {serveMcp} from '../services/mcp/serve.js'
 
-/** A tool's argument as a model names it: `expectRefunded` is `expect_refunded`. */
-const argumentName = (option: string) => option.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+/**
+ * An option as a model names it: a tool's argument (`expectRefunded` is `expect_refunded`); the server's own bound on
+ * waiting for 429s is no argument, but the flag `commerce mcp` was started with.
+ */
+const argumentName = (option: string) => (option === 'maxWait' ? '`commerce mcp --max-wait`' : option.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`))
 
 export default class Mcp extends ApiCommand<typeof Mcp> {
   static operations: readonly OperationId[] = [
@@ -42,7 +45,11 @@ export default class Mcp extends ApiCommand<typeof Mcp> {
     let moneyUnit: string | undefined
     if (flags.sandbox) {
       const sandbox = sandboxLogin(this.deps.env, SCOPES)
-      if (!sandbox) throw new UsageError('No local sandbox runs.', {hint: 'Start one with `commerce sandbox start --detach`, then run this again.'})
+      if (!sandbox)
+        throw new UsageError('No local sandbox runs.', {
+          code: 'sandbox_not_running',
+          hint: 'Start one with `commerce sandbox start --detach`, then run this again.',
+        })
       moneyUnit = sandbox.moneyUnit
       this.useEnvironment({
         ...this.deps.env,

@@ -179,7 +179,7 @@ const hook: Hook<'command_not_found'> = async function (options) {
     expanded = await expandedAlias(config, id, argv, aliasNames)
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
-    const io = new IOStreams(jsonMode(argv))
+    const io = new IOStreams(jsonMode([id, ...argv]))
     new Output(io).error(plainError('usage', error.message))
     throw new Errors.ExitError(EXIT.usage)
   }
@@ -189,8 +189,19 @@ const hook: Hook<'command_not_found'> = async function (options) {
   // and its own parser judges the rest.
   if (found?.distance === 0 && !found.topic) return run(config, found)
 
-  const io = new IOStreams(jsonMode(argv))
+  // oclif hands a line of flags alone (`commerce --json`) over as the id: --json there asks for the document too.
+  const io = new IOStreams(jsonMode([...id.split(':'), ...argv]))
   const typed = toConfiguredId(id, config)
+  if (typed.startsWith('-') && !found) {
+    new Output(io).error(
+      plainError(
+        'usage',
+        `Name a command: \`${config.bin} ${sanitize(typed, 'cell')}\` names none.`,
+        `Run \`${config.bin} help\` for a list of available commands.`,
+      ),
+    )
+    throw new Errors.ExitError(EXIT.usage)
+  }
   const topic = id.split(':')[0]
   const help = `${config.bin} help${config.findTopic(topic) ? ` ${topic}` : ''}`
   const shown =

@@ -199,7 +199,7 @@ export async function checkRefund(
 ): Promise<RefundCheck> {
   const order = await getOrder(client, id)
   if (order.status !== 'paid' && order.status !== 'shipped')
-    throw new UsageError(`Order ${id} is ${order.status}; only a paid or shipped order can be refunded.`)
+    throw new UsageError(`Order ${id} is ${order.status}; only a paid or shipped order can be refunded.`, {code: 'conflict'})
   const said = refundedSoFar(order)
   if (o.expectRefunded !== undefined && said !== o.expectRefunded)
     throw new UsageError(
@@ -213,7 +213,7 @@ export async function checkRefund(
     const shown = o.money(o.amount, order.currency)
     throw new UsageError(
       phrase`${option('amount')} ${o.amount}${shown === `${o.amount} ${order.currency}` ? '' : ` (${shown})`} is more than the ${o.money(remaining, order.currency)} left to refund on order ${id}.`,
-      {hint: phrase`${option('amount')} is an integer in the service's money unit: ${remaining} at most for this order.`},
+      {code: 'conflict', hint: phrase`${option('amount')} is an integer in the service's money unit: ${remaining} at most for this order.`},
     )
   }
   return {amount: o.amount ?? remaining, order, remaining}

@@ -361,9 +361,12 @@ describe('credential and base URL errors', () => {
     expect(noId.stdout + noId.stderr).not.toContain(full().key_secret)
   })
 
-  it('no base URL anywhere: exit 2 with the hint', async () => {
+  it('no base URL anywhere: not_logged_in, exit 3, with the hint (with credentials or without: unset CI secrets)', async () => {
+    const bare = await cli(['customers', 'list', '--json'], {})
+    expect(bare.code).toBe(3)
+    expect(bare.json().error).toMatchObject({code: 'not_logged_in', exit_code: 3})
     const r = await cli(['customers', 'list'], {COMMERCE_KEY_ID: full().key_id, COMMERCE_KEY_SECRET: full().key_secret})
-    expect(r.code).toBe(2)
+    expect(r.code).toBe(3)
     expect(r.stderr).toContain('No base URL')
     expect(r.stderr).toContain('--base-url')
     expect(r.stderr).toContain('COMMERCE_BASE_URL')

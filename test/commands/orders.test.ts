@@ -247,7 +247,12 @@ describe('orders list / get / refund', () => {
     const before = fx.sb.counts().refunds
     const r = await orders(['refund', String(order.id), '--yes', '--json'])
     expect(r.code).toBe(2)
+    // A state conflict, not a typo: a program tells them apart by the code (the same in commerce mcp).
+    expect(r.json().error).toMatchObject({code: 'conflict', exit_code: 2})
     expect(r.json().error.message).toMatch(/is pending; only a paid or shipped order can be refunded/)
+    await pay(order.id)
+    const over = await orders(['refund', String(order.id), '--amount', String(order.total + 1), '--yes', '--json'])
+    expect(over.json().error).toMatchObject({code: 'conflict', exit_code: 2})
     expect(fx.sb.counts().refunds).toBe(before)
   })
 

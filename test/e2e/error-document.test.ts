@@ -68,6 +68,8 @@ describe('the error document', () => {
       [['customers', 'get', '999999'], 'not_found'],
       [['orders', 'create', '--customer', '1', '--currency', 'USD', '--item', '1:1', '--idempotency-key', 'nope'], 'validation_failed'],
       [['help', '--json'], 'usage'],
+      // Flags alone name no command: the usage document all the same.
+      [[], 'usage'],
     ]
     for (const [args, code] of cases) {
       const r = await run([...args, '--json'], {env})
@@ -83,6 +85,9 @@ describe('the error document', () => {
   it('credentials: none, and rejected ones whose hint names where they came from; auth status says why', async () => {
     const none = await run(['customers', 'list', '--json'], {env: {COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_CONFIG_DIR: cfg.dir}})
     expect(documentOf(none, 'no credentials').code).toBe('not_logged_in')
+    // Nothing set at all (a CI job whose secrets are unset): the same condition, the same code and exit code.
+    const nothing = await run(['customers', 'list', '--json'], {env: {COMMERCE_CONFIG_DIR: scratchDir()}})
+    expect(documentOf(nothing, 'no base URL, no credentials')).toMatchObject({code: 'not_logged_in', exit_code: 3})
     const wrong = {...keyPairEnv(cfg.dir, sb.baseUrl, sb.keys[0]), COMMERCE_KEY_SECRET: 'wrong-secret'}
     const rejected = documentOf(await run(['customers', 'list', '--json'], {env: wrong}), 'wrong secret')
     expect(rejected.code).toBe('auth_rejected')
@@ -114,6 +119,24 @@ describe('the error document', () => {
     expect(rate.retry_after).toBeGreaterThanOrEqual(298)
   })
 
+  it('an answer nested 5,000 deep (10 KB) is unexpected_response, in --json and under --debug, never a stack overflow', async () => {
+    const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`
+    const nested = await startFaultyServer((req) =>
+      req.url.endsWith('/auth/tokens') ? TOKEN : {body: `{"id": 1, "data": ${deep}}`, headers: {'content-type': 'application/json'}},
+    )
+    servers.push(nested)
+    const env = {COMMERCE_BASE_URL: nested.url, COMMERCE_CONFIG_DIR: scratchDir(), COMMERCE_KEY_ID: 'k', COMMERCE_KEY_SECRET: 's'}
+    for (const args of [
+      ['customers', 'get', '1'],
+      ['customers', 'list'],
+      ['customers', 'get', '1', '--debug'],
+    ]) {
+      const r = await run([...args, '--json'], {env})
+      expect(documentOf(r, args.join(' '))).toMatchObject({code: 'unexpected_response', exit_code: 1})
+      expect(r.stderr).not.toMatch(/call stack/)
+    }
+  })
+
   it('no sandbox running: one code and one exit code for every command that needs one', async () => {
     const empty = tempConfigDir()
     const env = {COMMERCE_CONFIG_DIR: empty.dir}
@@ -125,6 +148,7 @@ describe('the error document', () => {
       ['sandbox', 'fault', 'add', '--path', '/api/v2/customers', '--status', '500'],
       ['webhooks', 'trigger', 'order.paid'],
       ['auth', 'login', '--sandbox'],
+      ['mcp', '--sandbox'],
     ]) {
       const doc = documentOf(await run([...args, '--json'], {env}), args.join(' '))
       expect(doc.code, args.join(' ')).toBe('sandbox_not_running')

@@ -242,11 +242,11 @@ describe.each([
     // A repeated call that says what it saw refuses; a service that does not say what was refunded refuses it too.
     const again = await callTool(writer, 'orders_refund', {amount: 1, expect_refunded: 0, id: target.paidOrder})
     expect(again.isError).toBe(true)
-    // The fake calls a partly refunded order refunded: then it is its status that refuses (usage).
+    // The fake calls a partly refunded order refunded: then it is its status that refuses (conflict).
     if (target.statesRefunds) {
       expect(again.structuredContent?.error).toMatchObject({code: 'precondition_failed'})
       expect(again.structuredContent?.error.message).toContain('expect_refunded')
-    } else expect(['precondition_failed', 'usage']).toContain(again.structuredContent?.error.code)
+    } else expect(['precondition_failed', 'conflict']).toContain(again.structuredContent?.error.code)
     expect(target.seen().filter((s) => s.method === 'POST' && s.path.endsWith('/refunds'))).toHaveLength(1)
   })
 
@@ -281,6 +281,24 @@ describe.each([
     const listed = await callTool(reader, 'orders_list', {customer_id: target.customer, per_page: 100})
     const ids = (listed.structuredContent?.data as Array<{id: number}>).map((o) => o.id)
     expect(new Set(ids).size).toBe(ids.length)
+  })
+
+  it('a refund of a pending order is a conflict, as on the CLI; a window error names the argument, not a flag', async () => {
+    const made = await callTool(writer, 'orders_create', {
+      currency: 'USD',
+      customer_id: target.customer,
+      idempotency_name: `pending ${Date.now()}`,
+      items: [{product_id: 3, quantity: 1}],
+    })
+    expect(made.isError, made.content[0]?.text).toBeFalsy()
+    const refunds = target.seen().filter((s) => s.path.endsWith('/refunds')).length
+    const refused = await callTool(writer, 'orders_refund', {expect_refunded: 0, id: made.structuredContent?.order.id})
+    expect(refused.structuredContent?.error).toMatchObject({code: 'conflict', exit_code: 2})
+    expect(target.seen().filter((s) => s.path.endsWith('/refunds')).length).toBe(refunds)
+    const window = await callTool(reader, 'orders_stats', {since: 'yesterday-ish'})
+    expect(window.isError).toBe(true)
+    expect(window.structuredContent?.error.message).toMatch(/^since must be/)
+    expect(window.structuredContent?.error.message).not.toContain('--')
   })
 
   it("errors carry the CLI's codes; a new webhook's signing secret stays in the profile", async () => {
