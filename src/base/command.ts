@@ -12,7 +12,7 @@ import {jsonMode, Output, plainError} from '../io/output.js'
 import {sanitize} from '../io/sanitize.js'
 import {IOStreams} from '../io/streams.js'
 import {kebabFlag, spell, type Text} from '../domain/phrase.js'
-import {type Currency, MONEY_UNITS, type MoneyUnit, type OperationId} from '../domain/schema.js'
+import {type Currency, type MoneyUnit, type OperationId} from '../domain/schema.js'
 import {Context} from './context.js'
 import type {PickKind} from '../services/pickers.js'
 import type {ApiClient} from '../api/client.js'
@@ -266,12 +266,11 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
     return this.io.values.moneyUnit ?? (await this.profileMoneyUnit()) ?? 'unknown'
   }
 
+  /** The unit of the service's amounts (config/money-unit.ts decides it; loaded when asked, as it may read the sandbox's state). */
   private async profileMoneyUnit(): Promise<MoneyUnit | undefined> {
-    const unit = await this.ctx.profile().then(
-      (profile) => profile?.money_unit,
-      () => undefined,
-    )
-    return unit && (MONEY_UNITS as readonly string[]).includes(unit) ? (unit as MoneyUnit) : undefined
+    const profile = await this.ctx.profile().catch(() => undefined)
+    const {moneyUnitOf} = await import('../config/money-unit.js')
+    return moneyUnitOf(profile?.money_unit, await this.ctx.knownBaseUrl().catch(() => undefined), this.deps.env)
   }
 
   /** Runs on with this environment instead of the process's (`mcp --sandbox`): the context is made again from it. */

@@ -1,12 +1,11 @@
 /**
  * The sandbox state file (`sandbox.json` in the config directory): written by `sandbox start`, read by
  * `auth login --sandbox`, `webhooks trigger`/`listen` and `sandbox status|stop`. The CLI knows it faces the
- * local sandbox when the base URL is the one recorded here.
+ * local sandbox when the base URL is the one recorded here. Reading it loads no node:crypto (the money unit of a
+ * command's output may ask for it); writing it is sandbox-state-write.ts's.
  */
-import {mkdirSync, rmSync} from 'node:fs'
-import {dirname} from 'node:path'
+import {rmSync} from 'node:fs'
 
-import {writeFileAtomicSync} from '../domain/files.js'
 import {readOwnFileSync} from '../domain/own-file.js'
 import {SANDBOX_STATE_FILE, configPath} from './paths.js'
 import {isProcessAlive} from '../domain/processes.js'
@@ -53,13 +52,6 @@ export function readSandboxState(env: NodeJS.ProcessEnv = process.env): SandboxS
   return state
 }
 
-export function writeSandboxState(state: SandboxState, env: NodeJS.ProcessEnv = process.env): void {
-  const path = sandboxStatePath(env)
-  mkdirSync(dirname(path), {mode: 0o700, recursive: true})
-  // Holds the key secrets: an exclusive 0600 temp file beside it, then rename (src/domain/files.ts).
-  writeFileAtomicSync(path, JSON.stringify(state, null, 2) + '\n')
-}
-
 export function removeSandboxState(env: NodeJS.ProcessEnv = process.env, pid?: number): void {
   const path = sandboxStatePath(env)
   if (pid !== undefined) {
@@ -72,8 +64,13 @@ export function removeSandboxState(env: NodeJS.ProcessEnv = process.env, pid?: n
   rmSync(path, {force: true})
 }
 
+/** The running local sandbox, when `baseUrl` is its address. */
+export function sandboxAt(baseUrl: string, env: NodeJS.ProcessEnv = process.env): SandboxState | undefined {
+  const state = readSandboxState(env)
+  return state !== undefined && state.base_url.replace(/\/+$/, '') === baseUrl.replace(/\/+$/, '') ? state : undefined
+}
+
 /** Whether `baseUrl` is the running local sandbox. */
 export function isSandboxUrl(baseUrl: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  const state = readSandboxState(env)
-  return state !== undefined && state.base_url.replace(/\/+$/, '') === baseUrl.replace(/\/+$/, '')
+  return sandboxAt(baseUrl, env) !== undefined
 }

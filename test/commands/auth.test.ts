@@ -9,7 +9,7 @@ import {existsSync, mkdirSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
-import {writeSandboxState} from '../../src/config/sandbox-state.js'
+import {writeSandboxState} from '../../src/config/sandbox-state-write.js'
 import {tempConfigDir, unwritableConfigDir} from '../helpers/cli.js'
 // In this process, through the commands' seam (test/helpers/in-process.ts): none of these tests needs a process.
 import {runInProcess as run} from '../helpers/in-process.js'

@@ -9,7 +9,7 @@ import {join} from 'node:path'
 
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
 
-import {writeSandboxState} from '../../src/config/sandbox-state.js'
+import {writeSandboxState} from '../../src/config/sandbox-state-write.js'
 import {refusedUrl, run, tempConfigDir} from '../helpers/cli.js'
 import {startFaultyServer} from '../helpers/faulty-server.js'
 import {keyPairEnv, storeProfile} from '../helpers/login.js'

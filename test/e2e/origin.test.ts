@@ -6,7 +6,7 @@
  */
 import {afterAll, beforeAll, beforeEach, afterEach, describe, expect, it} from 'vitest'
 
-import {writeSandboxState} from '../../src/config/sandbox-state.js'
+import {writeSandboxState} from '../../src/config/sandbox-state-write.js'
 import {run, tempConfigDir} from '../helpers/cli.js'
 import {type FaultyServer, startFaultyServer} from '../helpers/faulty-server.js'
 import {readConfig, requestsTo, storeProfile} from '../helpers/login.js'

@@ -6,7 +6,7 @@
  * exec) leaves no process and frees every port.
  */
 import {spawn} from 'node:child_process'
-import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -114,10 +114,15 @@ describe('sandbox exec, as a CI job', () => {
     expect(ok.code, ok.stderr).toBe(0)
     const failing = await job(['--seed', seed, ...set, '--', process.execPath, 'app.mjs'], {APP_EXIT: '7', RECEIVER_PORT: String(receiver)})
     expect(failing.code, failing.stderr).toBe(7)
-    // A command that is not there is exit 2 saying so (the sandbox stopped all the same); no command at all too.
+    // A command that is not there is 127 as a shell says (the sandbox stopped all the same), one that cannot run 126;
+    // no command at all is exit 2.
     const missing = await job(['--', 'no-such-command-of-commerce-tests'])
-    expect(missing.code).toBe(2)
+    expect(missing.code).toBe(127)
     expect(missing.stderr).toContain('no-such-command-of-commerce-tests: no such command (not found on PATH)')
+    const absolute = await job(['--', '/nonexistent/cmd'])
+    expect(absolute.code).toBe(127)
+    writeFileSync(join(work, 'not-executable.sh'), 'echo hi\n', {mode: 0o644})
+    expect((await job(['--', './not-executable.sh'])).code).toBe(126)
     const none = await job([])
     expect(none.code).toBe(2)
     expect(none.stderr).toContain('Name the command to run after --')
@@ -127,7 +132,7 @@ describe('sandbox exec, as a CI job', () => {
     expect(bad.stderr).toMatch(/--set .*nobody/)
   })
 
-  it('--export-on-exit writes the request log, the deliveries and the final records', async () => {
+  it('--export-on-exit writes the request log, the deliveries and the final records, 0600, secrets masked', async () => {
     const out = join(work, 'artifacts')
     const r = await job([
       '--export-on-exit',
@@ -149,8 +154,70 @@ describe('sandbox exec, as a CI job', () => {
       .split('\n')
       .map((line) => JSON.parse(line) as {method: string; path: string})
     expect(requests).toContainEqual(expect.objectContaining({method: 'POST', path: '/api/v2/customers'}))
-    expect(JSON.parse(readFileSync(join(out, 'state.json'), 'utf8')).customers).toHaveLength(1)
+    const state = JSON.parse(readFileSync(join(out, 'state.json'), 'utf8')) as {customers: unknown[]; keys: Array<{key_secret: string}>}
+    expect(state.customers).toHaveLength(1)
+    expect(state.keys.length).toBeGreaterThan(0)
+    for (const key of state.keys) expect(key.key_secret).toBe('[redacted]')
     expect(Array.isArray(JSON.parse(readFileSync(join(out, 'deliveries.json'), 'utf8')))).toBe(true)
+    for (const name of ['requests.jsonl', 'deliveries.json', 'state.json']) expect(statSync(join(out, name)).mode & 0o777, name).toBe(0o600)
+  })
+
+  it('--export-on-exit: links planted in DIR are replaced, never written through; a DIR that is a file is exit 2 before COMMAND', async () => {
+    const out = join(work, 'planted')
+    mkdirSync(out)
+    const victims = ['state.json', 'requests.jsonl', 'deliveries.json'].map((name) => {
+      const victim = join(work, `victim-${name}`)
+      writeFileSync(victim, 'precious\n')
+      symlinkSync(victim, join(out, name))
+      return victim
+    })
+    const r = await job(['--export-on-exit', out, '--', process.execPath, BIN, 'customers', 'list', '--json'])
+    expect(r.code, r.stderr).toBe(0)
+    for (const victim of victims) expect(readFileSync(victim, 'utf8')).toBe('precious\n')
+    for (const name of ['state.json', 'requests.jsonl', 'deliveries.json']) expect(lstatSync(join(out, name)).isSymbolicLink(), name).toBe(false)
+    // A file where DIR should be, or a link to a directory: refused before COMMAND runs.
+    const marker = join(work, 'ran')
+    const file = join(work, 'a-file')
+    writeFileSync(file, '')
+    symlinkSync(out, join(work, 'dir-link'))
+    for (const dir of [file, join(work, 'dir-link')]) {
+      const refused = await job(['--export-on-exit', dir, '--', 'touch', marker])
+      expect(refused.code, refused.stderr).toBe(2)
+      expect(refused.stderr).toContain('--export-on-exit')
+      expect(existsSync(marker)).toBe(false)
+    }
+    // DIR taken away while COMMAND runs: a warning, and exec ends with COMMAND's own status.
+    const gone = join(work, 'gone')
+    const late = await job(['--export-on-exit', gone, '--', 'sh', '-c', `rm -rf ${gone} && touch ${gone} && exit 7`])
+    expect(late.code, late.stderr).toBe(7)
+    expect(late.stderr).toMatch(/Warning: .*not all written/)
+  })
+
+  it('COMMAND gets no COMMERCE_WEBHOOK_SECRET of the caller, and the sandbox is never reached through a proxy', async () => {
+    const r = await job(['--', 'sh', '-c', `env > ${join(work, 'env.txt')} && ${process.execPath} ${BIN} customers list --json`], {
+      COMMERCE_WEBHOOK_SECRET: 'whsec_production',
+      HTTP_PROXY: 'http://127.0.0.1:9',
+      http_proxy: 'http://127.0.0.1:9',
+      NO_PROXY: 'internal.example',
+    })
+    expect(r.code, r.stderr).toBe(0)
+    const env = readFileSync(join(work, 'env.txt'), 'utf8')
+    expect(env).not.toContain('whsec_production')
+    expect(env).toMatch(/^NO_PROXY=internal\.example,127\.0\.0\.1$/m)
+    expect(env).toMatch(/^no_proxy=127\.0\.0\.1$/m)
+  })
+
+  it('the config directory handed to COMMAND is removed when exec is killed, or by the next exec', async () => {
+    const temp = join(work, 'tmp')
+    mkdirSync(temp, {recursive: true})
+    // One left by an exec that died where no watchdog runs (a terminal): the next exec removes it.
+    const left = join(temp, 'commerce-exec-999999999-abcdef')
+    mkdirSync(left)
+    writeFileSync(join(left, 'config.json'), '{}')
+    const r = await job(['--', 'true'], {TMPDIR: temp})
+    expect(r.code, r.stderr).toBe(0)
+    expect(existsSync(left)).toBe(false)
+    expect(readdirSync(temp).filter((n) => n.startsWith('commerce-exec-'))).toEqual([])
   })
 
   it('SIGTERM to the job’s process group mid-run: exec passes it on, exits 143, and leaves no process and a free port', async () => {
@@ -170,8 +237,10 @@ describe('sandbox exec, as a CI job', () => {
     expect(await portFree(sandboxPort(r.stderr))).toBe(true)
   })
 
-  it('SIGKILL of exec alone: the app and the sandbox end with it within 5 s', async () => {
+  it('SIGKILL of exec alone: the app, the sandbox and its config directory end with it within 5 s', async () => {
     const pidFile = join(work, 'app-kill.pid')
+    const temp = join(work, 'tmp-kill')
+    mkdirSync(temp, {recursive: true})
     const exec = spawn(process.execPath, [BIN, 'sandbox', 'exec', '--', process.execPath, 'app.mjs'], {
       cwd: work,
       env: {
@@ -182,6 +251,7 @@ describe('sandbox exec, as a CI job', () => {
         HOME: work,
         PATH: process.env.PATH ?? '',
         RECEIVER_PORT: String(await freePort()),
+        TMPDIR: temp,
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     })
@@ -189,8 +259,12 @@ describe('sandbox exec, as a CI job', () => {
     exec.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
     expect(await eventually(() => existsSync(pidFile), 10_000)).toBe(true)
     const app = Number(readFileSync(pidFile, 'utf8'))
+    const dirs = () => readdirSync(temp).filter((n) => n.startsWith(`commerce-exec-${exec.pid}-`))
+    expect(dirs()).toHaveLength(1)
     exec.kill('SIGKILL')
     expect(await eventually(() => !isProcessAlive(app), 5000), 'the app outlived exec').toBe(true)
     expect(await portFree(sandboxPort(stderr))).toBe(true)
+    // Its config directory (a cached token, the sandbox's key secrets) went with it: the watchdog removed it.
+    expect(await eventually(() => dirs().length === 0, 5000), 'the config directory outlived exec').toBe(true)
   })
 })

@@ -6,7 +6,7 @@ import {rmSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 
-import {writeSandboxState} from '../../src/config/sandbox-state.js'
+import {writeSandboxState} from '../../src/config/sandbox-state-write.js'
 import {computeSignature, signPayload, verifySignature} from '../../src/domain/signature.js'
 import {Inbox, type InboxRecord} from '../../src/webhooks/inbox.js'
 import {run, tempConfigDir} from '../helpers/cli.js'

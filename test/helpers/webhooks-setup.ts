@@ -9,7 +9,7 @@ import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 import {expect} from 'vitest'
 
-import {writeSandboxState} from '../../src/config/sandbox-state.js'
+import {writeSandboxState} from '../../src/config/sandbox-state-write.js'
 import type {SandboxOptions} from '../../src/sandbox/index.js'
 import {BIN, ROOT, run, type RunOptions, tempConfigDir} from './cli.js'
 import {startTestSandbox, type TestSandbox} from './sandbox.js'

@@ -5,7 +5,7 @@
  */
 import {beforeAll, describe, expect, it} from 'vitest'
 
-import {writeSandboxState} from '../../src/config/sandbox-state.js'
+import {writeSandboxState} from '../../src/config/sandbox-state-write.js'
 import {startFaultyServer} from '../helpers/faulty-server.js'
 import {startInTmux} from '../helpers/tmux.js'
 import {useTtyFixture} from '../helpers/tty.js'

@@ -8,14 +8,19 @@ import {execWithSandbox} from '../../services/sandbox/exec.js'
 import {readScenarioWith} from '../../services/sandbox/scenarios.js'
 
 export default class SandboxExec extends BaseCommand<typeof SandboxExec> {
-  static exitCodes = {'0-255': "COMMAND's exit status (128+N when signal N ended it)", '2': 'a bad flag or seed file: COMMAND never ran'}
+  static exitCodes = {
+    '0-255': "COMMAND's exit status (128+N when signal N ended it)",
+    '2': 'a bad flag, seed file or --export-on-exit directory: COMMAND never ran',
+    '126': 'COMMAND was found but could not be started',
+    '127': 'COMMAND was not found',
+  }
   // Its signals are COMMAND's to act on (passed on to it); exec ends when COMMAND does.
   static interruptible = true
   static strict = false
   static summary = `Run a command against a fresh sandbox that lives exactly as long as the command.`
-  static description = `Starts a sandbox in memory on a free loopback port, waits until it answers, seeds it (--seed, --set, --history), runs COMMAND with the environment an app needs, stops the sandbox whatever happens, and exits with COMMAND's status (128+N when signal N ended it). SIGINT, SIGTERM and SIGHUP are passed on to COMMAND. The sandbox never outlives exec, even when exec is killed with SIGKILL: it runs inside exec, and without a terminal COMMAND runs in a process group of its own that a watchdog ends when exec ends.
+  static description = `Starts a sandbox in memory on a free loopback port, waits until it answers, seeds it (--seed, --set, --history), runs COMMAND with the environment an app needs, stops the sandbox whatever happens, and exits with COMMAND's status (128+N when signal N ended it; 127 when COMMAND is not found, 126 when it cannot be started, as a shell says). SIGINT, SIGTERM and SIGHUP are passed on to COMMAND. The sandbox never outlives exec, even when exec is killed with SIGKILL: it runs inside exec, and without a terminal COMMAND runs in a process group of its own that a watchdog ends when exec ends. A process that COMMAND starts in a session of its own (setsid, a daemon) leaves that group: it is not ended with exec, and finds the sandbox gone.
 
-COMMAND gets COMMERCE_BASE_URL, COMMERCE_KEY_ID and COMMERCE_KEY_SECRET: the sandbox and its key pair with every scope, the variables commerce itself reads, so that \`commerce …\` inside COMMAND uses the sandbox. COMMERCE_CONFIG_DIR is a config directory of its own holding the sandbox's state (\`commerce webhooks trigger\` finds it), removed afterwards. COMMERCE_SANDBOX_IDS holds the seed's names and ids as JSON, COMMERCE_ID_<NAME> each seeded entry's id (NAME upper-cased, other characters as _), COMMERCE_WEBHOOK_SECRET_<NAME> each seeded webhook's signing secret (with exactly one, COMMERCE_WEBHOOK_SECRET too). COMMERCE_ACCESS_TOKEN and COMMERCE_PROFILE are not passed on: they would take precedence over the key pair.
+COMMAND gets COMMERCE_BASE_URL, COMMERCE_KEY_ID and COMMERCE_KEY_SECRET: the sandbox and its key pair with every scope, the variables commerce itself reads, so that \`commerce …\` inside COMMAND uses the sandbox. COMMERCE_CONFIG_DIR is a config directory of its own holding the sandbox's state (\`commerce webhooks trigger\` finds it), removed afterwards. COMMERCE_SANDBOX_IDS holds the seed's names and ids as JSON, COMMERCE_ID_<NAME> each seeded entry's id (NAME upper-cased, other characters as _), COMMERCE_WEBHOOK_SECRET_<NAME> each seeded webhook's signing secret (with exactly one, COMMERCE_WEBHOOK_SECRET too). COMMERCE_ACCESS_TOKEN and COMMERCE_PROFILE are not passed on: they would take precedence over the key pair; nor is the caller's COMMERCE_WEBHOOK_SECRET. The sandbox's address is added to NO_PROXY and no_proxy, so that its traffic never goes through a proxy.
 
 Everything after -- is COMMAND and its arguments, taken as they are.`
   static examples = [
@@ -37,7 +42,7 @@ Everything after -- is COMMAND and its arguments, taken as they are.`
     port: Flags.integer({default: 0, description: 'Port to listen on (0: any free port).', max: 65_535, min: 0}),
     'export-on-exit': Flags.string({
       description:
-        'When COMMAND ends, write the request log (requests.jsonl, one JSON object a request), the webhook deliveries (deliveries.json) and the final records (state.json) to DIR.',
+        "When COMMAND ends, write the request log (requests.jsonl, one JSON object a request), the webhook deliveries (deliveries.json) and the final records (state.json, secrets masked) to DIR, made if missing and checked before COMMAND runs; a failure to write is a warning, and the status stays COMMAND's.",
       helpValue: 'DIR',
     }),
   }
@@ -59,6 +64,7 @@ Everything after -- is COMMAND and its arguments, taken as they are.`
             'terminal',
           ),
         ),
+      onWarning: (message) => io.warn(sanitize(message, 'terminal')),
       ownGroup: !this.deps.stdin.isTTY,
       port: flags.port,
       seed,

@@ -8,16 +8,23 @@
  * - SIGINT, SIGTERM and SIGHUP to `exec` are passed to COMMAND, and `exec` exits with COMMAND's status (128+N when a
  *   signal ended it).
  * On a terminal COMMAND stays in `exec`'s process group, so that it can read the terminal and Ctrl-C reaches it.
+ * A process COMMAND starts in a session of its own (`setsid`) leaves that group, and is not ended with it.
+ *
+ * The config directory handed to COMMAND (`commerce-exec-<pid>-…` in the temp folder: a cached token, the sandbox's
+ * key secrets, its log) is removed when exec ends, by the watchdog when exec was killed, and otherwise by the next
+ * exec, which removes any left by a process that no longer runs.
  */
 import {type ChildProcess, spawn} from 'node:child_process'
-import {copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {lstatSync, mkdtempSync, readdirSync, rmSync} from 'node:fs'
 import {constants, tmpdir} from 'node:os'
-import {join, resolve} from 'node:path'
+import {join} from 'node:path'
 
-import {writeSandboxState} from '../../config/sandbox-state.js'
+import {writeSandboxState} from '../../config/sandbox-state-write.js'
 import {option, phrase} from '../../domain/phrase.js'
-import {UsageError} from '../../errors.js'
+import {isProcessAlive} from '../../domain/processes.js'
+import {CliError, UsageError} from '../../errors.js'
 import type {Sandbox} from '../../sandbox/index.js'
+import {checkExportDir, writeExport} from './exec-export.js'
 import {SANDBOX_LOG_FILE} from './process.js'
 import type {ScenarioIds} from './scenarios.js'
 
@@ -33,6 +40,8 @@ export interface ExecOptions {
   ownGroup: boolean
   /** Told once the sandbox answers, before COMMAND starts (a line on stderr). */
   onReady?: (sandbox: Sandbox, ids: ScenarioIds) => void
+  /** Told what went wrong after COMMAND ended (an export that failed): exec still ends with COMMAND's status. */
+  onWarning?: (message: string) => void
 }
 
 /** The variable holding a seeded name's id or a seeded webhook's secret: `COMMERCE_ID_ALICE`, `COMMERCE_WEBHOOK_SECRET_HOOK`. */
@@ -44,13 +53,19 @@ function variableFor(prefix: 'COMMERCE_ID_' | 'COMMERCE_WEBHOOK_SECRET_', name: 
  * What COMMAND is given: the CLI's own variables (so `commerce …` inside it uses the sandbox), a config directory of
  * its own holding the sandbox's state (so `commerce webhooks trigger` finds it), the seed's names and ids, and each
  * seeded webhook's signing secret. COMMERCE_ACCESS_TOKEN and COMMERCE_PROFILE are removed: they would take
- * precedence over the sandbox's key pair.
+ * precedence over the sandbox's key pair; COMMERCE_WEBHOOK_SECRET too, the caller's (a production secret has no
+ * business in a test job). The sandbox's host is added to NO_PROXY and no_proxy: its loopback traffic, the key
+ * secret included, never goes to a proxy.
  */
 function execEnv(base: NodeJS.ProcessEnv, sandbox: Sandbox, ids: ScenarioIds, configDir: string): NodeJS.ProcessEnv {
-  const {COMMERCE_ACCESS_TOKEN: _token, COMMERCE_PROFILE: _profile, ...rest} = base
+  const {COMMERCE_ACCESS_TOKEN: _token, COMMERCE_PROFILE: _profile, COMMERCE_WEBHOOK_SECRET: _secret, ...rest} = base
   const key = sandbox.keys[0]
+  const host = new URL(sandbox.baseUrl).hostname
+  const bypass = (list: string | undefined) => [...(list ?? '').split(',').filter((h) => h.trim() !== ''), host].join(',')
   const env: NodeJS.ProcessEnv = {
     ...rest,
+    NO_PROXY: bypass(base.NO_PROXY),
+    no_proxy: bypass(base.no_proxy),
     COMMERCE_BASE_URL: sandbox.baseUrl,
     COMMERCE_CONFIG_DIR: configDir,
     COMMERCE_KEY_ID: key.key_id,
@@ -70,32 +85,66 @@ function execEnv(base: NodeJS.ProcessEnv, sandbox: Sandbox, ids: ScenarioIds, co
   return env
 }
 
-/** The watchdog: on EOF of its stdin (exec ended), SIGTERM to COMMAND's group, then SIGKILL after 2 s if it is alive. */
+/**
+ * The watchdog: on EOF of its stdin (exec ended), SIGTERM to COMMAND's group, then SIGKILL after 2 s if it is alive,
+ * and the config directory removed.
+ */
 const WATCHDOG = `
 const target = -Number(process.argv[1])
 const alive = () => { try { process.kill(target, 0); return true } catch { return false } }
+const done = () => { try { require('node:fs').rmSync(process.argv[2], {force: true, recursive: true}) } catch {} ; process.exit(0) }
 const end = () => {
   try { process.kill(target, 'SIGTERM') } catch {}
   const deadline = Date.now() + 2000
   const poll = setInterval(() => {
-    if (!alive()) process.exit(0)
-    if (Date.now() > deadline) { try { process.kill(target, 'SIGKILL') } catch {} ; process.exit(0) }
+    if (!alive()) done()
+    if (Date.now() > deadline) { try { process.kill(target, 'SIGKILL') } catch {} ; done() }
   }, 50)
 }
 require('node:fs').createReadStream('', {fd: 0}).on('end', end).on('error', end).on('close', end).resume()
 `
 
-function watchdog(pid: number): ChildProcess {
-  const dog = spawn(process.execPath, ['-e', WATCHDOG, String(pid)], {detached: true, stdio: ['pipe', 'ignore', 'ignore']})
+function watchdog(pid: number, configDir: string): ChildProcess {
+  const dog = spawn(process.execPath, ['-e', WATCHDOG, String(pid), configDir], {detached: true, stdio: ['pipe', 'ignore', 'ignore']})
   dog.unref()
   return dog
+}
+
+const EXEC_DIR_PREFIX = 'commerce-exec-'
+
+/** Removes the config directories of execs that no longer run (killed where no watchdog was: on a terminal). */
+function removeLeftDirs(): void {
+  let names: string[]
+  try {
+    names = readdirSync(tmpdir())
+  } catch {
+    return
+  }
+  for (const name of names) {
+    const pid = Number(new RegExp(`^${EXEC_DIR_PREFIX}(\\d+)-`).exec(name)?.[1])
+    if (!Number.isInteger(pid) || pid === process.pid || isProcessAlive(pid)) continue
+    const path = join(tmpdir(), name)
+    try {
+      const stat = lstatSync(path)
+      if (stat.isDirectory() && (process.getuid === undefined || stat.uid === process.getuid())) rmSync(path, {force: true, recursive: true})
+    } catch {}
+  }
+}
+
+/** The status a shell gives a command it cannot start: 127 not found, 126 found but not runnable. */
+function notStarted(file: string, error: NodeJS.ErrnoException): CliError {
+  return error.code === 'ENOENT'
+    ? new CliError(`${file}: no such command (not found on PATH).`, {code: 'command_not_found'})
+    : new CliError(`${file} could not be started: ${error.message}.`, {code: 'command_not_runnable'})
 }
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 
 /** Runs COMMAND against a fresh sandbox; resolves with the exit status `exec` ends with. */
 export async function execWithSandbox(o: ExecOptions): Promise<number> {
-  const configDir = mkdtempSync(join(tmpdir(), 'commerce-exec-'))
+  const exportDir = o.exportDir === undefined ? undefined : checkExportDir(o.exportDir)
+  removeLeftDirs()
+  const configDir = mkdtempSync(join(tmpdir(), `${EXEC_DIR_PREFIX}${process.pid}-`))
   const {startSandbox} = await import('../../sandbox/server.js')
   let sandbox: Sandbox | undefined
   let dog: ChildProcess | undefined
@@ -134,19 +183,13 @@ export async function execWithSandbox(o: ExecOptions): Promise<number> {
     const child = spawn(file, args, {detached: o.ownGroup, env: execEnv(o.env, sandbox, ids, configDir), stdio: 'inherit'})
     const started = new Promise<void>((resolveStart, reject) => {
       child.once('spawn', resolveStart)
-      child.once('error', (error: NodeJS.ErrnoException) =>
-        reject(
-          new UsageError(
-            error.code === 'ENOENT' ? `${file}: no such command (not found on PATH).` : `${file} could not be started: ${error.message}.`,
-          ),
-        ),
-      )
+      child.once('error', (error: NodeJS.ErrnoException) => reject(notStarted(file, error)))
     })
     const ended = new Promise<number>((resolveEnd) =>
       child.once('exit', (code, signal) => resolveEnd(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0))),
     )
     await started
-    if (o.ownGroup && child.pid !== undefined) dog = watchdog(child.pid)
+    if (o.ownGroup && child.pid !== undefined) dog = watchdog(child.pid, configDir)
     for (const name of SIGNALS) {
       const forward = () => {
         try {
@@ -163,7 +206,10 @@ export async function execWithSandbox(o: ExecOptions): Promise<number> {
     const status = await ended
     // Closed first, so that the request log is whole.
     await sandbox.close()
-    if (o.exportDir) exportRun(o.exportDir, sandbox, configDir)
+    if (exportDir)
+      await writeExport(exportDir, sandbox, join(configDir, SANDBOX_LOG_FILE)).catch((error: unknown) =>
+        o.onWarning?.(`The sandbox's records were not all written to ${exportDir}: ${(error as Error).message}.`),
+      )
     return status
   } finally {
     for (const [name, forward] of forwarders) process.removeListener(name, forward)
@@ -172,14 +218,4 @@ export async function execWithSandbox(o: ExecOptions): Promise<number> {
     await sandbox?.close()
     rmSync(configDir, {force: true, recursive: true})
   }
-}
-
-/** `--export-on-exit DIR`: the request log, the webhook deliveries and the final records, for a job's artifacts. */
-function exportRun(dir: string, sandbox: Sandbox, configDir: string): void {
-  const out = resolve(dir)
-  mkdirSync(out, {recursive: true})
-  const log = join(configDir, SANDBOX_LOG_FILE)
-  if (existsSync(log)) copyFileSync(log, join(out, 'requests.jsonl'))
-  writeFileSync(join(out, 'deliveries.json'), `${JSON.stringify(sandbox.deliveries(), null, 2)}\n`)
-  writeFileSync(join(out, 'state.json'), `${JSON.stringify(sandbox.snapshot(), null, 2)}\n`)
 }
