@@ -14,11 +14,12 @@
  * customers: see customers.ts).
  */
 import {createHash} from 'node:crypto'
-import {closeSync, constants, createReadStream, fstatSync, mkdirSync, openSync, readSync, writeSync} from 'node:fs'
+import {closeSync, createReadStream, fstatSync, mkdirSync, readSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 
 import {configDir, JOURNALS_DIR} from '../config/paths.js'
+import {NotOwnFileError, openOwnFileSync} from '../domain/own-file.js'
 import {type HeldLock, holdLock, LockBusyError} from '../config/lock.js'
 import type {ImportKind} from './rows.js'
 
@@ -39,7 +40,7 @@ export class JournalBusyError extends Error {
 
 export class JournalLinkError extends Error {
   constructor(readonly path: string) {
-    super(`${path} is a symbolic link; a journal is never written through one. Remove it and run the import again.`)
+    super(`${path} is not a file of ours (a link, a FIFO); a journal is never read or written through one. Remove it and run the import again.`)
     this.name = 'JournalLinkError'
   }
 }
@@ -95,10 +96,10 @@ export class Journal {
     const header = {journal: 1, kind: identity.kind, file: identity.file, sha256: identity.sha256, base_url: identity.baseUrl}
     // Appending, never through a link planted at the journal's name (the directory is 0700, but be sure).
     try {
-      journal.fd = openSync(journal.path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), 0o600)
+      journal.fd = openOwnFileSync(journal.path, 'read-append')
     } catch (error) {
       journal.close()
-      if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new JournalLinkError(journal.path)
+      if (error instanceof NotOwnFileError) throw new JournalLinkError(journal.path)
       throw error
     }
     const size = fstatSync(journal.fd).size
@@ -120,7 +121,8 @@ export class Journal {
   }
 
   private async load(expected: Record<string, unknown>): Promise<void> {
-    const lines = createInterface({input: createReadStream(this.path), crlfDelay: Number.POSITIVE_INFINITY})
+    // Read through the descriptor already checked (openOwnFileSync), never the name again.
+    const lines = createInterface({input: createReadStream('', {autoClose: false, fd: this.fd!, start: 0}), crlfDelay: Number.POSITIVE_INFINITY})
     let first = true
     for await (const text of lines) {
       let entry: Record<string, unknown>

@@ -14,7 +14,7 @@
  * - modes 0600 for the file and 0700 for the directory.
  * Nothing else writes config.json.
  */
-import {lstatSync, mkdirSync, readFileSync} from 'node:fs'
+import {lstatSync, mkdirSync} from 'node:fs'
 import {join} from 'node:path'
 
 import type Conf from 'conf'
@@ -200,7 +200,7 @@ export class ConfigStore {
     } catch (error) {
       if (!isUnusableDir(error)) throw error
       // Readable but not writable, and older than this release: migrated in memory, and changes kept there.
-      this.memory = migrateInMemory(parseConfig(readFileSync(this.path, 'utf8'), this.path))
+      this.memory = migrateInMemory(parseConfig(readOwnFileSync(this.path, CONFIG_MAX_BYTES), this.path))
       this.warnMemory(error)
       return {store: this.memory}
     } finally {

@@ -16,10 +16,10 @@
  * same file run again starts the next generation (a new run id), so data that was undone is never "reused".
  */
 import {createHash} from 'node:crypto'
-import {closeSync, constants, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, writeSync} from 'node:fs'
+import {closeSync, fstatSync, ftruncateSync, mkdirSync, readdirSync, readSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 
-import {createWhole} from '../domain/own-file.js'
+import {createWhole, FileTooLargeError, NotOwnFileError, openOwnFileSync, readOwnFileSync} from '../domain/own-file.js'
 import {isObject} from '../domain/json.js'
 import {SCENARIO_KINDS, type ScenarioKind} from '../domain/scenario.js'
 import {CliError} from '../errors.js'
@@ -74,11 +74,17 @@ export class LedgerCorruptError extends CliError {
   }
 }
 
-export class LedgerLinkError extends Error {
-  constructor(readonly path: string) {
-    super(`${path} is a symbolic link; the fixtures ledger is never written through one. Remove it and try again.`)
+export class LedgerLinkError extends CliError {
+  constructor(
+    readonly path: string,
+    what = 'a symbolic link',
+  ) {
+    super(`${path} is ${what}; the fixtures ledger is never read or written through one. Remove it and try again.`)
   }
 }
+
+/** A ledger holds a line per entry of one fixtures file: far under this. */
+const LEDGER_MAX_BYTES = 64 * 1024 * 1024
 
 export function ledgerDir(env: NodeJS.ProcessEnv): string {
   return join(configDir(env), FIXTURES_DIR)
@@ -120,8 +126,10 @@ export class RunLedger {
   static read(path: string): RunLedger | undefined {
     let text: string
     try {
-      text = readFileSync(path, 'utf8')
-    } catch {
+      text = readOwnFileSync(path, LEDGER_MAX_BYTES)
+    } catch (error) {
+      if (error instanceof NotOwnFileError) throw new LedgerLinkError(path, error.message.includes('symbolic') ? undefined : 'not a regular file')
+      if (error instanceof FileTooLargeError) throw new LedgerCorruptError(path, 0, error.message)
       return undefined
     }
     // Empty: a ledger being created by an older release (it wrote the header after creating the file); nothing is
@@ -202,9 +210,9 @@ export class RunLedger {
   private open(): void {
     if (this.fd !== undefined) return
     try {
-      this.fd = openSync(this.path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), 0o600)
+      this.fd = openOwnFileSync(this.path, 'read-append')
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw new LedgerLinkError(this.path)
+      if (error instanceof NotOwnFileError) throw new LedgerLinkError(this.path)
       throw error
     }
     const size = fstatSync(this.fd).size

@@ -6,7 +6,8 @@
  * (the plugin's zsh script already completes those).
  */
 import {createHash} from 'node:crypto'
-import {appendFile, readFile, stat} from 'node:fs/promises'
+import {stat} from 'node:fs/promises'
+import {openOwnFile, readOwnFile} from '../domain/own-file.js'
 import {join} from 'node:path'
 
 import {writeFileAtomic} from '../domain/files.js'
@@ -270,6 +271,9 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
+/** The most a completion script oclif writes can hold (every command's flags): far under this. */
+const SCRIPT_MAX_BYTES = 16 * 1024 * 1024
+
 /** Makes sure the completion scripts are there and current; builds them only when needed. */
 export async function ensureCompletionCache(options: CompletionCacheOptions): Promise<CompletionCacheResult> {
   const bashScript = join(options.cacheDir, 'functions', 'bash', `${options.bin}.bash`)
@@ -279,12 +283,17 @@ export async function ensureCompletionCache(options: CompletionCacheOptions): Pr
   for (const source of options.sources) hash.update('\0').update(source)
   const stamp = hash.digest('hex')
   if (!options.refresh) {
-    const previous = await readFile(stampFile, 'utf8').catch(() => '')
+    const previous = await readOwnFile(stampFile, 1024).catch(() => '')
     if (previous.trim() === stamp && (await exists(bashScript)) && (await exists(zshScript))) return {bashScript, rebuilt: false}
   }
   await options.create()
-  await appendFile(bashScript, bashValueCompletion(options.bin, options.commands, options.topicSeparator))
-  await writeFileAtomic(zshScript, zshWithIds(await readFile(zshScript, 'utf8'), options.bin, options.commands), {mode: 0o644})
+  const bash = await openOwnFile(bashScript, 'append')
+  try {
+    await bash.write(bashValueCompletion(options.bin, options.commands, options.topicSeparator))
+  } finally {
+    await bash.close()
+  }
+  await writeFileAtomic(zshScript, zshWithIds(await readOwnFile(zshScript, SCRIPT_MAX_BYTES), options.bin, options.commands), {mode: 0o644})
   await writeFileAtomic(stampFile, `${stamp}\n`)
   return {bashScript, rebuilt: true}
 }

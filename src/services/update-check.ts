@@ -16,11 +16,11 @@
  * COMMERCE_SKIP_UPDATE_CHECK=1. Why not @oclif/plugin-warn-if-update-available: it cost every command 100-130 ms
  * and printed its notice under --json too (measured, see the issue that asked for this).
  */
-import {closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, renameSync, rmSync} from 'node:fs'
+import {existsSync, lstatSync, mkdirSync, renameSync, rmSync} from 'node:fs'
 import {join, sep} from 'node:path'
 
 import {configDir, configPath} from '../config/paths.js'
-import {readOwnFileSync} from '../domain/own-file.js'
+import {createWhole, readOwnFileSync} from '../domain/own-file.js'
 
 export const UPDATE_STATE_FILE = 'update-check.json'
 export const UPDATE_LOCK_FILE = 'update-check.lock'
@@ -141,9 +141,8 @@ export function claimCheck(env: NodeJS.ProcessEnv, now: number): boolean {
   }
   try {
     mkdirSync(configDir(env), {mode: 0o700, recursive: true})
-    // O_EXCL (on top of O_NOFOLLOW): exactly one of the commands that got here creates it.
-    closeSync(openSync(marker, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600))
-    return true
+    // Created whole or not at all, never through a link: exactly one of the commands that got here creates it.
+    return createWhole(marker, '')
   } catch {
     return false
   }

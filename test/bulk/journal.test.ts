@@ -1,3 +1,4 @@
+import {execFileSync} from 'node:child_process'
 import {spawnSync} from 'node:child_process'
 import {appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {hostname, tmpdir} from 'node:os'
@@ -111,6 +112,14 @@ test('is never opened through a symbolic link planted at its name: a clear error
   symlinkSync(victim, join(d, journalFileName(id)))
   await expect(Journal.open(d, id)).rejects.toThrow(JournalLinkError)
   expect(readFileSync(victim, 'utf8')).toBe('untouched\n')
+  expect(existsSync(join(d, `${journalFileName(id)}.lock`))).toBe(false)
+})
+
+test('a FIFO planted at its name is refused at once, never waited on', async () => {
+  const d = join(dir, 'fifo')
+  mkdirSync(d, {mode: 0o700})
+  execFileSync('mkfifo', [join(d, journalFileName(id))])
+  await expect(Journal.open(d, id)).rejects.toThrow(JournalLinkError)
   expect(existsSync(join(d, `${journalFileName(id)}.lock`))).toBe(false)
 })
 
