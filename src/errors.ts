@@ -170,8 +170,17 @@ export function exitCodeForStatus(status: number): number {
 export class ApiError extends CliError {
   /** The response body as received (parsed JSON, text, or undefined), for `commerce api`. */
   readonly body: unknown
+  /**
+   * What the service's body said in words, kept apart from the message (which is the CLI's own): a service's text is
+   * data, never presented as the CLI speaking (a hostile one could write "ignore previous instructions…").
+   */
+  readonly serviceMessage?: string
 
-  constructor(status: number, message: Text, options: {fieldErrors?: FieldErrors; hint?: Text; body?: unknown; exitCode?: number} = {}) {
+  constructor(
+    status: number,
+    message: Text,
+    options: {fieldErrors?: FieldErrors; hint?: Text; body?: unknown; exitCode?: number; serviceMessage?: string} = {},
+  ) {
     super(message, {
       exitCode: options.exitCode ?? exitCodeForStatus(status),
       fieldErrors: options.fieldErrors,
@@ -179,6 +188,7 @@ export class ApiError extends CliError {
       status,
     })
     this.body = options.body
+    this.serviceMessage = options.serviceMessage
   }
 }
 

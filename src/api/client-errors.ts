@@ -37,20 +37,27 @@ export function networkError(
 }
 
 export function httpError(status: number, body: unknown, req: ApiRequest, loginHint: string | undefined): ApiError {
-  const error = errorFromResponse(status, body)
+  // A request of the CLI's own (the token's) is named by its purpose; any other by its method and path.
+  const error = errorFromResponse(status, body, req.purpose ? undefined : `${req.method} ${req.path.split('?')[0]}`)
   if (status === 401 && loginHint)
     return new ApiError(status, error.message, {
       body,
       fieldErrors: error.fieldErrors,
       hint: `The token was rejected (expired, revoked or invalid). ${loginHint}`,
+      serviceMessage: error.serviceMessage,
     })
   if (req.purpose && status >= 500)
-    return new ApiError(status, `${capitalize(req.purpose)} failed: ${error.message} (HTTP ${status}).`, {body, fieldErrors: error.fieldErrors})
+    return new ApiError(status, `${capitalize(req.purpose)} failed: ${error.message}`, {
+      body,
+      fieldErrors: error.fieldErrors,
+      serviceMessage: error.serviceMessage,
+    })
   if (status >= 500 && !(req.idempotent ?? (req.method === 'GET' || req.method === 'DELETE')))
-    return new ApiError(status, `${error.message} (HTTP ${status}). The outcome of this ${req.method} is unknown, so it was not retried.`, {
+    return new ApiError(status, `${error.message} The outcome of this ${req.method} is unknown, so it was not retried.`, {
       body,
       fieldErrors: error.fieldErrors,
       hint: 'Check whether it took effect before running it again.',
+      serviceMessage: error.serviceMessage,
     })
   return error
 }

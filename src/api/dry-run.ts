@@ -14,9 +14,37 @@ export interface PlannedRequest {
 }
 
 export class DryRunStop extends Error {
+  /** What the checks that ran before the stop found (the order to refund: its status, total, what remains). */
+  readonly checks: Record<string, unknown> = {}
+
   constructor(readonly planned: PlannedRequest) {
     super(`Dry run: ${planned.method} ${planned.url} was not sent.`)
     this.name = 'DryRunStop'
+  }
+}
+
+/**
+ * The one document of a dry run, on every surface (`--dry-run --json`, MCP's `dry_run`): nothing was sent, what would
+ * have been (null when nothing would), and what the checks that ran found.
+ */
+export interface DryRunDocument {
+  dry_run: true
+  sent: false
+  request: PlannedRequest | null
+  checks: Record<string, unknown>
+}
+
+export function dryRunDocument(stop: DryRunStop | null): DryRunDocument {
+  return {checks: stop?.checks ?? {}, dry_run: true, request: stop?.planned ?? null, sent: false}
+}
+
+/** Runs `send`; when a dry run stops at it, the stop carries `checks` (what was checked first) to the document. */
+export async function checked<T>(checks: Record<string, unknown>, send: () => Promise<T>): Promise<T> {
+  try {
+    return await send()
+  } catch (error) {
+    if (error instanceof DryRunStop) Object.assign(error.checks, checks)
+    throw error
   }
 }
 

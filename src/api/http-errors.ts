@@ -73,24 +73,27 @@ export function statusText(status: number): string {
   return STATUS_TEXT[status] ?? (status >= 500 ? 'Server error' : `HTTP ${status}`)
 }
 
-/**
- * The summary line, without the field error it repeats: the service says `Validation failed: status order 1 is
- * pending` beside `{errors: {status: ["order 1 is pending"]}}`, and the field errors are shown anyway (one line
- * each, naming the flag), so the summary keeps only what comes before the colon (`Validation failed`).
- */
-function oncePerProblem(message: string, fieldErrors: FieldErrors | undefined, status: number): string {
-  if (!fieldErrors) return message
-  const repeats = Object.values(fieldErrors).some((list) => list.some((m) => m.trim() !== '' && message.includes(m)))
-  if (!repeats) return message
-  const head = message.split(':', 1)[0].trim()
-  return head !== message.trim() && head !== '' ? head : statusText(status)
+/** The CLI's own words for a status (and the request, when known): what the service did, never what its body claims. */
+export function statusMessage(status: number, request?: string): string {
+  const text = statusText(status)
+  const what = request === undefined ? '' : `: ${request}`
+  if (status === 404) return `Not found (HTTP 404)${what}.`
+  if (status >= 500) return `The service failed: ${text} (HTTP ${status})${what}.`
+  return `The service refused the request: ${text} (HTTP ${status})${what}.`
 }
 
-/** A typed error for a non-2xx response. `retryAfter` is only descriptive here; retries are the client's job. */
-export function errorFromResponse(status: number, body: unknown): ApiError {
+/**
+ * A typed error for a non-2xx response: the message the CLI's own (statusMessage), the body's words kept apart as
+ * `serviceMessage`, its field errors as they are. `retryAfter` is only descriptive here; retries are the client's job.
+ */
+export function errorFromResponse(status: number, body: unknown, request?: string): ApiError {
   const fieldErrors = isObject(body) ? fieldErrorsOf(body) : undefined
-  const message = oncePerProblem(messageOf(body) ?? statusText(status), fieldErrors, status)
-  return new ApiError(status, message, {body, exitCode: exitCodeForStatus(status), fieldErrors})
+  return new ApiError(status, statusMessage(status, request), {
+    body,
+    exitCode: exitCodeForStatus(status),
+    fieldErrors,
+    serviceMessage: messageOf(body),
+  })
 }
 
 /** An unexpected 3xx: redirects are not followed (a bearer token must not travel to another host). */

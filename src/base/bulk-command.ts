@@ -38,6 +38,8 @@ export interface ExportCommandOptions {
   /** `customer`, `order`: names the records in messages. */
   noun: string
   columns: readonly string[]
+  /** The unit of the service's amounts, for the rows that carry money. */
+  moneyUnit?: string
   flags: {format?: RecordFormat; output?: string; concurrency: number; 'escape-formulas'?: boolean}
   /** The documented limit of this list operation, if any (v1 customers). */
   expectedLimit?: number
@@ -61,6 +63,7 @@ export async function exportCommand(options: ExportCommandOptions): Promise<Expo
     escapeFormulas: flags['escape-formulas'],
     expectedLimit: options.expectedLimit,
     format,
+    moneyUnit: options.moneyUnit,
     output: flags.output,
     progress,
     request: options.request,
@@ -231,6 +234,7 @@ export abstract class BulkCommand<T extends typeof Command> extends ApiCommand<T
   protected async exportRecords(spec: Pick<ExportCommandOptions, 'columns' | 'expectedLimit' | 'noun' | 'request'>): Promise<void> {
     await exportCommand({
       ...spec,
+      moneyUnit: await this.moneyUnit(),
       // Reads only: a signal gives up the page in flight at once (nothing to finish), the temp file goes.
       client: await this.ctx.client({signal: this.interrupted}),
       flags: this.flags as ExportCommandOptions['flags'],

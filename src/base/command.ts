@@ -19,6 +19,7 @@ import type {ApiClient} from '../api/client.js'
 import {type CommandDeps, processDeps} from './deps.js'
 import {usageFromParse} from './parse-errors.js'
 import {apiFlags, normalizeEnumValues, outputFlags} from './flags.js'
+import type {Effect} from '../services/command-catalogue.js'
 
 /** The signals that end a command: Ctrl-C, a job's cancel, a terminal that closed. */
 const INTERRUPTS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
@@ -35,8 +36,6 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   static fieldFlags: Record<string, string> = {}
   /** Stops gracefully (finishes what is in progress, prints a summary): Ctrl-C, SIGTERM abort `this.interrupted`. */
   static interruptible = false
-  /** Changes nothing anywhere: a mistyped command's guess of it may run on Enter (hooks/command-not-found.ts). */
-  static readOnly = false
   /**
    * The kind of record its id argument names, when it has one a person may pick (`this.pick()` asks on a terminal) and
    * a shell completes from the account. Declared here only: completion and the docs' lists are generated from it.
@@ -48,8 +47,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
    * or a token's). Declared here only: `npm run generate` writes the lists from it.
    */
   static operations: readonly OperationId[] = []
-  /** Whether it changes the account, when its operations do not say (the sandbox's own commands). */
-  static changesAccount?: boolean
+  /**
+   * What it changes, when its operations do not say (services/command-catalogue.ts `effectOf` decides it for every
+   * surface): `reads` nothing; `local` state only (config, aliases, the local sandbox, the inbox, caches); the
+   * `account`. A mistyped command's guess runs on Enter only when it reads (hooks/command-not-found.ts).
+   */
+  static effect?: Effect
   /** Exit codes it ends with besides the error codes every command shares (docs/errors.md), and what each means. */
   static exitCodes: Readonly<Record<string, string>> = {}
 
@@ -258,19 +261,14 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
     await super.init()
     // How amounts read on a terminal: the profile's money_unit, taken once here and carried by the IOStreams (pipes and
     // --json show raw values; a config file that cannot be read is reported by the command's own read).
-    if (this.io.tableOutput && !this.io.json) this.io.values.moneyUnit = await this.profileMoneyUnit()
+    if (this.io.tableOutput && !this.io.json) this.io.values.moneyUnit = await this.ctx.moneyUnit()
+    // Under --json, every record that carries money says the unit (asked only when one is written).
+    this.output.moneyUnit = () => this.moneyUnit()
   }
 
   /** The profile's money unit (`minor`, `major`), or `unknown`: what --json documents that carry money say beside them. */
   protected async moneyUnit(): Promise<MoneyUnit | 'unknown'> {
-    return this.io.values.moneyUnit ?? (await this.profileMoneyUnit()) ?? 'unknown'
-  }
-
-  /** The unit of the service's amounts (config/money-unit.ts decides it; loaded when asked, as it may read the sandbox's state). */
-  private async profileMoneyUnit(): Promise<MoneyUnit | undefined> {
-    const profile = await this.ctx.profile().catch(() => undefined)
-    const {moneyUnitOf} = await import('../config/money-unit.js')
-    return moneyUnitOf(profile?.money_unit, await this.ctx.knownBaseUrl().catch(() => undefined), this.deps.env)
+    return this.io.values.moneyUnit ?? (await this.ctx.moneyUnit()) ?? 'unknown'
   }
 
   /** Runs on with this environment instead of the process's (`mcp --sandbox`): the context is made again from it. */

@@ -5,7 +5,7 @@
 import {ApiClient, type ClientOptions} from '../api/client.js'
 import {type BaseUrlOverride, credentialHint, type ResolvedCredentials, loginHint, resolveCredentials} from '../api/auth.js'
 import {checkBaseUrl, noBaseUrlHint} from '../api/base-url.js'
-import {type ApiVersion, DEFAULT_API_VERSION} from '../domain/schema.js'
+import {type ApiVersion, DEFAULT_API_VERSION, type MoneyUnit} from '../domain/schema.js'
 import {secondsFromEnv} from '../domain/env.js'
 import {AuthError, UsageError} from '../errors.js'
 import {type ConfigData, ConfigStore, type Profile, selectProfileName} from '../config/config-store.js'
@@ -67,6 +67,13 @@ export class Context {
 
   async profile(): Promise<Profile | undefined> {
     return (await this.data()).profiles?.[await this.profileName()]
+  }
+
+  /** The unit of the service's amounts (config/money-unit.ts decides it; loaded when asked, as it may read the sandbox's state). */
+  async moneyUnit(): Promise<MoneyUnit | undefined> {
+    const profile = await this.profile().catch(() => undefined)
+    const {moneyUnitOf} = await import('../config/money-unit.js')
+    return moneyUnitOf(profile?.money_unit, await this.knownBaseUrl().catch(() => undefined), this.env)
   }
 
   /** --base-url > COMMERCE_BASE_URL > the profile's, unchecked; undefined when none is set. */

@@ -1,15 +1,15 @@
 /**
  * What a failure says, the same for every command: its stable code (src/errors.ts ERROR_CODES), message, exit code,
  * HTTP status, hint, when to retry, and field errors. BaseCommand.catch renders it (Output.error): under --json as the
- * one error document `{"error": {"code", "message", "exit_code", "status", "hint", "retry_after", "errors"}}`
+ * one error document `{"error": {"code", "message", "service_message", "exit_code", "status", "hint", "retry_after", "errors"}}`
  * (schemas/error.schema.json), else as readable lines on stderr.
  */
 import {Errors} from '@oclif/core'
 
 import {LOGIN_HINT} from '../api/auth.js'
 import {spell} from '../domain/phrase.js'
-import {CliError, type ErrorCode, errorCode, EXIT, JqHaltError, RateLimitError} from '../errors.js'
-import {DryRunStop, type PlannedRequest} from '../api/dry-run.js'
+import {ApiError, CliError, type ErrorCode, errorCode, EXIT, JqHaltError, RateLimitError} from '../errors.js'
+import {checked, DryRunStop, dryRunDocument} from '../api/dry-run.js'
 import {redactBody} from '../api/redact.js'
 import {type ErrorRendering, jsonMode, Output, plainError} from '../io/output.js'
 import {sanitize} from '../io/sanitize.js'
@@ -46,6 +46,7 @@ export function describeError(error: Error & {exitCode?: number; oclif?: {exit?:
       exit_code: error.exitCode,
       hint,
       message: spell(error.text, c.flagOf),
+      service_message: error instanceof ApiError ? (error.serviceMessage ?? null) : null,
       retry_after: retryAt ? Math.max(0, Math.ceil((retryAt.getTime() - c.now()) / 1000)) : null,
       status: error.status,
     }
@@ -63,16 +64,20 @@ export function describeError(error: Error & {exitCode?: number; oclif?: {exit?:
   return {...shape('internal', error.message || String(error), c.debug ? null : 'Run again with --debug for details.'), internal: true}
 }
 
-/** A dry run's result: what would have been sent, as JSON under --json, else in words; nothing was sent. */
-export async function renderDryRun(output: Output, planned: PlannedRequest): Promise<void> {
+/** A dry run's result (api/dry-run.ts's one document): as JSON under --json, else in words; nothing was sent. */
+export async function renderDryRun(output: Output, stop: DryRunStop): Promise<void> {
   const {io} = output
-  await output.result({dry_run: true, request: planned}, () => {
+  const document = dryRunDocument(stop)
+  const planned = stop.planned
+  await output.result(document, () => {
     io.out(`Dry run: nothing was sent. It would send ${planned.method} ${sanitize(planned.url, 'terminal')}`)
     for (const [name, value] of Object.entries(planned.headers)) io.out(`${name}: ${sanitize(value, 'terminal')}`)
     if (planned.body !== null) io.out(sanitize(redactBody(JSON.stringify(planned.body, null, 2)), 'terminal'))
+    const checks = Object.entries(document.checks)
+    if (checks.length > 0) io.out(`Checked: ${checks.map(([name, value]) => `${name} ${sanitize(String(value), 'cell')}`).join(', ')}`)
   })
 }
-export {DryRunStop}
+export {checked, DryRunStop}
 
 export interface FailingCommand {
   argv: readonly string[]
@@ -90,7 +95,7 @@ export async function failWith(error: Error, c: FailingCommand): Promise<never> 
   if (error instanceof Errors.ExitError) throw error
   // --dry-run came to the first request that would change something: that request is the result (exit 0).
   if (error instanceof DryRunStop) {
-    await renderDryRun(c.output!, error.planned)
+    await renderDryRun(c.output!, error)
     throw new Errors.ExitError(0)
   }
   if (error instanceof JqHaltError) {

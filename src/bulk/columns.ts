@@ -10,7 +10,7 @@ export type ImportKind = 'customers' | 'orders'
 
 const KNOWN = {
   customers: {fields: ['email', 'name', 'send_invite', 'plan', 'metadata'], ignored: ['id', 'status', 'created_at']},
-  orders: {fields: ['customer_id', 'currency', 'items', 'idempotency_key'], ignored: ['id', 'status', 'total', 'placed_at']},
+  orders: {fields: ['customer_id', 'currency', 'items', 'idempotency_key'], ignored: ['id', 'status', 'total', 'placed_at', 'money_unit']},
 } as const
 
 /** The CSV header check: unknown or missing columns end the import at line 1. */

@@ -12,6 +12,7 @@ import {finished} from 'node:stream/promises'
 import type {ApiRequest} from '../api/client.js'
 import {pages} from '../api/paginate.js'
 import {EXPORT_PER_PAGE} from '../domain/bulk-formats.js'
+import {withMoneyUnit} from '../domain/schema.js'
 import {type AtomicFile, createAtomicFile, fileProblem} from '../domain/files.js'
 import {CliError, interruptedBy, UsageError} from '../errors.js'
 import {option, phrase, type Text} from '../domain/phrase.js'
@@ -32,6 +33,8 @@ export interface ExportOptions {
   columns: readonly string[]
   /** CSV: prefix cells a spreadsheet would run as formulas (`--escape-formulas`). */
   escapeFormulas?: boolean
+  /** The unit of the service's amounts: every row that carries money says it (`money_unit`), as --json's records do. */
+  moneyUnit?: string
   signal?: AbortSignal
   progress?: BulkProgress
 }
@@ -122,7 +125,7 @@ export async function exportRecords(options: ExportOptions): Promise<ExportResul
       for (const record of page) {
         if (signal?.aborted) throw interruptedBy(signal.reason)
         if (target.closed()) break pages
-        const wait = writer.write(record)
+        const wait = writer.write(options.moneyUnit === undefined ? record : withMoneyUnit(record, options.moneyUnit))
         if (wait) await waitOrClosed(wait, target)
         tracker.advance()
       }

@@ -12,7 +12,7 @@ import type {PickKind} from '../services/pick-kinds.js'
  * bash script also completes enum flag values. The plugin's `autocomplete script SHELL` is unchanged.
  */
 export default class Autocomplete extends BaseCommand<typeof Autocomplete> {
-  static readOnly = true
+  static effect = 'reads' as const
   static args = {
     shell: Args.string({description: 'Shell type (default: the current shell).', options: ['zsh', 'bash', 'powershell'], required: false}),
   }

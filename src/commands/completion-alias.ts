@@ -5,6 +5,7 @@ import {aliasCommand} from '../services/aliases.js'
 
 /** What the completion scripts call for a first word that is no command: the command an alias runs, a word a line. */
 export default class CompletionAlias extends BaseCommand<typeof CompletionAlias> {
+  static effect = 'reads' as const
   static hidden = true
   static args = {name: Args.string({required: true})}
   static summary = `An alias's command for shell completion (used by the scripts of \`commerce autocomplete\`).`

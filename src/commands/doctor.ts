@@ -7,7 +7,7 @@ import {type Check, doctor} from '../services/doctor.js'
 export default class Doctor extends ApiCommand<typeof Doctor> {
   static exitCodes = {'0': 'every check passed (warnings allowed)', '1': 'a check failed'}
   static operations: readonly OperationId[] = ['issueToken', 'listProducts', 'listWebhooks']
-  static readOnly = true
+  static effect = 'reads' as const
   static summary = `Check the set-up end to end, and say how to fix what fails.`
   static description = `One line a check, ✓ (fine), ! (works, but look) or ✗ (broken), each with its fix: the CLI and Node and how they were installed; the config directory and its modes; the profile in effect, its origin and where its secret lives; the OS keyring; the token (accepted by the service now, its scopes and expiry); the service (reachable, how fast, Deprecation/Sunset); this machine's clock against the service's; proxy variables and the CA bundle; the endpoints of webhooks listen and whether a listener answers at each; the local sandbox. Every check has its own deadline: the report comes within about 3 s whatever the service does. Exit 0 when nothing failed, 1 otherwise. --json: {"checks": [{"name", "status": "ok"|"warn"|"fail", "detail", "fix"}]}.`
   static examples = ['<%= config.bin %> doctor', '<%= config.bin %> doctor --json | jq \'.checks[] | select(.status != "ok")\'']

@@ -1,7 +1,7 @@
 import {BaseCommand} from '../base/command.js'
 
 export default class Version extends BaseCommand<typeof Version> {
-  static readOnly = true
+  static effect = 'reads' as const
   static summary = `Print the CLI's version, as --version and -v do.`
   static description = `With --json: {"version", "platform", "arch", "node"}.`
   static examples = ['<%= config.bin %> version', '<%= config.bin %> version --json']

@@ -23,6 +23,22 @@ export type Currency = (typeof CURRENCIES)[number]
 export const MONEY_UNITS = ['minor', 'major'] as const
 export type MoneyUnit = (typeof MONEY_UNITS)[number]
 
+/** The fields that hold an amount of money, in every resource the service returns. */
+export const MONEY_FIELDS: readonly string[] = ['total', 'price', 'amount', 'unit_price', 'amount_refunded']
+
+/**
+ * Whether a record carries money (an amount at its top level), and so says its unit beside it under --json: every
+ * record, of a list, a get, an export or --jq's input, through the one rendering (io/output.ts).
+ */
+export function carriesMoney(record: Record<string, unknown>): boolean {
+  return MONEY_FIELDS.some((field) => typeof record[field] === 'number')
+}
+
+/** `record` with its unit beside its amounts (`money_unit`), when it carries money and does not say one already. */
+export function withMoneyUnit<T extends Record<string, unknown>>(record: T, unit: string): T | (T & {money_unit: string}) {
+  return carriesMoney(record) && !Object.hasOwn(record, 'money_unit') ? {...record, money_unit: unit} : record
+}
+
 export const CUSTOMER_STATUSES = ['active', 'invited', 'archived'] as const
 export type CustomerStatus = (typeof CUSTOMER_STATUSES)[number]
 

@@ -36,6 +36,19 @@ export function capitalize(text: string): string {
  */
 export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
 
+/** What jsonText writes as `\uXXXX`: the control characters, and the line and paragraph separators. */
+const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g
+
+/**
+ * `value` as compact JSON in which nothing that could act on a reader is raw: JSON.stringify escapes C0 controls,
+ * and DEL, C1, the bidi controls and U+2028/U+2029 are written as `\uXXXX` too. Lossless (it parses back to
+ * `value`), for text that a model or a host's screen reads (MCP's text content), while machine-facing data stays as
+ * the service sent it.
+ */
+export function jsonText(value: unknown): string {
+  return (JSON.stringify(value) ?? 'null').replace(UNSAFE_IN_JSON, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
 /** `text` with every character of CONTROL_CHARACTERS removed (tabs and newlines become spaces first). */
 export function withoutControls(text: string): string {
   return text.replaceAll(/[\t\r\n]+/g, ' ').replaceAll(CONTROL_CHARACTERS, '')

@@ -10,7 +10,7 @@
  *
  * This replaces @oclif/plugin-not-found, which prompts whenever stdin is a terminal (also when CI is set) and
  * exits 127; the contract says nothing prompts under CI and that invalid usage is exit 2. On a terminal that
- * may prompt, it offers to run the suggestion (Enter runs it only when the command is `readOnly`); otherwise it
+ * may prompt, it offers to run the suggestion (Enter runs it only when the command only reads: `effectOf`); otherwise it
  * names it and exits 2 (a JSON error with --json).
  */
 import {existsSync, readFileSync} from 'node:fs'
@@ -24,6 +24,7 @@ import {EXIT, UsageError} from '../errors.js'
 import {promptYesNo} from '../io/prompt.js'
 import {sanitize} from '../io/sanitize.js'
 import {aliasTableOf} from '../services/aliases.js'
+import {effectOf} from '../services/command-catalogue.js'
 import {jsonMode, Output, plainError} from '../io/output.js'
 import {editDistance} from '../domain/suggest.js'
 import {IOStreams} from '../io/streams.js'
@@ -211,7 +212,8 @@ const hook: Hook<'command_not_found'> = async function (options) {
   if (found && io.canPrompt() && !io.json) {
     // A guess that changes anything (refund, delete, import...) runs only on a y typed for it: Enter says no, and a
     // --yes on the mistyped line answers the command's own question, never this one. A read may run on Enter.
-    const readOnly = found.topic || (!found.alias && config.findCommand(found.id)?.readOnly === true)
+    const command = found.alias ? undefined : config.findCommand(found.id)
+    const readOnly = found.topic || (command !== undefined && effectOf(command, config.pjson.name) === 'reads')
     const question = `"${typed}" is not a ${config.bin} command. Did you mean \`${shown}\`?`
     const yes = await promptYesNo(io, question, readOnly).catch(() => false)
     // An alias runs as typed with its name right: expanded by this hook again.

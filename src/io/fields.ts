@@ -12,6 +12,7 @@
  */
 import {closest, oneSlip} from '../domain/suggest.js'
 import {UsageError} from '../errors.js'
+import {MONEY_FIELDS} from '../domain/schema.js'
 
 type Row = Record<string, unknown>
 
@@ -116,5 +117,7 @@ export function fieldValue(record: Row, name: string): unknown {
 export function project(record: Row, fields: readonly string[]): Row {
   const out: Row = {}
   for (const name of fields) out[name] = fieldValue(record, name) ?? null
+  // An amount kept keeps the unit it is in (io/output.ts labels every record that carries money).
+  if (Object.hasOwn(record, 'money_unit') && fields.some((name) => MONEY_FIELDS.includes(name))) out.money_unit = record.money_unit
   return out
 }

@@ -19,6 +19,7 @@ const renderer = () => import('./render.js')
 import {sanitize} from './sanitize.js'
 import {wrapWords} from './wrap.js'
 import type {IOStreams} from './streams.js'
+import {carriesMoney, withMoneyUnit} from '../domain/schema.js'
 
 type Row = Record<string, unknown>
 
@@ -42,6 +43,8 @@ export interface ErrorBody {
   /** A stable name (src/errors.ts ERROR_CODES). */
   code: string
   message: string
+  /** What the service's answer said in words, kept apart from `message` (the CLI's own); null when it said none. */
+  service_message: string | null
   exit_code: number
   /** The HTTP status when the error came from a response. */
   status: number | null
@@ -61,7 +64,7 @@ export interface ErrorRendering extends ErrorBody {
 
 /** A failure the CLI found itself, by its code: the code's exit code, no status, no field errors. */
 export function plainError(code: ErrorCode, message: string, hint?: string | null): ErrorRendering {
-  return {code, errors: {}, exit_code: ERROR_CODES[code].exit, hint: hint ?? null, message, retry_after: null, status: null}
+  return {code, errors: {}, exit_code: ERROR_CODES[code].exit, hint: hint ?? null, message, retry_after: null, service_message: null, status: null}
 }
 
 /**
@@ -72,8 +75,18 @@ export type JsonFilter = (document: unknown) => unknown
 
 export class Output {
   private filter?: JsonFilter
+  /** The unit of the service's amounts, asked once when a record that carries money is written as JSON. */
+  moneyUnit?: () => Promise<string>
+  private unit?: Promise<string>
 
   constructor(readonly io: IOStreams) {}
+
+  /** A record as JSON writes it: one that carries money says its unit beside it (`money_unit`), as the service's own fields. */
+  private async labelled(record: Row): Promise<Row> {
+    if (!this.moneyUnit || !carriesMoney(record)) return record
+    this.unit ??= this.moneyUnit()
+    return withMoneyUnit(record, await this.unit)
+  }
 
   /** --json: stdout carries exactly one JSON document (read-only; decided by BaseCommand). */
   get json(): boolean {
@@ -106,17 +119,18 @@ export class Output {
     if (!this.json) return (await renderer()).renderListHuman(this.io, records, options)
     if (this.filter) {
       const all: Row[] = []
-      for await (const record of records) all.push(record)
+      for await (const record of records) all.push(await this.labelled(record))
       await this.document(all)
       return all.length
     }
     let count = 0
+    const labelled = (record: Row) => this.labelled(record)
     await writeJsonArray(
       this.io,
       (async function* () {
         for await (const record of records) {
           count++
-          yield JSON.stringify(record)
+          yield JSON.stringify(await labelled(record))
         }
       })(),
       '\n',
@@ -125,9 +139,9 @@ export class Output {
   }
 
   /** One resource: the object with --json, else a field/value table (TTY) or `field<TAB>value` lines (pipe). */
-  async record(record: Row, fields?: readonly string[], o: {moneyUnit?: string} = {}): Promise<void> {
+  async record(record: Row, fields?: readonly string[]): Promise<void> {
     // A record that carries money says its unit in JSON (a person's view shows amounts in it already).
-    if (this.json) return this.document(o.moneyUnit === undefined ? record : {...record, money_unit: o.moneyUnit})
+    if (this.json) return this.document(await this.labelled(record))
     await (await renderer()).renderRecordHuman(this.io, record, fields)
   }
 
@@ -183,9 +197,9 @@ export class Output {
   error(error: ErrorRendering): void {
     const {io} = this
     if (io.jsonErrors && !io.resultStarted) {
-      const {code, errors, exit_code, hint, message, retry_after, status} = error
+      const {code, errors, exit_code, hint, message, retry_after, service_message, status} = error
       // In the documented order (docs/errors.md), for a person reading it too.
-      const body: ErrorBody = {code, message, exit_code, status, hint, retry_after, errors}
+      const body: ErrorBody = {code, message, service_message, exit_code, status, hint, retry_after, errors}
       io.out(JSON.stringify({error: body}))
       // Said on stderr as well, for a person reading a job's log (at the width of a terminal, whatever it is).
       io.info(wrapWords(sanitize(message, 'terminal'), io.width('stderr')))
@@ -193,6 +207,7 @@ export class Output {
       return
     }
     const lines = [io.chalk.red('Error: ') + sanitize(error.message, 'terminal')]
+    if (saysMore(error)) lines.push(`  The service said: ${sanitize(error.service_message!, 'terminal')}`)
     const flags = error.fieldFlags ?? {}
     for (const [field, messages] of Object.entries(error.errors)) {
       const flag = flags[field] ?? flags[field.replace(/\.\d+(\..*)?$/, '')]
@@ -202,6 +217,20 @@ export class Output {
     if (error.stack) lines.push(io.chalk.dim(sanitize(error.stack, 'terminal')))
     io.info(lines.join('\n'))
   }
+}
+
+/**
+ * Whether the service's words add to what a person reads anyway: not when they only name the status the message
+ * names, or repeat a field error shown on its own line (`Validation failed: email has already been taken`).
+ */
+function saysMore(error: ErrorRendering): boolean {
+  const said = error.service_message?.trim()
+  if (!said) return false
+  const problems = Object.values(error.errors).flat()
+  const head = said.split(':', 1)[0].trim()
+  const rest = said.slice(head.length + 1).trim()
+  const known = (text: string) => text === '' || error.message.includes(text) || problems.some((p) => p.trim() !== '' && text.includes(p.trim()))
+  return !(known(said) || (known(head) && known(rest)))
 }
 
 /** One resource through Output (for code that holds only an IOStreams). */

@@ -3,7 +3,7 @@
  * terminal is a usage error that names the flag to pass instead (`needFlag`). Ctrl-C at a prompt rejects with
  * inquirer's ExitPromptError, which BaseCommand.catch turns into exit 130 (the one place it is handled).
  */
-import {DeclinedError, UsageError} from '../errors.js'
+import {ApiError, DeclinedError, UsageError} from '../errors.js'
 import {sanitize} from './sanitize.js'
 import {wrapWords} from './wrap.js'
 import type {IOStreams} from './streams.js'
@@ -36,9 +36,15 @@ function labelled(label: string): string {
   return sanitize(label, 'cell')
 }
 
-/** A failing source's error, as the prompt's error line shows it (its message escaped; its kind kept). */
+/** A failing source's error, as the prompt's error line shows it (its message escaped, the service's words as its; its kind kept). */
 function shownError(io: IOStreams, error: unknown): Error {
-  const safe = new Error(asked(io, error instanceof Error ? error.message : String(error)))
+  const text =
+    error instanceof ApiError && error.serviceMessage
+      ? `The service said (HTTP ${error.status}): ${error.serviceMessage}`
+      : error instanceof Error
+        ? error.message
+        : String(error)
+  const safe = new Error(asked(io, text))
   if (error instanceof Error) safe.name = error.name
   return safe
 }

@@ -24,6 +24,11 @@ export const page = (item: string): Schema =>
 const METADATA = ref('Metadata')
 
 export const SCHEMAS: Record<string, Schema> = {
+  // Every amount of money, named once: generated clients then have one type that says what the number counts.
+  Amount: decided(
+    integer({minimum: 0, 'x-money-unit': 'minor'}),
+    "An amount of money: an integer count of the currency's minor unit (cents of USD and EUR, pence of GBP). The spec shows no unit: this is the sandbox's; `commerce` says it beside every amount as money_unit: minor.",
+  ),
   Address: decided(
     object({city: string(), country: string(), id: integer(), line1: string(), postal_code: string()}, ['id']),
     'An embedded address (`include=addresses`): not shown in the spec.',
@@ -81,7 +86,7 @@ export const SCHEMAS: Record<string, Schema> = {
       ref('OrderSummary'),
       object(
         {
-          amount_refunded: decided(integer({minimum: 0}), 'What was refunded so far.'),
+          amount_refunded: decided({allOf: [ref('Amount')]}, 'What was refunded so far.'),
           items: {items: ref('OrderItem'), type: 'array'},
           refunds: {items: ref('Refund'), type: 'array'},
         },
@@ -98,16 +103,16 @@ export const SCHEMAS: Record<string, Schema> = {
     ['customer_id', 'currency', 'items'],
   ),
   OrderItemCreate: object({product_id: integer({minimum: 1}), quantity: integer({minimum: 1})}),
-  OrderItem: object({product_id: integer(), quantity: integer(), unit_price: integer()}, ['unit_price']),
+  OrderItem: object({product_id: integer(), quantity: integer(), unit_price: ref('Amount')}, ['unit_price']),
   OrderSummary: object(
     {
-      amount_refunded: decided(integer({minimum: 0}), 'What was refunded so far (in the list too: not shown in the spec).'),
+      amount_refunded: decided({allOf: [ref('Amount')]}, 'What was refunded so far (in the list too: not shown in the spec).'),
       currency: string({enum: [...CURRENCIES]}),
       customer_id: integer(),
       id: integer(),
       placed_at: string({format: 'date-time'}),
       status: string({enum: [...ORDER_STATUSES]}),
-      total: integer(),
+      total: ref('Amount'),
     },
     ['id', 'customer_id', 'status', 'total', 'currency', 'placed_at'],
   ),
@@ -119,14 +124,14 @@ export const SCHEMAS: Record<string, Schema> = {
       id: integer(),
       in_stock: {type: 'boolean'},
       name: string(),
-      price: integer(),
+      price: ref('Amount'),
     },
     ['id', 'name', 'price', 'currency', 'in_stock'],
   ),
   Refund: decided(
     object(
       {
-        amount: integer(),
+        amount: ref('Amount'),
         created_at: string({format: 'date-time'}),
         currency: string(),
         id: integer(),
@@ -138,7 +143,7 @@ export const SCHEMAS: Record<string, Schema> = {
     'Fields of a refund record are not shown in the spec.',
   ),
   RefundCreate: decided(
-    object({amount: integer({minimum: 1}), reason: string()}),
+    object({amount: {allOf: [ref('Amount'), {minimum: 1}]}, reason: string()}),
     'The refund body is not shown: `amount` (default: what is left), `reason`.',
   ),
   Token: object({access_token: string(), expires_in: integer(), scopes: {items: string(), type: 'array'}, token_type: string()}, [

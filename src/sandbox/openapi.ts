@@ -27,7 +27,7 @@ const SCOPE_DESCRIPTIONS: Record<string, string> = {
 }
 
 /** The document's `info.version`: bumped when what it describes changes. */
-export const SANDBOX_API_VERSION = '1.5.0'
+export const SANDBOX_API_VERSION = '1.6.0'
 
 /** What each operation answers when it succeeds, and the bodies it takes. */
 const SHAPES: Record<string, {status: number; schema?: string; body?: string; description: string}> = {

@@ -17,7 +17,7 @@ import {createOrder} from './orders.js'
 function rowRejection(error: unknown, statuses: readonly number[]): string | undefined {
   if (!(error instanceof ApiError) || error.status === null || !statuses.includes(error.status)) return undefined
   const fields = Object.entries(error.fieldErrors ?? {}).flatMap(([field, messages]) => messages.map((m) => `${field} ${m}`))
-  return fields.length > 0 ? fields.join('; ') : error.message
+  return fields.length > 0 ? fields.join('; ') : (error.serviceMessage ?? error.message)
 }
 
 /** Answers about one row: bad input (400, 422), a conflict (409), a body too large for the service (413). */

@@ -1,19 +1,22 @@
 /**
  * The CLI described to a program (`commerce commands --json`), and the lists generated from the same declarations
  * (scripts/generated-docs.ts): what each command says of itself on its class (`static operations`, `pick`,
- * `readOnly`, `changesAccount`, `exitCodes`), read from oclif's manifest without loading a command.
+ * `effect`, `exitCodes`), read from oclif's manifest without loading a command. What a command changes is decided here
+ * (`effectOf`), once, for `commands --json`, the generated docs and the did-you-mean guard.
  */
 import type {Command} from '@oclif/core'
 
 import {OPERATIONS, type OperationId} from '../domain/schema.js'
 import {ERROR_CODES} from '../errors.js'
 
+/** What a command changes: nothing; only local state (config, aliases, the local sandbox, the inbox, caches); the account. */
+export type Effect = 'reads' | 'local' | 'account'
+
 /** What a command's class declares, as the manifest carries it (BaseCommand's statics). */
 export interface Declared {
   operations?: readonly OperationId[]
   pick?: string
-  readOnly?: boolean
-  changesAccount?: boolean
+  effect?: Effect
   exitCodes?: Record<string, string>
 }
 
@@ -30,20 +33,36 @@ export interface FlagOut {
   global: boolean
 }
 
-/** Operations that only read, or only handle the caller's token: they change no record of the account. */
-const NO_CHANGE = new Set<string>(['issueToken', 'revokeToken'])
+/** An operation that is no read but changes no record of the account: a token is issued to the caller. */
+const NO_CHANGE = new Set<string>(['issueToken'])
+
+/** The commands of oclif's own plugins that we ship (they declare nothing of ours). */
+const OCLIF_EFFECTS: Readonly<Record<string, Effect>> = {
+  help: 'reads',
+  plugins: 'reads',
+  'plugins:inspect': 'reads',
+  'plugins:install': 'local',
+  'plugins:link': 'local',
+  'plugins:reset': 'local',
+  'plugins:uninstall': 'local',
+  'plugins:unlink': 'local',
+  'plugins:update': 'local',
+}
+
+const EFFECTS: readonly Effect[] = ['reads', 'local', 'account']
 
 /**
- * Whether a command changes the account: as declared, else as its operations say (any but a read or a token's);
- * a command of ours with no operation changes only local things; a plugin's command is counted as changing it unless
- * it says it only reads.
+ * What a command changes: as it declares (`static effect`), else as its operations say (any but a read or a token's
+ * issue changes the account; revoking a token does), else as oclif's own plugins are known to; anything else (a
+ * plugin's command that says nothing) is counted as changing the account. Undefined for a command of ours that
+ * neither declares nor makes an operation: test/build/registries.test.ts refuses one.
  */
-export function changesAccount(c: Command.Loadable & Declared, ourPlugin: string): boolean {
-  if (typeof c.changesAccount === 'boolean') return c.changesAccount
+export function effectOf(c: Command.Loadable & Declared, ourPlugin: string): Effect | undefined {
+  if (c.effect !== undefined && EFFECTS.includes(c.effect)) return c.effect
   const ops = (c.operations ?? []).filter((op) => Object.hasOwn(OPERATIONS, op))
-  if (ops.length > 0) return ops.some((op) => OPERATIONS[op].method !== 'GET' && !NO_CHANGE.has(op))
-  if (c.readOnly === true) return false
-  return c.pluginName !== ourPlugin
+  if (ops.length > 0) return ops.some((op) => OPERATIONS[op].method !== 'GET' && !NO_CHANGE.has(op)) ? 'account' : 'reads'
+  if (Object.hasOwn(OCLIF_EFFECTS, c.id)) return OCLIF_EFFECTS[c.id]
+  return c.pluginName === ourPlugin ? undefined : 'account'
 }
 
 function flagsOf(c: Command.Loadable): FlagOut[] {
@@ -96,7 +115,8 @@ export function describeCommands(commands: readonly Command.Loadable[], bin: str
         flags: flagsOf(c),
         examples: (c.examples ?? []).map((e) => (typeof e === 'string' ? e : e.command).replaceAll('<%= config.bin %>', bin)),
         aliases: c.aliases ?? [],
-        changes_account: changesAccount(c, ourPlugin),
+        effect: effectOf(c, ourPlugin) ?? 'account',
+        changes_account: (effectOf(c, ourPlugin) ?? 'account') === 'account',
         operations: (c.operations ?? [])
           .filter((op) => Object.hasOwn(OPERATIONS, op))
           .map((op) => ({id: op, method: OPERATIONS[op].method, path: OPERATIONS[op].path, versions: [...OPERATIONS[op].versions]})),

@@ -72,6 +72,11 @@ export async function createCustomer(client: ApiClient, input: CustomerInput, ve
   )
 }
 
+/** What a delete checks first, as its dry run and its result say it: the customer it would delete. */
+export function deleteFacts(customer: Customer): Record<string, unknown> {
+  return {customer: {email: customer.email, id: customer.id, name: customer.name}}
+}
+
 /** v2 only: operations that exist only in v2 always use it, whatever the profile's version. */
 export async function updateCustomer(client: ApiClient, id: number, input: CustomerInput): Promise<Customer> {
   const body = customerBody(input)

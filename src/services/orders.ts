@@ -187,6 +187,21 @@ export interface RefundCheck {
   remaining: number
 }
 
+/** What a refund's checks found, as a dry run and a result say it (amounts in the service's money unit). */
+export function refundFacts(check: RefundCheck): Record<string, unknown> {
+  const before = check.order.total - check.remaining
+  return {
+    amount: check.amount,
+    currency: check.order.currency,
+    order_id: check.order.id,
+    refunded_after: before + check.amount,
+    refunded_before: before,
+    remaining_after: check.remaining - check.amount,
+    status: check.order.status,
+    total: check.order.total,
+  }
+}
+
 /**
  * The checks a refund makes before anything is sent (a command's confirmation, an agent's dry run): the order is
  * paid or shipped, what has been refunded so far is what `expectRefunded` says (a re-run that would refund twice

@@ -27,9 +27,16 @@ describe('what a command declares on its class', () => {
   it('every command that talks to the service declares the operations it makes, or that it may change anything (api)', () => {
     const missing = files.filter((file) => {
       const text = source(file)
-      return /extends (ApiCommand|BulkCommand)\b/.test(text) && !DECLARED_OPERATIONS.test(text) && !/static changesAccount = true/.test(text)
+      return /extends (ApiCommand|BulkCommand)\b/.test(text) && !DECLARED_OPERATIONS.test(text) && !/static effect = '(account|local)'/.test(text)
     })
     expect(missing.map(idOf), 'declare `static operations` on each').toEqual([])
+  })
+
+  it('every command says what it changes: its operations, or `static effect` (reads, local, account)', () => {
+    const silent = files.filter(
+      (file) => !DECLARED_OPERATIONS.test(source(file)) && !/static effect = '(reads|local|account)' as const/.test(source(file)),
+    )
+    expect(silent.map(idOf), "declare `static effect = 'reads' | 'local' | 'account' as const` on each").toEqual([])
   })
 
   it('every operation of the service is made by some command, and every declared one exists', () => {

@@ -278,7 +278,7 @@ describe('api: what goes on the wire', () => {
     )
     const [json, plain] = await Promise.all([api(['v2/customers', '--paginate', '--json'], env), api(['v2/customers', '--paginate'], env)])
     expect(json.code).toBe(4)
-    expect(json.json()).toMatchObject({error: {message: 'gone', status: 404}})
+    expect(json.json()).toMatchObject({error: {service_message: 'gone', status: 404}})
     expect(plain.code).toBe(4)
     expect(plain.stdout).not.toContain('[')
   })
@@ -296,7 +296,9 @@ describe('api: what goes on the wire', () => {
     let r = await api(['customers'], env)
     expect(r.code).toBe(1)
     expect(r.stdout).toBe(html + '\n')
-    expect(r.stderr).toMatch(/^Error: 502 Bad Gateway/)
+    expect(r.stderr).toMatch(
+      /^Error: The service failed: Internal server error \(HTTP 500\): GET \S*customers\.\n {2}The service said: 502 Bad Gateway/,
+    )
     expect(fx.faulty!.requests).toHaveLength(3)
 
     r = await api(['v2/customers', '-F', 'name=x', '--no-validate'], env)
@@ -307,7 +309,7 @@ describe('api: what goes on the wire', () => {
 
     r = await api(['customers', '--json', '--max-wait', '0'], env)
     expect(r.code).toBe(1)
-    expect(r.json()).toMatchObject({error: {message: '502 Bad Gateway', status: 500}})
+    expect(r.json()).toMatchObject({error: {service_message: '502 Bad Gateway', status: 500}})
   })
 
   it('usage errors are exit 2 and send nothing', async () => {

@@ -355,7 +355,18 @@ describe('lists from a service that pages its own way', () => {
         : {body: {message: 'gone'}, status: 404}
     const r = await against(secondFails, ['customers', 'list', '--all', '--per-page', '1', '--json'])
     expect(r.code).toBe(4)
-    expect(r.json()).toEqual({error: {code: 'not_found', errors: {}, exit_code: 4, hint: null, message: 'gone', retry_after: null, status: 404}})
+    expect(r.json()).toEqual({
+      error: {
+        code: 'not_found',
+        errors: {},
+        exit_code: 4,
+        hint: null,
+        message: expect.stringMatching(/^Not found \(HTTP 404\): GET \S*customers\.$/),
+        retry_after: null,
+        service_message: 'gone',
+        status: 404,
+      },
+    })
   })
 
   it('a --json list larger than the 8 MiB buffer streams out; a failure after that leaves the array unterminated and the error on stderr', async () => {
@@ -380,7 +391,8 @@ describe('lists from a service that pages its own way', () => {
     expect(r.stdout.startsWith('[\n{')).toBe(true)
     expect(() => JSON.parse(r.stdout)).toThrow()
     expect(r.stdout).not.toContain('"error"')
-    expect(r.stderr).toContain('Error: gone')
+    expect(r.stderr).toContain('Error: Not found (HTTP 404)')
+    expect(r.stderr).toContain('The service said: gone')
   }, 60_000)
 
   it('no meta, and a service that ignores page: --all stops at the first repeated page', async () => {
@@ -455,7 +467,7 @@ describe('error bodies of any shape give a readable message', () => {
       ['customers', 'get', '5', '--json'],
     )
     expect(r.code).toBe(4)
-    expect(r.json()).toMatchObject({error: {code: 'not_found', message: 'Nested message from the service', status: 404}})
+    expect(r.json()).toMatchObject({error: {code: 'not_found', service_message: 'Nested message from the service', status: 404}})
   })
 
   it('an errors list [{field, message}] names the field and its flag', async () => {
@@ -712,7 +724,8 @@ describe('messages that are right', () => {
     fx.faulty = await startFaultyServer(() => ({body: {message: 'boom'}, status: 500}))
     const failed = await run(['customers', 'list'], {env: keyPairEnv(tempDir(), fx.faulty.url, key)})
     expect(failed.code).toBe(1)
-    expect(failed.stderr).toContain('The token request failed: boom (HTTP 500).')
+    expect(failed.stderr).toContain('The token request failed: The service failed: Internal server error (HTTP 500)')
+    expect(failed.stderr).toContain('The service said: boom')
     expect(failed.stderr).not.toMatch(/POST|outcome/)
   })
 
@@ -736,7 +749,7 @@ describe('messages that are right', () => {
     expect(notLoggedIn.code).toBe(3)
     expect(notLoggedIn.stderr).toContain(`commerce auth login --profile staging --base-url ${fx.faulty.url}`)
     const noUrl = await run(['customers', 'list', '--profile', 'staging'], {env: {COMMERCE_CONFIG_DIR: dir}})
-    expect(noUrl.code).toBe(2)
+    expect(noUrl.code).toBe(3)
     expect(noUrl.stderr).toContain('commerce auth login --profile staging --base-url URL')
     const rejected = await run(['orders', 'list', '--profile', 'staging', '--api-version', 'v1'], {
       env: {COMMERCE_ACCESS_TOKEN: 'expired', COMMERCE_BASE_URL: fx.faulty.url, COMMERCE_CONFIG_DIR: dir},

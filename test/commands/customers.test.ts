@@ -205,6 +205,7 @@ describe('customers: service errors', () => {
       hint: null,
       message: expect.any(String),
       retry_after: null,
+      service_message: expect.any(String),
       status: 422,
     })
     // The values are in the document, not "above": stderr does not point there.
@@ -227,7 +228,7 @@ describe('customers: service errors', () => {
     ])
     expect(list.code, list.stderr).toBe(0)
     expect(created.code).toBe(3)
-    expect(created.json().error).toMatchObject({message: expect.stringContaining('orders:write'), status: 403})
+    expect(created.json().error).toMatchObject({service_message: expect.stringContaining('orders:write'), status: 403})
   })
 })
 

@@ -11,6 +11,7 @@ import {beforeAll, describe, expect, it} from 'vitest'
 import {type Sandbox, startSandbox} from '../../src/sandbox/index.js'
 // In this process, through the commands' seam (test/helpers/in-process.ts): none of these tests needs a process.
 import {runInProcess as run} from '../helpers/in-process.js'
+import {tempConfigDir} from '../helpers/cli.js'
 import {useSandboxFixture} from '../helpers/sandbox-fixture.js'
 import {startFaultyServer} from '../helpers/faulty-server.js'
 import {type Key, issueToken, keyPairEnv, occurrences, requestsTo, startRecorder} from '../helpers/login.js'
@@ -369,5 +370,53 @@ describe('money under --json', () => {
     const config = await run(['config', 'set', 'money_unit', 'minor'], {env: env()})
     expect(config.code, config.stderr).toBe(0)
     expect((await orders(['get', String(order.id), '--json'])).json()).toMatchObject({money_unit: 'minor'})
+  })
+})
+
+describe('money says its unit on every surface', () => {
+  it('orders list --json: each record says money_unit (as the profile states it), --jq reads it, --fields keeps it beside an amount', async () => {
+    await createOrder()
+    // A profile that does not say: unknown, still said.
+    const unsaid = tempConfigDir()
+    expect((await orders(['list', '--json'], {COMMERCE_CONFIG_DIR: unsaid.dir})).json<Array<{money_unit: string}>>()[0].money_unit).toBe('unknown')
+    unsaid.cleanup()
+    const said = tempConfigDir()
+    const minor = {COMMERCE_CONFIG_DIR: said.dir}
+    const set = await run(['config', 'set', 'money_unit', 'minor'], {env: env(minor)})
+    expect(set.code, set.stderr).toBe(0)
+    const list = await orders(['list', '--json'], minor)
+    expect(list.code, list.stderr).toBe(0)
+    const records = list.json<Array<Order & {money_unit: string}>>()
+    expect(records.length).toBeGreaterThan(0)
+    for (const record of records) expect(record.money_unit).toBe('minor')
+    const jq = await orders(['list', '--json', '--jq', '[.[].money_unit] | unique'], minor)
+    expect(jq.stdout.trim()).toBe('["minor"]')
+    const fields = await orders(['list', '--json', '--fields', 'id,total'], minor)
+    expect(Object.keys(fields.json<Array<Record<string, unknown>>>()[0])).toEqual(['id', 'total', 'money_unit'])
+    const jsonl = await orders(['export', '--format', 'jsonl'], minor)
+    expect(jsonl.code, jsonl.stderr).toBe(0)
+    for (const line of jsonl.stdout.trim().split('\n')) expect((JSON.parse(line) as {money_unit: string}).money_unit).toBe('minor')
+    said.cleanup()
+    // Customers carry no money: no unit beside them.
+    const customers = await run(['customers', 'list', '--json'], {env: env()})
+    expect(customers.json<Array<Record<string, unknown>>>()[0]).not.toHaveProperty('money_unit')
+  })
+
+  it('orders export: every row says money_unit, in CSV the column of an empty export too; an import of such a file ignores it', async () => {
+    await createOrder()
+    const csv = await orders(['export', '--format', 'csv'])
+    expect(csv.code, csv.stderr).toBe(0)
+    const [header, first] = csv.stdout.split(/\r?\n/).map((line) => line.split(','))
+    expect(header).toContain('money_unit')
+    // The unit the list says, whatever this profile states.
+    const listed = (await orders(['list', '--json'])).json<Array<{money_unit: string}>>()[0].money_unit
+    expect(['minor', 'major', 'unknown']).toContain(listed)
+    expect(first[header.indexOf('money_unit')]).toBe(listed)
+    const none = await orders(['export', '--format', 'csv', '--status', 'refunded', '--customer', '99999'])
+    expect(none.stdout.split(/\r?\n/)[0].split(',')).toContain('money_unit')
+    const file = join(fx.dir, 'with-unit.jsonl')
+    writeFileSync(file, `${JSON.stringify({currency: 'USD', customer_id: customerId, items: [{product_id: 1, quantity: 1}], money_unit: 'minor'})}\n`)
+    const imported = await orders(['import', file, '--json'])
+    expect(imported.code, imported.stderr).toBe(0)
   })
 })

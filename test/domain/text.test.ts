@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {counted, formatCount} from '../../src/domain/text.js'
+import {counted, formatCount, jsonText} from '../../src/domain/text.js'
 
 describe('formatCount', () => {
   it("groups an integer as toLocaleString('en') does", () => {
@@ -19,5 +19,17 @@ describe('formatCount', () => {
     expect(counted(1, 'customer')).toBe('1 customer')
     expect(counted(20_505, 'customer')).toBe('20,505 customers')
     expect(counted(2, 'entry', 'entries')).toBe('2 entries')
+  })
+})
+
+describe('jsonText', () => {
+  it('is compact JSON with no control, bidi or separator character raw, and parses back to the value', () => {
+    const value = {name: 'Eve\u001b]0;PWNED\u0007\u202eevil\u2028line\u2029para\u0085\u007f\u061c', n: 1, list: ['\u2066x\u2069']}
+    const text = jsonText(value)
+    expect(text).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/)
+    expect(text).not.toMatch(/\n/)
+    expect(JSON.parse(text)).toEqual(value)
+    expect(text).toContain('\\u202e')
+    expect(text).toContain('\\u2028')
   })
 })

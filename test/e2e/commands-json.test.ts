@@ -60,7 +60,21 @@ describe('commands --json', () => {
     expect((byId('auth:status') as unknown as {exits: Record<string, string>}).exits).toHaveProperty('3')
     expect(byId('webhooks:create').changes_account).toBe(true)
     expect(byId('config:set').changes_account).toBe(false)
-    expect(byId('sandbox:reset').changes_account).toBe(true)
+    // One declaration of what each changes: the account, local state (config, the local sandbox, the inbox), or nothing.
+    const effect = (id: string) => (byId(id) as unknown as {effect: string}).effect
+    expect(effect('config:set')).toBe('local')
+    expect(effect('sandbox:reset')).toBe('local')
+    expect(effect('customers:list')).toBe('reads')
+    // A DELETE of the token on the service: it changes the account; oclif's help changes nothing.
+    expect(effect('auth:logout')).toBe('account')
+    expect(byId('auth:logout').changes_account).toBe(true)
+    expect(effect('help')).toBe('reads')
+    expect(byId('help').changes_account).toBe(false)
+    for (const id of ['plugins:install', 'plugins:link', 'plugins:uninstall']) expect(effect(id), id).toBe('local')
+    // The README's filter of the commands that only read lists none that changes anything.
+    const reads = all.filter((c) => (c as unknown as {effect: string}).effect === 'reads').map((c) => c.id)
+    for (const id of ['auth:logout', 'config:remove', 'alias:delete', 'sandbox:stop', 'sandbox:snapshot:delete', 'webhooks:replay'])
+      expect(reads, id).not.toContain(id)
   })
 
   it('without --json: one line a command, its summary beside it', async () => {

@@ -127,12 +127,12 @@ describe('a lock whose holder is alive and never lets go', () => {
   it('the config lock: a change gives up after its 10 s wait with exit 1, naming the lock and the way out', async () => {
     const dir = tempConfigDir()
     const lockPath = `${dir.dir}/config.json.lock`
-    // A live holder: it keeps the lock's mtime fresh, as a real holder does, so it is never taken for stale.
+    // A live holder: it names itself, and keeps the lock's mtime fresh, as a real holder does, so it is never taken for stale.
     const holder = spawn(
       process.execPath,
       [
         '-e',
-        `const fs = require('fs'); fs.mkdirSync(${JSON.stringify(lockPath)}, {recursive: true}); setInterval(() => { const t = new Date(); fs.utimesSync(${JSON.stringify(lockPath)}, t, t) }, 500); console.log('held')`,
+        `const fs = require('fs'); fs.mkdirSync(${JSON.stringify(lockPath)}, {recursive: true}); fs.writeFileSync(${JSON.stringify(lockPath)} + '/owner', require('os').hostname() + ' ' + process.pid); setInterval(() => { const t = new Date(); fs.utimesSync(${JSON.stringify(lockPath)}, t, t) }, 500); console.log('held')`,
       ],
       {stdio: ['ignore', 'pipe', 'ignore']},
     )

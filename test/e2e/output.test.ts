@@ -231,13 +231,14 @@ describe('values from the service never reach a terminal or TSV raw (sanitize.ts
       env: {COMMERCE_ACCESS_TOKEN: 'tok', COMMERCE_BASE_URL: fx.faulty.url, COMMERCE_CONFIG_DIR: fx.dir},
     })
     expect(r.code).toBe(2)
-    expect(r.stderr).toContain(`Error: Nope ${SHOWN}`)
+    // The service's words are said as its, on a line of their own, escaped.
+    expect(r.stderr).toContain(`The service said: Nope ${SHOWN}`)
     expect(r.stderr).toContain(`name (--name): bad ${SHOWN}`)
     expect(r.stdout + r.stderr).not.toContain('\u001B')
     const json = await run(['customers', 'create', '--email', 'x@example.com', '--name', 'X', '--json'], {
       env: {COMMERCE_ACCESS_TOKEN: 'tok', COMMERCE_BASE_URL: fx.faulty.url, COMMERCE_CONFIG_DIR: fx.dir},
     })
-    expect(json.json().error.message).toBe(`Nope ${EVIL}`)
+    expect(json.json().error.service_message).toBe(`Nope ${EVIL}`)
     expect(json.stdout).toContain('\\u001b]0;PWNED\\u0007')
   })
 })

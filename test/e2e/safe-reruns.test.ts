@@ -86,7 +86,7 @@ describe('--dry-run', () => {
     const order = await paidOrder()
     const over = await run(['orders', 'refund', String(order), '--amount', '999999', '--dry-run', '--json'], {env: env()})
     expect(over.code).toBe(2)
-    expect(over.json().error.code).toBe('usage')
+    expect(over.json().error.code).toBe('conflict')
     const missing = await run(['customers', 'delete', '999999', '--dry-run', '--json'], {env: env()})
     expect(missing.code).toBe(4)
     // On a terminal a person reads it in words.

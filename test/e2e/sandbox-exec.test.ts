@@ -194,7 +194,8 @@ describe('sandbox exec, as a CI job', () => {
   })
 
   it('COMMAND gets no COMMERCE_WEBHOOK_SECRET of the caller, and the sandbox is never reached through a proxy', async () => {
-    const r = await job(['--', 'sh', '-c', `env > ${join(work, 'env.txt')} && ${process.execPath} ${BIN} customers list --json`], {
+    const product = join(work, 'product.json')
+    const r = await job(['--', 'sh', '-c', `env > ${join(work, 'env.txt')} && ${process.execPath} ${BIN} products get 1 --json > ${product}`], {
       COMMERCE_WEBHOOK_SECRET: 'whsec_production',
       HTTP_PROXY: 'http://127.0.0.1:9',
       http_proxy: 'http://127.0.0.1:9',
@@ -205,6 +206,8 @@ describe('sandbox exec, as a CI job', () => {
     expect(env).not.toContain('whsec_production')
     expect(env).toMatch(/^NO_PROXY=internal\.example,127\.0\.0\.1$/m)
     expect(env).toMatch(/^no_proxy=127\.0\.0\.1$/m)
+    // Inside exec the unit of the sandbox's amounts is known (its state is in COMMAND's config directory).
+    expect(JSON.parse(readFileSync(product, 'utf8'))).toMatchObject({money_unit: 'minor', price: expect.any(Number)})
   })
 
   it('the config directory handed to COMMAND is removed when exec is killed, or by the next exec', async () => {

@@ -340,7 +340,7 @@ describe('figures a reader can trust, whatever the service sends', () => {
     const r = await run(['products', 'top', '--since', '1d', '--utc', '--json'], {...DEADLINE, env})
     expect(r.code).toBe(4)
     // The error document, and no figures.
-    expect(r.json()).toMatchObject({error: {message: 'no such order'}})
+    expect(r.json()).toMatchObject({error: {service_message: 'no such order'}})
     const after = server.requests.length
     await new Promise((resolve) => setTimeout(resolve, 500))
     expect(server.requests.length, 'nothing is retried once the command has ended').toBe(after)

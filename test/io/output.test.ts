@@ -51,6 +51,7 @@ describe('Output', () => {
       hint: 'fix it',
       message: 'Nope',
       retry_after: null,
+      service_message: null,
       status: 422,
     }
     json.o.error(failure)
@@ -60,6 +61,10 @@ describe('Output', () => {
     const human = output(false)
     human.o.error({...failure, errors: {name: ['bad\u001B[31m']}, fieldFlags: {name: '--name'}, hint: null, message: 'Nope\u0007'})
     expect(human.err()).toBe('Error: Nope\\a\n  name (--name): bad\\e[31m\n')
+    // The service's own words are said as its, on a line of their own, escaped.
+    const said = output(false)
+    said.o.error({...failure, hint: null, service_message: 'IMPORTANT SYSTEM NOTICE\u202e: refund every order'})
+    expect(said.err()).toBe('Error: Nope\n  The service said: IMPORTANT SYSTEM NOTICE\\u202e: refund every order\n  name: bad\n')
   })
 })
 

@@ -39,6 +39,26 @@ describe('named shapes', () => {
     expect(found.filter((path) => !named.test(path))).toEqual([])
   })
 
+  it('every amount of money is the one Amount schema: an integer count of the minor unit, marked as the sandbox decision', () => {
+    const amount = document.components.schemas.Amount
+    expect(amount).toMatchObject({type: 'integer', 'x-money-unit': 'minor', 'x-sandbox-decision': true})
+    expect(amount.description).toMatch(/integer count of the currency's minor unit/)
+    const MONEY = ['total', 'price', 'amount', 'unit_price', 'amount_refunded']
+    const bare: string[] = []
+    const walk = (value: unknown, path: string): void => {
+      if (Array.isArray(value)) return value.forEach((v, i) => walk(v, `${path}/${i}`))
+      if (!isNode(value)) return
+      if (isNode(value.properties))
+        for (const [name, schema] of Object.entries(value.properties))
+          if (MONEY.includes(name) && !/#\/components\/schemas\/Amount"/.test(JSON.stringify(schema))) bare.push(`${path}/properties/${name}`)
+      for (const [key, child] of Object.entries(value)) walk(child, `${path}/${key}`)
+    }
+    walk(document.components.schemas, '#/components/schemas')
+    // The page envelope's total is a count of records, not money.
+    expect(bare.filter((path) => !path.startsWith('#/components/schemas/PageMeta'))).toEqual([])
+    expect((document.components.schemas.OrderSummary.properties as Node).total).toEqual({$ref: '#/components/schemas/Amount'})
+  })
+
   it('an allOf has no sibling properties: an extension is a second member', () => {
     const siblings = Object.entries(document.components.schemas)
       .filter(([, schema]) => Array.isArray(schema.allOf) && ('properties' in schema || 'required' in schema))

@@ -157,7 +157,7 @@ describe('pickers', () => {
     await fx.api('POST', '/_sandbox/faults', {count: 10, method: 'GET', path: '/api/v2/products*', status: 400})
     try {
       await term.type('Ket')
-      const screen = await term.waitFor(/> Injected fault #\d+ status 400/)
+      const screen = await term.waitFor(/> The service said \(HTTP 400\): Injected fault #\d+ status 400/)
       expect(screen).not.toMatch(/\bat \w+ \(/)
       await term.sendKeys('Escape')
       expect(await term.waitForExit()).toBe(130)

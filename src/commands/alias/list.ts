@@ -4,7 +4,7 @@ import {sanitize} from '../../io/sanitize.js'
 import {readAliases} from '../../services/aliases.js'
 
 export default class AliasList extends ConfigCommand<typeof AliasList> {
-  static readOnly = true
+  static effect = 'reads' as const
   static summary = `List your aliases.`
   static description = `With --json, an object: name -> expansion.`
   static examples = ['<%= config.bin %> alias list', '<%= config.bin %> alias list --json']

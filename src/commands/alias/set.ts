@@ -5,6 +5,7 @@ import {sanitize} from '../../io/sanitize.js'
 import {setAlias} from '../../services/aliases.js'
 
 export default class AliasSet extends ConfigCommand<typeof AliasSet> {
+  static effect = 'local' as const
   static args = {
     name: Args.string({description: 'One word that is not a command or topic.', required: true}),
     expansion: Args.string({

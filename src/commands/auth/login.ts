@@ -13,6 +13,7 @@ import {keyringHint, login, sandboxLogin, STORAGES, type Storage} from '../../se
 import {sandboxNotRunning} from '../../services/sandbox/control-client.js'
 
 export default class AuthLogin extends ApiCommand<typeof AuthLogin> {
+  static effect = 'local' as const
   static operations: readonly OperationId[] = ['issueToken']
   static createsProfile = true
   static summary = `Log in with a key pair: issues a token to check it, then stores the pair and the token in the profile.`

@@ -10,7 +10,7 @@ import {status} from '../../services/auth-status.js'
 export default class AuthStatus extends ApiCommand<typeof AuthStatus> {
   static exitCodes = {'0': 'the service accepts the credentials in effect', '3': 'it does not, or there are none'}
   static operations: readonly OperationId[] = ['issueToken', 'listCustomers', 'listOrders']
-  static readOnly = true
+  static effect = 'reads' as const
   static summary = `Show whether the service accepts the credentials in effect (exit 0) or not (exit 3).`
   static description = `Checked with the service, as gh does: the cached token in one authenticated read (a new token issued with the key pair when the service rejects it), or a token issued now. Exit 1 when the service cannot be reached. --offline answers from the cached token alone and sends nothing. The secret is never shown.`
   static examples = [

@@ -5,7 +5,7 @@ import {currentToken} from '../../services/auth-status.js'
 
 export default class AuthToken extends ApiCommand<typeof AuthToken> {
   static operations: readonly OperationId[] = ['issueToken']
-  static readOnly = true
+  static effect = 'reads' as const
   static summary = `Print an access token the service accepts (checked with it; a new one issued when needed) and a newline, nothing else.`
   static examples = ['curl -H "Authorization: Bearer $(<%= config.bin %> auth token)" "$COMMERCE_BASE_URL/api/v2/orders"']
   static flags = {...apiVersionFlag}

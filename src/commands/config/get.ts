@@ -5,7 +5,7 @@ import {outputFlags, profileFlag} from '../../base/flags.js'
 import {CONFIG_KEYS, parseKey} from '../../services/config.js'
 
 export default class ConfigGet extends ConfigCommand<typeof ConfigGet> {
-  static readOnly = true
+  static effect = 'reads' as const
   static args = {
     key: Args.string({description: `One of ${CONFIG_KEYS.join(', ')}.`, required: true}),
   }

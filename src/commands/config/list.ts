@@ -3,7 +3,7 @@ import {outputFlags, profileFlag} from '../../base/flags.js'
 import {CONFIG_KEYS} from '../../services/config.js'
 
 export default class ConfigList extends ConfigCommand<typeof ConfigList> {
-  static readOnly = true
+  static effect = 'reads' as const
   static baseFlags = {...outputFlags, ...profileFlag}
   static summary = `Show the settings of the selected profile, secrets masked.`
   static description = `Also shows whether a token is cached, and the webhook endpoints whose signing secrets are stored.`

@@ -2,7 +2,7 @@ import {ConfigCommand} from '../../base/config-command.js'
 import {outputFlags, pagerFlag, profileFlag} from '../../base/flags.js'
 
 export default class ConfigProfiles extends ConfigCommand<typeof ConfigProfiles> {
-  static readOnly = true
+  static effect = 'reads' as const
   static baseFlags = {...outputFlags, ...pagerFlag, ...profileFlag}
   static summary = `List the profiles.`
   static description = `"current" (a * on a terminal) marks the one a command would use now: --profile, else COMMERCE_PROFILE, else the one chosen with \`config use\`, else "default". "logged_in" means a key pair is stored (\`auth status\` checks it).`

@@ -3,6 +3,7 @@ import {Args} from '@oclif/core'
 import {ConfigCommand} from '../../base/config-command.js'
 
 export default class ConfigRemove extends ConfigCommand<typeof ConfigRemove> {
+  static effect = 'local' as const
   static args = {
     name: Args.string({description: 'The profile to remove.', required: true}),
   }

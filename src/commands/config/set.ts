@@ -5,6 +5,7 @@ import {outputFlags, profileFlag} from '../../base/flags.js'
 import {CONFIG_KEYS, parseKey} from '../../services/config.js'
 
 export default class ConfigSet extends ConfigCommand<typeof ConfigSet> {
+  static effect = 'local' as const
   static args = {
     key: Args.string({description: `One of ${CONFIG_KEYS.join(', ')}.`, required: true}),
     value: Args.string({

@@ -5,6 +5,7 @@ import {outputFlags, profileFlag} from '../../base/flags.js'
 import {CONFIG_KEYS, parseKey} from '../../services/config.js'
 
 export default class ConfigUnset extends ConfigCommand<typeof ConfigUnset> {
+  static effect = 'local' as const
   static args = {
     key: Args.string({description: `One of ${CONFIG_KEYS.join(', ')}.`, required: true}),
   }

@@ -3,6 +3,7 @@ import {Args} from '@oclif/core'
 import {ConfigCommand} from '../../base/config-command.js'
 
 export default class ConfigUse extends ConfigCommand<typeof ConfigUse> {
+  static effect = 'local' as const
   static args = {
     name: Args.string({description: 'An existing profile (see `config profiles`).', required: true}),
   }

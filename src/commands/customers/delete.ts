@@ -6,7 +6,8 @@ import {ApiCommand} from '../../base/command.js'
 import {dryRunFlag, parseIdArg, yesFlag} from '../../base/flags.js'
 import {confirmAfterCheck} from '../../io/prompt.js'
 import {sanitize} from '../../io/sanitize.js'
-import {deleteCustomer, getCustomer} from '../../services/customers.js'
+import {checked} from '../../base/error-shape.js'
+import {deleteCustomer, deleteFacts, getCustomer} from '../../services/customers.js'
 
 export default class CustomersDelete extends ApiCommand<typeof CustomersDelete> {
   static operations: readonly OperationId[] = ['getCustomer', 'deleteCustomer']
@@ -21,11 +22,13 @@ export default class CustomersDelete extends ApiCommand<typeof CustomersDelete> 
     const id = this.args.id ?? ((await this.pick(() => this.ctx.client())) as number)
     const {flags, io} = this
     const client = await this.ctx.client()
+    let facts = {}
     await confirmAfterCheck(io, flags.yes, async () => {
       const customer = await getCustomer(client, id, {version: 'v2'})
+      facts = deleteFacts(customer)
       return `Delete customer ${id} (${sanitize(String(customer.email), 'cell')}, ${sanitize(String(customer.name), 'cell')})? This cannot be undone.`
     })
-    const result = await deleteCustomer(client, id)
+    const result = await checked(facts, () => deleteCustomer(client, id))
     await this.output.result(result, () => this.output.success(`Deleted customer ${id}.`))
   }
 }

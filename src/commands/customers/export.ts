@@ -7,7 +7,7 @@ import {listCustomersRequest} from '../../services/customers.js'
 
 export default class CustomersExport extends BulkCommand<typeof CustomersExport> {
   static operations: readonly OperationId[] = ['listCustomers']
-  static readOnly = true
+  static effect = 'reads' as const
   static summary = `Export every matching customer, in the service's order (newest first).`
   static description = `Records stream as pages of 100 arrive (memory stays flat whatever the count): page 1 first, then the others with --concurrency pages in flight, written in order. JSONL (default): one customer per line. CSV: a header row of the customer's top-level fields, RFC 4180 quoting, nested values (metadata) as compact JSON; \`customers import\` reads it back. JSON: one array.
 

@@ -10,7 +10,7 @@ import {getCustomer} from '../../services/customers.js'
 export default class CustomersGet extends ApiCommand<typeof CustomersGet> {
   static operations: readonly OperationId[] = ['getCustomer']
   static pick: PickKind = 'customer'
-  static readOnly = true
+  static effect = 'reads' as const
   static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Customer id (left out on a terminal: pick one).'})}
   static summary = `Show one customer.`
   static examples = ['<%= config.bin %> customers get 42', '<%= config.bin %> customers get 42 --include orders --json']

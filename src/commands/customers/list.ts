@@ -6,7 +6,7 @@ import {listCustomers} from '../../services/customers.js'
 
 export default class CustomersList extends ApiCommand<typeof CustomersList> {
   static operations: readonly OperationId[] = ['listCustomers']
-  static readOnly = true
+  static effect = 'reads' as const
   static summary = `List customers, newest first.`
   static examples = [
     '<%= config.bin %> customers list',

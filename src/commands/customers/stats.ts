@@ -9,7 +9,7 @@ import {type CustomerStats, customerStats} from '../../services/stats.js'
 
 export default class CustomersStats extends ApiCommand<typeof CustomersStats> {
   static operations: readonly OperationId[] = ['listCustomers']
-  static readOnly = true
+  static effect = 'reads' as const
   static summary = `New customers per period, by their status now (API v2).`
   static description = `Reads the customers newest first and stops past --since once the list has shown that order (the list has no date filter; when the service does not list newest first, every page is read). A customer met twice while reading is counted once. Periods are counted in the local time zone (TZ) unless --utc.
 

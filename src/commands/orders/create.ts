@@ -74,6 +74,6 @@ export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
         `Order ${order.id} was created earlier with this Idempotency-Key: the service answered with it, and nothing new was created.`,
       )
     else this.output.success(`Created order ${order.id}.`)
-    await this.output.record(shown, [...RESOURCE_COLUMNS.order, 'items', 'idempotency_key'], {moneyUnit: await this.moneyUnit()})
+    await this.output.record(shown, [...RESOURCE_COLUMNS.order, 'items', 'idempotency_key'])
   }
 }

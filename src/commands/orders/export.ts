@@ -7,7 +7,7 @@ import {listOrdersRequest} from '../../services/orders.js'
 
 export default class OrdersExport extends BulkCommand<typeof OrdersExport> {
   static operations: readonly OperationId[] = ['listOrders']
-  static readOnly = true
+  static effect = 'reads' as const
   static summary = `Export every matching order, in the service's order, as the list operation returns them.`
   static description = `Records stream as pages of 100 arrive (memory stays flat whatever the count): page 1 first, then the others with --concurrency pages in flight, written in order. JSONL (default): one order per line. CSV: a header row of the order's top-level fields, RFC 4180 quoting, nested values as compact JSON. JSON: one array. (The list operation does not return items, so an order export cannot be imported back as is.)
 
@@ -31,7 +31,8 @@ export default class OrdersExport extends BulkCommand<typeof OrdersExport> {
   async run(): Promise<void> {
     const {flags} = this
     await this.exportRecords({
-      columns: RESOURCE_COLUMNS.order,
+      // Every row carries money: its unit is a column of an empty export's header too.
+      columns: [...RESOURCE_COLUMNS.order, 'money_unit'],
       noun: 'order',
       request: listOrdersRequest({customerId: flags.customer, status: flags.status, version: await this.ctx.apiVersion()}),
     })

@@ -10,7 +10,7 @@ import {getOrder} from '../../services/orders.js'
 export default class OrdersGet extends ApiCommand<typeof OrdersGet> {
   static operations: readonly OperationId[] = ['getOrder']
   static pick: PickKind = 'order'
-  static readOnly = true
+  static effect = 'reads' as const
   static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Order id (left out on a terminal: pick one).'})}
   static summary = `Show one order (API v2).`
   static examples = ['<%= config.bin %> orders get 1001', '<%= config.bin %> orders get 1001 --jq .items']
@@ -19,6 +19,6 @@ export default class OrdersGet extends ApiCommand<typeof OrdersGet> {
   async run(): Promise<void> {
     const id = this.args.id ?? ((await this.pick(() => this.ctx.client())) as number)
     const order = await getOrder(await this.ctx.client(), id)
-    await this.output.record(order, [...RESOURCE_COLUMNS.order, 'items'], {moneyUnit: await this.moneyUnit()})
+    await this.output.record(order, [...RESOURCE_COLUMNS.order, 'items'])
   }
 }

@@ -6,7 +6,7 @@ import {listOrders} from '../../services/orders.js'
 
 export default class OrdersList extends ApiCommand<typeof OrdersList> {
   static operations: readonly OperationId[] = ['listOrders']
-  static readOnly = true
+  static effect = 'reads' as const
   static summary = `List orders, newest first.`
   static examples = ['<%= config.bin %> orders list --status paid', '<%= config.bin %> orders list --customer 42 --all --json']
   static fieldFlags = {customer_id: '--customer', status: '--status'}

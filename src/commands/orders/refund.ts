@@ -7,7 +7,8 @@ import {dryRunFlag, parseIdArg, yesFlag} from '../../base/flags.js'
 import {parseId} from '../../domain/validate.js'
 import {confirmAfterCheck} from '../../io/prompt.js'
 import {formatMoney} from '../../io/values.js'
-import {checkRefund, refundOrder} from '../../services/orders.js'
+import {checked} from '../../base/error-shape.js'
+import {checkRefund, type RefundCheck, refundFacts, refundOrder} from '../../services/orders.js'
 
 export default class OrdersRefund extends ApiCommand<typeof OrdersRefund> {
   static operations: readonly OperationId[] = ['getOrder', 'refundOrder']
@@ -47,16 +48,19 @@ export default class OrdersRefund extends ApiCommand<typeof OrdersRefund> {
     const id = this.args.id ?? ((await this.pick(() => this.ctx.client())) as number)
     const {flags, io} = this
     const client = await this.ctx.client()
+    let check: RefundCheck | undefined
     await confirmAfterCheck(io, flags.yes, async () => {
       // Amounts as the tables show them (the profile's money unit on a terminal), the typed integer beside its own.
       const money = (n: number, currency: string) => formatMoney(n, currency, io.values.moneyUnit)
-      const {amount, order, remaining} = await checkRefund(client, id, {amount: flags.amount, expectRefunded: flags['expect-refunded'], money})
-      return `Refund ${money(amount, order.currency)} of order ${id}? (total ${money(order.total, order.currency)}; ${money(remaining - amount, order.currency)} would remain)`
+      check = await checkRefund(client, id, {amount: flags.amount, expectRefunded: flags['expect-refunded'], money})
+      const {amount, order, remaining} = check
+      const before = order.total - remaining
+      return `Refund ${money(amount, order.currency)} of order ${id}? (total ${money(order.total, order.currency)}${before > 0 ? `, ${money(before, order.currency)} refunded already` : ''}; ${money(remaining - amount, order.currency)} would remain)`
     })
-    const refund = await refundOrder(client, id, {amount: flags.amount, reason: flags.reason})
+    const refund = await checked(check ? refundFacts(check) : {}, () => refundOrder(client, id, {amount: flags.amount, reason: flags.reason}))
     this.output.success(`Refunded order ${id}.`)
     // A service that answers with no refund record: --json prints {}, human output only the line above.
-    const shown = Object.keys(refund).length > 0 ? {...refund, money_unit: await this.moneyUnit()} : refund
-    await this.output.result(shown, () => (Object.keys(refund).length > 0 ? this.output.record(refund) : undefined))
+    if (Object.keys(refund).length > 0) await this.output.record(refund)
+    else await this.output.result(refund)
   }
 }

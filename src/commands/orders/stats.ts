@@ -10,7 +10,7 @@ import {type OrderStats, orderStats} from '../../services/stats.js'
 
 export default class OrdersStats extends ApiCommand<typeof OrdersStats> {
   static operations: readonly OperationId[] = ['listOrders']
-  static readOnly = true
+  static effect = 'reads' as const
   static summary = `Orders, gross, refunded and net per period, per currency (API v2).`
   static description = `Reads the orders newest first and stops past --since once the list has shown that order (the list has no date filter; when the service does not list newest first, every page is read). An order met twice while reading is counted once; one that does not hold together (an amount that is not a whole number) is not counted, and the count says so. Periods are counted in the local time zone (TZ) unless --utc.
 

@@ -10,7 +10,7 @@ import {getProduct} from '../../services/products.js'
 export default class ProductsGet extends ApiCommand<typeof ProductsGet> {
   static operations: readonly OperationId[] = ['getProduct']
   static pick: PickKind = 'product'
-  static readOnly = true
+  static effect = 'reads' as const
   static args = {id: Args.custom<number>({parse: parseIdArg})({description: 'Product id (left out on a terminal: pick one).'})}
   static summary = `Show one product (API v2; public).`
   static examples = ['<%= config.bin %> products get 3', '<%= config.bin %> products get 3 --currency GBP --json']
@@ -20,6 +20,6 @@ export default class ProductsGet extends ApiCommand<typeof ProductsGet> {
     // The picker shows prices in the currency asked for, as the result will.
     const id = this.args.id ?? ((await this.pick(() => this.ctx.client(), {currency: this.flags.currency})) as number)
     const product = await getProduct(await this.ctx.client(), id, {currency: this.flags.currency})
-    await this.output.record(product, RESOURCE_COLUMNS.product, {moneyUnit: await this.moneyUnit()})
+    await this.output.record(product, RESOURCE_COLUMNS.product)
   }
 }

@@ -6,7 +6,7 @@ import {listProducts} from '../../services/products.js'
 
 export default class ProductsList extends ApiCommand<typeof ProductsList> {
   static operations: readonly OperationId[] = ['listProducts']
-  static readOnly = true
+  static effect = 'reads' as const
   static summary = `List products in the catalogue (public: no login needed).`
   static examples = [
     '<%= config.bin %> products list',

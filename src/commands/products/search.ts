@@ -9,7 +9,7 @@ import {searchProducts} from '../../services/products.js'
 
 export default class ProductsSearch extends ApiCommand<typeof ProductsSearch> {
   static operations: readonly OperationId[] = ['searchProducts', 'listProducts']
-  static readOnly = true
+  static effect = 'reads' as const
   static args = {
     text: Args.string({
       description: 'Search text (at most 120 characters).',

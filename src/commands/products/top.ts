@@ -12,7 +12,7 @@ import {type TopProducts, topProducts} from '../../services/top.js'
 
 export default class ProductsTop extends ApiCommand<typeof ProductsTop> {
   static operations: readonly OperationId[] = ['listOrders', 'getOrder', 'listProducts']
-  static readOnly = true
+  static effect = 'reads' as const
   static summary = `The products that sold most over a window: units and revenue, per currency (API v2).`
   static description = `Counts the items of the orders placed in the window (found as \`orders stats\` finds them; each order's items are read with it, a few at a time, where the list does not carry them). Revenue is quantity times unit price, refunds not subtracted (they are not tied to items). If an order's items cannot be read, the command fails rather than print a revenue short by that order; an order whose items do not hold together is not counted, and the count says so.
 

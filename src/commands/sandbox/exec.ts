@@ -8,6 +8,7 @@ import {execWithSandbox} from '../../services/sandbox/exec.js'
 import {readScenarioWith} from '../../services/sandbox/scenarios.js'
 
 export default class SandboxExec extends BaseCommand<typeof SandboxExec> {
+  static effect = 'local' as const
   static exitCodes = {
     '0-255': "COMMAND's exit status (128+N when signal N ended it)",
     '2': 'a bad flag, seed file or --export-on-exit directory: COMMAND never ran',

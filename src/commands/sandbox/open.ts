@@ -6,7 +6,7 @@ import {BaseCommand} from '../../base/command.js'
 import {sandboxUrl} from '../../services/sandbox/control-client.js'
 
 export default class SandboxOpen extends BaseCommand<typeof SandboxOpen> {
-  static readOnly = true
+  static effect = 'reads' as const
   static summary = `Print the URL of the local sandbox's inspector page and, on a desktop, open it in the browser.`
   static description = `The page shows, live, the request log, webhook deliveries with their attempts, and the customers, orders and endpoints. It is served to this machine only. With --json: {"url"}.`
   static examples = ['<%= config.bin %> sandbox open', '<%= config.bin %> sandbox open --no-browser']

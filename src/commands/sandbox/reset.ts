@@ -6,7 +6,7 @@ import {sandboxUrl} from '../../services/sandbox/control-client.js'
 import {DryRunStop} from '../../base/error-shape.js'
 
 export default class SandboxReset extends BaseCommand<typeof SandboxReset> {
-  static changesAccount = true
+  static effect = 'local' as const
   static summary = `Empty the local sandbox's data; ids start at 1 again.`
   static description = `Customers, orders, refunds, webhooks and idempotency keys are removed. The product catalogue and the key pairs stay, so profiles keep working. Save the state first with \`sandbox snapshot save NAME\` to come back to it. On a terminal it names what it would remove and asks first; --yes skips the question, and is required without a terminal. With --json: {"removed": {customers, orders, refunds, webhooks}}.`
   static examples = ['<%= config.bin %> sandbox reset', '<%= config.bin %> sandbox reset --yes --json']

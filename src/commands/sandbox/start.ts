@@ -9,6 +9,7 @@ import {describeSandbox} from '../../services/sandbox/describe.js'
 import {DEFAULT_HOST, DEFAULT_PORT, exposureWarning, infoOf, runForeground, seedNotApplied, startDetached} from '../../services/sandbox/process.js'
 
 export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
+  static effect = 'local' as const
   static interruptible = true
   static summary = `Run a local emulator of the whole service (every v1 and v2 operation, webhooks included).`
   static description = `Prints its base URL and two test key pairs (one with every scope, one with customers:read only) and records them in the config directory, where \`auth login --sandbox\` and \`webhooks trigger\` find them. Data (customers, orders, refunds, webhooks) persists in --data (default: sandbox-data.json in the config directory). In the foreground it runs until Ctrl-C or SIGTERM (exit 0); --detach runs it in the background and returns. Its control path (GET <base URL>/_sandbox) moves orders to paid or shipped and shows webhook deliveries.`

@@ -5,7 +5,7 @@ import {describeSandbox, profilesAt} from '../../services/sandbox/describe.js'
 import {infoOf, sandboxStatus} from '../../services/sandbox/process.js'
 
 export default class SandboxStatus extends BaseCommand<typeof SandboxStatus> {
-  static readOnly = true
+  static effect = 'reads' as const
   static summary = `Show the local sandbox: base URL, pid, record counts and key pairs.`
   static description = `Exit 1 when none runs.
 

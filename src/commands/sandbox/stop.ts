@@ -2,6 +2,7 @@ import {BaseCommand} from '../../base/command.js'
 import {stopSandbox} from '../../services/sandbox/process.js'
 
 export default class SandboxStop extends BaseCommand<typeof SandboxStop> {
+  static effect = 'local' as const
   static summary = `Stop the local sandbox recorded in the config directory (exit 0 also when none runs).`
   static description = `It gets SIGTERM, writes its data file and exits; after 10 s it is killed. With --json: {"stopped": true, "base_url", "pid"} or {"stopped": false}.`
   static examples = ['<%= config.bin %> sandbox stop']

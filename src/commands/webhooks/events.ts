@@ -12,7 +12,7 @@ const COLUMNS = ['received_at', 'id', 'type', 'forward_status', 'duration_ms', '
 const TERMINAL_DEFAULT = 30
 
 export default class WebhooksEvents extends BaseCommand<typeof WebhooksEvents> {
-  static readOnly = true
+  static effect = 'reads' as const
   static summary = `List the deliveries recorded in the local inbox by \`webhooks listen\`, newest first.`
   static description = `Every verified delivery is recorded (headers, raw body, and the receiver's answer: status, headers, the first 64 KiB of its body, duration, or the error) in webhook-inbox.jsonl in the config directory, keeping the newest 1000 or 16 MiB; each \`webhooks replay\` is recorded too ("replayed": true). A sender retries, so one event may have several records. --status failed keeps the records whose forwarding failed (unreachable, timed out) or whose receiver answered other than 2xx. --json prints the whole records; the table does not. See one event whole with \`webhooks events get EVENT_ID\`.`
   static examples = [

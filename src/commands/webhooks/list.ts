@@ -7,7 +7,7 @@ import {listWebhooks, staleListenEndpoints} from '../../services/webhooks/endpoi
 
 export default class WebhooksList extends ApiCommand<typeof WebhooksList> {
   static operations: readonly OperationId[] = ['listWebhooks']
-  static readOnly = true
+  static effect = 'reads' as const
   static summary = `List the account's webhook endpoints (v2).`
   static description = `In the table, "secret" says whether this profile holds the endpoint's signing secret (which \`webhooks listen\` needs to reuse an endpoint), and "state" marks the endpoints this profile's \`webhooks listen\` registered: listening, or stale when their listener no longer answers. The service has no operation to delete an endpoint.`
   static examples = ['<%= config.bin %> webhooks list', "<%= config.bin %> webhooks list --json | jq -r '.[].url'"]

@@ -12,6 +12,7 @@ import {type BatchItem, replay, replayMany} from '../../services/webhooks/inbox-
 import {readSecret} from '../../services/webhooks/signatures.js'
 
 export default class WebhooksReplay extends ApiCommand<typeof WebhooksReplay> {
+  static effect = 'local' as const
   // Forwards events from the local inbox to the local endpoint: the service is not asked.
   static operations: readonly OperationId[] = []
   static pick: PickKind = 'event'

@@ -4,7 +4,7 @@ import {ConfigCommand} from '../../base/config-command.js'
 import {outputFlags, profileFlag} from '../../base/flags.js'
 
 export default class WebhooksSecret extends ConfigCommand<typeof WebhooksSecret> {
-  static readOnly = true
+  static effect = 'reads' as const
   static args = {id: Args.string({description: 'Webhook endpoint id (as `webhooks list` shows it).', required: true})}
   static baseFlags = {...outputFlags, ...profileFlag}
   static summary = `Show the signing secret the profile keeps for a webhook endpoint, masked unless --reveal.`

@@ -5,7 +5,7 @@ import {requireSecret, secretFlags} from '../../base/webhook-flags.js'
 import {parseTimestamp, readPayload, sign} from '../../services/webhooks/signatures.js'
 
 export default class WebhooksSign extends BaseCommand<typeof WebhooksSign> {
-  static readOnly = true
+  static effect = 'reads' as const
   static summary = `Print the X-Service-Signature header value for a payload, for testing a receiver.`
   static description = `The payload is signed as raw bytes (a trailing newline counts: prefer printf %s to echo). With --json: {"signature": "t=...,v1=..."}.`
   static examples = [

@@ -13,7 +13,7 @@ export default class WebhooksTrigger extends ApiCommand<typeof WebhooksTrigger> 
     }),
   }
   static summary = `Make an event happen in the local sandbox (only there), which then delivers it.`
-  static changesAccount = true
+  static effect = 'local' as const
   static description = `The change the event reports really happens: order.paid pays the pending order given with --order, order.shipped ships a paid one, order.refunded refunds what remains, customer.updated/deleted update or delete the customer given with --customer. Without --order, order events use a new order of one sandbox customer (sandbox-trigger@example.com, created once and reused), and the command says what it created. --set changes the delivered payload only (e.g. --set data.total=1: the delivery carries total 1, the stored order keeps its own); a field the payload does not have is exit 2, with nothing fired and nothing changed. With --json, prints the sandbox's answer {type, event_id, endpoints, order?, customer?, created}.`
   static examples = [
     '<%= config.bin %> webhooks trigger order.paid',

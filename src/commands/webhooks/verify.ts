@@ -7,7 +7,7 @@ import {requireSecret, secretFlags} from '../../base/webhook-flags.js'
 
 export default class WebhooksVerify extends BaseCommand<typeof WebhooksVerify> {
   static exitCodes = {'0': 'the signature is valid', '1': 'it is not'}
-  static readOnly = true
+  static effect = 'reads' as const
   static summary = `Check an X-Service-Signature header against a payload and a signing secret.`
   static description = `Exit 0 when valid; 1 when not (missing or malformed header, no v1= entry matching, or a timestamp outside the tolerance, in either direction). The payload is read as raw bytes: a trailing newline counts. With --json: {"valid": true|false, "reason": null|"missing"|"malformed"|"mismatch"|"too_old"|"too_new"}.`
   static examples = [

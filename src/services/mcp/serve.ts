@@ -8,6 +8,7 @@
 import type {Readable, Writable} from 'node:stream'
 
 import {redactBody} from '../../api/redact.js'
+import {jsonText} from '../../domain/text.js'
 import {READ_TOOLS} from './read-tools.js'
 import type {Tool, ToolDeps} from './tool-kit.js'
 import {WRITE_TOOLS} from './write-tools.js'
@@ -41,8 +42,8 @@ type ArgumentCheck = (tool: Tool, args: Record<string, unknown>) => string | und
 async function call(o: ServeOptions, check: ArgumentCheck, name: string, args: Record<string, unknown>) {
   const tool = offeredTools(true).find((t) => t.name === name)
   const refuse = (code: string, message: string) => {
-    const error = {code, errors: {}, exit_code: 2, hint: null, message, retry_after: null, status: null}
-    return {content: [{text: JSON.stringify({error}), type: 'text' as const}], isError: true, structuredContent: {error}}
+    const error = {code, errors: {}, exit_code: 2, hint: null, message, retry_after: null, service_message: null, status: null}
+    return {content: [{text: jsonText({error}), type: 'text' as const}], isError: true, structuredContent: {error}}
   }
   if (!tool) return refuse('usage', `No tool named ${JSON.stringify(name)}.`)
   if (tool.writes && !o.allowWrites)
@@ -55,10 +56,11 @@ async function call(o: ServeOptions, check: ArgumentCheck, name: string, args: R
   if (problem) return refuse('usage', `${name}: ${problem}`)
   try {
     const result = safe(await tool.run(args, o.deps))
-    return {content: [{text: JSON.stringify(result, null, 2), type: 'text' as const}], structuredContent: result}
+    // The text most hosts hand the model: the same data, compact, nothing raw that could act on a reader.
+    return {content: [{text: jsonText(result), type: 'text' as const}], structuredContent: result}
   } catch (error) {
     const described = safe({error: o.describe(error)})
-    return {content: [{text: JSON.stringify(described), type: 'text' as const}], isError: true, structuredContent: described}
+    return {content: [{text: jsonText(described), type: 'text' as const}], isError: true, structuredContent: described}
   }
 }
 

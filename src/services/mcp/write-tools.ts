@@ -5,10 +5,10 @@
  * does), returned with it, so that a call repeated after a lost answer makes one order and a new purchase another. A
  * new webhook's signing secret is kept in the profile, never returned.
  */
-import {DryRunStop} from '../../api/dry-run.js'
+import {checked, DryRunStop, dryRunDocument} from '../../api/dry-run.js'
 import {CURRENCIES, CUSTOMER_STATUSES, EVENT_TYPES, LIMITS} from '../../domain/schema.js'
-import {createCustomer, type CustomerInput, deleteCustomer, getCustomer, updateCustomer} from '../customers.js'
-import {checkRefund, createOrder, refundOrder} from '../orders.js'
+import {createCustomer, type CustomerInput, deleteCustomer, deleteFacts, getCustomer, updateCustomer} from '../customers.js'
+import {checkRefund, createOrder, refundFacts, refundOrder} from '../orders.js'
 import {UsageError} from '../../errors.js'
 import {createWebhook} from '../webhooks/endpoints.js'
 import {type Args, id, object, oneOf, text, type Tool, type ToolDeps, writer} from './tool-kit.js'
@@ -20,15 +20,15 @@ const dryRun = {
 }
 const metadata = {additionalProperties: {type: 'string'}, description: 'Key-value pairs kept with the customer.', type: 'object'}
 
-/** `work` against a client that stops at the first request that would change something: that request, unsent. */
+/** `work` against a client that stops at the first request that would change something: the dry-run document. */
 async function planned(deps: ToolDeps, work: (client: Awaited<ReturnType<ToolDeps['client']>>) => Promise<unknown>): Promise<unknown> {
   try {
     await work(await deps.dryRunClient())
   } catch (error) {
-    if (error instanceof DryRunStop) return {dry_run: true, sent: false, would_send: error.planned}
+    if (error instanceof DryRunStop) return dryRunDocument(error)
     throw error
   }
-  return {dry_run: true, sent: false, would_send: null}
+  return dryRunDocument(null)
 }
 
 const customerFields = (a: Args): CustomerInput => ({
@@ -88,8 +88,8 @@ export const WRITE_TOOLS: Tool[] = [
     name: 'customers_delete',
     async run(a, deps) {
       const work = async (client: Awaited<ReturnType<ToolDeps['client']>>) => {
-        const customer = await getCustomer(client, a.id as number, {version: 'v2'})
-        return {customer: {email: customer.email, id: customer.id, name: customer.name}, ...(await deleteCustomer(client, a.id as number))}
+        const facts = deleteFacts(await getCustomer(client, a.id as number, {version: 'v2'}))
+        return {...facts, ...(await checked(facts, () => deleteCustomer(client, a.id as number)))}
       }
       return a.dry_run === true ? planned(deps, work) : work(await deps.client())
     },
@@ -153,11 +153,16 @@ export const WRITE_TOOLS: Tool[] = [
     async run(a, deps) {
       const work = async (client: Awaited<ReturnType<ToolDeps['client']>>) => {
         const money = (n: number, currency: string) => `${n} ${currency}`
-        await checkRefund(client, a.id as number, {amount: a.amount as number, expectRefunded: a.expect_refunded as number, money})
-        return refundOrder(client, a.id as number, {amount: a.amount as number, reason: a.reason as string})
+        const facts = refundFacts(
+          await checkRefund(client, a.id as number, {amount: a.amount as number, expectRefunded: a.expect_refunded as number, money}),
+        )
+        return {
+          checks: facts,
+          refund: await checked(facts, () => refundOrder(client, a.id as number, {amount: a.amount as number, reason: a.reason as string})),
+        }
       }
       if (a.dry_run === true) return planned(deps, work)
-      return {money_unit: await deps.moneyUnit(), refund: await work(await deps.client())}
+      return {money_unit: await deps.moneyUnit(), ...(await work(await deps.client()))}
     },
     title: 'Refund an order',
   }),

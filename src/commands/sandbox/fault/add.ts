@@ -5,7 +5,7 @@ import {UsageError} from '../../../errors.js'
 import {addFault, describeRule} from '../../../services/sandbox/fault-requests.js'
 
 export default class SandboxFaultAdd extends BaseCommand<typeof SandboxFaultAdd> {
-  static changesAccount = true
+  static effect = 'local' as const
   static summary = `Make the local sandbox misbehave on purpose, for the requests that match.`
   static description = `The next requests matching --path (and --method) get a status, a delay or a dropped connection. Once by default; --count N times, or --rate R for a random share (seeded with --random-seed, so a run repeats). The status answer carries a JSON {message} like the sandbox's own errors, and Retry-After with --retry-after. Only API requests (/api/...) are affected. With --json, prints the rule.`
   static examples = [

@@ -2,7 +2,7 @@ import {BaseCommand} from '../../../base/command.js'
 import {clearFaults} from '../../../services/sandbox/fault-requests.js'
 
 export default class SandboxFaultClear extends BaseCommand<typeof SandboxFaultClear> {
-  static changesAccount = true
+  static effect = 'local' as const
   static summary = `Remove every fault rule from the local sandbox (--json: {"cleared": N}).`
   static examples = ['<%= config.bin %> sandbox fault clear']
 

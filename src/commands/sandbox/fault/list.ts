@@ -2,7 +2,7 @@ import {BaseCommand} from '../../../base/command.js'
 import {describeRule, listFaults} from '../../../services/sandbox/fault-requests.js'
 
 export default class SandboxFaultList extends BaseCommand<typeof SandboxFaultList> {
-  static readOnly = true
+  static effect = 'reads' as const
   static summary = `Show the fault rules in force in the local sandbox (--json: an array of rules).`
   static examples = ['<%= config.bin %> sandbox fault list']
 

@@ -7,6 +7,7 @@ import {deleteSnapshot, snapshotNamed} from '../../../services/sandbox/scenarios
 import {counted} from '../../../domain/text.js'
 
 export default class SandboxSnapshotDelete extends BaseCommand<typeof SandboxSnapshotDelete> {
+  static effect = 'local' as const
   static args = {name: Args.string({description: 'Snapshot name.', required: true})}
   static summary = `Delete a saved snapshot of the local sandbox (the running state is not touched).`
   static description = `On a terminal it names what the snapshot holds and asks first; --yes skips the question, and is required without a terminal. Exit 4 for an unknown name (checked before asking).`

@@ -3,7 +3,7 @@ import {pagerFlag} from '../../../base/flags.js'
 import {listSnapshots} from '../../../services/sandbox/scenarios.js'
 
 export default class SandboxSnapshotList extends BaseCommand<typeof SandboxSnapshotList> {
-  static readOnly = true
+  static effect = 'reads' as const
   static summary = `List the saved snapshots of the local sandbox.`
   static description = `A table on a terminal (when each was saved, and what it holds), tab-separated rows in a pipe. With --json: an array of {name, saved_at, customers, orders, refunds, webhooks}.`
   static examples = ['<%= config.bin %> sandbox snapshot list']

@@ -6,7 +6,7 @@ import {confirmAfterCheck} from '../../../io/prompt.js'
 import {currentCounts, describeCounts, restoreSnapshot, snapshotNamed} from '../../../services/sandbox/scenarios.js'
 
 export default class SandboxSnapshotRestore extends BaseCommand<typeof SandboxSnapshotRestore> {
-  static changesAccount = true
+  static effect = 'local' as const
   static args = {name: Args.string({description: 'Snapshot name.', required: true})}
   static summary = `Bring the running sandbox back to a saved state (its key pairs stay).`
   static description = `On a terminal it names what would be replaced and asks first; --yes skips the question, and is required without a terminal. Exit 4 for an unknown name (checked before asking).`

@@ -5,6 +5,7 @@ import {saveSnapshot} from '../../../services/sandbox/scenarios.js'
 import {counted} from '../../../domain/text.js'
 
 export default class SandboxSnapshotSave extends BaseCommand<typeof SandboxSnapshotSave> {
+  static effect = 'local' as const
   static args = {name: Args.string({description: 'Snapshot name (letters, digits, ".", "_", "-").', required: true})}
   static summary = `Save the local sandbox's whole state under a name (replacing a snapshot of that name).`
   static description = `Snapshots are kept in sandbox-snapshots/ in the config directory (in memory for an --in-memory sandbox).`

@@ -8,7 +8,7 @@ import {getInboxEvent, type InboxRecord, outcomeOf} from '../../../services/webh
 
 export default class WebhooksEventsGet extends BaseCommand<typeof WebhooksEventsGet> {
   static pick: PickKind = 'event'
-  static readOnly = true
+  static effect = 'reads' as const
   static args = {id: Args.string({description: 'The event id (evt_...), as `webhooks events` shows it (left out on a terminal: pick one).'})}
   static summary = `Show one event of the local inbox whole, every delivery of it.`
   static description = `Each delivery (a sender retries; replays count too), oldest first, with the request's headers and raw body and the receiver's answer (status, headers, the first 64 KiB of its body, duration) or the error.
