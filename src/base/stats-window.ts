@@ -6,15 +6,16 @@
  */
 import {Flags} from '@oclif/core'
 
-import {chooseTimeZone, defaultGranularity, GRANULARITIES, type Granularity, loadTemporal, MomentError, ZoneCalendar} from '../domain/periods.js'
+import {GRANULARITIES, type Granularity} from '../domain/periods.js'
+import {defaultGranularity, DEFAULT_SINCE} from '../domain/window-grammar.js'
 import {option, phrase} from '../domain/phrase.js'
 import {formatCount} from '../domain/text.js'
 import {UsageError} from '../errors.js'
 import {type Bar, barChart} from '../io/chart.js'
-import {sanitize} from '../io/sanitize.js'
 import {Spinner} from '../io/spinner.js'
 import type {IOStreams} from '../io/streams.js'
 import type {Read, StatsWindow} from '../services/stats.js'
+import {momentOf, zoneCalendar} from './window.js'
 
 /** The most periods one report holds (a series per currency): 27 years by day, 416 days by hour. */
 export const MAX_PERIODS = 10_000
@@ -26,9 +27,9 @@ export const statsFlags = {
     options: GRANULARITIES,
   })(),
   since: Flags.string({
-    default: '30d',
+    default: DEFAULT_SINCE,
     description:
-      'From: a span back from now that includes the current hour, day, week or month (24h: this hour and the 23 before; 7d: today and the 6 days before; 12w: from Monday 11 weeks ago; 6mo: from the 1st 5 months ago; at least 1), a date (2026-11-01: from its start) or a date-time (2026-11-01T08:00, with an offset or in the zone).',
+      'From: a span back from now that includes the current second, minute, hour, day, week or month (24h: this hour and the 23 before; 7d: today and the 6 days before; 12w: from Monday 11 weeks ago; 6mo: from the 1st 5 months ago; 30m, 90s; at least 1), a date (2026-11-01: from its start) or a date-time (2026-11-01T08:00, with an offset or in the zone).',
   }),
   until: Flags.string({
     description:
@@ -56,31 +57,12 @@ export async function windowOf(
   env: NodeJS.ProcessEnv,
   io: IOStreams,
 ): Promise<StatsRequest> {
-  const T = await loadTemporal()
-  const zone = chooseTimeZone(T, {system: Intl.DateTimeFormat().resolvedOptions().timeZone, tz: env.TZ, utc: flags.utc})
-  if (zone.unknown !== undefined)
-    io.warn(
-      `${zone.unknown === '' ? 'TZ is empty' : `TZ=${sanitize(zone.unknown, 'terminal')} is not a time zone this system knows`}: counting in UTC.`,
-    )
-  const calendar = ZoneCalendar.with(T, zone.timeZone)
-  const moment = (name: 'since' | 'until', text: string) => {
-    try {
-      return name === 'since' ? calendar.since(text.trim(), now) : calendar.until(text.trim())
-    } catch (error) {
-      if (!(error instanceof MomentError)) throw error
-      const help =
-        name === 'since'
-          ? 'a span (24h, 7d, 12w, 6mo), a date (2026-11-01) or a date-time (2026-11-01T08:00)'
-          : 'a date (2026-11-30) or a date-time (2026-11-30T18:00)'
-      if (error.message === MomentError.UNREADABLE) throw new UsageError(phrase`${option(name)} must be ${help} (got ${JSON.stringify(text)}).`)
-      throw new UsageError(phrase`${option(name)} ${JSON.stringify(text)}: ${error.message}. It takes ${help}.`)
-    }
-  }
-  const since = moment('since', flags.since)
-  const until = flags.until === undefined ? now + 1 : moment('until', flags.until)
+  const calendar = await zoneCalendar(env, flags.utc, io)
+  const since = momentOf(calendar, 'since', flags.since, now)
+  const until = flags.until === undefined ? now + 1 : momentOf(calendar, 'until', flags.until, now)
   if (until <= since)
     throw new UsageError(
-      phrase`${option('until')} (${calendar.describeEnd(until)}) is not after ${option('since')} (${calendar.describe(since)}) in ${zone.timeZone}: the window is empty.`,
+      phrase`${option('until')} (${calendar.describeEnd(until)}) is not after ${option('since')} (${calendar.describe(since)}) in ${calendar.timeZone}: the window is empty.`,
     )
   const by = flags.by ?? defaultGranularity(since, until)
   let periods: number[]
@@ -96,7 +78,7 @@ export async function windowOf(
   const to = flags.until === undefined ? `now (${calendar.describe(now)})` : calendar.describeEnd(until)
   return {
     span: from === to ? from : `${from} to ${to}`,
-    window: {by, labels: periods.map((p) => calendar.periodLabel(p, by)), periods, since, timeZone: zone.timeZone, until},
+    window: {by, labels: periods.map((p) => calendar.periodLabel(p, by)), periods, since, timeZone: calendar.timeZone, until},
   }
 }
 

@@ -2,8 +2,9 @@
 import {Flags} from '@oclif/core'
 
 import {UsageError} from '../errors.js'
-import {parseSince} from '../services/webhooks/inbox-queries.js'
 import {readSecret, SECRET_ENV} from '../services/webhooks/signatures.js'
+import type {IOStreams} from '../io/streams.js'
+import {momentOf, zoneCalendar} from './window.js'
 
 /** The ways to give a signing secret, shared by sign, verify and replay: the file, stdin and environment ones keep it out of `ps`. */
 export const secretFlags = {
@@ -36,11 +37,18 @@ export async function requireSecret(
 
 /** The inbox filters shared by `webhooks events` and `webhooks replay --failed`. */
 export const inboxFilterFlags = {
-  since: Flags.string({description: 'Only records received since then: a duration back from now (30s, 10m, 2h, 1d, 1w) or an ISO date-time.'}),
+  since: Flags.string({
+    description:
+      'Only records received since then: a span back from now, exactly that long (30s, 10m, 2h, 1d, 1w, 6mo), a date (2026-11-01: from its start in the local zone) or a date-time (2026-11-01T08:00, with an offset or in the zone).',
+  }),
   type: Flags.string({description: 'Only events of this type (comma-separated or repeated for several).', multiple: true}),
 }
 
-/** --since as an instant (ms since the epoch); exit 2 when it is neither form. */
-export function sinceOf(value: string | undefined): number | undefined {
-  return value === undefined ? undefined : parseSince(value)
+/**
+ * --since as an instant (ms since the epoch), read by the one window grammar (domain/window-grammar.ts): the inbox does
+ * not count by the calendar, so a span goes back exactly that long; a date is the start of that day in the zone.
+ */
+export async function sinceOf(value: string | undefined, o: {env: NodeJS.ProcessEnv; io: IOStreams; now: number}): Promise<number | undefined> {
+  if (value === undefined) return undefined
+  return momentOf(await zoneCalendar(o.env, false, o.io), 'since', value, o.now, false)
 }

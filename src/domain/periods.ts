@@ -17,6 +17,7 @@
  * by the commands that count only.
  */
 import type {Temporal as TemporalNS} from 'temporal-polyfill'
+import {DATE, DATE_TIME, MomentError, SPAN, type SpanUnit, UNIT_MS, UNIT_NAMES} from './window-grammar.js'
 
 export const GRANULARITIES = ['hour', 'day', 'week', 'month'] as const
 export type Granularity = (typeof GRANULARITIES)[number]
@@ -49,16 +50,7 @@ function isTimeZone(T: Api, timeZone: string): boolean {
   }
 }
 
-/** Thrown for a --since/--until value that is not a moment; the caller names the flag. */
-export class MomentError extends Error {
-  /** The text has none of the shapes a moment takes (as opposed to a shape whose values do not exist). */
-  static readonly UNREADABLE = 'unreadable'
-}
-
-/** A span back from now (`24h`, `7d`, `12w`, `6mo`): the current hour, day, week or month and the N−1 before it. */
-const SPAN = /^(\d+)(h|d|w|mo)$/
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$/
+export {MomentError}
 
 export class ZoneCalendar {
   private constructor(
@@ -193,15 +185,28 @@ export class ZoneCalendar {
   }
 
   /**
-   * `--since`: a span back from now that includes the current unit (`24h`: this hour and the 23 before it; `7d`:
-   * today and the 6 days before; `12w`: this week from Monday and the 11 before; `6mo`: this month and the 5 before),
-   * a date (the start of that day in the zone) or a date-time (with an offset, that instant; without one, in the
-   * zone).
+   * `--since` (domain/window-grammar.ts): a span back from now. `aligned` (a command that counts by the calendar): it
+   * includes the current unit (`24h`: this hour and the 23 before it; `7d`: today and the 6 days before; `12w`: this
+   * week from Monday and the 11 before; `6mo`: this month and the 5 before); else exactly that long back. A date is the
+   * start of that day in the zone, a date-time with an offset that instant, without one in the zone.
    */
-  since(text: string, now: number): number {
+  since(text: string, now: number, aligned = true): number {
     const span = SPAN.exec(text)
-    if (span) return this.spanBack(Number(span[1]), span[2] as 'h' | 'd' | 'w' | 'mo', now)
+    if (span) return aligned ? this.spanBack(Number(span[1]), span[2] as SpanUnit, now) : this.exactlyBack(Number(span[1]), span[2] as SpanUnit, now)
     return this.moment(text, 'start')
+  }
+
+  /** N units back from now exactly: a fixed length, or N calendar months at the same wall time in the zone. */
+  private exactlyBack(n: number, unit: SpanUnit, now: number): number {
+    if (n < 1) throw new MomentError(`a span counts at least one ${UNIT_NAMES[unit]}`)
+    const back = unit === 'mo' ? undefined : now - n * UNIT_MS[unit]
+    try {
+      const ms = back ?? this.zoned(now).subtract({months: n}).epochMilliseconds
+      if (!Number.isFinite(ms) || ms < MIN_MS) throw new RangeError('too far')
+      return ms
+    } catch {
+      throw new MomentError(`${n}${unit} reaches back before the year 1`)
+    }
   }
 
   /** `--until`: a date (its whole day: the window ends where the next day starts) or a date-time. */
@@ -210,12 +215,15 @@ export class ZoneCalendar {
     return this.moment(text, 'end')
   }
 
-  private spanBack(n: number, unit: 'h' | 'd' | 'w' | 'mo', now: number): number {
-    if (n < 1)
-      throw new MomentError(
-        `a span counts at least one ${unit === 'mo' ? 'month' : unit === 'h' ? 'hour' : unit === 'd' ? 'day' : 'week'} (1${unit} is the current one)`,
-      )
+  private spanBack(n: number, unit: SpanUnit, now: number): number {
+    if (n < 1) throw new MomentError(`a span counts at least one ${UNIT_NAMES[unit]} (1${unit} is the current one)`)
     try {
+      if (unit === 's' || unit === 'm') {
+        // n−1 before the current second or minute, from its start in the zone.
+        const back = now - (n - 1) * UNIT_MS[unit]
+        if (!Number.isFinite(back) || back < MIN_MS) throw new RangeError('too far')
+        return this.zoned(back).round({roundingMode: 'floor', smallestUnit: unit === 's' ? 'second' : 'minute'}).epochMilliseconds
+      }
       if (unit === 'h') {
         // n−1 real hours before the current one, then to the start of the period that holds that instant.
         const back = now - (n - 1) * HOUR
@@ -286,13 +294,4 @@ export function chooseTimeZone(T: Api, o: {utc: boolean; tz?: string; system?: s
   }
   if (o.system && isTimeZone(T, o.system)) return {timeZone: o.system}
   return {timeZone: 'UTC', unknown: o.system ?? ''}
-}
-
-/** The default period for a window: hours up to two days (49 hours across a change of the clocks), then days, weeks, months. */
-export function defaultGranularity(since: number, until: number): Granularity {
-  const span = until - since
-  if (span <= 49 * HOUR) return 'hour'
-  if (span <= 62 * 24 * HOUR) return 'day'
-  if (span <= 366 * 24 * HOUR) return 'week'
-  return 'month'
 }

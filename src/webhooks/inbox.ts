@@ -12,11 +12,11 @@ import {openOwnFile} from '../domain/own-file.js'
 import {UsageError} from '../errors.js'
 import {InboxWriter, olderPath} from './inbox-writer.js'
 import {readTimestamp} from '../domain/timestamp.js'
+import {durationMs} from '../domain/window-grammar.js'
 
 export const INBOX_MAX_AGE_MS = 7 * 86_400_000
 export const INBOX_MAX_BYTES = 64 * 1024 * 1024
 
-const AGE_UNITS: Record<string, number> = {d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000, w: 604_800_000}
 const SIZE_UNITS: Record<string, number> = {'': 1, gb: 1024 ** 3, kb: 1024, mb: 1024 ** 2}
 
 /**
@@ -28,10 +28,9 @@ export function inboxBoundsFromEnv(env: NodeJS.ProcessEnv): {maxAgeMs: number; m
   let maxAgeMs = INBOX_MAX_AGE_MS
   let maxBytes = INBOX_MAX_BYTES
   if (age) {
-    const m = /^(\d+)\s*([smhdw])$/i.exec(age)
-    if (!m || Number(m[1]) === 0)
-      throw new UsageError(`COMMERCE_INBOX_MAX_AGE must be a duration such as 12h, 7d or 4w (got ${JSON.stringify(age)}).`)
-    maxAgeMs = Number(m[1]) * AGE_UNITS[m[2].toLowerCase()]
+    const ms = durationMs(age)
+    if (ms === undefined) throw new UsageError(`COMMERCE_INBOX_MAX_AGE must be a duration such as 12h, 7d or 4w (got ${JSON.stringify(age)}).`)
+    maxAgeMs = ms
   }
   if (size) {
     const m = /^(\d+)\s*(|kb|mb|gb)$/i.exec(size)

@@ -67,3 +67,8 @@ it('files are read and written through the own-file helpers and the atomic write
   const stale = Object.keys(RAW_FILE_ACCESS).filter((file) => !raw.test(readFileSync(join(ROOT, file), 'utf8')))
   expect(stale).toEqual([])
 })
+
+it('a window (--since/--until, MCP since/until) is read by one grammar: src/domain/window-grammar.ts', () => {
+  // A span's pattern (`(\d+)(h|d|w|mo)`, `([smhdw])`) written anywhere else is a second grammar.
+  expect(uses(/\|mo\)|\[smhdw\]|\(h\|d\|w/, ['src/domain/window-grammar.ts'])).toEqual([])
+})

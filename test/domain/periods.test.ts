@@ -6,7 +6,8 @@
 import {Temporal} from 'temporal-polyfill'
 import {describe, expect, it} from 'vitest'
 
-import {chooseTimeZone, defaultGranularity, type Granularity, MomentError, ZoneCalendar} from '../../src/domain/periods.js'
+import {chooseTimeZone, type Granularity, MomentError, ZoneCalendar} from '../../src/domain/periods.js'
+import {defaultGranularity} from '../../src/domain/window-grammar.js'
 
 const at = (iso: string) => Date.parse(iso)
 const iso = (ms: number) => new Date(ms).toISOString()
@@ -93,6 +94,19 @@ describe('--since and --until, strictly', () => {
     expect(iso(c.since('3mo', now))).toBe('2026-09-01T00:00:00.000Z')
     for (const zero of ['0d', '0h', '0w', '0mo']) expect(() => c.since(zero, now), zero).toThrow(/at least one/)
     expect(() => c.since('99999999d', now)).toThrow(/before the year 1/)
+  })
+
+  it('one grammar, seconds to months: 30m and 90s count the current minute or second too; unaligned, a span is exactly that long', () => {
+    const odd = now + 17 * 60_000 + 42_500 // 15:17:42.5
+    expect(iso(c.since('30m', odd))).toBe('2026-11-27T14:48:00.000Z')
+    expect(iso(c.since('90s', odd))).toBe('2026-11-27T15:16:13.000Z')
+    for (const zero of ['0s', '0m']) expect(() => c.since(zero, now), zero).toThrow(/at least one/)
+    // The inbox does not count by the calendar: back exactly that long, a month the same wall time a calendar month before.
+    expect(iso(c.since('30m', odd, false))).toBe('2026-11-27T14:47:42.500Z')
+    expect(iso(c.since('1d', now, false))).toBe('2026-11-26T15:00:00.000Z')
+    expect(iso(cal('America/New_York').since('1mo', at('2026-11-15T12:00:00Z'), false))).toBe('2026-10-15T11:00:00.000Z')
+    expect(iso(c.since('2026-11-01', now, false))).toBe('2026-11-01T00:00:00.000Z')
+    expect(() => c.since('1y', now)).toThrow(MomentError)
   })
 
   it('a date is its day; --until DATE ends where the next day starts; a date that does not exist is refused, naming it', () => {

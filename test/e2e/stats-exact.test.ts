@@ -146,6 +146,8 @@ describe('--since and --until, strictly', () => {
       [['--since', '1500-01-01', '--by', 'day'], /more than 10,000 periods by day/],
       [['--since', '2026-03-08T02:30', '--until', '2026-03-09'], /does not exist in America\/New_York/],
       [['--since', '2026-11-02', '--until', '2026-11-01'], /is not after --since/],
+      // The same words as every --since (webhooks events included).
+      [['--since', 'yesterday'], /--since must be a span back from now \(30s, 10m, 24h, 7d, 12w, 6mo\), a date/],
     ]
     for (const [flags, message] of cases) {
       const r = await run(['orders', 'stats', ...flags], {...DEADLINE, env: {...env, TZ: 'America/New_York'}})
@@ -153,6 +155,18 @@ describe('--since and --until, strictly', () => {
       expect(r.stderr, flags.join(' ')).toMatch(message)
       expect(r.stdout).toBe('')
     }
+  })
+
+  it('seconds and minutes are spans too: --since 30m counts from the start of the minute 29 minutes back', async () => {
+    const {env} = await account([
+      order(1, new Date(Date.now() - 10 * 60_000).toISOString()),
+      order(2, new Date(Date.now() - 2 * 3_600_000).toISOString()),
+    ])
+    const r = await run(['orders', 'stats', '--since', '30m', '--utc', '--json'], {...DEADLINE, env})
+    expect(r.code, r.stderr).toBe(0)
+    const stats = r.json<Stats>()
+    expect(stats.currencies[0].totals.orders).toBe(1)
+    expect(Date.parse(stats.since) % 60_000).toBe(0)
   })
 
   it('the year 1 is the year 1; --utc reads a date-time without an offset in UTC; a bad or empty TZ counts in UTC and says so', async () => {

@@ -37,7 +37,7 @@ export default class WebhooksEvents extends BaseCommand<typeof WebhooksEvents> {
     const screen = io.tableOutput && !this.output.json && flags.limit === undefined
     const {records, total} = await listInboxEvents(this.deps.env, {
       limit: flags.limit ?? (screen ? TERMINAL_DEFAULT : undefined),
-      since: sinceOf(flags.since),
+      since: await sinceOf(flags.since, {env: this.deps.env, io, now: this.deps.now()}),
       status: flags.status,
       types: flags.type ? splitEvents(flags.type) : undefined,
     })

@@ -70,7 +70,14 @@ Each delivery is signed afresh (current time) with the secret given (--secret-fi
     let warned = false
     const summary = await replayMany(this.deps.env, {
       ...input,
-      ...(flags.failed ? {failed: {since: sinceOf(flags.since), types: flags.type ? splitEvents(flags.type) : undefined}} : {ids}),
+      ...(flags.failed
+        ? {
+            failed: {
+              since: await sinceOf(flags.since, {env: this.deps.env, io, now: this.deps.now()}),
+              types: flags.type ? splitEvents(flags.type) : undefined,
+            },
+          }
+        : {ids}),
       onResult: (item, warning) => {
         // Said once: it is the same for every event without a stored secret.
         if (warning && !warned) {

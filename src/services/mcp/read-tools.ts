@@ -3,6 +3,7 @@
  * the credentials work, the webhook endpoints and the deliveries `webhooks listen` received. Each result is one
  * page at most, with the call that reads the next; a document that carries money says its unit (`money_unit`).
  */
+import {DEFAULT_SINCE} from '../../domain/window-grammar.js'
 import {CURRENCIES, CUSTOMER_INCLUDES, CUSTOMER_STATUSES, type CustomerInclude, ORDER_STATUSES} from '../../domain/schema.js'
 import {GRANULARITIES} from '../../domain/periods.js'
 import {status as authStatus} from '../auth-status.js'
@@ -29,7 +30,7 @@ const money = async <T extends object>(deps: ToolDeps, value: T) => ({money_unit
 const window = (deps: ToolDeps, a: Args) =>
   deps.window({
     by: a.by as string | undefined,
-    since: (a.since as string | undefined) ?? '7d',
+    since: (a.since as string | undefined) ?? DEFAULT_SINCE,
     until: a.until as string | undefined,
     utc: a.utc === true,
   })

@@ -6,6 +6,7 @@
 import type {ApiClient} from '../../api/client.js'
 import type {ApiVersion, MoneyUnit} from '../../domain/schema.js'
 import {LIMITS} from '../../domain/schema.js'
+import {DEFAULT_SINCE, SINCE_FORMS, UNTIL_FORMS} from '../../domain/window-grammar.js'
 import type {StatsWindow} from '../stats.js'
 import type {AuthContext} from '../credentials.js'
 import type {WebhookContext} from '../webhooks/endpoints.js'
@@ -64,8 +65,10 @@ export const searchText = text('Free text matched against names (and emails).', 
 
 /** The window of a figures tool, as the stats commands take it. */
 export const windowArgs = {
-  since: text('Where the window starts: a span back from now (24h, 7d, 12w, 6mo), a date (2026-11-01) or a date-time.', {default: '7d'}),
-  until: text('Where it ends (default: now): a date (the whole day) or a date-time.'),
+  since: text(`Where the window starts: ${SINCE_FORMS}; a span includes the current unit (7d: today and the 6 days before).`, {
+    default: DEFAULT_SINCE,
+  }),
+  until: text(`Where it ends (default: now): ${UNTIL_FORMS} (a date: the whole day).`),
   utc: {default: false, description: 'Count in UTC instead of the local time zone.', type: 'boolean'},
 }
 

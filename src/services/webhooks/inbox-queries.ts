@@ -43,25 +43,6 @@ export interface EventFilter {
   limit?: number
 }
 
-const UNITS: Record<string, number> = {d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000, w: 604_800_000}
-
-/**
- * --since: a duration back from `now` (`90s`, `10m`, `2h`, `1d`, `1w`) or an ISO date-time (or date); exit 2
- * otherwise, naming the forms.
- */
-export function parseSince(value: string, now = Date.now()): number {
-  const text = value.trim()
-  const duration = /^(\d+)\s*([smhdw])$/i.exec(text)
-  if (duration) return now - Number(duration[1]) * UNITS[duration[2].toLowerCase()]
-  if (/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/i.test(text)) {
-    const ms = Date.parse(text)
-    if (!Number.isNaN(ms)) return ms
-  }
-  throw new UsageError(
-    phrase`${option('since')}: ${JSON.stringify(value)} is neither a duration (30s, 10m, 2h, 1d, 1w) nor an ISO date-time (2026-11-23T10:00:00Z).`,
-  )
-}
-
 function matchesStatus(record: InboxRecord, status: StatusFilter): boolean {
   if (status === 'failed') return outcomeOf(record) === 'failed'
   return record.forward_status !== null && Math.floor(record.forward_status / 100) === Number(status[0])
