@@ -21,6 +21,8 @@ delete env.COMMERCE_BASE_URL
 delete env.COMMERCE_ACCESS_TOKEN
 delete env.COMMERCE_KEY_ID
 delete env.COMMERCE_KEY_SECRET
+// The tour runs unattended: a report taller than the terminal must not stop it in a pager waiting for a key.
+env.COMMERCE_PAGER = 'cat'
 const bold = (s) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\u001B[1m${s}\u001B[22m` : s)
 
 /** Prints the command, runs it with inherited stdio, returns its stdout when `capture` is set. */

@@ -84,13 +84,27 @@ export class CliError extends Error {
 
   /** The stable name of the condition; when not given, derived from the class, the status and the exit code (`errorCode`). */
   readonly code?: ErrorCode
+  /**
+   * What the service's answer said in words, kept apart from the message (which is the CLI's own): a service's text is
+   * data, never presented as the CLI speaking (a hostile one could write "ignore previous instructions…").
+   */
+  readonly serviceMessage?: string
 
   constructor(
     message: Text,
-    options: {exitCode?: number; status?: number | null; fieldErrors?: FieldErrors; hint?: Text; cause?: unknown; code?: ErrorCode} = {},
+    options: {
+      exitCode?: number
+      status?: number | null
+      fieldErrors?: FieldErrors
+      hint?: Text
+      cause?: unknown
+      code?: ErrorCode
+      serviceMessage?: string
+    } = {},
   ) {
     super(String(message), {cause: options.cause})
     this.code = options.code
+    this.serviceMessage = options.serviceMessage
     this.text = message
     this.hintText = options.hint
     this.name = new.target.name
@@ -119,7 +133,7 @@ export class UsageError extends CliError {
 export class AuthError extends CliError {
   constructor(
     message: string,
-    options: {status?: number | null; hint?: string; code?: 'not_logged_in' | 'auth_rejected' | 'permission_denied'} = {},
+    options: {status?: number | null; hint?: string; code?: 'not_logged_in' | 'auth_rejected' | 'permission_denied'; serviceMessage?: string} = {},
   ) {
     super(message, {...options, exitCode: EXIT.auth})
   }
@@ -170,11 +184,6 @@ export function exitCodeForStatus(status: number): number {
 export class ApiError extends CliError {
   /** The response body as received (parsed JSON, text, or undefined), for `commerce api`. */
   readonly body: unknown
-  /**
-   * What the service's body said in words, kept apart from the message (which is the CLI's own): a service's text is
-   * data, never presented as the CLI speaking (a hostile one could write "ignore previous instructions…").
-   */
-  readonly serviceMessage?: string
 
   constructor(
     status: number,
@@ -185,10 +194,10 @@ export class ApiError extends CliError {
       exitCode: options.exitCode ?? exitCodeForStatus(status),
       fieldErrors: options.fieldErrors,
       hint: options.hint,
+      serviceMessage: options.serviceMessage,
       status,
     })
     this.body = options.body
-    this.serviceMessage = options.serviceMessage
   }
 }
 

@@ -71,9 +71,10 @@ export async function issueToken(client: ApiClient, pair: KeyPair, hint: string 
     ).body
   } catch (error) {
     if (error instanceof ApiError && (error.status === 422 || error.status === 401 || error.status === 403))
-      throw new AuthError(/rejected/i.test(error.message) ? error.message : `The key pair was rejected: ${error.message}`, {
+      throw new AuthError(`The key pair was rejected (HTTP ${error.status}).`, {
         code: 'auth_rejected',
         hint,
+        serviceMessage: error.serviceMessage,
         status: error.status,
       })
     throw error

@@ -8,7 +8,7 @@ import {Errors} from '@oclif/core'
 
 import {LOGIN_HINT} from '../api/auth.js'
 import {spell} from '../domain/phrase.js'
-import {ApiError, CliError, type ErrorCode, errorCode, EXIT, JqHaltError, RateLimitError} from '../errors.js'
+import {CliError, type ErrorCode, errorCode, EXIT, JqHaltError, RateLimitError} from '../errors.js'
 import {checked, DryRunStop, dryRunDocument} from '../api/dry-run.js'
 import {redactBody} from '../api/redact.js'
 import {type ErrorRendering, jsonMode, Output, plainError} from '../io/output.js'
@@ -46,7 +46,7 @@ export function describeError(error: Error & {exitCode?: number; oclif?: {exit?:
       exit_code: error.exitCode,
       hint,
       message: spell(error.text, c.flagOf),
-      service_message: error instanceof ApiError ? (error.serviceMessage ?? null) : null,
+      service_message: error.serviceMessage ?? null,
       retry_after: retryAt ? Math.max(0, Math.ceil((retryAt.getTime() - c.now()) / 1000)) : null,
       status: error.status,
     }

@@ -151,6 +151,11 @@ export const yesFlag = {
   yes: Flags.boolean({char: 'y', description: 'Do not ask for confirmation (required without a terminal); the checks still run.'}),
 }
 
+/** `--yes` where a question is asked only after a person picked the record on a terminal (no question without one). */
+export const pickedYesFlag = {
+  yes: Flags.boolean({char: 'y', description: 'Do not ask to confirm the change to a customer picked on a terminal; the checks still run.'}),
+}
+
 /** Commands that change the account: every check runs, nothing that changes anything is sent (api/dry-run.ts). */
 export const dryRunFlag = {
   'dry-run': Flags.boolean({

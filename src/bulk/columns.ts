@@ -30,8 +30,20 @@ export function checkHeader(kind: ImportKind, columns: string[]): string | undef
   }
   const required = kind === 'customers' ? ['email', 'name'] : ['customer_id', 'currency', 'items']
   const missing = required.filter((r) => !names.has(r))
-  if (missing.length > 0) return `the header has no ${missing.map((m) => `"${m}"`).join(' or ')} column`
+  if (missing.length > 0)
+    return `the header has no ${missing.map((m) => `"${m}"`).join(' or ')} column${missing.includes('items') && names.has('placed_at') ? ` (${EXPORT_HAS_NO_ITEMS})` : ''}`
   return undefined
+}
+
+/** Why an orders export cannot be imported back as it is. */
+export const EXPORT_HAS_NO_ITEMS =
+  'an orders export has no items: the service\'s order list does not return them; add them as PRODUCT_ID[:QUANTITY] entries separated by ";" to import it'
+
+/** An order row that looks exported (it has `placed_at`) and has no items: say why, beside the validator's words. */
+export function explainMissingItems(record: Record<string, unknown>, errors: FieldErrors): FieldErrors {
+  const exported = Object.keys(record).some((key) => key.toLowerCase() === 'placed_at')
+  if (!exported || !errors.items?.some((m) => m.startsWith('must have at least'))) return errors
+  return {...errors, items: errors.items.map((m) => (m.startsWith('must have at least') ? `${m} (${EXPORT_HAS_NO_ITEMS})` : m))}
 }
 
 /** A column's canonical name (known names case-insensitively; metadata keys as written), or undefined when unknown. */

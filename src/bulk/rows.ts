@@ -18,7 +18,7 @@ import {orderRowKey} from './uuid.js'
 import {isObject} from '../domain/json.js'
 import {MAX_JSON_DEPTH, type OrderItemInput, parseItemSpec} from '../domain/bulk-formats.js'
 import {nestsDeeper} from '../domain/json.js'
-import {csvName, ignoredFields, type ImportKind, unknownFields} from './columns.js'
+import {csvName, explainMissingItems, ignoredFields, type ImportKind, unknownFields} from './columns.js'
 
 export {checkHeader, type ImportKind} from './columns.js'
 
@@ -144,7 +144,11 @@ export function orderFromCsv(record: Record<string, unknown>): Mapped<OrderCreat
     (errors.idempotency_key ??= []).push(`must be a UUID (got ${JSON.stringify(idempotencyKey)})`)
   // An unreadable items cell was reported above; the validator would only add "must have at least 1 line item".
   const domain = validateOrderCreate(body)
-  return {body: body as unknown as OrderCreateBody, errors: mergeErrors(errors, errors.items ? withoutItems(domain) : domain), idempotencyKey}
+  return {
+    body: body as unknown as OrderCreateBody,
+    errors: explainMissingItems(record, mergeErrors(errors, errors.items ? withoutItems(domain) : domain)),
+    idempotencyKey,
+  }
 }
 
 export function orderFromJson(record: Record<string, unknown>): Mapped<OrderCreateBody> {
@@ -156,7 +160,7 @@ export function orderFromJson(record: Record<string, unknown>): Mapped<OrderCrea
     (errors.idempotency_key ??= []).push(`must be a UUID (got ${JSON.stringify(key)})`)
   return {
     body: body as unknown as OrderCreateBody,
-    errors: mergeErrors(errors, validateOrderCreate(body)),
+    errors: explainMissingItems(record, mergeErrors(errors, validateOrderCreate(body))),
     idempotencyKey: typeof key === 'string' ? key : undefined,
   }
 }

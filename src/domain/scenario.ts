@@ -190,7 +190,9 @@ export function checkEntry(kind: ScenarioKind, body: Record<string, unknown>, op
       const errors = validateOrderCreate(create)
       if (status === undefined) return errors
       if (!options.sandbox)
-        errors.status = ['is sandbox-only (sandbox seed sets it through the control path): the API creates every order pending, so fixtures cannot']
+        errors.status = [
+          'is sandbox-only (sandbox seed sets it through the control path): the API creates every order pending, so fixtures cannot set it; leave it out, or seed a sandbox with `commerce sandbox seed`',
+        ]
       else {
         const problem = checkOneOf(status, SANDBOX_ORDER_TARGETS)
         if (problem) errors.status = [problem]

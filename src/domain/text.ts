@@ -36,6 +36,15 @@ export function capitalize(text: string): string {
  */
 export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
 
+/** Sentences joined with a space, each ended with a stop when it has none (`The pair was rejected` + `It comes from…`). */
+export function sentences(...parts: string[]): string {
+  return parts
+    .map((p) => p.trim())
+    .filter((p) => p !== '')
+    .map((p) => (/[.!?:)]$/.test(p) ? p : `${p}.`))
+    .join(' ')
+}
+
 /** What jsonText writes as `\uXXXX`: the control characters, and the line and paragraph separators. */
 const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g
 

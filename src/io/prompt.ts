@@ -3,7 +3,7 @@
  * terminal is a usage error that names the flag to pass instead (`needFlag`). Ctrl-C at a prompt rejects with
  * inquirer's ExitPromptError, which BaseCommand.catch turns into exit 130 (the one place it is handled).
  */
-import {ApiError, DeclinedError, UsageError} from '../errors.js'
+import {CliError, DeclinedError, UsageError} from '../errors.js'
 import {sanitize} from './sanitize.js'
 import {wrapWords} from './wrap.js'
 import type {IOStreams} from './streams.js'
@@ -39,7 +39,7 @@ function labelled(label: string): string {
 /** A failing source's error, as the prompt's error line shows it (its message escaped, the service's words as its; its kind kept). */
 function shownError(io: IOStreams, error: unknown): Error {
   const text =
-    error instanceof ApiError && error.serviceMessage
+    error instanceof CliError && error.serviceMessage
       ? `The service said (HTTP ${error.status}): ${error.serviceMessage}`
       : error instanceof Error
         ? error.message

@@ -73,12 +73,13 @@ function authHandlers(core: Core): Pick<Record<OperationId, OpHandler>, 'issueTo
         throw new HttpError(422, `Invalid token request: ${field} ${messages[0]}`)
       }
       const {key_id, key_secret, scopes} = body as {key_id: string; key_secret: string; scopes?: Scope[]}
-      // Guessing a secret is throttled: too many rejected pairs for a key id refuse its requests for a while.
-      const wait = core.limits.tokenFailures.blockedFor(key_id)
-      if (wait !== undefined)
-        throw new HttpError(429, `Too many rejected key pairs for ${key_id}; retry in ${wait} s`, undefined, {'retry-after': String(wait)})
       const key = findKeyPair(store.keys, key_id, key_secret)
       if (!key) {
+        // Guessing a secret is throttled: past too many rejected pairs for a key id, its wrong pairs are 429 for a
+        // while. What fails is throttled, never the pair that is right (decisions.ts says why).
+        const wait = core.limits.tokenFailures.blockedFor(key_id)
+        if (wait !== undefined)
+          throw new HttpError(429, `Too many rejected key pairs for ${key_id}; retry in ${wait} s`, undefined, {'retry-after': String(wait)})
         core.limits.tokenFailures.take(key_id)
         throw new HttpError(422, 'The key pair was rejected')
       }

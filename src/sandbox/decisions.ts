@@ -197,7 +197,7 @@ export const DECISIONS: readonly Decision[] = [
   {
     gap: 'Rate limits',
     decision:
-      'Fixed windows. Order creation (v1 and v2 together): 10/60 s per key pair. v1 customer list: 60/60 s per key pair. v1 product list: 300/60 s per client address. Token issue: after 10 rejected key pairs in 60 s for one `key_id`, every token request for it is 429 until the window ends (a guessed secret is throttled; accepted pairs do not count). No other operation is limited. 429 `{message}` with `Retry-After` (whole seconds until the window frees); a 429 changes nothing and does not count. Every other authorised request counts, 422s included.',
+      'Fixed windows. Order creation (v1 and v2 together): 10/60 s per key pair. v1 customer list: 60/60 s per key pair. v1 product list: 300/60 s per client address. Token issue: after 10 rejected key pairs in 60 s for one `key_id`, every further rejected pair for it is 429 until the window ends; the right pair is always issued its token and never counts. What is counted is a failed guess; what is held back is only the next guess: key ids are not secret (they are in logs, `auth status` and CI artifacts), so a throttle on the id alone would let anyone who saw one lock its owner out, again and again. No other operation is limited. 429 `{message}` with `Retry-After` (whole seconds until the window frees); a 429 changes nothing and does not count. Every other authorised request counts, 422s included.',
   },
   {
     gap: 'Event names',

@@ -7,6 +7,7 @@ import type {TokenSource} from '../api/request.js'
 import {type KeyPairTokens, loginHint} from '../api/auth.js'
 import type {Storage} from '../config/keyring.js'
 import {ApiError, AuthError} from '../errors.js'
+import {sentences} from '../domain/text.js'
 import type {AuthContext} from './credentials.js'
 
 export interface AuthStatus {
@@ -64,7 +65,7 @@ export async function status(ctx: AuthContext, options: {offline?: boolean} = {}
     const cached = await tokens.cached(client.baseUrl)
     return {...base, expires_at: cached?.expires_at ?? null, logged_in: true, scopes: cached?.scopes ?? null}
   } catch (error) {
-    if (error instanceof AuthError) return {...base, reason: error.hint ? `${error.message} ${error.hint}` : error.message}
+    if (error instanceof AuthError) return {...base, reason: error.hint ? sentences(error.message, error.hint) : error.message}
     throw error
   }
 }
@@ -83,7 +84,8 @@ async function checkWithService(
     await client.request({auth: true, method: 'GET', path, query: {per_page: 1}, version: 'v2'})
   } catch (error) {
     if (error instanceof ApiError && error.status === 403) return
-    if (error instanceof ApiError && error.status === 401) throw new AuthError(error.message, {hint: error.hint, status: 401})
+    if (error instanceof ApiError && error.status === 401)
+      throw new AuthError(error.message, {hint: error.hint, serviceMessage: error.serviceMessage, status: 401})
     throw error
   }
 }

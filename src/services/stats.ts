@@ -110,7 +110,8 @@ interface WindowOut {
 
 export interface OrderStats extends WindowOut {
   refunds_counted_by: typeof REFUNDS_COUNTED_BY
-  currencies: Array<{currency: string; totals: OrderFigures; series: Array<PeriodOf<OrderFigures>>}>
+  /** A series per currency met or asked for; with none of either, one series of zeros whose currency is null. */
+  currencies: Array<{currency: string | null; totals: OrderFigures; series: Array<PeriodOf<OrderFigures>>}>
   read: Read
 }
 
@@ -145,9 +146,12 @@ export async function orderStats(client: ApiClient, w: StatsWindow, o: StatsOpti
   )
   // The currency asked for is in the report with its zeros, orders or not.
   if (o.currency) slots.of(o.currency)
+  const met: Array<[string | null, {buckets: OrderFigures[]; totals: OrderFigures}]> = slots.sorted()
+  // No order and no currency asked for: every period all the same, in one series of no currency.
+  if (met.length === 0) met.push([null, {buckets: w.periods.map(orderFigures), totals: orderFigures()}])
   return {
     ...windowOut(w),
-    currencies: slots.sorted().map(([currency, c]) => ({currency, series: seriesOf(w, c.buckets), totals: c.totals})),
+    currencies: met.map(([currency, c]) => ({currency, series: seriesOf(w, c.buckets), totals: c.totals})),
     read,
     refunds_counted_by: REFUNDS_COUNTED_BY,
   }

@@ -246,8 +246,8 @@ describe('orders export', () => {
     const r = await exportFrom(onePage, ['--format', 'csv', '--customer', '1'], 'orders')
     expect(r.code, r.stderr).toBe(0)
     const lines = r.stdout.trimEnd().split('\n')
-    // The known columns, then those the service sends besides (the sandbox's list has amount_refunded).
-    expect(lines[0]).toBe([...RESOURCE_COLUMNS.order, 'amount_refunded'].join(','))
+    // The known columns, then those the service sends besides (the sandbox's list has amount_refunded), and the unit.
+    expect(lines[0]).toBe([...RESOURCE_COLUMNS.order, 'amount_refunded', 'money_unit'].join(','))
     expect(
       lines
         .slice(1)
@@ -255,5 +255,17 @@ describe('orders export', () => {
         .sort(),
     ).toEqual(mine.map((o) => o.id).sort())
     expect(lines.slice(1).every((l) => l.split(',')[1] === '1')).toBe(true)
+  })
+
+  it("an orders export imported back is refused, saying why: the service's list carries no items", async () => {
+    const env = keyPairEnv(tmp.dir, onePage.baseUrl, onePage.keys[0])
+    for (const format of ['csv', 'jsonl']) {
+      const file = join(tmp.dir, `orders.${format}`)
+      const exported = await run(['orders', 'export', '--format', format, '--output', file], {env})
+      expect(exported.code, exported.stderr).toBe(0)
+      const imported = await run(['orders', 'import', file], {env})
+      expect(imported.code, format).toBe(2)
+      expect(imported.stderr, format).toContain("an orders export has no items: the service's order list does not return them")
+    }
   })
 })

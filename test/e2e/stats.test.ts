@@ -23,6 +23,10 @@ interface Figures {
   by_status: Record<string, number>
 }
 
+interface Stats {
+  currencies: Array<{currency: string | null; series: Array<Figures & {label: string; period: string}>}>
+}
+
 beforeAll(async () => {
   sb = await startTestSandbox({seedHistoryDays: 30})
   cfg = tempConfigDir()
@@ -71,12 +75,29 @@ describe('orders stats', () => {
     expect(r.code, r.stderr).toBe(0)
     const lines = r.stdout.trim().split('\n')
     // The status counts are prefixed, so that `refunded` (the amount) is one column.
-    expect(lines[0]).toBe('period\tcurrency\torders\tgross\trefunded\tnet\tstatus_pending\tstatus_paid\tstatus_shipped\tstatus_refunded')
+    expect(lines[0]).toBe('label\tperiod\tcurrency\torders\tgross\trefunded\tnet\tstatus_pending\tstatus_paid\tstatus_shipped\tstatus_refunded')
     expect(lines).toHaveLength(1 + 7)
-    for (const line of lines.slice(1)) expect(line.split('\t')[1]).toBe('EUR')
+    for (const line of lines.slice(1)) expect(line.split('\t')[2]).toBe('EUR')
+    // label and period as --json has them: the local label, and the instant the period starts.
+    const json = (await run(['orders', 'stats', '--since', '7d', '--currency', 'EUR', '--json'], {env: env()})).json<{
+      currencies: Array<{series: Array<{label: string; period: string}>}>
+    }>()
+    expect(lines.slice(1).map((line) => line.split('\t').slice(0, 2))).toEqual(json.currencies[0].series.map((p) => [p.label, p.period]))
     const bad = await run(['orders', 'stats', '--since', 'last tuesday'], {env: env()})
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain('--since must be a span')
+  })
+
+  it('a window with no orders: every period with zeros, in the currency asked for, else in one series of no currency', async () => {
+    const far = ['--since', '1990-01-01', '--until', '1990-01-03', '--json']
+    const asked = (await run(['orders', 'stats', ...far, '--currency', 'GBP'], {env: env()})).json<Stats>()
+    expect(asked.currencies.map((c) => c.currency)).toEqual(['GBP'])
+    const none = (await run(['orders', 'stats', ...far], {env: env()})).json<Stats>()
+    expect(none.currencies).toHaveLength(1)
+    expect(none.currencies[0].currency).toBeNull()
+    expect(none.currencies[0].series).toHaveLength(asked.currencies[0].series.length)
+    expect(none.currencies[0].series.length).toBeGreaterThan(0)
+    for (const p of none.currencies[0].series) expect(p).toMatchObject({gross: 0, label: expect.any(String), orders: 0, period: expect.any(String)})
   })
 
   it('on an 80-column terminal: totals, counts by status and a labelled bar chart that fits', async () => {

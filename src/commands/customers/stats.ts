@@ -28,8 +28,9 @@ On a terminal: the totals by status, then a bar chart of new customers per perio
   private async human(stats: CustomerStats, span: string): Promise<void> {
     const {io} = this
     if (!io.tableOutput) {
-      const header = ['period', 'customers', ...CUSTOMER_STATUSES.map((st) => `status_${st}`)]
-      const rows = stats.series.map((p) => [p.period, p.customers, ...CUSTOMER_STATUSES.map((st) => p.by_status[st] ?? 0)])
+      // `label` and `period` as in --json: the period as the zone names it, and the instant it starts.
+      const header = ['label', 'period', 'customers', ...CUSTOMER_STATUSES.map((st) => `status_${st}`)]
+      const rows = stats.series.map((p) => [p.label, p.period, p.customers, ...CUSTOMER_STATUSES.map((st) => p.by_status[st] ?? 0)])
       io.out([header, ...rows].map((row) => row.map((cell) => sanitize(String(cell), 'tsv')).join('\t')).join('\n'))
       return
     }

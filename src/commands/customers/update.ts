@@ -4,7 +4,7 @@ import type {OperationId} from '../../domain/schema.js'
 import type {PickKind} from '../../services/pick-kinds.js'
 import {ApiCommand} from '../../base/command.js'
 import {CUSTOMER_FIELD_FLAGS, customerFieldFlags} from '../../base/customer-flags.js'
-import {customerStatusFlag, dryRunFlag, fieldsFlag, parseIdArg, yesFlag} from '../../base/flags.js'
+import {customerStatusFlag, dryRunFlag, fieldsFlag, parseIdArg, pickedYesFlag} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {UsageError} from '../../errors.js'
 import {confirmAfterCheck} from '../../io/prompt.js'
@@ -22,7 +22,7 @@ export default class CustomersUpdate extends ApiCommand<typeof CustomersUpdate> 
   ]
   static fieldFlags = CUSTOMER_FIELD_FLAGS
   static description = `With the id left out on a terminal, a picker offers the customers; the one picked is shown and the change asked for before it is sent (--yes skips the question).`
-  static flags = {...fieldsFlag('customer'), ...customerFieldFlags, status: customerStatusFlag(), ...yesFlag, ...dryRunFlag}
+  static flags = {...fieldsFlag('customer'), ...customerFieldFlags, status: customerStatusFlag(), ...pickedYesFlag, ...dryRunFlag}
 
   async run(): Promise<void> {
     const {flags} = this
@@ -34,10 +34,9 @@ export default class CustomersUpdate extends ApiCommand<typeof CustomersUpdate> 
     if (picked)
       await confirmAfterCheck(this.io, flags.yes, async () => {
         const c = await getCustomer(await this.ctx.client(), id, {version: 'v2'})
-        const change = (['email', 'name', 'status', 'plan'] as const)
+        const change = (['email', 'name', 'status', 'plan', 'metadata'] as const)
           .filter((k) => flags[k] !== undefined)
-          .map((k) => `${k} ${sanitize(String(flags[k]), 'cell')}`)
-          .concat(flags.metadata === undefined ? [] : ['metadata'])
+          .map((k) => `${k} ${sanitize(typeof flags[k] === 'string' ? flags[k] : JSON.stringify(flags[k]), 'cell')}`)
           .join(', ')
         return `Update customer ${id} (${sanitize(String(c.name), 'cell')} <${sanitize(String(c.email), 'cell')}>, ${c.status}): set ${change}?`
       })

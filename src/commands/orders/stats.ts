@@ -16,7 +16,7 @@ export default class OrdersStats extends ApiCommand<typeof OrdersStats> {
 
 Refunds count in the period in which their order was placed, whenever they were made: "refunded" is what has been refunded so far of the orders placed in the period.
 
-On a terminal: each currency's totals and counts by status, then a bar chart of its gross per period. On a pipe: tab-separated rows, one per currency and period. --json: the whole series, every period present (zeros where no order), amounts in the service's money unit with their currency, the unit as the profile states it (money_unit: minor, major or unknown), refunds_counted_by, and the time zone.`
+On a terminal: each currency's totals and counts by status, then a bar chart of its gross per period. On a pipe: tab-separated rows, one per currency and period. --json: the whole series, every period present (zeros where no order; a window with no order and no --currency is one series whose currency is null), amounts in the service's money unit with their currency, the unit as the profile states it (money_unit: minor, major or unknown), refunds_counted_by, and the time zone.`
   static examples = [
     '<%= config.bin %> orders stats',
     '<%= config.bin %> orders stats --since 12w --by week --currency EUR',
@@ -37,18 +37,29 @@ On a terminal: each currency's totals and counts by status, then a bar chart of 
     const {io} = this
     const money = (n: number, currency: string) => formatMoney(n, currency, io.values.moneyUnit)
     if (!io.tableOutput) {
-      // The status counts are prefixed: `refunded` is also the amount refunded.
-      const header = ['period', 'currency', 'orders', 'gross', 'refunded', 'net', ...ORDER_STATUSES.map((st) => `status_${st}`)]
+      // The status counts are prefixed: `refunded` is also the amount refunded. `label` and `period` as in --json: the
+      // period as the zone names it, and the instant it starts.
+      const header = ['label', 'period', 'currency', 'orders', 'gross', 'refunded', 'net', ...ORDER_STATUSES.map((st) => `status_${st}`)]
       const rows = stats.currencies.flatMap((c) =>
-        c.series.map((p) => [p.period, c.currency, p.orders, p.gross, p.refunded, p.net, ...ORDER_STATUSES.map((st) => p.by_status[st] ?? 0)]),
+        c.series.map((p) => [
+          p.label,
+          p.period,
+          c.currency ?? '',
+          p.orders,
+          p.gross,
+          p.refunded,
+          p.net,
+          ...ORDER_STATUSES.map((st) => p.by_status[st] ?? 0),
+        ]),
       )
       io.out([header, ...rows].map((row) => row.map((cell) => sanitize(String(cell), 'tsv')).join('\t')).join('\n'))
       return
     }
     // Summary lines wrap at words on a narrow terminal (the chart fits itself).
     const lines = [io.wrapped(heading('Orders placed', span, stats.time_zone, stats.by))]
-    if (stats.currencies.length === 0) lines.push('No orders in this window.')
-    for (const c of stats.currencies) {
+    const seen = stats.currencies.filter((c): c is typeof c & {currency: string} => c.currency !== null)
+    if (seen.length === 0) lines.push('No orders in this window.')
+    for (const c of seen) {
       const currency = sanitize(c.currency, 'cell')
       const t = c.totals
       lines.push(
