@@ -5,7 +5,9 @@
  * - `<!-- picks -->`: the commands whose id argument is picked on a terminal and completed in a shell, from each
  *   command's `static pick` (as oclif.manifest.json carries it), a list of words;
  * - `<!-- operations -->`: the service's operations with the commands that make them, from each command's
- *   `static operations`, a table.
+ *   `static operations`, a table;
+ * - `<!-- usage TOPIC... -->`: one synopsis line a command of those topics (its arguments and its own flags, as the
+ *   manifest has them), in a `sh` block.
  *
  * `--check` exits 1 naming the stale files instead of writing them; test/e2e/generated.test.ts checks the same.
  */
@@ -17,10 +19,47 @@ import {DECISIONS} from '../src/sandbox/decisions.js'
 
 const ROOT = join(import.meta.dirname, '..')
 
+interface ManifestFlag {
+  type: 'boolean' | 'option'
+  char?: string
+  helpGroup?: string
+  helpValue?: string
+  options?: string[]
+  multiple?: boolean
+  required?: boolean
+  allowNo?: boolean
+}
+
 interface ManifestCommand {
   hidden?: boolean
   pick?: string
   operations?: string[]
+  args?: Record<string, {required?: boolean}>
+  flags?: Record<string, ManifestFlag>
+}
+
+/** Flags every command of a kind has, said once on their own pages (output.md, configuration.md): not in a synopsis. */
+const SHARED_FLAGS = new Set(['json', 'jq', 'fields', 'dry-run', 'no-pager', 'api-version', 'help'])
+
+/** `commerce customers list [--status S] ...`: a command's arguments and own flags, required ones bare. */
+function synopsis(id: string, c: ManifestCommand): string {
+  const words = [`commerce ${id.replaceAll(':', ' ')}`]
+  for (const [name, arg] of Object.entries(c.args ?? {})) words.push(arg.required ? name.toUpperCase() : `[${name.toUpperCase()}]`)
+  for (const [name, flag] of Object.entries(c.flags ?? {})) {
+    if (flag.helpGroup === 'GLOBAL' || SHARED_FLAGS.has(name)) continue
+    const value = flag.options ? flag.options.join('|') : (flag.helpValue ?? name.replaceAll('-', '_').toUpperCase())
+    const text = flag.type === 'boolean' ? `--${flag.allowNo ? `[no-]${name}` : name}` : `--${name} ${value}${flag.multiple ? '...' : ''}`
+    words.push(flag.required ? text : `[${text}]`)
+  }
+  return words.join(' ')
+}
+
+function usageBlock(manifest: Manifest, topics: string[]): string {
+  const lines = Object.keys(manifest.commands)
+    .filter((id) => !manifest.commands[id].hidden && topics.includes(id.split(':')[0]) && id.split(':').length === 2)
+    .sort()
+    .map((id) => synopsis(id, manifest.commands[id]))
+  return ['', '', '```sh', ...lines, '```', '', ''].join('\n')
 }
 
 type Manifest = {commands: Record<string, ManifestCommand>}
@@ -66,6 +105,10 @@ export function withGenerated(text: string, manifest: Manifest): string {
     picks: () => picksList(manifest),
   }
   let out = text
+  // `<!-- usage customers orders -->`: the topics are part of the marker.
+  out = out.replace(/(<!-- usage ([a-z ]+) -->)[\s\S]*?(<!-- usagestop -->)/g, (_all, start: string, topics: string, stop: string) => {
+    return `${start}${usageBlock(manifest, topics.trim().split(/\s+/))}${stop}`
+  })
   for (const [name, make] of Object.entries(sections)) {
     const start = `<!-- ${name} -->`
     const end = `<!-- ${name}stop -->`

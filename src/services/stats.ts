@@ -14,7 +14,7 @@ import {readTimestamp} from '../domain/timestamp.js'
 
 export type {Read, StatsOptions} from './window-read.js'
 
-/** The window of a report, its periods worked out once (base/stats.ts) in its time zone. */
+/** The window of a report, its periods worked out once (base/stats-window.ts) in its time zone. */
 export interface StatsWindow {
   /** Inclusive. */
   since: number

@@ -71,10 +71,14 @@ const windowOf = (by: Granularity) =>
     start: fc.integer({max: TO - LENGTH[by], min: FROM}),
   })
 
+/** The quick tier (npm run test:quick) walks one zone in eight and fewer samples; `npm test` walks the whole space. */
+const QUICK = process.env.COMMERCE_TEST_QUICK === '1'
+const WALKED = QUICK ? ZONES.filter((zone, i) => i % 8 === 0 || ['America/New_York', 'Australia/Lord_Howe', 'Pacific/Apia'].includes(zone)) : ZONES
+
 describe('periods, every zone, 1970 to 2100', () => {
   for (const by of GRANULARITIES)
-    it(`by ${by}: contiguous, covering, each instant in one period, labels distinct (${ZONES.length} zones)`, () => {
-      for (const zone of ZONES)
+    it(`by ${by}: contiguous, covering, each instant in one period, labels distinct (${WALKED.length} zones)`, () => {
+      for (const zone of WALKED)
         fc.assert(
           fc.property(windowOf(by), (w) => {
             const since = Math.min(TO - LENGTH[by], Math.max(FROM, w.near ? nearChange(zone, w.start, w.shift) : w.start))
@@ -117,7 +121,7 @@ describe('periods, every zone, 1970 to 2100', () => {
           expect(sums.reduce((a, b) => a + b, 0)).toBe(total)
         },
       ),
-      {numRuns: 300, seed: 4747},
+      {numRuns: QUICK ? 50 : 300, seed: 4747},
     )
   })
 })

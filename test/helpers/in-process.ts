@@ -5,6 +5,7 @@
  * process. Standard output and error are collected as text; stdin is empty unless given. Not a terminal, like a
  * command in a pipe. The process level is `run` (test/helpers/cli.ts); the terminal level `startInTmux`.
  */
+import {existsSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {PassThrough, Readable} from 'node:stream'
@@ -48,9 +49,11 @@ export async function runInProcess(argv: string[], options: InProcessOptions = {
   if (words === -1) words = argv.length
   for (let n = words; n > 0; n--) {
     const id = argv.slice(0, n).join(':')
-    if (!loaded.findCommand(id)) continue
-    // The class from src/, transformed by vitest: what is tested is the source, whatever dist/ holds.
-    const command = (await import(join(ROOT, 'src', 'commands', ...argv.slice(0, n)) + '.ts')).default as Runnable
+    // The class from src/, transformed by vitest: what is tested is the source, whatever dist/ and the manifest hold
+    // (a command written a minute ago runs before `npm run generate`).
+    const file = join(ROOT, 'src', 'commands', ...argv.slice(0, n)) + '.ts'
+    if (!existsSync(file)) continue
+    const command = (await import(file)).default as Runnable
     const env: NodeJS.ProcessEnv = {HOME: tmpdir(), LANG: 'C.UTF-8', PATH: process.env.PATH}
     for (const [k, v] of Object.entries(options.env ?? {})) if (v !== undefined) env[k] = v
     const out = collect()

@@ -113,11 +113,13 @@ describe('tunnels, with stand-in binaries', () => {
     })
 
     it('fails after the timeout when no URL ever comes, and kills the binary', async () => {
-      const argsFile = join(dir.path, 'args.json')
-      const error = await startError(provider, {FAKE_TUNNEL_ARGS_FILE: argsFile, FAKE_TUNNEL_URL_VIA: 'none'}, {timeoutMs: 400})
+      // On a busy machine the stand-in may not have run a line of its own by the deadline: the binary is known by the
+      // process the tunnel started, not by what the stand-in wrote.
+      const error = await startError(provider, {FAKE_TUNNEL_URL_VIA: 'none'}, {timeoutMs: 400})
       expect(error).toBeInstanceOf(TunnelStartError)
       expect(error.message).toContain(`${provider} gave no public URL within 0.4 s`)
-      expect(isAlive(standIn(argsFile).pid)).toBe(false)
+      expect(error.pid).toBeGreaterThan(0)
+      expect(isAlive(error.pid!)).toBe(false)
     })
 
     it('is a TunnelNotInstalledError, saying how to install it, when the binary is not on PATH', async () => {

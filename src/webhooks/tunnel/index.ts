@@ -120,6 +120,7 @@ export async function startTunnel(provider: TunnelProvider, options: TunnelOptio
     })
   } catch (error) {
     await stop()
+    if (error instanceof TunnelStartError) error.pid ??= child.pid
     throw error
   } finally {
     found = undefined

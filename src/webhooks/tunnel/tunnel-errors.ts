@@ -18,6 +18,8 @@ export class TunnelNotInstalledError extends TunnelError {
 /** The tunnel exited, or stayed silent past the timeout, before giving a public URL. */
 export class TunnelStartError extends TunnelError {
   override name = 'TunnelStartError'
+  /** The binary's process, ended before this was thrown. */
+  pid?: number
   constructor(
     message: string,
     provider: TunnelProvider,
