@@ -59,7 +59,8 @@ function usageBlock(manifest: Manifest, topics: string[]): string {
     .filter((id) => !manifest.commands[id].hidden && topics.includes(id.split(':')[0]) && id.split(':').length === 2)
     .sort()
     .map((id) => synopsis(id, manifest.commands[id]))
-  return ['', '', '```sh', ...lines, '```', '', ''].join('\n')
+  // A synopsis, not a line to run (the README examples test runs the `sh` blocks).
+  return ['', '', '```text', ...lines, '```', '', ''].join('\n')
 }
 
 type Manifest = {commands: Record<string, ManifestCommand>}

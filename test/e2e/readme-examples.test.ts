@@ -67,13 +67,16 @@ function examples(): Example[] {
   for (const file of FILES) {
     const lines = readFileSync(join(ROOT, file), 'utf8').split('\n')
     let inBlock = false
+    // A ```text block is a synopsis (`commerce orders get [ID]`), not a line to run.
+    let runnable = false
     for (const [i, line] of lines.entries()) {
       if (line.startsWith('<!-- commands -->')) break
       if (line.startsWith('```')) {
         inBlock = !inBlock
+        runnable = inBlock && !line.startsWith('```text')
         continue
       }
-      const m = inBlock ? /^\s*(?:\$ )?(commerce .*)$/.exec(line) : null
+      const m = runnable ? /^\s*(?:\$ )?(commerce .*)$/.exec(line) : null
       if (m) out.push({file, line: i + 1, text: m[1]})
     }
   }

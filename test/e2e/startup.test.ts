@@ -100,7 +100,8 @@ describe('the bundle', () => {
     for (const pass of ['cold', 'warm']) {
       const result = await cli(['products', 'list', '--page', '2', '--per-page', '5', '--json'], {env: {COMMERCE_BASE_URL: sb.baseUrl}})
       expect(result.code, `${pass}: ${result.stderr}`).toBe(0)
-      expect(result.json()).toEqual(expected.data)
+      // The service's records, each saying the unit of its price (the profile says none here).
+      expect(result.json()).toEqual(expected.data.map((r) => ({...(r as object), money_unit: 'unknown'})))
       // The first run leaves the compiled code of what it loaded (core, the command, undici) for the next.
       expect(readdirSync(codeCache()).length, pass).toBeGreaterThanOrEqual(3)
     }
