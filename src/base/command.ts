@@ -36,6 +36,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   static fieldFlags: Record<string, string> = {}
   /** Stops gracefully (finishes what is in progress, prints a summary): Ctrl-C, SIGTERM abort `this.interrupted`. */
   static interruptible = false
+  /** Stdout carries a protocol (`commerce mcp`): never a document of ours, whatever the command line says; errors go to stderr. */
+  static stdoutIsProtocol = false
   /**
    * The kind of record its id argument names, when it has one a person may pick (`this.pick()` asks on a terminal) and
    * a shell completes from the account. Declared here only: completion and the docs' lists are generated from it.
@@ -102,7 +104,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     await super.init()
     // Decided once, before parsing, so that a parse error is rendered as JSON too.
     const {env, stderr, stdout} = this.deps
-    this.io = new IOStreams({env, ...jsonMode(this.argv), stderr, stdin: () => this.deps.stdin, stdout})
+    const mode = (this.ctor as typeof BaseCommand).stdoutIsProtocol ? {jqOnly: false, json: false} : jsonMode(this.argv)
+    this.io = new IOStreams({env, ...mode, stderr, stdin: () => this.deps.stdin, stdout})
     this.io.values.now = this.deps.now()
     this.output = new Output(this.io)
     this.handleInterrupts()

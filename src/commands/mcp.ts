@@ -8,7 +8,7 @@ import {type OperationId, SCOPES} from '../domain/schema.js'
 import {UsageError} from '../errors.js'
 import {sanitize} from '../io/sanitize.js'
 import {sandboxLogin} from '../services/credentials.js'
-import {serveMcp} from '../services/mcp/serve.js'
+import {serveMcp, TOOLSETS, toolsOffered} from '../services/mcp/serve.js'
 
 /**
  * An option as a model names it: a tool's argument (`expectRefunded` is `expect_refunded`); the server's own bound on
@@ -17,6 +17,7 @@ import {serveMcp} from '../services/mcp/serve.js'
 const argumentName = (option: string) => (option === 'maxWait' ? '`commerce mcp --max-wait`' : option.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`))
 
 export default class Mcp extends ApiCommand<typeof Mcp> {
+  static stdoutIsProtocol = true
   static operations: readonly OperationId[] = [
     'listCustomers',
     'getCustomer',
@@ -38,26 +39,53 @@ export default class Mcp extends ApiCommand<typeof Mcp> {
   static flags = {
     'allow-writes': Flags.boolean({description: 'Offer the tools that change the account (create, update, delete, refund, register).'}),
     sandbox: Flags.boolean({description: 'Use the running local sandbox (`commerce sandbox start --detach`), whatever the profile says.'}),
+    tools: Flags.string({description: 'Offer only these tools (comma-separated names; auth_status is always offered).', helpValue: 'NAME,...'}),
+    toolsets: Flags.string({
+      description: `Offer only the tools of these sets (comma-separated: ${TOOLSETS.join(', ')}); auth_status is always offered.`,
+      helpValue: 'SET,...',
+    }),
   }
 
   async run(): Promise<void> {
     const {flags, io} = this
-    let moneyUnit: string | undefined
+    if (this.argv.some((a) => a === '--json' || a === '--jq' || a.startsWith('--jq=')))
+      throw new UsageError('`commerce mcp` speaks the protocol on its standard output: --json and --jq have no place there.')
+    const list = (value: string | undefined) =>
+      value
+        ?.split(',')
+        .map((n) => n.trim())
+        .filter((n) => n !== '')
+    const tools = toolsOffered({allowWrites: flags['allow-writes'], tools: list(flags.tools), toolsets: list(flags.toolsets)})
+    const describe = (error: unknown) => {
+      const {internal: _internal, ...shape} = describeError(error instanceof Error ? error : new Error(String(error)), {
+        commandLine: 'commerce mcp',
+        debug: false,
+        flagOf: argumentName,
+        json: true,
+        now: this.deps.now,
+      })
+      return shape
+    }
+    // What stops every call is found now and said by the server (its instructions, each call), which starts all the
+    // same: a host shows the model why, where an exit would show only "Connection closed".
+    let problem: ReturnType<typeof describe> | undefined
     if (flags.sandbox) {
       const sandbox = sandboxLogin(this.deps.env, SCOPES)
-      if (!sandbox)
-        throw new UsageError('No local sandbox runs.', {
-          code: 'sandbox_not_running',
-          hint: 'Start one with `commerce sandbox start --detach`, then run this again.',
+      if (sandbox)
+        this.useEnvironment({
+          ...this.deps.env,
+          COMMERCE_BASE_URL: sandbox.baseUrl,
+          COMMERCE_KEY_ID: sandbox.keyId,
+          COMMERCE_KEY_SECRET: sandbox.keySecret,
         })
-      moneyUnit = sandbox.moneyUnit
-      this.useEnvironment({
-        ...this.deps.env,
-        COMMERCE_BASE_URL: sandbox.baseUrl,
-        COMMERCE_KEY_ID: sandbox.keyId,
-        COMMERCE_KEY_SECRET: sandbox.keySecret,
-      })
-    }
+      else
+        problem = describe(
+          new UsageError('No local sandbox runs.', {
+            code: 'sandbox_not_running',
+            hint: 'Start one with `commerce sandbox start --detach`, then restart this server.',
+          }),
+        )
+    } else await this.ctx.profileName().catch((error: unknown) => (problem = describe(error)))
     await serveMcp({
       allowWrites: flags['allow-writes'],
       deps: {
@@ -66,26 +94,19 @@ export default class Mcp extends ApiCommand<typeof Mcp> {
         ctx: this.ctx,
         dryRunClient: () => this.ctx.client({dryRun: true}),
         env: this.deps.env,
-        moneyUnit: async () => (moneyUnit === 'minor' || moneyUnit === 'major' ? moneyUnit : this.moneyUnit()),
+        moneyUnit: () => this.moneyUnit(),
         window: async (a) => {
           if (a.by !== undefined && !(GRANULARITIES as readonly string[]).includes(a.by))
             throw new UsageError(`by must be one of ${GRANULARITIES.join(', ')} (got ${JSON.stringify(a.by)}).`)
           return windowOf({...a, by: a.by as Granularity | undefined, utc: a.utc === true}, this.deps.now(), this.deps.env, io)
         },
       },
-      describe: (error) => {
-        const {internal: _internal, ...shape} = describeError(error instanceof Error ? error : new Error(String(error)), {
-          commandLine: 'commerce mcp',
-          debug: false,
-          flagOf: argumentName,
-          json: true,
-          now: this.deps.now,
-        })
-        return shape
-      },
+      describe,
+      problem,
       say: (text) => io.info(sanitize(text, 'terminal')),
       stdin: io.stdin,
       stdout: io.stdout,
+      tools,
       version: this.config.version,
     })
   }

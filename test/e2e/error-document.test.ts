@@ -148,7 +148,6 @@ describe('the error document', () => {
       ['sandbox', 'fault', 'add', '--path', '/api/v2/customers', '--status', '500'],
       ['webhooks', 'trigger', 'order.paid'],
       ['auth', 'login', '--sandbox'],
-      ['mcp', '--sandbox'],
     ]) {
       const doc = documentOf(await run([...args, '--json'], {env}), args.join(' '))
       expect(doc.code, args.join(' ')).toBe('sandbox_not_running')

@@ -228,38 +228,54 @@ describe.each([
     expect(target.seen().slice(before)).toEqual([])
   })
 
-  it("a refund's dry run reads the order and sends nothing; the refund then made refuses a second time with expect_refunded", async () => {
+  it("a refund's dry run reads the order and sends nothing; the refund then made refuses a second time (expect_refunded required)", async () => {
     const before = target.seen().length
-    const expected = target.statesRefunds ? {expect_refunded: 0} : {}
-    const plan = await callTool(writer, 'orders_refund', {dry_run: true, ...expected, id: target.paidOrder})
+    const refundPosts = () => target.seen().filter((s) => s.method === 'POST' && s.path.endsWith('/refunds')).length
+    // Without expect_refunded nothing is sent: the argument is required.
+    const unsaid = await callTool(writer, 'orders_refund', {amount: 1, id: target.paidOrder})
+    expect(unsaid.isError).toBe(true)
+    expect(unsaid.structuredContent?.error.message).toContain('expect_refunded')
+    expect(target.seen().slice(before)).toEqual([])
+    if (!target.statesRefunds) {
+      // A service that does not say what was refunded: expect_refunded cannot be checked, so nothing is refunded at all.
+      const unknown = await callTool(writer, 'orders_refund', {amount: 1, expect_refunded: 0, id: target.paidOrder})
+      expect(unknown.structuredContent?.error).toMatchObject({code: 'precondition_failed'})
+      expect(refundPosts()).toBe(0)
+      return
+    }
+    const plan = await callTool(writer, 'orders_refund', {dry_run: true, expect_refunded: 0, id: target.paidOrder})
     expect(plan.isError, plan.content[0]?.text).toBeFalsy()
     expect(plan.structuredContent).toMatchObject({dry_run: true, request: {method: 'POST'}, sent: false})
     expect(plan.structuredContent!.request.url).toMatch(new RegExp(`/api/v2/orders/${target.paidOrder}/refunds$`))
     // What the checks found: the order's total, what was refunded before and would be after, its status.
     expect(plan.structuredContent!.checks).toMatchObject({order_id: target.paidOrder, refunded_before: 0, status: 'paid', total: expect.any(Number)})
     // The CLI's dry run of the same refund is the same document.
-    const cli = await run(
-      ['orders', 'refund', String(target.paidOrder), '--dry-run', '--json', ...(target.statesRefunds ? ['--expect-refunded', '0'] : [])],
-      {
-        env: target.env,
-      },
-    )
+    const cli = await run(['orders', 'refund', String(target.paidOrder), '--dry-run', '--json', '--expect-refunded', '0'], {env: target.env})
     expect(cli.code, cli.stderr).toBe(0)
     expect(cli.json()).toEqual(plan.structuredContent)
     const sent = target.seen().slice(before)
     expect(sent.some((s) => s.method === 'GET' && s.path.endsWith(`/orders/${target.paidOrder}`))).toBe(true)
-    expect(sent.filter((s) => s.method === 'POST' && s.path.endsWith('/refunds'))).toEqual([])
-    const done = await callTool(writer, 'orders_refund', {amount: 1, ...expected, id: target.paidOrder})
+    expect(refundPosts()).toBe(0)
+    const done = await callTool(writer, 'orders_refund', {amount: 1, expect_refunded: 0, id: target.paidOrder})
     expect(done.isError, done.content[0]?.text).toBeFalsy()
-    // A repeated call that says what it saw refuses; a service that does not say what was refunded refuses it too.
+    expect(done.structuredContent?.checks).toMatchObject({refunded_after: 1, refunded_before: 0})
+    // The same call repeated (a retry after a lost answer) refuses, and sends nothing.
     const again = await callTool(writer, 'orders_refund', {amount: 1, expect_refunded: 0, id: target.paidOrder})
-    expect(again.isError).toBe(true)
-    // The fake calls a partly refunded order refunded: then it is its status that refuses (conflict).
-    if (target.statesRefunds) {
-      expect(again.structuredContent?.error).toMatchObject({code: 'precondition_failed'})
-      expect(again.structuredContent?.error.message).toContain('expect_refunded')
-    } else expect(['precondition_failed', 'conflict']).toContain(again.structuredContent?.error.code)
-    expect(target.seen().filter((s) => s.method === 'POST' && s.path.endsWith('/refunds'))).toHaveLength(1)
+    expect(again.structuredContent?.error).toMatchObject({code: 'precondition_failed'})
+    expect(again.structuredContent?.error.message).toContain('expect_refunded')
+    expect(refundPosts()).toBe(1)
+  })
+
+  it('webhooks_create twice with the same URL and events leaves one endpoint, the second saying existing: true', async () => {
+    const args = {events: ['order.paid', 'order.shipped'], url: `https://hooks.example.com/once-${Date.now()}`}
+    const first = await callTool(writer, 'webhooks_create', args)
+    expect(first.isError, first.content[0]?.text).toBeFalsy()
+    expect(first.structuredContent).toMatchObject({existing: false})
+    const second = await callTool(writer, 'webhooks_create', {...args, events: ['order.shipped', 'order.paid']})
+    expect(second.structuredContent).toMatchObject({endpoint: {id: first.structuredContent?.endpoint.id}, existing: true})
+    const listed = await callTool(reader, 'webhooks_list', {})
+    const mine = (listed.structuredContent?.endpoints as Array<{url: string}>).filter((e) => e.url === args.url)
+    expect(mine).toHaveLength(1)
   })
 
   it('orders_create keys a purchase by its name: two names from two server processes are two orders, a name repeated is one', async () => {
@@ -356,6 +372,55 @@ describe('commerce mcp against a hostile service', () => {
       await client.close()
       await hostile.close()
     }
+  })
+})
+
+describe('commerce mcp, what it offers and what it says', () => {
+  it('--toolsets orders offers only the order tools (and auth_status); --tools names them one by one; an unknown set is exit 2', async () => {
+    const target = await sandboxTarget()
+    try {
+      const orders = await connect(target, ['--toolsets', 'orders', '--allow-writes'])
+      expect((await orders.listTools()).tools.map((t) => t.name).sort()).toEqual([
+        'auth_status',
+        'orders_create',
+        'orders_get',
+        'orders_list',
+        'orders_refund',
+      ])
+      const refused = await callTool(orders, 'customers_list', {})
+      expect(refused.structuredContent?.error.message).toContain('not offered')
+      await orders.close()
+      const two = await connect(target, ['--tools', 'products_list,orders_get'])
+      expect((await two.listTools()).tools.map((t) => t.name).sort()).toEqual(['auth_status', 'orders_get', 'products_list'])
+      await two.close()
+      const bad = await run(['mcp', '--toolsets', 'order'], {env: target.env})
+      expect(bad.code).toBe(2)
+      expect(bad.stderr).toContain('did you mean orders')
+      expect(bad.stdout).toBe('')
+    } finally {
+      await target.close()
+    }
+  }, 60_000)
+
+  it('with no sandbox running it starts all the same: initialize answered, the instructions and every call say sandbox_not_running', async () => {
+    const {dir} = tempConfigDir()
+    const client = await connect({env: {COMMERCE_CONFIG_DIR: dir}}, ['--sandbox'])
+    try {
+      expect(client.getInstructions()).toContain('No local sandbox runs')
+      const r = await callTool(client, 'products_list', {})
+      expect(r.isError).toBe(true)
+      expect(r.structuredContent?.error).toMatchObject({code: 'sandbox_not_running', hint: expect.stringContaining('commerce sandbox start')})
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('--json is refused on stderr, nothing on stdout (the protocol is there)', async () => {
+    const {dir} = tempConfigDir()
+    const r = await run(['mcp', '--json'], {env: {COMMERCE_CONFIG_DIR: dir}})
+    expect(r.code).toBe(2)
+    expect(r.stdout).toBe('')
+    expect(r.stderr).toContain('--json and --jq have no place there')
   })
 })
 

@@ -8,6 +8,9 @@
 import type {Readable, Writable} from 'node:stream'
 
 import {redactBody} from '../../api/redact.js'
+import {option, phrase} from '../../domain/phrase.js'
+import {closest} from '../../domain/suggest.js'
+import {ERROR_CODES, UsageError} from '../../errors.js'
 import {jsonText} from '../../domain/text.js'
 import {READ_TOOLS} from './read-tools.js'
 import type {Tool, ToolDeps} from './tool-kit.js'
@@ -15,6 +18,10 @@ import {WRITE_TOOLS} from './write-tools.js'
 
 export interface ServeOptions {
   deps: ToolDeps
+  /** The tools offered (toolsOffered): the reads, the writes when allowed, narrowed by --tools and --toolsets. */
+  tools: Tool[]
+  /** Why no call can succeed (no sandbox running, a profile that does not exist): said in the instructions and by every call. */
+  problem?: {code: string; message: string; hint?: string | null}
   allowWrites: boolean
   version: string
   stdin: Readable
@@ -25,9 +32,43 @@ export interface ServeOptions {
   say(text: string): void
 }
 
-/** The tools a server offers: the reads, and the writes when allowed. */
+/** The sets of tools `--toolsets` names; auth_status is always offered. */
+export const TOOLSETS = ['customers', 'orders', 'products', 'webhooks', 'stats', 'history', 'account'] as const
+const SET_OF: Record<string, (typeof TOOLSETS)[number]> = {
+  auth_status: 'account',
+  customers_stats: 'stats',
+  orders_stats: 'stats',
+  products_top: 'stats',
+  webhook_deliveries: 'webhooks',
+}
+const setOf = (tool: Tool) => SET_OF[tool.name] ?? tool.name.split('_')[0]
+
+/** Every tool the server knows: the reads, and the writes when allowed. */
 export function offeredTools(allowWrites: boolean): Tool[] {
   return allowWrites ? [...READ_TOOLS, ...WRITE_TOOLS] : READ_TOOLS
+}
+
+/** The tools offered: the reads (and writes when allowed), only those named (`tools`) or of the sets named (`toolsets`). */
+export function toolsOffered(o: {allowWrites: boolean; tools?: string[]; toolsets?: string[]}): Tool[] {
+  const all = offeredTools(true)
+  const unknown = (names: string[], known: readonly string[], what: string) => {
+    for (const name of names)
+      if (!known.includes(name)) {
+        const near = closest(name, known)
+        throw new UsageError(
+          phrase`${option(what)}: no ${what === 'tools' ? 'tool' : 'tool set'} named ${JSON.stringify(name)}${near ? ` (did you mean ${near}?)` : ''}; the names: ${known.join(', ')}.`,
+        )
+      }
+  }
+  unknown(
+    o.tools ?? [],
+    all.map((t) => t.name),
+    'tools',
+  )
+  unknown(o.toolsets ?? [], TOOLSETS, 'toolsets')
+  return offeredTools(o.allowWrites).filter(
+    (t) => t.name === 'auth_status' || ((!o.tools || o.tools.includes(t.name)) && (!o.toolsets || o.toolsets.includes(setOf(t)))),
+  )
 }
 
 /** A value as a tool returns it: secrets masked by field name and prefix (api/redact.ts), as in --debug traces. */
@@ -41,8 +82,9 @@ type ArgumentCheck = (tool: Tool, args: Record<string, unknown>) => string | und
 
 async function call(o: ServeOptions, check: ArgumentCheck, name: string, args: Record<string, unknown>) {
   const tool = offeredTools(true).find((t) => t.name === name)
-  const refuse = (code: string, message: string) => {
-    const error = {code, errors: {}, exit_code: 2, hint: null, message, retry_after: null, service_message: null, status: null}
+  const refuse = (code: string, message: string, hint: string | null = null) => {
+    const exit = (ERROR_CODES as Record<string, {exit: number}>)[code]?.exit ?? 2
+    const error = {code, errors: {}, exit_code: exit, hint, message, retry_after: null, service_message: null, status: null}
     return {content: [{text: jsonText({error}), type: 'text' as const}], isError: true, structuredContent: {error}}
   }
   if (!tool) return refuse('usage', `No tool named ${JSON.stringify(name)}.`)
@@ -51,6 +93,8 @@ async function call(o: ServeOptions, check: ArgumentCheck, name: string, args: R
       'usage',
       `${name} changes the account: the server was started read-only. Start it with \`commerce mcp --allow-writes\` to allow it.`,
     )
+  if (!o.tools.includes(tool)) return refuse('usage', `${name} is not offered: the server was started with --tools or --toolsets that leave it out.`)
+  if (o.problem) return refuse(o.problem.code, o.problem.message, o.problem.hint ?? null)
   // What a model sends is checked against the tool's schema before any service sees it (a string id, an extra field).
   const problem = check(tool, args)
   if (problem) return refuse('usage', `${name}: ${problem}`)
@@ -83,11 +127,12 @@ export async function serveMcp(o: ServeOptions): Promise<void> {
     {
       capabilities: {tools: {}},
       instructions:
-        'Operate a Commerce Service account: customers, orders, refunds, products, figures over time, webhooks. Amounts are integers in the money_unit a result states. Lists return one page and the call for the next.',
+        'Operate a Commerce Service account: customers, orders, refunds, products, figures over time, webhooks. Amounts are integers in the money_unit a result states. Lists return one page and the call for the next.' +
+        (o.problem ? ` No call can succeed now: ${o.problem.message}${o.problem.hint ? ` ${o.problem.hint}` : ''} (${o.problem.code}).` : ''),
     },
   )
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: offeredTools(o.allowWrites).map(({annotations, description, inputSchema, name, title}) => ({
+    tools: o.tools.map(({annotations, description, inputSchema, name, title}) => ({
       annotations: {...annotations, title},
       description,
       inputSchema,
@@ -124,6 +169,7 @@ export async function serveMcp(o: ServeOptions): Promise<void> {
   const alive = setInterval(() => {}, 2 ** 30)
   void closed.then(() => clearInterval(alive))
   await server.connect(transport)
-  o.say(`commerce MCP server ready (${offeredTools(o.allowWrites).length} tools, ${o.allowWrites ? 'writes allowed' : 'read-only'}).`)
+  o.say(`commerce MCP server ready (${o.tools.length} tools, ${o.allowWrites ? 'writes allowed' : 'read-only'}).`)
+  if (o.problem) o.say(`Every call will fail until this is fixed: ${o.problem.message}${o.problem.hint ? ` ${o.problem.hint}` : ''}`)
   await closed
 }

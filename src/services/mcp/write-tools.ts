@@ -10,7 +10,7 @@ import {CURRENCIES, CUSTOMER_STATUSES, EVENT_TYPES, LIMITS} from '../../domain/s
 import {createCustomer, type CustomerInput, deleteCustomer, deleteFacts, getCustomer, updateCustomer} from '../customers.js'
 import {checkRefund, createOrder, refundFacts, refundOrder} from '../orders.js'
 import {UsageError} from '../../errors.js'
-import {createWebhook} from '../webhooks/endpoints.js'
+import {createWebhook, endpointFor} from '../webhooks/endpoints.js'
 import {type Args, id, object, oneOf, text, type Tool, type ToolDeps, writer} from './tool-kit.js'
 
 const dryRun = {
@@ -136,18 +136,23 @@ export const WRITE_TOOLS: Tool[] = [
   }),
   writer({
     description:
-      'Refund a paid or shipped order, in whole or in part. The order is read first: its status, expect_refunded (refuse if a refund was made since, so a repeated call never refunds twice) and what remains are checked. dry_run returns the request instead.',
+      'Refund a paid or shipped order, in whole or in part. The order is read first: its status, expect_refunded (required: what you saw refunded; a refund made since refuses, so a repeated call never refunds twice) and what remains are checked. The result and dry_run say the total, what was refunded before and after, and the status. dry_run returns the request instead of sending it.',
     destructive: true,
     idempotent: false,
     inputSchema: object(
       {
         amount: {description: "In the service's money unit (money_unit); default: what remains.", minimum: 1, type: 'integer'},
         dry_run: dryRun,
-        expect_refunded: {description: 'Refund only if exactly this much has been refunded so far (0 for none).', minimum: 0, type: 'integer'},
+        expect_refunded: {
+          description:
+            'Required: what you saw refunded of the order so far (0 for none; orders_get says it). The refund is made only if that is still so: a call repeated after a lost answer is refused (precondition_failed) instead of refunding twice.',
+          minimum: 0,
+          type: 'integer',
+        },
         id: id('order'),
         reason: text('Why it is refunded.'),
       },
-      ['id'],
+      ['id', 'expect_refunded'],
     ),
     name: 'orders_refund',
     async run(a, deps) {
@@ -168,9 +173,9 @@ export const WRITE_TOOLS: Tool[] = [
   }),
   writer({
     description:
-      'Register a webhook endpoint (HTTPS). Its signing secret is kept in the profile, never returned: `commerce webhooks secret ID --reveal` shows it to a person.',
+      'Register a webhook endpoint (HTTPS), once: an endpoint that already has this URL and these events is returned (existing: true) instead of a second, as the API can delete none. Its signing secret is kept in the profile, never returned: `commerce webhooks secret ID --reveal` shows it to a person.',
     destructive: false,
-    idempotent: false,
+    idempotent: true,
     inputSchema: object(
       {
         events: {
@@ -185,9 +190,15 @@ export const WRITE_TOOLS: Tool[] = [
     ),
     name: 'webhooks_create',
     async run(a, deps) {
-      const made = await createWebhook(deps.ctx, {events: a.events as string[], url: a.url as string})
+      const input = {events: a.events as string[], url: a.url as string}
+      const existing = await endpointFor(await deps.client(), input)
+      if (existing) {
+        const {signing_secret: _kept, ...endpoint} = existing as typeof existing & {signing_secret?: string}
+        return {endpoint, existing: true, note: null, signing_secret_stored_in_profile: null}
+      }
+      const made = await createWebhook(deps.ctx, input)
       const {signing_secret: _secret, ...endpoint} = made.endpoint
-      return {endpoint, note: made.note ?? null, signing_secret_stored_in_profile: made.profile}
+      return {endpoint, existing: false, note: made.note ?? null, signing_secret_stored_in_profile: made.profile}
     },
     title: 'Register a webhook endpoint',
   }),

@@ -103,6 +103,15 @@ export async function storeSigningSecret(ctx: WebhookContext, endpointId: string
 }
 
 /** The URL as a comparable string (`https://h` and `https://h/` are one endpoint). */
+/**
+ * The registered endpoint for this URL and these events, if one is: what a create safe to repeat returns instead of a
+ * second endpoint (the API can delete none).
+ */
+export async function endpointFor(client: ApiClient, input: {url: string; events: readonly string[]}): Promise<WebhookEndpoint | undefined> {
+  const events = [...input.events].sort().join()
+  return (await listWebhooks(client)).endpoints.find((e) => sameUrl(e.url, input.url) && [...e.events].sort().join() === events)
+}
+
 export function sameUrl(a: string, b: string): boolean {
   try {
     return new URL(a).href === new URL(b).href
