@@ -10,6 +10,7 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 
 import {Client} from '@modelcontextprotocol/sdk/client/index.js'
+import {ToolListChangedNotificationSchema} from '@modelcontextprotocol/sdk/types.js'
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js'
 import {Ajv2020} from 'ajv/dist/2020.js'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -22,6 +23,8 @@ import {startTestSandbox, type TestSandbox} from '../helpers/sandbox.js'
 
 interface Target {
   name: string
+  /** A key pair that may only read (the sandbox's second). */
+  readKey: {key_id: string; key_secret: string}
   env: Record<string, string>
   secret: string
   /** Method and path of every request the service saw, in order. */
@@ -69,6 +72,7 @@ async function sandboxTarget(): Promise<Target> {
     close: () => sb.close(),
     customer: ids.ana as number,
     env: {COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_CONFIG_DIR: dir, COMMERCE_KEY_ID: key.key_id, COMMERCE_KEY_SECRET: key.key_secret},
+    readKey: sb.keys[1],
     name: 'sandbox',
     paidOrder: ids.paid as number,
     products: true,
@@ -99,6 +103,7 @@ async function fakeTarget(): Promise<Target> {
     close: () => fake.close(),
     customer,
     env,
+    readKey: fake.key,
     name: 'independent fake',
     paidOrder: order.id,
     products: false,
@@ -397,6 +402,29 @@ describe('commerce mcp, what it offers and what it says', () => {
       expect(bad.code).toBe(2)
       expect(bad.stderr).toContain('did you mean orders')
       expect(bad.stdout).toBe('')
+    } finally {
+      await target.close()
+    }
+  }, 60_000)
+
+  it('a tool the service refuses for a missing scope is withdrawn: the list changes, and the client is told', async () => {
+    const target = await sandboxTarget()
+    try {
+      const sb = target.env
+      // The sandbox's second key pair reads customers only.
+      const readOnly = await connect({env: {...sb, COMMERCE_KEY_ID: target.readKey.key_id, COMMERCE_KEY_SECRET: target.readKey.key_secret}}, [
+        '--allow-writes',
+      ])
+      let told = 0
+      readOnly.setNotificationHandler(ToolListChangedNotificationSchema, () => void told++)
+      expect((await readOnly.listTools()).tools.map((t) => t.name)).toContain('customers_create')
+      const refused = await callTool(readOnly, 'customers_create', {email: `scope-${Date.now()}@mcp.example.com`, name: 'S', send_invite: false})
+      expect(refused.structuredContent?.error).toMatchObject({code: 'permission_denied'})
+      expect(await eventually(() => told > 0, 5000)).toBe(true)
+      const names = (await readOnly.listTools()).tools.map((t) => t.name)
+      expect(names).not.toContain('customers_create')
+      expect(names).toContain('customers_list')
+      await readOnly.close()
     } finally {
       await target.close()
     }

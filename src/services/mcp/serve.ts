@@ -80,7 +80,7 @@ function safe(value: unknown): Record<string, unknown> {
 /** Checks a tool's arguments against its input schema: an error message, or undefined when they conform. */
 type ArgumentCheck = (tool: Tool, args: Record<string, unknown>) => string | undefined
 
-async function call(o: ServeOptions, check: ArgumentCheck, name: string, args: Record<string, unknown>) {
+async function call(o: ServeOptions, check: ArgumentCheck, name: string, args: Record<string, unknown>, withdraw: (tool: Tool) => void) {
   const tool = offeredTools(true).find((t) => t.name === name)
   const refuse = (code: string, message: string, hint: string | null = null) => {
     const exit = (ERROR_CODES as Record<string, {exit: number}>)[code]?.exit ?? 2
@@ -104,6 +104,8 @@ async function call(o: ServeOptions, check: ArgumentCheck, name: string, args: R
     return {content: [{text: jsonText(result), type: 'text' as const}], structuredContent: result}
   } catch (error) {
     const described = safe({error: o.describe(error)})
+    // Which scope an operation needs is not shown by the spec: a tool the service refused for one is withdrawn then.
+    if ((described.error as {code?: string}).code === 'permission_denied') withdraw(tool)
     return {content: [{text: jsonText(described), type: 'text' as const}], isError: true, structuredContent: described}
   }
 }
@@ -125,7 +127,7 @@ export async function serveMcp(o: ServeOptions): Promise<void> {
   const server = new Server(
     {name: 'commerce', title: 'Commerce Service (commerce CLI)', version: o.version},
     {
-      capabilities: {tools: {}},
+      capabilities: {tools: {listChanged: true}},
       instructions:
         'Operate a Commerce Service account: customers, orders, refunds, products, figures over time, webhooks. Amounts are integers in the money_unit a result states. Lists return one page and the call for the next.' +
         (o.problem ? ` No call can succeed now: ${o.problem.message}${o.problem.hint ? ` ${o.problem.hint}` : ''} (${o.problem.code}).` : ''),
@@ -144,7 +146,13 @@ export async function serveMcp(o: ServeOptions): Promise<void> {
   // last request and close at once).
   const running = new Set<Promise<unknown>>()
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const answer = call(o, check, request.params.name, request.params.arguments ?? {})
+    const answer = call(o, check, request.params.name, request.params.arguments ?? {}, (tool) => {
+      const at = o.tools.indexOf(tool)
+      if (at < 0 || tool.name === 'auth_status') return
+      o.tools.splice(at, 1)
+      o.say(`${tool.name} is no longer offered: the service refused it for a missing permission (scope).`)
+      void server.sendToolListChanged().catch(() => {})
+    })
     running.add(answer)
     return answer.finally(() => running.delete(answer))
   })
