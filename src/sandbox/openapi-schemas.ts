@@ -24,6 +24,11 @@ export const page = (item: string): Schema =>
 const METADATA = ref('Metadata')
 
 export const SCHEMAS: Record<string, Schema> = {
+  // The enumerations, each named once and referenced everywhere (a generator makes one type of each).
+  Currency: string({description: 'A currency the service documents.', enum: [...CURRENCIES]}),
+  CustomerStatus: string({enum: [...CUSTOMER_STATUSES]}),
+  OrderStatus: string({enum: [...ORDER_STATUSES]}),
+  EventType: decided(string({enum: [...SANDBOX_EVENTS]}), 'The event types the sandbox sends (the spec names the kinds, not every one).'),
   // Every amount of money, named once: generated clients then have one type that says what the number counts.
   Amount: decided(
     integer({minimum: 0, 'x-money-unit': 'minor'}),
@@ -46,7 +51,7 @@ export const SCHEMAS: Record<string, Schema> = {
       id: integer(),
       metadata: METADATA,
       name: string(),
-      status: string({enum: [...CUSTOMER_STATUSES]}),
+      status: ref('CustomerStatus'),
     },
     ['id', 'email', 'name', 'status', 'created_at'],
   ),
@@ -66,7 +71,7 @@ export const SCHEMAS: Record<string, Schema> = {
         email: string({format: 'email'}),
         metadata: METADATA,
         name: string({maxLength: LIMITS.customerNameMaxLength, minLength: 1, pattern: '\\S'}),
-        status: string({enum: [...CUSTOMER_STATUSES]}),
+        status: ref('CustomerStatus'),
       },
       [],
       {minProperties: 1},
@@ -77,7 +82,8 @@ export const SCHEMAS: Record<string, Schema> = {
   CustomerWithIncludes: {
     allOf: [ref('Customer'), object({addresses: {items: ref('Address'), type: 'array'}, orders: {items: ref('OrderSummary'), type: 'array'}})],
   },
-  Error: decided(
+  // Not `Error`: generated TypeScript clients would shadow the global Error with it.
+  ErrorMessage: decided(
     object({errors: {additionalProperties: {items: string(), type: 'array'}, type: 'object'}, message: string()}, ['message']),
     'Error bodies other than 422 are not shown in the spec: the sandbox sends `{message}`.',
   ),
@@ -96,7 +102,7 @@ export const SCHEMAS: Record<string, Schema> = {
   },
   OrderCreate: object(
     {
-      currency: string({enum: [...CURRENCIES]}),
+      currency: ref('Currency'),
       customer_id: integer({minimum: 1}),
       items: {items: ref('OrderItemCreate'), minItems: LIMITS.orderMinItems, type: 'array'},
     },
@@ -107,11 +113,11 @@ export const SCHEMAS: Record<string, Schema> = {
   OrderSummary: object(
     {
       amount_refunded: decided({allOf: [ref('Amount')]}, 'What was refunded so far (in the list too: not shown in the spec).'),
-      currency: string({enum: [...CURRENCIES]}),
+      currency: ref('Currency'),
       customer_id: integer(),
       id: integer(),
       placed_at: string({format: 'date-time'}),
-      status: string({enum: [...ORDER_STATUSES]}),
+      status: ref('OrderStatus'),
       total: ref('Amount'),
     },
     ['id', 'customer_id', 'status', 'total', 'currency', 'placed_at'],
@@ -119,7 +125,7 @@ export const SCHEMAS: Record<string, Schema> = {
   PageMeta: object({page: integer(), per_page: integer(), total: integer()}, ['page', 'per_page', 'total']),
   Product: object(
     {
-      currency: string({enum: [...CURRENCIES]}),
+      currency: ref('Currency'),
       description: decided(string(), 'A sentence about the product (not shown in the spec).'),
       id: integer(),
       in_stock: {type: 'boolean'},
@@ -133,7 +139,7 @@ export const SCHEMAS: Record<string, Schema> = {
       {
         amount: ref('Amount'),
         created_at: string({format: 'date-time'}),
-        currency: string(),
+        currency: ref('Currency'),
         id: integer(),
         order_id: integer(),
         reason: {type: ['string', 'null']},
@@ -163,7 +169,7 @@ export const SCHEMAS: Record<string, Schema> = {
   Webhook: object(
     {
       created_at: decided(string({format: 'date-time'}), 'When the endpoint was registered (not shown in the spec).'),
-      events: {items: string(), type: 'array'},
+      events: {items: ref('EventType'), type: 'array'},
       id: string(),
       url: string({format: 'uri'}),
     },
@@ -171,7 +177,7 @@ export const SCHEMAS: Record<string, Schema> = {
   ),
   WebhookCreate: object(
     {
-      events: {items: string({enum: [...SANDBOX_EVENTS]}), minItems: LIMITS.webhookMinEvents, type: 'array'},
+      events: {items: ref('EventType'), minItems: LIMITS.webhookMinEvents, type: 'array'},
       url: string({
         description: 'HTTPS, with a host; the sandbox also takes http:// to a loopback host (its decision, for local listeners).',
         format: 'uri',

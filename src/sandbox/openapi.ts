@@ -27,7 +27,7 @@ const SCOPE_DESCRIPTIONS: Record<string, string> = {
 }
 
 /** The document's `info.version`: bumped when what it describes changes. */
-export const SANDBOX_API_VERSION = '1.6.0'
+export const SANDBOX_API_VERSION = '1.7.0'
 
 /** What each operation answers when it succeeds, and the bodies it takes. */
 const SHAPES: Record<string, {status: number; schema?: string; body?: string; description: string}> = {
@@ -98,16 +98,16 @@ const PAGING = [
   {in: 'query', name: 'page', schema: integer({minimum: LIMITS.page.min})},
 ]
 const Q = {in: 'query', name: 'q', schema: string({maxLength: LIMITS.searchMaxLength, minLength: 1})}
-const CURRENCY = {description: 'Prices converted to this currency.', in: 'query', name: 'currency', schema: string({enum: [...CURRENCIES]})}
+const CURRENCY = {description: 'Prices converted to this currency.', in: 'query', name: 'currency', schema: ref('Currency')}
 
 function parameters(op: Operation, version: string): Schema[] {
   const path = [...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({in: 'path', name, required: true, schema: integer({minimum: 1})}))
   const query: Record<string, Schema[]> = {
     getCustomer: [{in: 'query', name: 'include', schema: string({enum: [...CUSTOMER_INCLUDES]})}],
-    listCustomers: [...PAGING, {in: 'query', name: 'status', schema: string({enum: [...CUSTOMER_STATUSES]})}, ...(version === 'v2' ? [Q] : [])],
+    listCustomers: [...PAGING, {in: 'query', name: 'status', schema: ref('CustomerStatus')}, ...(version === 'v2' ? [Q] : [])],
     listOrders: [
       ...PAGING,
-      {in: 'query', name: 'status', schema: string({enum: [...ORDER_STATUSES]})},
+      {in: 'query', name: 'status', schema: ref('OrderStatus')},
       {in: 'query', name: 'customer_id', schema: integer({minimum: 1})},
     ],
     getProduct: [CURRENCY],
@@ -134,7 +134,7 @@ function parameters(op: Operation, version: string): Schema[] {
 }
 
 function errorResponse(status: number, description: string): Schema {
-  const schema = status === 422 ? 'ValidationError' : 'Error'
+  const schema = status === 422 ? 'ValidationError' : 'ErrorMessage'
   return {content: {'application/json': {schema: ref(schema)}}, description}
 }
 
@@ -152,7 +152,10 @@ function responses(op: Operation, version: string): Record<string, Schema> {
   if (op.auth && OPERATION_SCOPES[op.id]) out[403] = errorResponse(403, `The token lacks the ${OPERATION_SCOPES[op.id]} scope.`)
   if (op.path.includes('{')) out[404] = errorResponse(404, 'No record has that id (an id that is not a positive integer names none).')
   if (op.id === 'issueToken')
-    out[422] = {content: {'application/json': {schema: ref('Error')}}, description: 'The key pair (or a scope) was rejected: `{message}` only.'}
+    out[422] = {
+      content: {'application/json': {schema: ref('ErrorMessage')}},
+      description: 'The key pair (or a scope) was rejected: `{message}` only.',
+    }
   // A GET answers 422 only for a query parameter it reads: listWebhooks reads none.
   else if (op.id === 'createOrder' && version === 'v2')
     out[422] = errorResponse(422, 'Validation failed, or the Idempotency-Key was used before with another body (`errors["Idempotency-Key"]`).')

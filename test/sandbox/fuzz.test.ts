@@ -98,8 +98,9 @@ function validQuery(op: any, params: Record<string, string>): boolean {
   return Object.entries(params).every(([name, value]) => {
     const schema = known.get(name)
     if (!schema) return true // unknown parameters are ignored (a decision)
+    // A named schema (Currency, OrderStatus) is resolved in the document.
     const typed = schema.type === 'integer' ? (/^-?\d+$/.test(value) ? Number(value) : value) : value
-    return ajv.validate(schema, typed)
+    return ajv.validate(typeof schema.$ref === 'string' ? {$ref: `doc${schema.$ref}`} : schema, typed)
   })
 }
 

@@ -59,6 +59,16 @@ describe('named shapes', () => {
     expect((document.components.schemas.OrderSummary.properties as Node).total).toEqual({$ref: '#/components/schemas/Amount'})
   })
 
+  it('no schema named Error (it shadows the global in generated TypeScript); each enumeration named once and referenced', () => {
+    expect(Object.keys(document.components.schemas)).not.toContain('Error')
+    const text = JSON.stringify(document)
+    // The currencies are written once, in Currency; every other use is a reference to it.
+    expect(text.split('["USD","EUR","GBP"]')).toHaveLength(2)
+    expect(document.components.schemas.Currency).toMatchObject({enum: ['USD', 'EUR', 'GBP'], type: 'string'})
+    for (const name of ['CustomerStatus', 'OrderStatus', 'EventType']) expect(document.components.schemas, name).toHaveProperty(name)
+    expect(((document.components.schemas.Refund as Node).properties as Node).currency).toEqual({$ref: '#/components/schemas/Currency'})
+  })
+
   it('an allOf has no sibling properties: an extension is a second member', () => {
     const siblings = Object.entries(document.components.schemas)
       .filter(([, schema]) => Array.isArray(schema.allOf) && ('properties' in schema || 'required' in schema))
@@ -71,7 +81,7 @@ describe('the webhooks section', () => {
   const document = openApiDocument(SANDBOX_API_VERSION) as {components: {schemas: Record<string, any>}; webhooks: Record<string, any>}
 
   it('names one entry per event the sandbox sends, the events an endpoint may subscribe to', () => {
-    const subscribable = document.components.schemas.WebhookCreate.properties.events.items.enum
+    const subscribable = (document.components.schemas.EventType as {enum: string[]}).enum
     expect(Object.keys(document.webhooks)).toEqual([...SANDBOX_EVENTS])
     expect(subscribable).toEqual([...SANDBOX_EVENTS])
     for (const event of SANDBOX_EVENTS) {

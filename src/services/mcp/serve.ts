@@ -93,7 +93,7 @@ async function call(o: ServeOptions, check: ArgumentCheck, name: string, args: R
       'usage',
       `${name} changes the account: the server was started read-only. Start it with \`commerce mcp --allow-writes\` to allow it.`,
     )
-  if (!o.tools.includes(tool)) return refuse('usage', `${name} is not offered: the server was started with --tools or --toolsets that leave it out.`)
+  if (!o.tools.includes(tool)) return refuse('usage', `${name} is not offered: the server was started with a choice of tools that leaves it out.`)
   if (o.problem) return refuse(o.problem.code, o.problem.message, o.problem.hint ?? null)
   // What a model sends is checked against the tool's schema before any service sees it (a string id, an extra field).
   const problem = check(tool, args)
