@@ -5,16 +5,7 @@
  * says what the sandbox decided and marks it `x-sandbox-decision: true`. Served at `/openapi.json` by the sandbox,
  * printed by `commerce api --spec`; the test suite checks every answer of the sandbox against it.
  */
-import {
-  CURRENCIES,
-  CUSTOMER_INCLUDES,
-  CUSTOMER_STATUSES,
-  LIMITS,
-  OPERATIONS,
-  type Operation,
-  ORDER_STATUSES,
-  V1_SUNSET_DATE,
-} from '../domain/schema.js'
+import {CUSTOMER_INCLUDES, LIMITS, OPERATIONS, type Operation, V1_SUNSET_DATE} from '../domain/schema.js'
 import {DEFAULT_PER_PAGE, DELETE_CUSTOMER_STATUS, OPERATION_SCOPES, TOKEN_FAILURE_LIMIT} from './decisions.js'
 import {decided, integer, page, ref, type Schema, SCHEMAS, string} from './openapi-schemas.js'
 import {eventSchemas, webhooksSection} from './openapi-webhooks.js'
