@@ -206,7 +206,9 @@ export class Output {
       if (hint) io.info(hint)
       return
     }
-    const lines = [io.chalk.red('Error: ') + sanitize(error.message, 'terminal')]
+    // A person's own act (a question answered no, Ctrl-C) is said plainly, as gh does, not as an error of ours.
+    const own = error.code === 'declined' || error.code === 'interrupted'
+    const lines = [(own ? '' : io.chalk.red('Error: ')) + sanitize(error.message, 'terminal')]
     if (saysMore(error)) lines.push(`  The service said: ${sanitize(error.service_message!, 'terminal')}`)
     const flags = error.fieldFlags ?? {}
     for (const [field, messages] of Object.entries(error.errors)) {

@@ -43,3 +43,16 @@ it("every path named in a comment of src/ exists (a repository path, or one of s
   const found = files(join(ROOT, 'src'), /\.ts$/).flatMap((file) => missing(file, comments(readFileSync(file, 'utf8')), true))
   expect(found).toEqual([])
 })
+
+it("the plugin API the docs give is this package's name, and each command's flags say what they do (customers update --yes)", () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {name: string}
+  const plugins = readFileSync(join(ROOT, 'docs', 'aliases-and-plugins.md'), 'utf8')
+  expect(plugins).toContain(`require('${pkg.name}')`)
+  expect(plugins).not.toMatch(/require\('commerce-cli'\)/)
+  // No question is asked unless the customer was picked on a terminal: --yes is never required there.
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {
+    commands: Record<string, {flags: Record<string, {description?: string}>}>
+  }
+  expect(manifest.commands['customers:update'].flags.yes.description).not.toMatch(/required without a terminal/)
+  expect(manifest.commands['customers:delete'].flags.yes.description).toMatch(/required without a terminal/)
+})

@@ -5,7 +5,7 @@ import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 
 import {inDoubt, LedgerCorruptError, LedgerLinkError, listRuns, RunLedger} from '../../src/config/ledger.js'
-import {applySets, checkScenario, MAX_SCENARIO_DEPTH, parseScenario, resolveReferences, ScenarioError} from '../../src/domain/scenario.js'
+import {applySets, checkEntry, checkScenario, MAX_SCENARIO_DEPTH, parseScenario, resolveReferences, ScenarioError} from '../../src/domain/scenario.js'
 import {UsageError} from '../../src/errors.js'
 import {readScenario} from '../../src/services/sandbox/scenarios.js'
 
@@ -184,5 +184,17 @@ describe('--set and the depth of a scenario file', () => {
     } finally {
       rmSync(dir, {force: true, recursive: true})
     }
+  })
+})
+
+describe('what a refused entry says', () => {
+  it("an order's status outside the sandbox: a whole sentence that says what to do", () => {
+    const errors = checkEntry(
+      'orders',
+      {currency: 'USD', customer_id: 1, items: [{product_id: 1, quantity: 1}], status: 'paid'},
+      {loopbackWebhooks: false, sandbox: false},
+    )
+    const [message] = errors.status
+    expect(message).toMatch(/so fixtures cannot set it; leave it out, or seed a sandbox with `commerce sandbox seed`$/)
   })
 })

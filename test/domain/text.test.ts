@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest'
 
-import {counted, formatCount, jsonText} from '../../src/domain/text.js'
+import {counted, formatCount, jsonText, sentences} from '../../src/domain/text.js'
 
 describe('formatCount', () => {
   it("groups an integer as toLocaleString('en') does", () => {
@@ -31,5 +31,15 @@ describe('jsonText', () => {
     expect(JSON.parse(text)).toEqual(value)
     expect(text).toContain('\\u202e')
     expect(text).toContain('\\u2028')
+  })
+})
+
+describe('sentences', () => {
+  it('joins sentences with a stop where one has none (auth status: "The key pair was rejected" and its source)', () => {
+    expect(sentences('The key pair was rejected', 'The key pair comes from COMMERCE_KEY_ID.')).toBe(
+      'The key pair was rejected. The key pair comes from COMMERCE_KEY_ID.',
+    )
+    expect(sentences('Rejected (HTTP 422).', 'Log in again')).toBe('Rejected (HTTP 422). Log in again.')
+    expect(sentences('A question?', '', 'Done.')).toBe('A question? Done.')
   })
 })

@@ -96,6 +96,8 @@ describe('the error document', () => {
     const status = await run(['auth', 'status', '--json'], {env: wrong})
     expect(status.code).toBe(3)
     expect(status.json()).toMatchObject({logged_in: false, reason: expect.stringMatching(/rejected/)})
+    // Two sentences, each ended: the CLI's words, then where the pair came from.
+    expect(status.json().reason).toMatch(/^The key pair was rejected \(HTTP \d+\)\. The key pair comes from/)
     expect(status.stderr).toMatch(/rejected/)
   })
 

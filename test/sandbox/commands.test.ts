@@ -60,9 +60,13 @@ describe('sandbox commands', () => {
     expect(JSON.parse(tokenLine!)).toMatchObject({method: 'POST', status: 201, key_id: info.keys[0].key_id, request_body: {key_secret: '********'}})
     expect(log).not.toContain(info.keys[0].key_secret)
 
-    const again = await run(['sandbox', 'start', '--detach', '--port', '0', '--in-memory'], {env})
-    expect(again.code).toBe(1)
-    expect(again.stderr).toContain('already running')
+    // A set-up run again finds the sandbox it started: exit 0, its details; one that asks for new data is refused.
+    const again = await run(['sandbox', 'start', '--detach', '--port', '0', '--in-memory', '--json'], {env})
+    expect(again.code, again.stderr).toBe(0)
+    expect(again.json()).toMatchObject({already_running: true, base_url: info.base_url, pid: info.pid})
+    const seeded = await run(['sandbox', 'start', '--detach', '--port', '0', '--history', '3'], {env})
+    expect(seeded.code).toBe(1)
+    expect(seeded.stderr).toContain('already running')
 
     const stop = await run(['sandbox', 'stop'], {env})
     expect(stop.code).toBe(0)

@@ -30,7 +30,10 @@ export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
       min: 1,
     }),
     data: Flags.string({description: 'Data file (default: sandbox-data.json in the config directory).', exclusive: ['in-memory']}),
-    detach: Flags.boolean({description: 'Run in the background and return once it is ready.'}),
+    detach: Flags.boolean({
+      description:
+        'Run in the background and return once it is ready. With one running already, and no seed or data asked for, its details (already_running: true) and exit 0, so a set-up can run again.',
+    }),
     host: Flags.string({default: DEFAULT_HOST, description: 'Address to listen on.'}),
     'in-memory': Flags.boolean({description: 'Keep no data file: everything is lost on stop.', exclusive: ['data']}),
     'order-limit': Flags.integer({description: 'Order creations allowed per window and key pair (default 10).', min: 1}),
@@ -65,10 +68,17 @@ export default class SandboxStart extends BaseCommand<typeof SandboxStart> {
     )
     if (unseeded) io.warn(this.say(unseeded))
     if (flags.detach) {
-      const state = await startDetached({args: [process.argv[1], ...this.foregroundArgv()], env: this.deps.env}).catch(failed)
-      return this.output.result({...infoOf(state), ...(state.seeded ? {ids: state.seeded} : {})}, () => {
+      // Nothing asked of a new sandbox: one already running is the one a re-run set-up wants (exit 0, its details).
+      const reuse = [flags.seed, flags.history, flags.data, flags['demo-data'] || undefined].every((v) => v === undefined)
+      const state = await startDetached({args: [process.argv[1], ...this.foregroundArgv()], env: this.deps.env, reuse}).catch(failed)
+      const said = {...infoOf(state), ...(state.reused ? {already_running: true} : {}), ...(state.seeded ? {ids: state.seeded} : {})}
+      return this.output.result(said, () => {
         io.out(describeSandbox(state).join('\n'))
-        io.info('Running in the background; stop it with `commerce sandbox stop`.')
+        io.info(
+          state.reused
+            ? 'A sandbox was running already: these are its details (nothing was started); stop it with `commerce sandbox stop`.'
+            : 'Running in the background; stop it with `commerce sandbox stop`.',
+        )
       })
     }
     const orderLimit =

@@ -170,9 +170,11 @@ export interface DetachOptions {
  * Spawns node with `args` detached, its stdout discarded and its stderr in the log file, and waits until the
  * child has recorded itself in the state file.
  */
-export async function startDetached(options: DetachOptions): Promise<SandboxState> {
+export async function startDetached(options: DetachOptions & {reuse?: boolean}): Promise<SandboxState & {reused?: true}> {
   const {env, timeoutMs = 20_000} = options
   const running = readSandboxState(env)
+  // A set-up run again (`reuse`: nothing asked of a new one, no seed, no data file) finds the one it started.
+  if (running && options.reuse) return {...running, reused: true}
   if (running) throw alreadyRunning(running)
   const logPath = configPath(SANDBOX_LOG_FILE, env)
   mkdirSync(dirname(logPath), {mode: 0o700, recursive: true})
