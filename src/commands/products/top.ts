@@ -69,7 +69,7 @@ On a terminal: per currency, the products by revenue with a bar each. On a pipe:
         ...chartLines(
           io,
           c.products.map((p) => ({
-            label: fitCells(sanitize(`#${p.product_id} ${p.name ?? ''}`.trimEnd(), 'cell'), nameWidth),
+            label: fitCells(sanitize(`id ${p.product_id} ${p.name ?? ''}`.trimEnd(), 'cell'), nameWidth),
             text: `${money(p.revenue, c.currency)} (${formatCount(p.units)} sold)`,
             value: top.rank === 'units' ? p.units : p.revenue,
           })),
