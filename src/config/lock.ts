@@ -23,9 +23,9 @@
  * exists, while BaseCommand's exit-130 handler stands aside for any listener added after it: with both, Ctrl-C
  * would do nothing until the token request ended. The mechanism is small enough to own.
  */
-import {mkdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync} from 'node:fs'
 import {hostname} from 'node:os'
-import {join} from 'node:path'
+import {basename, dirname, join} from 'node:path'
 
 import {readOwnFileSync} from '../domain/own-file.js'
 import {isProcessAlive} from '../domain/processes.js'
@@ -163,6 +163,26 @@ function place(lockPath: string): boolean {
 }
 
 /**
+ * Removes what a process killed mid-way left beside the lock: a draft it had not renamed into place
+ * (`NAME.new.PID.RANDOM`), or a lock it had renamed aside and not yet removed (`NAME.gone.PID.RANDOM`). Only those of
+ * a process of this host that no longer runs.
+ */
+function removeLeftovers(lockPath: string): void {
+  const name = basename(lockPath)
+  let entries: string[]
+  try {
+    entries = readdirSync(dirname(lockPath))
+  } catch {
+    return
+  }
+  for (const entry of entries) {
+    const pid = Number(/^(?:new|gone)\.(\d+)\.[a-z0-9]+$/.exec(entry.startsWith(`${name}.`) ? entry.slice(name.length + 1) : '')?.[1])
+    if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && !isProcessAlive(pid))
+      rmSync(join(dirname(lockPath), entry), {force: true, recursive: true})
+  }
+}
+
+/**
  * One attempt: taken, or the pid its owner names; after a takeover, placing only. A lock released between our try and
  * our look at its owner is tried again (a few times), so that "held" comes with the pid of a holder that was there.
  */
@@ -227,6 +247,7 @@ function holding(lockPath: string, staleMs: number): HeldLock {
  * "held" (EACCES, ENOTDIR, EROFS...) are thrown as they are, for the caller to treat as an unwritable directory.
  */
 export async function acquireLock(lockPath: string, options: LockOptions = {}): Promise<HeldLock> {
+  removeLeftovers(lockPath)
   const staleMs = options.staleMs ?? 10_000
   const now = options.now ?? Date.now
   const deadline = now() + (options.waitMs ?? 10_000)
@@ -239,6 +260,7 @@ export async function acquireLock(lockPath: string, options: LockOptions = {}): 
 
 /** Takes the lock at `lockPath` now, or throws LockBusyError naming its owner: for work one process does at a time. */
 export function holdLock(lockPath: string, options: Pick<LockOptions, 'staleMs'> = {}): HeldLock {
+  removeLeftovers(lockPath)
   const staleMs = options.staleMs ?? 10_000
   const got = attempt(lockPath, staleMs, Date.now())
   if (!got.taken) throw new LockBusyError(got.pid, lockPath)

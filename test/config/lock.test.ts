@@ -172,6 +172,17 @@ describe('holdLock: one process at a time, without waiting (an import, a fixture
     expect(pids.filter((pid) => pid !== child.pid)).toEqual([])
   }, 30_000)
 
+  it("what a killed process left beside the lock (a draft not renamed in, a lock renamed aside) is removed; a live one's is not", () => {
+    const path = join(dir, 'left.lock')
+    const dead = deadPid()
+    for (const leftover of [`left.lock.new.${dead}.abc123`, `left.lock.gone.${dead}.def456`, `left.lock.new.${process.ppid}.live00`]) {
+      mkdirSync(join(dir, leftover))
+      writeFileSync(join(dir, leftover, 'owner'), `${hostname()} ${dead}`)
+    }
+    holdLock(path).release()
+    expect(readdirSync(dir)).toEqual([`left.lock.new.${process.ppid}.live00`])
+  })
+
   it('a live owner is busy, naming its pid; a dead owner is taken over; nothing is left beside the lock', () => {
     const path = join(dir, 'a.lock')
     const held = holdLock(path)
