@@ -1,4 +1,4 @@
-import {readFileSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import {createServer} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {delimiter, dirname, join, resolve} from 'node:path'
@@ -120,6 +120,16 @@ describe('tunnels, with stand-in binaries', () => {
       expect(error.message).toContain(`${provider} gave no public URL within 0.4 s`)
       expect(error.pid).toBeGreaterThan(0)
       expect(isAlive(error.pid!)).toBe(false)
+      // The busy machine itself: a stand-in that has run nothing of its own by the deadline (it wrote no file).
+      const argsFile = join(dir.path, 'slow-args.json')
+      const slow = await startError(
+        provider,
+        {FAKE_TUNNEL_ARGS_FILE: argsFile, FAKE_TUNNEL_SLOW_START_MS: '3000', FAKE_TUNNEL_URL_VIA: 'none'},
+        {timeoutMs: 400},
+      )
+      expect(slow.message).toContain(`${provider} gave no public URL within 0.4 s`)
+      expect(existsSync(argsFile)).toBe(false)
+      expect(isAlive(slow.pid!)).toBe(false)
     })
 
     it('is a TunnelNotInstalledError, saying how to install it, when the binary is not on PATH', async () => {
