@@ -145,6 +145,31 @@ describe.each([
     await target?.close()
   })
 
+  it('every tool declares an outputSchema, and what it returns (a result or the error document) validates against it', async () => {
+    const ajv = new Ajv2020({strict: false})
+    const tools = (await writer.listTools()).tools
+    const validators = new Map(tools.map((t) => [t.name, ajv.compile(t.outputSchema ?? {not: {}})]))
+    for (const tool of tools) expect(tool.outputSchema, tool.name).toMatchObject({type: 'object'})
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ['customers_list', {per_page: 2}],
+      ['customers_get', {id: target.customer}],
+      ['orders_list', {per_page: 2}],
+      ['orders_get', {id: target.paidOrder}],
+      ['orders_stats', {by: 'day', since: '3d'}],
+      ['customers_stats', {by: 'day', since: '3d'}],
+      ['auth_status', {}],
+      ['webhooks_list', {}],
+      ['customers_get', {id: 99_999_999}],
+      ['orders_refund', {dry_run: true, expect_refunded: 0, id: target.paidOrder}],
+    ]
+    if (target.products) calls.push(['products_list', {per_page: 2}], ['products_get', {id: 1}], ['products_top', {by: 'day', since: '3d'}])
+    for (const [name, args] of calls) {
+      const r = await callTool(writer, name, args)
+      const validate = validators.get(name)!
+      expect(validate(r.structuredContent), `${name}: ${JSON.stringify(validate.errors)}`).toBe(true)
+    }
+  })
+
   it('lists the read tools only, read-only and with valid input schemas; --allow-writes adds the annotated writes', async () => {
     const {tools} = await reader.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual(READ_TOOLS)

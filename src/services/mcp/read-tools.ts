@@ -14,7 +14,23 @@ import {customerStats, orderStats} from '../stats.js'
 import {topProducts} from '../top.js'
 import {listWebhooks} from '../webhooks/endpoints.js'
 import {listInboxEvents, STATUS_FILTERS} from '../webhooks/inbox-queries.js'
-import {type Args, id, object, onePage, oneOf, paging, reader, searchText, type Tool, type ToolDeps, windowArgs} from './tool-kit.js'
+import {
+  type Args,
+  figuresResult,
+  id,
+  object,
+  onePage,
+  oneOf,
+  pageResult,
+  paging,
+  reader,
+  recordResult,
+  result,
+  searchText,
+  type Tool,
+  type ToolDeps,
+  windowArgs,
+} from './tool-kit.js'
 
 type Currency = (typeof CURRENCIES)[number]
 
@@ -40,6 +56,7 @@ export const READ_TOOLS: Tool[] = [
     description: 'List customers, newest first, one page at a time (filter by status, search name and email).',
     inputSchema: object({...paging, search: searchText, status: oneOf(CUSTOMER_STATUSES, 'Only customers with this status.')}),
     name: 'customers_list',
+    outputSchema: pageResult(),
     async run(a, deps) {
       const list = listCustomers(await deps.client(), {...(await pageOf(a, deps)), search: a.search as string, status: a.status as never})
       return onePage(list, 'customers_list', a)
@@ -50,6 +67,7 @@ export const READ_TOOLS: Tool[] = [
     description: "One customer by id; with include, its orders or addresses too. An order's customer_id is this id.",
     inputSchema: object({id: id('customer'), include: oneOf(CUSTOMER_INCLUDES, 'Embed these records.')}, ['id']),
     name: 'customers_get',
+    outputSchema: recordResult(),
     async run(a, deps) {
       return getCustomer(await deps.client(), a.id as number, {include: a.include as CustomerInclude | undefined, version: 'v2'})
     },
@@ -59,6 +77,7 @@ export const READ_TOOLS: Tool[] = [
     description: 'List orders, newest first, one page at a time (filter by status or customer). Amounts in money_unit.',
     inputSchema: object({...paging, customer_id: id('customer'), status: oneOf(ORDER_STATUSES, 'Only orders with this status.')}),
     name: 'orders_list',
+    outputSchema: pageResult(true),
     async run(a, deps) {
       const list = listOrders(await deps.client(), {...(await pageOf(a, deps)), customerId: a.customer_id as number, status: a.status as never})
       return money(deps, await onePage(list, 'orders_list', a))
@@ -69,6 +88,7 @@ export const READ_TOOLS: Tool[] = [
     description: 'One order by id, with its items and refunds. Amounts in money_unit.',
     inputSchema: object({id: id('order')}, ['id']),
     name: 'orders_get',
+    outputSchema: recordResult(true),
     run: async (a, deps) => money(deps, await getOrder(await deps.client(), a.id as number)),
     title: 'Get an order',
   }),
@@ -76,6 +96,7 @@ export const READ_TOOLS: Tool[] = [
     description: 'List the product catalogue, one page at a time (search by name; prices in a currency).',
     inputSchema: object({...paging, currency, search: searchText}),
     name: 'products_list',
+    outputSchema: pageResult(true),
     async run(a, deps) {
       // v2 whatever the profile says: v1's product list is rate-limited harder, and search is a query here.
       const options = {...(await pageOf(a, deps)), currency: a.currency as Currency, search: a.search as string, version: 'v2' as const}
@@ -88,6 +109,7 @@ export const READ_TOOLS: Tool[] = [
     description: "One product by id (an order item's product_id), its price in a currency.",
     inputSchema: object({currency, id: id('product')}, ['id']),
     name: 'products_get',
+    outputSchema: recordResult(true),
     run: async (a, deps) => money(deps, await getProduct(await deps.client(), a.id as number, {currency: a.currency as Currency})),
     title: 'Get a product',
   }),
@@ -102,6 +124,7 @@ function figures(): Tool[] {
       description: 'Orders placed in a window: count, gross, refunded and net per currency and per period, by status.',
       inputSchema: object({...windowArgs, by, currency}),
       name: 'orders_stats',
+      outputSchema: figuresResult(true),
       async run(a, deps) {
         const w = await window(deps, a)
         return money(deps, {window: w.span, ...(await orderStats(await deps.client(), w.window, {currency: a.currency as string}))})
@@ -112,6 +135,7 @@ function figures(): Tool[] {
       description: 'New customers in a window, per period and by status.',
       inputSchema: object({...windowArgs, by}),
       name: 'customers_stats',
+      outputSchema: figuresResult(false),
       async run(a, deps) {
         const w = await window(deps, a)
         return {window: w.span, ...(await customerStats(await deps.client(), w.window))}
@@ -127,6 +151,7 @@ function figures(): Tool[] {
         rank: oneOf(['revenue', 'units'], 'What ranks them (default revenue).'),
       }),
       name: 'products_top',
+      outputSchema: figuresResult(true),
       async run(a, deps) {
         const w = await window(deps, {...a, by: 'month'})
         const options = {currency: a.currency as string, limit: (a.limit as number) ?? 10, rank: a.rank as 'revenue' | 'units'}
@@ -144,6 +169,7 @@ function account(): Tool[] {
       description: 'Whether the service accepts the credentials in effect: the profile, base URL, key id, scopes and expiry (never a secret).',
       inputSchema: object({}),
       name: 'auth_status',
+      outputSchema: result({logged_in: {type: 'boolean'}}, ['logged_in']),
       run: async (_a, deps) => authStatus(deps.ctx),
       title: 'Credentials',
     }),
@@ -151,6 +177,7 @@ function account(): Tool[] {
       description: 'The webhook endpoints registered on the account, with the events each receives.',
       inputSchema: object({}),
       name: 'webhooks_list',
+      outputSchema: result({endpoints: {items: {type: 'object'}, type: 'array'}}, ['endpoints']),
       run: async (_a, deps) => listWebhooks(await deps.client()),
       title: 'Webhook endpoints',
     }),
@@ -163,6 +190,7 @@ function account(): Tool[] {
         type: {description: 'Only events of this type (order.paid...).', type: 'string'},
       }),
       name: 'webhook_deliveries',
+      outputSchema: result({deliveries: {items: {type: 'object'}, type: 'array'}, total: {type: 'integer'}}),
       async run(a, deps) {
         const found = await listInboxEvents(deps.env, {
           limit: (a.limit as number) ?? 20,

@@ -13,7 +13,7 @@ import {closest} from '../../domain/suggest.js'
 import {ERROR_CODES, UsageError} from '../../errors.js'
 import {jsonText} from '../../domain/text.js'
 import {READ_TOOLS} from './read-tools.js'
-import type {Tool, ToolDeps} from './tool-kit.js'
+import {errorResult, type Tool, type ToolDeps} from './tool-kit.js'
 import {WRITE_TOOLS} from './write-tools.js'
 
 export interface ServeOptions {
@@ -134,11 +134,14 @@ export async function serveMcp(o: ServeOptions): Promise<void> {
     },
   )
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: o.tools.map(({annotations, description, inputSchema, name, title}) => ({
+    tools: o.tools.map(({annotations, description, inputSchema, name, outputSchema, title}) => ({
       annotations: {...annotations, title},
       description,
       inputSchema,
       name,
+      // A failed call's structuredContent is the error document: the schema says it, so a client that checks it (the
+      // SDK's does, errors included) accepts both.
+      outputSchema: {anyOf: [outputSchema, errorResult], type: 'object' as const},
       title,
     })),
   }))

@@ -31,11 +31,72 @@ export interface Tool {
   title: string
   description: string
   inputSchema: {type: 'object'; properties: Record<string, object>; required?: string[]; additionalProperties: false}
+  /** What its structuredContent is on success (JSON Schema; the server offers it with the error document beside it). */
+  outputSchema: OutputSchema
   annotations: {readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint: boolean}
   /** Changes the account: offered only with --allow-writes. */
   writes: boolean
   run(args: Args, deps: ToolDeps): Promise<unknown>
 }
+
+export interface OutputSchema {
+  type: 'object'
+  properties?: Record<string, object>
+  required?: string[]
+  anyOf?: object[]
+}
+
+/** An object result: these keys (typed loosely where the service decides the shape), those always there. */
+export const result = (properties: Record<string, object>, required: string[] = Object.keys(properties)): OutputSchema => ({
+  properties,
+  required,
+  type: 'object',
+})
+
+const anything = {}
+const integer = {type: 'integer'}
+const nullable = (type: string) => ({type: [type, 'null']})
+const moneyUnit = {enum: ['minor', 'major', 'unknown']}
+
+/** One page of a list tool's records (onePage), with the call for the next. */
+export const pageResult = (withMoney = false): OutputSchema =>
+  result({
+    data: {items: {type: 'object'}, type: 'array'},
+    next: nullable('object'),
+    page: integer,
+    per_page: integer,
+    total: nullable('integer'),
+    ...(withMoney ? {money_unit: moneyUnit} : {}),
+  })
+
+/** A record of the service as it sent it, with its id (and its money's unit when it carries money). */
+export const recordResult = (withMoney = false): OutputSchema => result({id: anything, ...(withMoney ? {money_unit: moneyUnit} : {})})
+
+/** The dry-run document (api/dry-run.ts), as `dry_run` returns it. */
+export const dryRunResult: OutputSchema = result({
+  checks: {type: 'object'},
+  dry_run: {const: true},
+  request: nullable('object'),
+  sent: {const: false},
+})
+
+/** The error document (schemas/error.schema.json, loosely): what a failed call's structuredContent is. */
+export const errorResult: OutputSchema = result({
+  error: result({code: {type: 'string'}, exit_code: integer, hint: nullable('string'), message: {type: 'string'}}, ['code', 'message', 'exit_code']),
+})
+
+/** The money figures' results: their window, unit and read, the rest as each report has it. */
+export const figuresResult = (withMoney: boolean): OutputSchema =>
+  result({
+    read: {type: 'object'},
+    since: {type: 'string'},
+    time_zone: {type: 'string'},
+    until: {type: 'string'},
+    window: {type: 'string'},
+    ...(withMoney ? {money_unit: moneyUnit} : {}),
+  })
+
+export {anything, moneyUnit, nullable}
 
 /** A tool that only reads. */
 export function reader(t: Omit<Tool, 'annotations' | 'writes'>): Tool {

@@ -11,7 +11,22 @@ import {createCustomer, type CustomerInput, deleteCustomer, deleteFacts, getCust
 import {checkRefund, createOrder, refundFacts, refundOrder} from '../orders.js'
 import {UsageError} from '../../errors.js'
 import {createWebhook, endpointFor} from '../webhooks/endpoints.js'
-import {type Args, id, object, oneOf, text, type Tool, type ToolDeps, writer} from './tool-kit.js'
+import {
+  anything,
+  type Args,
+  dryRunResult,
+  id,
+  moneyUnit,
+  nullable,
+  object,
+  oneOf,
+  recordResult,
+  result,
+  text,
+  type Tool,
+  type ToolDeps,
+  writer,
+} from './tool-kit.js'
 
 const dryRun = {
   default: false,
@@ -57,6 +72,7 @@ export const WRITE_TOOLS: Tool[] = [
       ['email', 'name'],
     ),
     name: 'customers_create',
+    outputSchema: recordResult(),
     run: async (a, deps) => createCustomer(await deps.client(), customerFields(a), await deps.apiVersion()),
     title: 'Create a customer',
   }),
@@ -76,6 +92,7 @@ export const WRITE_TOOLS: Tool[] = [
       ['id'],
     ),
     name: 'customers_update',
+    outputSchema: recordResult(),
     run: async (a, deps) => updateCustomer(await deps.client(), a.id as number, customerFields(a)),
     title: 'Update a customer',
   }),
@@ -86,6 +103,7 @@ export const WRITE_TOOLS: Tool[] = [
     idempotent: true,
     inputSchema: object({dry_run: dryRun, id: id('customer')}, ['id']),
     name: 'customers_delete',
+    outputSchema: {anyOf: [result({customer: {type: 'object'}, deleted: {const: true}, id: anything}), dryRunResult], type: 'object'},
     async run(a, deps) {
       const work = async (client: Awaited<ReturnType<ToolDeps['client']>>) => {
         const facts = deleteFacts(await getCustomer(client, a.id as number, {version: 'v2'}))
@@ -119,6 +137,7 @@ export const WRITE_TOOLS: Tool[] = [
       ['customer_id', 'currency', 'items'],
     ),
     name: 'orders_create',
+    outputSchema: result({idempotency_key: {type: 'string'}, money_unit: moneyUnit, order: {type: 'object'}, replayed: {type: 'boolean'}}),
     async run(a, deps) {
       const input = {
         currency: a.currency as string,
@@ -155,6 +174,7 @@ export const WRITE_TOOLS: Tool[] = [
       ['id', 'expect_refunded'],
     ),
     name: 'orders_refund',
+    outputSchema: {anyOf: [result({checks: {type: 'object'}, money_unit: moneyUnit, refund: {type: 'object'}}), dryRunResult], type: 'object'},
     async run(a, deps) {
       const work = async (client: Awaited<ReturnType<ToolDeps['client']>>) => {
         const money = (n: number, currency: string) => `${n} ${currency}`
@@ -189,6 +209,12 @@ export const WRITE_TOOLS: Tool[] = [
       ['url', 'events'],
     ),
     name: 'webhooks_create',
+    outputSchema: result({
+      endpoint: {type: 'object'},
+      existing: {type: 'boolean'},
+      note: nullable('string'),
+      signing_secret_stored_in_profile: nullable('string'),
+    }),
     async run(a, deps) {
       const input = {events: a.events as string[], url: a.url as string}
       const existing = await endpointFor(await deps.client(), input)
