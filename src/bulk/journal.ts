@@ -121,23 +121,30 @@ export class Journal {
   }
 
   private async load(expected: Record<string, unknown>): Promise<void> {
-    // Read through the descriptor already checked (openOwnFileSync), never the name again.
-    const lines = createInterface({input: createReadStream('', {autoClose: false, fd: this.fd!, start: 0}), crlfDelay: Number.POSITIVE_INFINITY})
+    // Read through a descriptor of its own, opened as every file of ours is (never through a link, never a FIFO): the
+    // stream closes it, whenever its last read ends, and the journal's own descriptor is never touched by it.
+    const input = createReadStream('', {fd: openOwnFileSync(this.path, 'read')})
+    const lines = createInterface({crlfDelay: Number.POSITIVE_INFINITY, input})
     let first = true
-    for await (const text of lines) {
-      let entry: Record<string, unknown>
-      try {
-        entry = JSON.parse(text) as Record<string, unknown>
-      } catch {
-        continue // a torn entry: its row is treated as if it had not been written
+    try {
+      for await (const text of lines) {
+        let entry: Record<string, unknown>
+        try {
+          entry = JSON.parse(text) as Record<string, unknown>
+        } catch {
+          continue // a torn entry: its row is treated as if it had not been written
+        }
+        if (first) {
+          first = false
+          for (const [k, v] of Object.entries(expected))
+            if (entry[k] !== v) throw new Error(`${this.path} is not the journal of this import (its ${k} differs)`)
+          continue
+        }
+        this.apply(entry)
       }
-      if (first) {
-        first = false
-        for (const [k, v] of Object.entries(expected))
-          if (entry[k] !== v) throw new Error(`${this.path} is not the journal of this import (its ${k} differs)`)
-        continue
-      }
-      this.apply(entry)
+    } finally {
+      lines.close()
+      input.destroy()
     }
   }
 

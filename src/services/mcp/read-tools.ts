@@ -4,7 +4,7 @@
  * page at most, with the call that reads the next; a document that carries money says its unit (`money_unit`).
  */
 import {DEFAULT_SINCE} from '../../domain/window-grammar.js'
-import {CURRENCIES, CUSTOMER_INCLUDES, CUSTOMER_STATUSES, type CustomerInclude, ORDER_STATUSES} from '../../domain/schema.js'
+import {CURRENCIES, CUSTOMER_INCLUDES, CUSTOMER_STATUSES, type CustomerInclude, LIMITS, ORDER_STATUSES} from '../../domain/schema.js'
 import {GRANULARITIES} from '../../domain/periods.js'
 import {status as authStatus} from '../auth-status.js'
 import {getCustomer, listCustomers} from '../customers.js'
@@ -27,6 +27,7 @@ import {
   recordResult,
   result,
   searchText,
+  text,
   type Tool,
   type ToolDeps,
   windowArgs,
@@ -34,7 +35,9 @@ import {
 
 type Currency = (typeof CURRENCIES)[number]
 
-const currency = oneOf(CURRENCIES, 'A currency: amounts converted to it, or only records in it.')
+/** Each tool says what its currency does: a price converted to it, or only the records in it. */
+const convertTo = oneOf(CURRENCIES, 'Show prices converted to this currency (default: each product in its own).')
+const onlyIn = oneOf(CURRENCIES, 'Count only the orders in this currency (default: a series per currency met).')
 const by = oneOf(GRANULARITIES, 'The period of each figure (default: hour up to two days, day up to 62 days, week up to a year, else month).')
 /** The page a list tool reads, in the API version in effect, as the services take it. */
 const pageOf = async (a: Args, deps: ToolDeps) => ({
@@ -94,7 +97,11 @@ export const READ_TOOLS: Tool[] = [
   }),
   reader({
     description: 'List the product catalogue, one page at a time (search by name; prices in a currency).',
-    inputSchema: object({...paging, currency, search: searchText}),
+    inputSchema: object({
+      ...paging,
+      currency: convertTo,
+      search: text('Free text matched against product names.', {maxLength: LIMITS.searchMaxLength, minLength: 1}),
+    }),
     name: 'products_list',
     outputSchema: pageResult(true),
     async run(a, deps) {
@@ -107,7 +114,7 @@ export const READ_TOOLS: Tool[] = [
   }),
   reader({
     description: "One product by id (an order item's product_id), its price in a currency.",
-    inputSchema: object({currency, id: id('product')}, ['id']),
+    inputSchema: object({currency: convertTo, id: id('product')}, ['id']),
     name: 'products_get',
     outputSchema: recordResult(true),
     run: async (a, deps) => money(deps, await getProduct(await deps.client(), a.id as number, {currency: a.currency as Currency})),
@@ -121,8 +128,9 @@ export const READ_TOOLS: Tool[] = [
 function figures(): Tool[] {
   return [
     reader({
-      description: 'Orders placed in a window: count, gross, refunded and net per currency and per period, by status.',
-      inputSchema: object({...windowArgs, by, currency}),
+      description:
+        'Orders placed in a window: count, gross (every order placed, pending ones included; by_status splits the count), refunded and net, per currency and per period. Pass by (day for a few days, week or month for longer): an hourly series of a day is mostly zeros. read.all_pages false means the list was read only until the window was past (newest first), not that anything is missing.',
+      inputSchema: object({...windowArgs, by, currency: onlyIn}),
       name: 'orders_stats',
       outputSchema: figuresResult(true),
       async run(a, deps) {
@@ -132,7 +140,7 @@ function figures(): Tool[] {
       title: 'Orders over time',
     }),
     reader({
-      description: 'New customers in a window, per period and by status.',
+      description: 'New customers in a window, per period and by status. Pass by (day, week or month) for a window longer than a day.',
       inputSchema: object({...windowArgs, by}),
       name: 'customers_stats',
       outputSchema: figuresResult(false),
@@ -146,7 +154,7 @@ function figures(): Tool[] {
       description: 'The products sold most in a window, by revenue or units, per currency.',
       inputSchema: object({
         ...windowArgs,
-        currency,
+        currency: oneOf(CURRENCIES, 'Rank only the orders in this currency (default: a ranking per currency met).'),
         limit: {default: 10, description: 'How many products per currency.', maximum: 100, minimum: 1, type: 'integer'},
         rank: oneOf(['revenue', 'units'], 'What ranks them (default revenue).'),
       }),

@@ -95,7 +95,17 @@ async function call(o: ServeOptions, check: ArgumentCheck, name: string, args: R
     )
   if (!o.tools.includes(tool)) return refuse('usage', `${name} is not offered: the server was started with a choice of tools that leaves it out.`)
   if (o.problem) return refuse(o.problem.code, o.problem.message, o.problem.hint ?? null)
-  // What a model sends is checked against the tool's schema before any service sees it (a string id, an extra field).
+  // What a model sends is checked against the tool's schema before any service sees it (a string id, an extra field);
+  // an argument the tool does not take is named, with the nearest it does.
+  const known = Object.keys(tool.inputSchema.properties)
+  const unknown = Object.keys(args).find((key) => !known.includes(key))
+  if (unknown !== undefined) {
+    const near = closest(unknown, known)
+    return refuse(
+      'usage',
+      `${name}: no argument named ${JSON.stringify(unknown)}${near ? ` (did you mean ${near}?)` : ''}; it takes ${known.join(', ')}.`,
+    )
+  }
   const problem = check(tool, args)
   if (problem) return refuse('usage', `${name}: ${problem}`)
   try {

@@ -122,7 +122,7 @@ export const paging = {
   per_page: {default: 30, description: 'Records per page.', maximum: LIMITS.perPage.max, minimum: LIMITS.perPage.min, type: 'integer'},
 }
 
-export const searchText = text('Free text matched against names (and emails).', {maxLength: LIMITS.searchMaxLength, minLength: 1})
+export const searchText = text('Free text matched against names and emails.', {maxLength: LIMITS.searchMaxLength, minLength: 1})
 
 /** The window of a figures tool, as the stats commands take it. */
 export const windowArgs = {
