@@ -5,8 +5,12 @@ import {describeError} from '../base/error-shape.js'
 import {windowOf} from '../base/stats-window.js'
 import {GRANULARITIES, type Granularity} from '../domain/periods.js'
 import {type OperationId, SCOPES} from '../domain/schema.js'
-import {UsageError} from '../errors.js'
+import {AuthError, interruptedBy, UsageError} from '../errors.js'
+
+/** How long the start waits for the token's scopes before it answers `initialize` without them. */
+const ACCESS_DEADLINE_MS = 5000
 import {sanitize} from '../io/sanitize.js'
+import {status} from '../services/auth-status.js'
 import {sandboxLogin} from '../services/credentials.js'
 import {serveMcp, TOOLSETS, toolsOffered} from '../services/mcp/serve.js'
 
@@ -18,6 +22,8 @@ const argumentName = (option: string) => (option === 'maxWait' ? '`commerce mcp 
 
 export default class Mcp extends ApiCommand<typeof Mcp> {
   static stdoutIsProtocol = true
+  // A signal ends the server once the calls in flight are answered (their requests aborted), not at once.
+  static interruptible = true
   static operations: readonly OperationId[] = [
     'listCustomers',
     'getCustomer',
@@ -86,11 +92,13 @@ export default class Mcp extends ApiCommand<typeof Mcp> {
           }),
         )
     } else await this.ctx.profileName().catch((error: unknown) => (problem = describe(error)))
+    const access = problem ? undefined : await this.access().catch((error: unknown) => void (problem = describe(error)))
     await serveMcp({
+      access,
       allowWrites: flags['allow-writes'],
       deps: {
         apiVersion: () => this.ctx.apiVersion(),
-        client: () => this.ctx.client(),
+        client: () => this.ctx.client({signal: this.interrupted}),
         ctx: this.ctx,
         dryRunClient: () => this.ctx.client({dryRun: true}),
         env: this.deps.env,
@@ -103,11 +111,40 @@ export default class Mcp extends ApiCommand<typeof Mcp> {
       },
       describe,
       problem,
+      root: this.config.root,
       say: (text) => io.info(sanitize(text, 'terminal')),
       stdin: io.stdin,
       stdout: io.stdout,
+      stop: this.interrupted,
       tools,
       version: this.config.version,
     })
+    if (this.interrupted.aborted) throw interruptedBy(this.interrupted.reason)
+  }
+
+  /**
+   * The token's scopes, for the instructions (which scope each operation needs is not shown by the spec: the model is
+   * told what the token has, and a tool the service refuses is withdrawn then). Credentials the service rejects are
+   * the AuthError (a problem every call says); a service that cannot be reached, or is slow, is said and not a problem.
+   */
+  private async access(): Promise<string> {
+    const deadline = new Promise<string>((resolve) => {
+      const timer = setTimeout(
+        () => resolve(`The token's scopes could not be checked: the service did not answer within ${ACCESS_DEADLINE_MS / 1000} s.`),
+        ACCESS_DEADLINE_MS,
+      )
+      timer.unref()
+    })
+    const checked = status(this.ctx, {raise: true}).then(
+      (s) =>
+        s.scopes === null
+          ? "The token's scopes are not known (an access token given as is): a tool the service refuses for a missing scope is withdrawn."
+          : `The token's scopes: ${s.scopes.join(', ') || 'none'}; a tool the service refuses for a missing scope is withdrawn.`,
+      (error: unknown) => {
+        if (error instanceof AuthError) throw error
+        return `The token's scopes could not be checked: ${error instanceof Error ? error.message : String(error)}`
+      },
+    )
+    return Promise.race([checked, deadline])
   }
 }

@@ -18,7 +18,7 @@ const SCOPE_DESCRIPTIONS: Record<string, string> = {
 }
 
 /** The document's `info.version`: bumped when what it describes changes. */
-export const SANDBOX_API_VERSION = '1.7.0'
+export const SANDBOX_API_VERSION = '1.8.0'
 
 /** What each operation answers when it succeeds, and the bodies it takes. */
 const SHAPES: Record<string, {status: number; schema?: string; body?: string; description: string}> = {
@@ -167,6 +167,13 @@ function responses(op: Operation, version: string): Record<string, Schema> {
     out[429] = {
       ...errorResponse(429, 'Rate limited: wait `Retry-After` seconds.'),
       headers: {'Retry-After': {description: 'Seconds to wait before trying again.', required: true, schema: integer()}},
+    }
+  // The spec shows the limits of order creation and of v1's lists only, and says other operations' limits are not
+  // shown: a real service may limit any of them (v2's lists, a refund), so a generated client handles 429 on each.
+  else if (op.auth)
+    out[429] = {
+      ...errorResponse(429, 'Rate limited: wait `Retry-After` seconds. The sandbox does not limit this operation; a service may.'),
+      headers: {'Retry-After': {description: 'Seconds to wait before trying again, when the service says.', schema: integer()}},
     }
   return withHeaders(out, op, version, limited)
 }

@@ -29,9 +29,9 @@ export interface AuthStatus {
  * (a 401 on it makes the client issue a new token with the key pair and read again once; a 403 is a token the
  * service accepts that lacks that read's scope). Without a cached token, a token is issued now. `offline`: from
  * the cache alone, nothing sent. A service that cannot be reached is the client's error (exit 1, saying so).
- * Never shows a secret.
+ * Never shows a secret. `raise`: credentials that do not work are the AuthError they end with, not a reason.
  */
-export async function status(ctx: AuthContext, options: {offline?: boolean} = {}): Promise<AuthStatus> {
+export async function status(ctx: AuthContext, options: {offline?: boolean; raise?: boolean} = {}): Promise<AuthStatus> {
   const profile = await ctx.profileName()
   const creds = await ctx.credentials()
   let baseUrl: string | null = null
@@ -51,7 +51,11 @@ export async function status(ctx: AuthContext, options: {offline?: boolean} = {}
     source: creds.source,
     storage: creds.storage ?? null,
   }
-  if (creds.source === 'none') return {...base, reason: loginHint(ctx.userFlags())}
+  if (creds.source === 'none') {
+    // The error a request would end with, when the caller wants it whole (code, message, hint).
+    if (options.raise) await creds.tokens.getToken(await ctx.client())
+    return {...base, reason: loginHint(ctx.userFlags())}
+  }
   if (creds.source === 'COMMERCE_ACCESS_TOKEN') return {...base, logged_in: true}
   const tokens = creds.tokens as KeyPairTokens
   const client = await ctx.client()
@@ -65,7 +69,7 @@ export async function status(ctx: AuthContext, options: {offline?: boolean} = {}
     const cached = await tokens.cached(client.baseUrl)
     return {...base, expires_at: cached?.expires_at ?? null, logged_in: true, scopes: cached?.scopes ?? null}
   } catch (error) {
-    if (error instanceof AuthError) return {...base, reason: error.hint ? sentences(error.message, error.hint) : error.message}
+    if (error instanceof AuthError && !options.raise) return {...base, reason: error.hint ? sentences(error.message, error.hint) : error.message}
     throw error
   }
 }

@@ -5,7 +5,7 @@
  * directory with a home of its own. Dependencies come from the npm cache where it has them (--prefer-offline).
  */
 import {execFile, spawn} from 'node:child_process'
-import {mkdirSync, mkdtempSync, readFileSync, rmSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
@@ -111,6 +111,10 @@ describe('the packed tarball', () => {
       'openapi.json',
       // The JSON Schema of the error document (scripts/error-codes.ts), for programs that read it.
       'schemas/error.schema.json',
+      // The documentation pages, which `commerce mcp` offers as resources (services/mcp/resources.ts).
+      ...readdirSync(join(ROOT, 'docs'))
+        .filter((name) => name.endsWith('.md'))
+        .map((name) => `docs/${name}`),
       'bin/run.js',
       'bin/compile-cache.js',
       'bin/package.json',

@@ -458,6 +458,26 @@ describe('commerce mcp, what it offers and what it says', () => {
     }
   }, 60_000)
 
+  it("the instructions name the token's scopes; credentials the service rejects are said by the instructions and every call", async () => {
+    const target = await sandboxTarget()
+    try {
+      const reader = await connect({env: {...target.env, COMMERCE_KEY_ID: target.readKey.key_id, COMMERCE_KEY_SECRET: target.readKey.key_secret}})
+      expect(reader.getInstructions()).toContain("The token's scopes: customers:read;")
+      await reader.close()
+      const full = await connect(target)
+      expect(full.getInstructions()).toMatch(/The token's scopes: .*orders:write/)
+      await full.close()
+      const rejected = await connect({env: {...target.env, COMMERCE_KEY_SECRET: 'sk_wrong_secret_000000'}})
+      expect(rejected.getInstructions()).toContain('(auth_rejected)')
+      const r = await callTool(rejected, 'customers_list', {})
+      expect(r.structuredContent?.error).toMatchObject({code: 'auth_rejected', exit_code: 3})
+      expect(JSON.stringify(r)).not.toContain('sk_wrong_secret')
+      await rejected.close()
+    } finally {
+      await target.close()
+    }
+  }, 60_000)
+
   it('with no sandbox running it starts all the same: initialize answered, the instructions and every call say sandbox_not_running', async () => {
     const {dir} = tempConfigDir()
     const client = await connect({env: {COMMERCE_CONFIG_DIR: dir}}, ['--sandbox'])
@@ -540,7 +560,8 @@ describe('commerce mcp, its process', () => {
     expect(code).toBe(0)
     for (const line of stdout.trim().split('\n')) expect(JSON.parse(line)).toMatchObject({jsonrpc: '2.0'})
     expect(stdout).toMatch(/"id":2/)
-    expect(stdout).toContain('network_refused')
+    // No credentials: what every call says, from the start.
+    expect(stdout).toContain('not_logged_in')
     expect(stderr).toContain('read-only')
   }, 30_000)
 })

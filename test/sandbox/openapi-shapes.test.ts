@@ -69,6 +69,17 @@ describe('named shapes', () => {
     expect((document.components.schemas.Refund.properties as Node).currency).toEqual({$ref: '#/components/schemas/Currency'})
   })
 
+  it('429 is declared on every operation a token calls (a service may limit any: the spec shows some limits only)', () => {
+    const missing: string[] = []
+    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, {responses: Node; security?: unknown[]}>>))
+      for (const [method, operation] of Object.entries(item))
+        if (operation.responses?.['401'] && !operation.responses['429']) missing.push(`${method.toUpperCase()} ${path}`)
+    expect(missing).toEqual([])
+    const paths = document.paths as Record<string, Record<string, {responses: Record<string, Node>}>>
+    expect(paths['/api/v2/customers'].get.responses['429']).toBeDefined()
+    expect(paths['/api/v2/orders/{order}/refunds'].post.responses['429']).toBeDefined()
+  })
+
   it('an allOf has no sibling properties: an extension is a second member', () => {
     const siblings = Object.entries(document.components.schemas)
       .filter(([, schema]) => Array.isArray(schema.allOf) && ('properties' in schema || 'required' in schema))

@@ -22,8 +22,14 @@ export interface ServeOptions {
   tools: Tool[]
   /** Why no call can succeed (no sandbox running, a profile that does not exist): said in the instructions and by every call. */
   problem?: {code: string; message: string; hint?: string | null}
+  /** What the token may do, said in the instructions: its scopes, or why they are not known. */
+  access?: string
   allowWrites: boolean
   version: string
+  /** The package's folder: its docs pages are offered as resources (resources.ts). */
+  root: string
+  /** Aborted on SIGTERM (and SIGINT, SIGHUP): nothing more is read, the calls in flight are answered, the server closes. */
+  stop?: AbortSignal
   stdin: Readable
   stdout: Writable
   /** The CLI's error document for a failure (base/error-shape.ts, its options named as the tools name them). */
@@ -122,12 +128,14 @@ async function call(o: ServeOptions, check: ArgumentCheck, name: string, args: R
 
 /** Serves until the client goes away. */
 export async function serveMcp(o: ServeOptions): Promise<void> {
-  const [{Server}, {StdioServerTransport}, {CallToolRequestSchema, ListToolsRequestSchema}, {AjvJsonSchemaValidator}] = await Promise.all([
+  const [{Server}, {PacedStdioTransport}, types, {AjvJsonSchemaValidator}, resources] = await Promise.all([
     import('@modelcontextprotocol/sdk/server/index.js'),
-    import('@modelcontextprotocol/sdk/server/stdio.js'),
+    import('./stdio-transport.js'),
     import('@modelcontextprotocol/sdk/types.js'),
     import('@modelcontextprotocol/sdk/validation/ajv'),
+    import('./resources.js'),
   ])
+  const {CallToolRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema} = types
   const validator = new AjvJsonSchemaValidator()
   const validators = new Map(offeredTools(true).map((t) => [t.name, validator.getValidator(t.inputSchema)]))
   const check: ArgumentCheck = (tool, args) => {
@@ -137,9 +145,10 @@ export async function serveMcp(o: ServeOptions): Promise<void> {
   const server = new Server(
     {name: 'commerce', title: 'Commerce Service (commerce CLI)', version: o.version},
     {
-      capabilities: {tools: {listChanged: true}},
+      capabilities: {resources: {}, tools: {listChanged: true}},
       instructions:
-        'Operate a Commerce Service account: customers, orders, refunds, products, figures over time, webhooks. Amounts are integers in the money_unit a result states. Lists return one page and the call for the next.' +
+        "Operate a Commerce Service account: customers, orders, refunds, products, figures over time, webhooks. Amounts are integers in the money_unit a result states. Lists return one page and the call for the next. The resources hold the OpenAPI document and the CLI's documentation." +
+        (o.access ? ` ${o.access}` : '') +
         (o.problem ? ` No call can succeed now: ${o.problem.message}${o.problem.hint ? ` ${o.problem.hint}` : ''} (${o.problem.code}).` : ''),
     },
   )
@@ -155,36 +164,27 @@ export async function serveMcp(o: ServeOptions): Promise<void> {
       title,
     })),
   }))
-  // Calls still running when the client closes its end: answered before the server closes (a client may send its
-  // last request and close at once).
-  const running = new Set<Promise<unknown>>()
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const answer = call(o, check, request.params.name, request.params.arguments ?? {}, (tool) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request) =>
+    call(o, check, request.params.name, request.params.arguments ?? {}, (tool) => {
       const at = o.tools.indexOf(tool)
       if (at < 0 || tool.name === 'auth_status') return
       o.tools.splice(at, 1)
       o.say(`${tool.name} is no longer offered: the service refused it for a missing permission (scope).`)
       void server.sendToolListChanged().catch(() => {})
-    })
-    running.add(answer)
-    return answer.finally(() => running.delete(answer))
+    }),
+  )
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({resources: resources.listResources(o.root)}))
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const found = await resources.readResource(o.root, request.params.uri)
+    if (!found)
+      throw new types.McpError(types.ErrorCode.InvalidParams, `No resource at ${JSON.stringify(request.params.uri)}: resources/list names them.`)
+    return {contents: [{...found, uri: request.params.uri}]}
   })
-  const transport = new StdioServerTransport(o.stdin, o.stdout)
-  const closed = new Promise<void>((resolve) => {
-    server.onclose = resolve
-    // The client went away: its end of the pipe closed.
-    const tick = () => new Promise((resolve) => setImmediate(resolve))
-    const end = async () => {
-      // A request read with the last bytes is dispatched on a later turn, and its answer written on one after it.
-      do {
-        await tick()
-        await Promise.allSettled([...running])
-        await tick()
-      } while (running.size > 0)
-      await server.close()
-    }
-    o.stdin.once('end', () => void end())
-  })
+  // The transport reads no more than it can answer, and answers what it read before closing: when the client closes
+  // its end, or on a signal (a call in flight is aborted with the command, its answer the `terminated` error).
+  const transport = new PacedStdioTransport(o.stdin, o.stdout)
+  const closed = new Promise<void>((resolve) => (server.onclose = resolve))
+  o.stop?.addEventListener('abort', () => transport.stop(String(o.stop?.reason ?? 'SIGTERM')), {once: true})
   // Alive until closed: once the client's end of stdin has closed, nothing else may hold the event loop while the last
   // calls finish (a retry's wait, a lock's).
   const alive = setInterval(() => {}, 2 ** 30)
