@@ -1,6 +1,7 @@
 /**
  * The lists in README.md and docs/*.md that follow from the code, written between markers by `npm run generate`:
  *
+ * - `<!-- environment -->`: the environment variables (src/domain/environment.ts, ENVIRONMENT), a table;
  * - `<!-- decisions -->`: the sandbox's decisions (src/sandbox/decisions.ts, DECISIONS), a table;
  * - `<!-- picks -->`: the commands whose id argument is picked on a terminal and completed in a shell, from each
  *   command's `static pick` (as oclif.manifest.json carries it), a list of words;
@@ -14,6 +15,7 @@
 import {readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 
+import {ENVIRONMENT} from '../src/domain/environment.js'
 import {OPERATIONS} from '../src/domain/schema.js'
 import {DECISIONS} from '../src/sandbox/decisions.js'
 
@@ -65,6 +67,11 @@ function usageBlock(manifest: Manifest, topics: string[]): string {
 
 type Manifest = {commands: Record<string, ManifestCommand>}
 
+function environmentTable(): string {
+  const rows = ENVIRONMENT.map((v) => `| ${v.names.map((n) => `\`${n}\``).join(', ')} | ${v.meaning} |`)
+  return `\n${['| variable | meaning |', '| --- | --- |', ...rows].join('\n')}\n`
+}
+
 function decisionsTable(): string {
   const rows = DECISIONS.map((d) => `| ${d.gap} | ${d.decision.replaceAll('|', '\\|')} |`)
   return `\n${["| gap in the spec | the sandbox's decision |", '| --- | --- |', ...rows].join('\n')}\n`
@@ -102,6 +109,7 @@ function operationsTable(manifest: Manifest): string {
 export function withGenerated(text: string, manifest: Manifest): string {
   const sections: Record<string, () => string> = {
     decisions: decisionsTable,
+    environment: environmentTable,
     operations: () => operationsTable(manifest),
     picks: () => picksList(manifest),
   }

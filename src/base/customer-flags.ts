@@ -1,12 +1,13 @@
 /** Flags that set customer fields (create and update), and the field -> flag map for error messages. */
 import {Flags} from '@oclif/core'
 
-import {metadataFlag} from './flags.js'
+import {LIMITS} from '../domain/schema.js'
+import {metadataFlag, shaped} from './flags.js'
 
 export const customerFieldFlags = {
   email: Flags.string({description: 'Email address (unique across the account).'}),
   metadata: metadataFlag({description: 'Metadata entry KEY=VALUE (repeatable).'}),
-  name: Flags.string({description: 'Display name (at most 255 characters).'}),
+  name: shaped(Flags.string({description: 'Display name (at most 255 characters).'}), {maxLength: LIMITS.customerNameMaxLength}),
   plan: Flags.string({description: 'Plan, stored as metadata.plan.'}),
 }
 

@@ -6,15 +6,45 @@ import {Flags} from '@oclif/core'
 
 import {splitArgv} from '../domain/argv.js'
 import {MAX_TIMER_SECONDS} from '../domain/env.js'
-import {API_VERSIONS, CURRENCIES, CUSTOMER_STATUSES, LIST_FIELDS, ORDER_STATUSES, RESOURCE_FIELDS, type ResourceName} from '../domain/schema.js'
+import {
+  API_VERSIONS,
+  CURRENCIES,
+  CUSTOMER_STATUSES,
+  LIMITS,
+  LIST_FIELDS,
+  ORDER_STATUSES,
+  RESOURCE_FIELDS,
+  type ResourceName,
+} from '../domain/schema.js'
 import {checkPage, checkPerPage, checkSearch, parseId} from '../domain/validate.js'
 import {parseFields} from '../io/fields.js'
 
 const GLOBAL = 'GLOBAL'
 
+/**
+ * What a flag's value is, for programs (`commands --json`, services/command-catalogue.ts): its type beyond oclif's
+ * boolean or option, its bounds, the environment variable that sets it when it is not given, and whether a terminal
+ * asks for it when it is missing (so that it is required without one). Kept on the flag as its own properties
+ * (oclif keeps them on a loaded command; scripts/sort-manifest.ts copies them into the manifest, which drops them).
+ */
+export interface ValueShape {
+  valueType?: 'integer' | 'window' | 'date' | 'seconds' | 'money' | 'key=value' | 'fields' | 'product[:quantity]'
+  min?: number
+  max?: number
+  maxLength?: number
+  envVar?: string
+  prompted?: boolean
+}
+
+/** The flag, with what its value is (ValueShape). */
+export function shaped<F extends object>(flag: F, shape: ValueShape): F {
+  return Object.assign(flag, shape)
+}
+
 /** A flag parsed as an integer and checked by a domain rule. */
-function checkedInteger(check: (n: number) => string | undefined) {
+function checkedInteger(check: (n: number) => string | undefined, bounds: {min?: number; max?: number}) {
   return Flags.custom<number>({
+    ...({...bounds, valueType: 'integer'} satisfies ValueShape),
     async parse(input) {
       const n = /^[+-]?\d+$/.test(input.trim()) ? Number(input.trim()) : Number.NaN
       const problem = check(n)
@@ -39,10 +69,13 @@ export const outputFlags = {
 
 /** The commands whose result may be taller than a terminal (a table, a report): they page it, and take this flag. */
 export const pagerFlag = {
-  'no-pager': Flags.boolean({
-    description: 'Do not page a long result on a terminal (default: COMMERCE_PAGER, then PAGER, then less -FRX).',
-    helpGroup: GLOBAL,
-  }),
+  'no-pager': shaped(
+    Flags.boolean({
+      description: 'Do not page a long result on a terminal (default: COMMERCE_PAGER, then PAGER, then less -FRX).',
+      helpGroup: GLOBAL,
+    }),
+    {envVar: 'COMMERCE_PAGER'},
+  ),
 }
 
 /**
@@ -62,31 +95,37 @@ class OpenOptions extends Array<string> {
 export function fieldsFlag(resource: ResourceName, view: 'list' | 'record' = 'record') {
   const known: readonly string[] = view === 'list' ? LIST_FIELDS[resource] : RESOURCE_FIELDS[resource]
   const whole = RESOURCE_FIELDS[resource].filter((f) => !known.includes(f))
-  const flag = Flags.custom<string[]>({
-    description: `Print only these fields, in this order (comma-separated; nested as metadata.plan), in tables, tab-separated rows and --json alike: any field the records carry. Known: ${known.join(', ')}.${whole.length > 0 ? ` A list's records do not carry ${whole.join(', ')}: \`get\` reads a whole one.` : ''}`,
-    helpValue: 'a,b,c',
-    options: OpenOptions.from(known),
-    async parse(input) {
-      try {
-        // Which names exist is judged against the records too (io/fields.ts): a service sends fields we do not know.
-        return parseFields(input)
-      } catch (error) {
-        // A plain Error, as from any flag's parse: BaseCommand names the flag once (`--fields: ...`, exit 2).
-        throw new Error((error as Error).message.replace(/^--fields: /, ''))
-      }
-    },
-  })()
+  const flag = shaped(
+    Flags.custom<string[]>({
+      description: `Print only these fields, in this order (comma-separated; nested as metadata.plan), in tables, tab-separated rows and --json alike: any field the records carry. Known: ${known.join(', ')}.${whole.length > 0 ? ` A list's records do not carry ${whole.join(', ')}: \`get\` reads a whole one.` : ''}`,
+      helpValue: 'a,b,c',
+      options: OpenOptions.from(known),
+      async parse(input) {
+        try {
+          // Which names exist is judged against the records too (io/fields.ts): a service sends fields we do not know.
+          return parseFields(input)
+        } catch (error) {
+          // A plain Error, as from any flag's parse: BaseCommand names the flag once (`--fields: ...`, exit 2).
+          throw new Error((error as Error).message.replace(/^--fields: /, ''))
+        }
+      },
+    })(),
+    {valueType: 'fields'},
+  )
   // Beside the flag, for BaseCommand to hand to io/fields.ts (oclif keeps a flag's own properties).
   ;(flag as unknown as {wholeRecord: readonly string[]}).wholeRecord = whole
   return {fields: flag}
 }
 
 export const profileFlag = {
-  profile: Flags.string({
-    char: 'p',
-    description: 'Profile to use (default: COMMERCE_PROFILE, then the chosen profile, then "default").',
-    helpGroup: GLOBAL,
-  }),
+  profile: shaped(
+    Flags.string({
+      char: 'p',
+      description: 'Profile to use (default: COMMERCE_PROFILE, then the chosen profile, then "default").',
+      helpGroup: GLOBAL,
+    }),
+    {envVar: 'COMMERCE_PROFILE'},
+  ),
 }
 
 /** Why --jq is refused where output streams (export, api --paginate, JSON lines): what to do instead. */
@@ -102,7 +141,9 @@ export const apiFlags = {
     description: 'Allow a plain http:// base URL to a host that is not this machine (key secret and tokens travel in clear).',
     helpGroup: GLOBAL,
   }),
-  'base-url': Flags.string({description: 'Service base URL (default: COMMERCE_BASE_URL, then the profile).', helpGroup: GLOBAL}),
+  'base-url': shaped(Flags.string({description: 'Service base URL (default: COMMERCE_BASE_URL, then the profile).', helpGroup: GLOBAL}), {
+    envVar: 'COMMERCE_BASE_URL',
+  }),
   'max-wait': Flags.integer({
     default: 120,
     description: 'Longest total wait, in seconds, for rate-limit (429) retries.',
@@ -123,17 +164,18 @@ export const apiVersionFlag = {
 
 export const pageFlags = {
   all: Flags.boolean({description: 'Fetch every page.', exclusive: ['limit', 'page']}),
-  limit: checkedInteger((n) => (Number.isInteger(n) && n >= 1 ? undefined : `must be an integer of at least 1 (got ${n})`))({
+  limit: checkedInteger((n) => (Number.isInteger(n) && n >= 1 ? undefined : `must be an integer of at least 1 (got ${n})`), {min: 1})({
     char: 'L',
     description: 'Return the first N records, fetching as many pages as needed.',
     exclusive: ['all'],
   }),
-  page: checkedInteger(checkPage)({description: 'Page to show (1-based).', exclusive: ['all']}),
-  'per-page': checkedInteger(checkPerPage)({description: 'Records per page (1-100).'}),
+  page: checkedInteger(checkPage, {min: LIMITS.page.min})({description: 'Page to show (1-based).', exclusive: ['all']}),
+  'per-page': checkedInteger(checkPerPage, LIMITS.perPage)({description: 'Records per page (1-100).'}),
 }
 
 export const searchFlag = Flags.custom<string>({
   char: 'q',
+  ...({maxLength: LIMITS.searchMaxLength} satisfies ValueShape),
   async parse(input) {
     const problem = checkSearch(input)
     if (problem) throw new Error(problem)
@@ -174,6 +216,7 @@ export async function parseIdArg(input: string, context?: {token?: {type: string
 /** `--metadata KEY=VALUE` (repeatable). */
 export const metadataFlag = Flags.custom<{key: string; value: string}>({
   multiple: true,
+  ...({valueType: 'key=value'} satisfies ValueShape),
   async parse(input) {
     const eq = input.indexOf('=')
     if (eq <= 0) throw new Error(`expected KEY=VALUE (got ${JSON.stringify(input)})`)
@@ -182,7 +225,7 @@ export const metadataFlag = Flags.custom<{key: string; value: string}>({
 })
 
 /** A flag naming a resource by its id (a positive integer). */
-export const idFlag = Flags.custom<number>({parse: parseIdArg})
+export const idFlag = Flags.custom<number>({parse: parseIdArg, ...({min: 1, valueType: 'integer'} satisfies ValueShape)})
 
 /** What every list command takes: a pager, --fields of its resource, the API version, and paging. */
 export function listFlags(resource: ResourceName) {

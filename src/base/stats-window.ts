@@ -6,6 +6,8 @@
  */
 import {Flags} from '@oclif/core'
 
+import type {ValueShape} from './flags.js'
+
 import {GRANULARITIES, type Granularity} from '../domain/periods.js'
 import {defaultGranularity, DEFAULT_SINCE} from '../domain/window-grammar.js'
 import {option, phrase} from '../domain/phrase.js'
@@ -27,11 +29,13 @@ export const statsFlags = {
     options: GRANULARITIES,
   })(),
   since: Flags.string({
+    ...({valueType: 'window'} satisfies ValueShape),
     default: DEFAULT_SINCE,
     description:
       'From: a span back from now that includes the current second, minute, hour, day, week or month (24h: this hour and the 23 before; 7d: today and the 6 days before; 12w: from Monday 11 weeks ago; 6mo: from the 1st 5 months ago; 30m, 90s; at least 1), a date (2026-11-01: from its start) or a date-time (2026-11-01T08:00, with an offset or in the zone).',
   }),
   until: Flags.string({
+    ...({valueType: 'date'} satisfies ValueShape),
     description:
       'To (default: now): a date (2026-11-30: up to the end of that day) or a date-time (2026-11-30T18:00: up to, not including, that moment).',
   }),

@@ -4,6 +4,7 @@ import {Flags} from '@oclif/core'
 import {UsageError} from '../errors.js'
 import {readSecret, SECRET_ENV} from '../services/webhooks/signatures.js'
 import type {IOStreams} from '../io/streams.js'
+import type {ValueShape} from './flags.js'
 import {momentOf, zoneCalendar} from './window.js'
 
 /** The ways to give a signing secret, shared by sign, verify and replay: the file, stdin and environment ones keep it out of `ps`. */
@@ -38,6 +39,7 @@ export async function requireSecret(
 /** The inbox filters shared by `webhooks events` and `webhooks replay --failed`. */
 export const inboxFilterFlags = {
   since: Flags.string({
+    ...({valueType: 'window'} satisfies ValueShape),
     description:
       'Only records received since then: a span back from now, exactly that long (30s, 10m, 2h, 1d, 1w, 6mo), a date (2026-11-01: from its start in the local zone) or a date-time (2026-11-01T08:00, with an offset or in the zone).',
   }),

@@ -20,6 +20,9 @@ const SCOPE_DESCRIPTIONS: Record<string, string> = {
 /** The document's `info.version`: bumped when what it describes changes. */
 export const SANDBOX_API_VERSION = '1.8.0'
 
+/** The schema (a name of the document's components) an operation answers with when it succeeds, if it has a body. */
+export const responseSchemaOf = (operation: string): string | undefined => SHAPES[operation]?.schema
+
 /** What each operation answers when it succeeds, and the bodies it takes. */
 const SHAPES: Record<string, {status: number; schema?: string; body?: string; description: string}> = {
   createCustomer: {body: 'CustomerCreate', description: 'The customer.', schema: 'Customer', status: 201},

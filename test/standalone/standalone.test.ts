@@ -70,7 +70,7 @@ function exercise(inst: Installed): void {
     expect(jq.stdout.trim().split('\n')).toHaveLength(2)
     // The CLI described to a program, and the MCP server (its SDK in vendor/): one exchange, then its client goes away.
     const described = run(inst, ['commands', '--json'])
-    expect(JSON.parse(described.stdout).map((c: {id: string}) => c.id)).toContain('mcp')
+    expect((JSON.parse(described.stdout) as {commands: Array<{id: string}>}).commands.map((c) => c.id)).toContain('mcp')
     const initialize = {
       id: 1,
       jsonrpc: '2.0',

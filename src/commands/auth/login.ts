@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import type {OperationId} from '../../domain/schema.js'
 import {ApiCommand} from '../../base/command.js'
-import {apiVersionFlag} from '../../base/flags.js'
+import {apiVersionFlag, shaped} from '../../base/flags.js'
 import {checkBaseUrl} from '../../base/context.js'
 import {SCOPES} from '../../domain/schema.js'
 import {checkOneOf} from '../../domain/validate.js'
@@ -28,11 +28,15 @@ On a terminal, prompts for what is missing (the secret masked). Without one, pas
   ]
   static flags = {
     ...apiVersionFlag,
-    'key-id': Flags.string({description: 'Public half of the key pair.'}),
-    'key-secret': Flags.string({
-      description: 'Secret half of the key pair (prefer --key-secret-stdin or the prompt).',
-      exclusive: ['key-secret-stdin'],
-    }),
+    // Asked for on a terminal when missing: required without one (commands --json says so).
+    'key-id': shaped(Flags.string({description: 'Public half of the key pair.'}), {prompted: true}),
+    'key-secret': shaped(
+      Flags.string({
+        description: 'Secret half of the key pair (prefer --key-secret-stdin or the prompt).',
+        exclusive: ['key-secret-stdin'],
+      }),
+      {prompted: true},
+    ),
     'key-secret-stdin': Flags.boolean({description: 'Read the key secret from standard input.'}),
     sandbox: Flags.boolean({
       description: 'Log in to the running local sandbox with its full-scope test key pair.',

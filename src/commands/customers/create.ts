@@ -3,7 +3,7 @@ import {Flags} from '@oclif/core'
 import type {OperationId} from '../../domain/schema.js'
 import {ApiCommand} from '../../base/command.js'
 import {CUSTOMER_FIELD_FLAGS, customerFieldFlags} from '../../base/customer-flags.js'
-import {apiVersionFlag, dryRunFlag, fieldsFlag} from '../../base/flags.js'
+import {apiVersionFlag, dryRunFlag, fieldsFlag, shaped} from '../../base/flags.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {checkEmail, checkName} from '../../domain/validate.js'
 import {needFlag, promptText, promptYesNo} from '../../io/prompt.js'
@@ -23,6 +23,9 @@ export default class CustomersCreate extends ApiCommand<typeof CustomersCreate> 
     ...fieldsFlag('customer'),
     ...apiVersionFlag,
     ...customerFieldFlags,
+    // Asked for on a terminal when missing: required without one (commands --json says so).
+    email: shaped({...customerFieldFlags.email}, {prompted: true}),
+    name: shaped({...customerFieldFlags.name}, {prompted: true}),
     'send-invite': Flags.boolean({allowNo: true, description: 'Email an invitation (the default; --no-send-invite: do not).'}),
   }
 

@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import type {OperationId} from '../../domain/schema.js'
 import {ApiCommand} from '../../base/command.js'
-import {apiVersionFlag, currencyFlag, dryRunFlag, fieldsFlag, idFlag} from '../../base/flags.js'
+import {apiVersionFlag, currencyFlag, dryRunFlag, fieldsFlag, idFlag, shaped} from '../../base/flags.js'
 import {askForOrder, canAskForOrder, createAsking} from '../../base/order-wizard.js'
 import {RESOURCE_COLUMNS} from '../../domain/schema.js'
 import {createOrder, type OrderInput, parseItemSpec, readOrderFile} from '../../services/orders.js'
@@ -22,8 +22,8 @@ export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
     ...dryRunFlag,
     ...fieldsFlag('order'),
     ...apiVersionFlag,
-    currency: currencyFlag(),
-    customer: idFlag({description: 'Customer id.'}),
+    currency: shaped(currencyFlag(), {prompted: true}),
+    customer: shaped(idFlag({description: 'Customer id.'}), {prompted: true}),
     'from-file': Flags.string({description: 'Read {customer_id, currency, items} from a JSON file (- for stdin); flags override its fields.'}),
     'idempotency-key': Flags.string({
       description: 'UUID identifying this logical order (v2); a rerun with it replays the original order.',
@@ -35,7 +35,10 @@ export default class OrdersCreate extends ApiCommand<typeof OrdersCreate> {
       exclusive: ['idempotency-key'],
       helpValue: 'TEXT',
     }),
-    item: Flags.string({description: 'Line item PRODUCT_ID[:QUANTITY] (repeatable).', multiple: true}),
+    item: shaped(Flags.string({description: 'Line item PRODUCT_ID[:QUANTITY] (repeatable).', multiple: true}), {
+      prompted: true,
+      valueType: 'product[:quantity]',
+    }),
   }
 
   async run(): Promise<void> {

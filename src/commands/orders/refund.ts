@@ -3,7 +3,7 @@ import {Args, Flags} from '@oclif/core'
 import type {OperationId} from '../../domain/schema.js'
 import type {PickKind} from '../../services/pick-kinds.js'
 import {ApiCommand} from '../../base/command.js'
-import {dryRunFlag, parseIdArg, yesFlag} from '../../base/flags.js'
+import {dryRunFlag, parseIdArg, type ValueShape, yesFlag} from '../../base/flags.js'
 import {parseId} from '../../domain/validate.js'
 import {confirmAfterCheck} from '../../io/prompt.js'
 import {formatMoney} from '../../io/values.js'
@@ -26,6 +26,7 @@ export default class OrdersRefund extends ApiCommand<typeof OrdersRefund> {
     ...dryRunFlag,
     ...yesFlag,
     amount: Flags.custom<number>({
+      ...({min: 1, valueType: 'money'} satisfies ValueShape),
       async parse(input) {
         const amount = parseId(input.trim())
         if (amount === undefined) throw new Error(`must be a positive integer, in the service's money unit (got ${JSON.stringify(input)})`)

@@ -11,6 +11,7 @@ import {fetchLogs, type LogEntry, logMatcher} from '../../services/sandbox/logs.
 export default class SandboxLogs extends BaseCommand<typeof SandboxLogs> {
   static effect = 'reads' as const
   static summary = `Show the requests the local sandbox answered, oldest first, as \`stripe logs tail\` does.`
+  static jsonOutput = 'JSON Lines: one object a request, {seq, time, method, path, query, status, duration_ms, key_id, request_body, response_body}.'
   static description = `One line per request on a terminal (time, method, path, status, duration, key id); with --json, JSON Lines (it streams: one JSON object per line, not one document): {seq, time, method, path, query, status, duration_ms, key_id, request_body, response_body}, key secrets, access tokens and signing secrets masked. The sandbox keeps the last 1,000 requests (and appends them to sandbox.log in the config directory). --follow keeps printing new requests until Ctrl-C, or until the sandbox stops (exit 0 either way).`
   static interruptible = true
   static examples = [

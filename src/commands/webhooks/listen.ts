@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import type {OperationId} from '../../domain/schema.js'
 import {ApiCommand} from '../../base/command.js'
-import {jqStreamingRefusal} from '../../base/flags.js'
+import {jqStreamingRefusal, type ValueShape} from '../../base/flags.js'
 import {MAX_TIMER_SECONDS} from '../../domain/env.js'
 import {EVENT_TYPES} from '../../domain/schema.js'
 import {counted} from '../../domain/text.js'
@@ -24,6 +24,7 @@ import {
 const EVENT_TYPE_WIDTH = 'customer.created'.length
 
 const seconds = Flags.custom<number>({
+  ...({valueType: 'seconds'} satisfies ValueShape),
   async parse(input) {
     const n = Number(input)
     if (!/^\d+(\.\d+)?$/.test(input.trim()) || !(n > 0)) throw new Error(`must be a positive number of seconds (got ${JSON.stringify(input)})`)
@@ -39,6 +40,7 @@ const clock = (date = new Date()) => date.toTimeString().slice(0, 8)
 export default class WebhooksListen extends ApiCommand<typeof WebhooksListen> {
   static operations: readonly OperationId[] = ['listWebhooks', 'createWebhook']
   static summary = `Receive webhook deliveries locally: verify, print, record and forward each one.`
+  static jsonOutput = 'JSON Lines: first {ready, local_url, public_url, endpoint_id, verified_reachable}, then one object an event.'
   static description = `Listens on 127.0.0.1 (any path), verifies X-Service-Signature, prints one line per event, records every verified delivery in the local inbox (see \`webhooks events\`, \`webhooks replay\`), and forwards the raw body and headers to --forward-to, answering the service what the receiver answered (502 when it cannot be reached, so that the service retries). A missing, wrong, stale or future signature is answered 400 and not forwarded.
 
 It registers its public URL as a webhook endpoint for the chosen events, reusing an endpoint already registered for that URL whose signing secret this profile holds. The service has no operation to delete an endpoint: each new URL (a new tunnel URL, another port) leaves one registered. Fix --port, or keep --public-url, to reuse one. Against the local sandbox, without --public-url or --tunnel, it registers its own loopback URL.
