@@ -170,6 +170,11 @@ describe.each([
     }
   })
 
+  it("the instructions name the token's scopes, as the service granted them", () => {
+    expect(reader.getInstructions()).toMatch(/The token's scopes: [a-z:, ]+; a tool the service refuses for a missing scope is withdrawn\./)
+    expect(reader.getInstructions()).toContain('orders:read')
+  })
+
   it('lists the read tools only, read-only and with valid input schemas; --allow-writes adds the annotated writes', async () => {
     const {tools} = await reader.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual(READ_TOOLS)
