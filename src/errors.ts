@@ -57,6 +57,11 @@ export const ERROR_CODES = {
   server_error: {exit: EXIT.failure, meaning: 'The service failed (5xx), after the retries allowed for the request.'},
   unexpected_response: {exit: EXIT.failure, meaning: 'An answer the CLI could not read (not the JSON expected, too large).'},
   declined: {exit: EXIT.failure, meaning: 'A confirmation was declined: nothing was changed.'},
+  not_undoable: {
+    exit: EXIT.failure,
+    meaning:
+      '`history undo`: what the change did cannot be taken back through the API (an order, a refund, a webhook endpoint, a deleted customer); the plan says what to do instead, and nothing was sent.',
+  },
   failed: {exit: EXIT.failure, meaning: 'Any other failure the message describes.'},
   internal: {exit: EXIT.failure, meaning: 'A defect of the CLI; `--debug` shows where.'},
   command_not_found: {exit: EXIT.commandNotFound, meaning: '`sandbox exec`: COMMAND was not found (as a shell says, 127).'},

@@ -23,6 +23,7 @@ import {redactBody, redactHeaders} from './redact.js'
 import {DeadlineExceeded, classifyFailure, describeNetworkError, errorCode, parseBody, TooDeepError} from './transport.js'
 import {exchange} from './exchange.js'
 import {checkBaseUrl, checkHeaderValue, checkRequestPath, checkResolvedPath} from './base-url.js'
+import {ChangeLog} from './changes.js'
 import {type Call, type RawResponse, compose, gated, newCall, renewing, retrying} from './wrappers.js'
 
 export {parseRetryAfter} from './policy.js'
@@ -55,6 +56,7 @@ export class ApiClient {
   private readonly random: () => number
   private baseUrlChecked = false
   private readonly deprecation: DeprecationNotices
+  private readonly changes?: ChangeLog
 
   constructor(readonly options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '')
@@ -64,6 +66,7 @@ export class ApiClient {
     this.random = options.random ?? Math.random
     this.dispatcher = options.dispatcher
     this.deprecation = new DeprecationNotices(options, this.now)
+    if (options.recordChange) this.changes = new ChangeLog(options.recordChange, options.readBeforeChange !== false)
   }
 
   /** The path under the base URL a request path names: `/customers` is `/api/<version>/customers`. */
@@ -100,6 +103,14 @@ export class ApiClient {
 
     const token = req.auth === false ? undefined : await this.tokenFor(req.auth)
     if (token !== undefined) checkHeaderValue('the access token', token)
+    // The history is told of a change once its outcome is known; an update's record as it was is read first.
+    const changes = this.changes && ChangeLog.keeps(req, url.pathname) ? this.changes : undefined
+    const change = changes && {
+      before: await changes.before(req.method, url.pathname, async (path) => (await this.request({auth: req.auth, method: 'GET', path})).body),
+      idempotencyKey: Object.entries(req.headers ?? {}).find(([name]) => /^idempotency-key$/i.test(name))?.[1] ?? null,
+      method: req.method,
+      path: url.pathname,
+    }
 
     const {options} = this
     const status = new RequestStatus(options.onWait, req.purpose ? capitalize(req.purpose) : `${req.method} ${url.pathname}`)
@@ -134,14 +145,22 @@ export class ApiClient {
     try {
       res = await policy(exchange)(call)
     } catch (error) {
+      if (change) await changes.failed(change, error, call.maybeSent === true)
       if (error instanceof CliError) throw error
       throw networkError(error, {baseUrl: this.baseUrl, earlierMaybeSent: call.maybeSent === true, idempotent, loopback: this.loopback(), req})
     } finally {
       status.done()
     }
-    if (res.status < 300) return res as ApiResponse<T>
-    if (isRedirect(res.status)) throw redirectError(res.status, res.headers.location)
-    throw httpError(res.status, res.body, req, this.options.loginHint)
+    if (res.status < 300) {
+      if (req.method === 'GET') this.changes?.read(url.pathname, res.body)
+      if (change) await changes.answered({...change, body: res.body, status: res.status})
+      return res as ApiResponse<T>
+    }
+    const refusal = isRedirect(res.status)
+      ? redirectError(res.status, res.headers.location)
+      : httpError(res.status, res.body, req, this.options.loginHint)
+    if (change) await changes.answered({...change, body: res.body, status: res.status}, refusal)
+    throw refusal
   }
 
   private loopback(): boolean {

@@ -48,3 +48,29 @@ export function redactHeaders(headers: Record<string, string>): Record<string, s
   }
   return out
 }
+
+/** A flag whose value is a secret: `--key-secret`, `--secret`, `--token`, `--signing-secret`... */
+const SECRET_FLAG = /^--?[\w-]*(secret|token|password)[\w-]*$/i
+/** A word that carries a secret whatever its place (a `key_secret=` field, a bearer header, a known prefix). */
+const SECRET_WORD = /(secret|token|password|authorization)\s*[=:]|\b(whsec_|sbx_secret_|sk_)\w*/i
+
+/** A command line as the history keeps it: the values of secret flags and any word carrying a secret replaced. */
+export function redactArgv(argv: readonly string[]): string[] {
+  const out: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]
+    const eq = word.indexOf('=')
+    const flag = word.startsWith('-') ? (eq > 0 ? word.slice(0, eq) : word) : undefined
+    if (flag !== undefined && SECRET_FLAG.test(flag) && !/-stdin$/.test(flag)) {
+      if (eq > 0) out.push(`${flag}=[redacted]`)
+      else {
+        out.push(word)
+        if (i + 1 < argv.length && !argv[i + 1].startsWith('-')) {
+          out.push('[redacted]')
+          i++
+        }
+      }
+    } else out.push(SECRET_WORD.test(word) ? '[redacted]' : word)
+  }
+  return out
+}

@@ -44,6 +44,10 @@ export interface ClientOptions {
   loginHint?: string
   /** Called while waiting on a 429: returns a function that ends the status display. */
   onWait?: (status: () => string) => () => void
+  /** Told of every request that changed the account, or may have (any non-GET but a token's issue): the history. */
+  recordChange?: (change: SentChange) => Promise<void>
+  /** false: a change's record is not read first for the history when no read of it is known (`commerce api`). */
+  readBeforeChange?: boolean
   /** A gate shared with other clients (the bulk engine's pacer). */
   pacer?: RequestGate
   /** Injectable for tests. */
@@ -80,4 +84,19 @@ export interface ApiResponse<T = unknown> {
   status: number
   headers: Record<string, string>
   body: T
+}
+
+/** A request that changed the account, or may have (sent, no answer): what the history keeps of it. */
+export interface SentChange {
+  method: HttpMethod
+  /** As sent: `/api/v2/customers/42`. */
+  path: string
+  status: number | 'unknown'
+  /** The answer's body (the record made or changed, or the service's refusal). */
+  body: unknown
+  idempotencyKey: string | null
+  /** The record as it was just before an update, a delete or a refund (the last read of it, else read now). */
+  before: unknown
+  /** The service's own words on a refusal. */
+  serviceMessage: string | null
 }

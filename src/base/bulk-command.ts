@@ -8,6 +8,7 @@ import type {ApiClient, ApiRequest, TokenSource} from '../api/client.js'
 import type {ImportFormat, OnConflict} from '../domain/bulk-formats.js'
 import {confirmOrThrow} from '../io/prompt.js'
 import {ERROR_CODES, EXIT, signalCode, UsageError} from '../errors.js'
+import {commandSource} from './history-recorder.js'
 import {ApiCommand} from './command.js'
 import {createProgressBar} from '../io/progress.js'
 import {type Output, renderRecord} from '../io/output.js'
@@ -92,6 +93,8 @@ export interface ImportCommandOptions {
     'send-invite'?: boolean
     yes?: boolean
   }
+  /** Told of a run that sent rows, once it ends: the history's one entry for it. */
+  recordRun?: (o: {journal: string; counts: Record<string, number>; interrupted: boolean}) => Promise<void>
   /** The client and credentials; called only when rows are to be sent. */
   connect: () => Promise<{client: ApiClient; tokens: TokenSource; onConflict?: OnConflict}>
   expectedLimit?: number
@@ -162,6 +165,8 @@ export async function importCommand(options: ImportCommandOptions): Promise<numb
     if (io.json) await renderRecord(io, withIgnored(outcome.summary, file))
     return EXIT.ok
   }
+  if (outcome.sent > 0)
+    await options.recordRun?.({counts: {...outcome.summary}, interrupted: outcome.status === 'interrupted', journal: outcome.journal})
   for (const line of failures) io.info(`${io.chalk.red('failed')} ${line}`)
   if (failedNow > failures.length)
     io.info(
@@ -229,6 +234,8 @@ function invalidFile(file: ValidatedFile, name: string, shown: {json: boolean; e
  * wired to this command's context once: its client and credentials, its streams, its flags and its Ctrl-C.
  */
 export abstract class BulkCommand<T extends typeof Command> extends ApiCommand<T> {
+  // An import is one entry of the history (importRecords), not one a row; an export changes nothing.
+  static historySurface = undefined
   static interruptible = true
 
   protected async exportRecords(spec: Pick<ExportCommandOptions, 'columns' | 'expectedLimit' | 'noun' | 'request'>): Promise<void> {
@@ -254,6 +261,17 @@ export abstract class BulkCommand<T extends typeof Command> extends ApiCommand<T
       env: this.ctx.env,
       flags: this.flags as ImportCommandOptions['flags'],
       io: this.io,
+      // One entry for the run (the rows are in its journal), not one a row: the command's client records none.
+      recordRun: async ({counts, interrupted, journal}) =>
+        this.ctx.recordRun({
+          command: commandSource('import', this.commandLine(), this.argv)!.command(),
+          counts,
+          journal,
+          method: 'POST',
+          path: `/api/${await this.ctx.apiVersion()}/${spec.kind}`,
+          status: interrupted ? 'unknown' : counts.failed > 0 ? 207 : 201,
+          surface: 'import',
+        }),
       signal: this.interrupted,
     })
     if (code !== 0) this.exit(code)

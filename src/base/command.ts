@@ -18,11 +18,11 @@ import type {PickKind} from '../services/pickers.js'
 import type {ApiClient} from '../api/client.js'
 import {type CommandDeps, processDeps} from './deps.js'
 import {usageFromParse} from './parse-errors.js'
+import {listenForInterrupts} from './interrupts.js'
+import {commandSource} from './history-recorder.js'
+import type {Surface} from '../config/history.js'
 import {apiFlags, normalizeEnumValues, outputFlags} from './flags.js'
 import type {Effect} from '../services/command-catalogue.js'
-
-/** The signals that end a command: Ctrl-C, a job's cancel, a terminal that closed. */
-const INTERRUPTS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 
 export type FlagsOf<T extends typeof Command> = Interfaces.InferredFlags<T['flags'] & T['baseFlags']>
 export type ArgsOf<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -172,37 +172,25 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     await super.finally(error)
   }
 
-  /**
-   * The one SIGINT (and SIGTERM, SIGHUP) handler. An `interruptible` command gets `this.interrupted` aborted on the
-   * first signal, and finishes what is in progress; later signals are ignored (the command is already stopping).
-   * Any other command exits 130 (143, 129), rather than dying by the signal (which a parent process sees as no exit
-   * code); exit handlers (the config lock's release) still run.
-   */
+  /** The one SIGINT (and SIGTERM, SIGHUP) handler (interrupts.ts). */
   private handleInterrupts(): void {
-    const listen = (signal: NodeJS.Signals, listener: () => void) => {
-      process.on(signal, listener)
-      this.signalListeners.push([signal, listener])
+    const interruptible = (this.ctor as typeof BaseCommand).interruptible
+    this.signalListeners.push(...listenForInterrupts(interruptible ? this.interruption : () => this.stopNow()))
+  }
+
+  /** What a command that is not `interruptible` says on a signal before it exits (130, 143, 129). */
+  private stopNow(): (signal: NodeJS.Signals) => void {
+    return (name) => {
+      const error = interruptedBy(name)
+      try {
+        this.io?.interrupted()
+        if (this.io?.jsonErrors && !this.io.resultStarted) this.output.error(plainError(errorCode(error), error.message))
+      } catch {
+        // A terminal that closed (SIGHUP) cannot be written to: the exit code still says why.
+      }
+      // process.exit runs the exit handlers: locks and the command's temp files go (src/config/signals.ts).
+      process.exit(error.exitCode)
     }
-    // The reason of the abort is the signal's name: it decides the exit code (130, 143, 129).
-    if ((this.ctor as typeof BaseCommand).interruptible) {
-      for (const name of INTERRUPTS)
-        listen(name, () => {
-          if (!this.interruption.signal.aborted) this.interruption.abort(name)
-        })
-      return
-    }
-    for (const name of INTERRUPTS)
-      listen(name, () => {
-        const error = interruptedBy(name)
-        try {
-          this.io?.interrupted()
-          if (this.io?.jsonErrors && !this.io.resultStarted) this.output.error(plainError(errorCode(error), error.message))
-        } catch {
-          // A terminal that closed (SIGHUP) cannot be written to: the exit code still says why.
-        }
-        // process.exit runs the exit handlers: locks and the command's temp files go (src/config/signals.ts).
-        process.exit(error.exitCode)
-      })
   }
 
   /** Any failure to parse the command line is invalid usage (exit 2), in our words (parse-errors.ts). */
@@ -254,6 +242,8 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
   private context?: Context
   /** Whether the command creates the profile it names (`auth login`); elsewhere a profile named must exist. */
   static createsProfile = false
+  /** Where its changes to the account come from, for the history; none where a run is recorded as one entry (an import). */
+  static historySurface: Surface | undefined = 'cli'
 
   /** The v2 command to suggest in the v1 deprecation warning; by default this same command in v2. */
   protected v2Hint(): string {
@@ -289,6 +279,7 @@ export abstract class ApiCommand<T extends typeof Command> extends BaseCommand<T
       createsProfile: (this.ctor as typeof ApiCommand).createsProfile,
       userAgent: `commerce-cli/${this.config.version} node/${process.version}`,
       v2Hint: this.v2Hint(),
+      history: commandSource((this.ctor as typeof ApiCommand).historySurface, this.commandLine(), this.argv),
     })
     return this.context
   }

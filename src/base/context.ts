@@ -7,6 +7,7 @@ import {type BaseUrlOverride, credentialHint, type ResolvedCredentials, loginHin
 import {checkBaseUrl, noBaseUrlHint} from '../api/base-url.js'
 import {type ApiVersion, DEFAULT_API_VERSION, type MoneyUnit} from '../domain/schema.js'
 import {secondsFromEnv} from '../domain/env.js'
+import {shellWord} from '../domain/argv.js'
 import {AuthError, UsageError} from '../errors.js'
 import {type ConfigData, ConfigStore, type Profile, selectProfileName} from '../config/config-store.js'
 import {configDir} from '../config/paths.js'
@@ -34,7 +35,11 @@ export interface ContextOptions {
   createsProfile?: boolean
   /** The command's clock (its deps): the client's, for 429 waits and deprecation dates. */
   now?: () => number
+  /** Where its changes to the account come from, for the history; none: its client records nothing. */
+  history?: HistorySource
 }
+
+import {type HistorySource, type RecorderDeps, recorder, recordRun, type RunRecord} from './history-recorder.js'
 
 // Where they were first declared; the rules live in src/domain/url.ts and src/api/base-url.ts.
 export {checkBaseUrl} from '../api/base-url.js'
@@ -172,11 +177,28 @@ export class Context {
         v1FromProfile: await this.v1FromProfile(),
         v2Hint: this.options.v2Hint,
         warnOnce: (k, text) => io.warnOnce(k, text),
+        recordChange: this.options.history && recorder(this.options.history, baseUrl, this.recorderDeps()),
+        // A raw request is sent as given: nothing is read before it for the history (`before` is then null).
+        readBeforeChange: this.options.history?.surface !== 'api',
         ...overrides,
       })
       this.clients.set(key, client)
     }
     return client
+  }
+
+  /** An import or a fixtures run, as one entry of the history (history-recorder.ts). */
+  async recordRun(run: RunRecord): Promise<void> {
+    await recordRun(run, await this.baseUrl(), this.recorderDeps())
+  }
+
+  private recorderDeps(): RecorderDeps {
+    return {
+      env: this.env,
+      now: this.options.now ?? Date.now,
+      profile: async () => ({name: await this.profileName(), setting: (await this.profile())?.history}),
+      warn: (text) => this.options.io.warnOnce('history', text),
+    }
   }
 
   async close(): Promise<void> {
@@ -198,9 +220,4 @@ export function readMaxBytes(env: NodeJS.ProcessEnv): number | undefined {
   if (!Number.isSafeInteger(n) || n <= 0)
     throw new UsageError(`COMMERCE_HTTP_MAX_BYTES must be a positive number of bytes, e.g. 33554432 or 32MiB (got ${JSON.stringify(raw)}).`)
   return n
-}
-
-/** A word as a POSIX shell reads it back: as is when it is plain, else in single quotes. */
-function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`
 }

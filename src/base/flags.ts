@@ -92,9 +92,10 @@ class OpenOptions extends Array<string> {
  * `--fields a,b,c` for a command printing records of `resource` (src/io/fields.ts): whole records, or a list's,
  * which carry fewer fields (LIST_FIELDS); a field only a whole record has is then named as such (`wholeRecord`).
  */
-export function fieldsFlag(resource: ResourceName, view: 'list' | 'record' = 'record') {
-  const known: readonly string[] = view === 'list' ? LIST_FIELDS[resource] : RESOURCE_FIELDS[resource]
-  const whole = RESOURCE_FIELDS[resource].filter((f) => !known.includes(f))
+export function fieldsFlag(resource: ResourceName | readonly string[], view: 'list' | 'record' = 'record') {
+  // A list of fields: the records of a local file of ours (the history), whole in lists and alone.
+  const known: readonly string[] = typeof resource !== 'string' ? resource : view === 'list' ? LIST_FIELDS[resource] : RESOURCE_FIELDS[resource]
+  const whole = typeof resource !== 'string' ? [] : RESOURCE_FIELDS[resource].filter((f) => !known.includes(f))
   const flag = shaped(
     Flags.custom<string[]>({
       description: `Print only these fields, in this order (comma-separated; nested as metadata.plan), in tables, tab-separated rows and --json alike: any field the records carry. Known: ${known.join(', ')}.${whole.length > 0 ? ` A list's records do not carry ${whole.join(', ')}: \`get\` reads a whole one.` : ''}`,

@@ -11,6 +11,7 @@ import {API_METHODS, operationLines, paginate, prepareRequest, serviceDescriptio
 import {checkRequestBody} from '../services/api-check.js'
 
 export default class Api extends ApiCommand<typeof Api> {
+  static historySurface = 'api' as const
   static effect = 'account' as const
   static args = {
     path: Args.string({

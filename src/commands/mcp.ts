@@ -22,6 +22,8 @@ const argumentName = (option: string) => (option === 'maxWait' ? '`commerce mcp 
 
 export default class Mcp extends ApiCommand<typeof Mcp> {
   static stdoutIsProtocol = true
+  // Each tool call is its own run in the history, its command the call (services/mcp/serve.ts).
+  static historySurface = 'mcp' as const
   // A signal ends the server once the calls in flight are answered (their requests aborted), not at once.
   static interruptible = true
   static operations: readonly OperationId[] = [
@@ -40,7 +42,7 @@ export default class Mcp extends ApiCommand<typeof Mcp> {
     'createWebhook',
   ]
   static summary = `Serve this account to an AI assistant: a Model Context Protocol server over stdio, read-only unless --allow-writes.`
-  static description = `For an MCP client (Claude Desktop, an IDE's assistant, an agent): it starts \`commerce mcp\` and speaks the protocol on its standard input and output. The tools read customers, orders, products, the account's figures (orders and customers over time, top products), the credentials' status, webhook endpoints and the deliveries \`webhooks listen\` received; with --allow-writes also create, update and delete customers, create orders (always with an Idempotency-Key, returned), refund orders (with expect_refunded) and register webhook endpoints. A delete and a refund take dry_run. The profile's credentials are used (or, with --sandbox, the running local sandbox's); no secret ever reaches a result. Diagnostics go to stderr; the server ends when its client closes the connection.`
+  static description = `For an MCP client (Claude Desktop, an IDE's assistant, an agent): it starts \`commerce mcp\` and speaks the protocol on its standard input and output. The tools read customers, orders, products, the account's figures (orders and customers over time, top products), the credentials' status, webhook endpoints and the deliveries \`webhooks listen\` received; with --allow-writes also create, update and delete customers, create orders (always with an Idempotency-Key, returned), refund orders (with expect_refunded), register webhook endpoints and undo a change the history recorded. A delete and a refund take dry_run. The profile's credentials are used (or, with --sandbox, the running local sandbox's); no secret ever reaches a result. Diagnostics go to stderr; the server ends when its client closes the connection.`
   static examples = ['<%= config.bin %> mcp', '<%= config.bin %> mcp --sandbox --allow-writes', '<%= config.bin %> mcp --profile staging']
   static flags = {
     'allow-writes': Flags.boolean({description: 'Offer the tools that change the account (create, update, delete, refund, register).'}),

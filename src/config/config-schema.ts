@@ -39,6 +39,8 @@ export interface Profile {
   money_unit?: string
   /** Where the key secret is kept: `keyring` (the OS keyring, `key_secret` then absent here) or `file` (default). */
   storage?: string
+  /** `off`: this profile's changes to the account are not recorded in the history (config/history.ts). */
+  history?: string
   /**
    * The origin the key pair was stored for (`auth login`, or `config set key_id` at the profile's base URL): it is
    * sent nowhere else, also after `config set base_url` names another origin. Absent in older files: the origin of
@@ -89,6 +91,7 @@ export const PROFILE_FIELDS = {
   allow_insecure_http: {settable: true, type: 'string'},
   storage: {settable: true, type: 'string'},
   money_unit: {settable: true, type: 'string'},
+  history: {env: ['COMMERCE_NO_HISTORY'], settable: true, type: 'string'},
   requested_scopes: {login: true, type: 'strings'},
   credentials_origin: {login: true, type: 'string'},
   access_token: {secret: true, token: true, type: 'string'},

@@ -7,3 +7,8 @@ export function splitArgv(argv: readonly string[]): {before: string[]; after: st
   const end = argv.indexOf('--')
   return end === -1 ? {after: undefined, before: [...argv]} : {after: argv.slice(end + 1), before: argv.slice(0, end)}
 }
+
+/** A word as a POSIX shell reads it back: as is when it is plain, else in single quotes. */
+export function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`
+}

@@ -109,4 +109,14 @@ export const ENVIRONMENT: readonly Variable[] = [
     names: ['CI'],
     readers: 'every',
   },
+  {
+    meaning: '`1`: record no change in the history ([history.md](history.md)); `commerce config set history off` does it for a profile',
+    names: ['COMMERCE_NO_HISTORY'],
+    readers: 'service',
+  },
+  {
+    meaning: 'how long and how much of the history is kept (default `90d` and `16MB`; [history.md](history.md))',
+    names: ['COMMERCE_HISTORY_MAX_AGE', 'COMMERCE_HISTORY_MAX_SIZE'],
+    readers: 'service',
+  },
 ]

@@ -47,6 +47,9 @@ export interface FlagOut {
   exclusive?: readonly string[]
 }
 
+/** The examples of a command it gives: its help has them all. */
+const EXAMPLES = 3
+
 /** The grammars of the flag types beyond boolean, string, integer and enum: said once, named by each flag. */
 export const VALUE_TYPES: Readonly<Record<string, string>> = {
   date: 'A date (2026-11-30: to the end of that day) or an ISO 8601 date-time (2026-11-30T18:00, with an offset or in the zone).',
@@ -117,7 +120,8 @@ function flagOut(flag: CachedFlag): FlagOut {
   const type =
     flag.type === 'boolean' ? 'boolean' : integer ? 'integer' : flag.valueType !== undefined ? flag.valueType : flag.options ? 'enum' : 'string'
   const out: FlagOut = {type}
-  const description = flag.summary ?? flag.description
+  // A --fields flag's description is its grammar (value_types.fields) and the fields it knows (values): said there.
+  const description = flag.valueType === 'fields' ? undefined : (flag.summary ?? flag.description)
   if (description) out.description = description
   if (flag.char) out.char = flag.char
   if (flag.default !== undefined && typeof flag.default !== 'function' && flag.default !== false) out.default = flag.default
@@ -197,7 +201,8 @@ export async function describeCommands(commands: readonly Command.Loadable[], bi
         // By name, as oclif's manifest has them: the order is the one the command declares.
         flags: Object.fromEntries(flags.filter(([, flag]) => !isGlobal(flag)).map(([name, flag]) => [name, flagOut(flag)])),
         global_flags: setName(set),
-        ...(c.examples?.length ? {examples: c.examples.map((e) => render(typeof e === 'string' ? e : e.command, bin))} : {}),
+        // The first examples (the simplest, as each command orders them): its help shows them all.
+        ...(c.examples?.length ? {examples: c.examples.slice(0, EXAMPLES).map((e) => render(typeof e === 'string' ? e : e.command, bin))} : {}),
         ...(c.aliases?.length ? {aliases: c.aliases} : {}),
         effect,
         ...(effect === 'account' ? {changes_account: true} : {}),

@@ -43,6 +43,13 @@ export function checkValue(key: ConfigKey, value: string): string {
       return v
     }
 
+    case 'history': {
+      // off: this profile's changes to the account are not recorded (config/history.ts); on: they are (the default).
+      const v = value.trim().toLowerCase()
+      if (v !== 'on' && v !== 'off') throw new UsageError(`history must be on or off (got ${JSON.stringify(value)}).`)
+      return v
+    }
+
     case 'allow_insecure_http': {
       const v = value.trim().toLowerCase()
       if (v !== 'true' && v !== 'false') throw new UsageError(`allow_insecure_http must be true or false (got ${JSON.stringify(value)}).`)

@@ -9,36 +9,16 @@ import {isUtf8} from 'node:buffer'
 import type {FileHandle} from 'node:fs/promises'
 import {WEBHOOK_INBOX_FILE, configPath} from '../config/paths.js'
 import {openOwnFile} from '../domain/own-file.js'
-import {UsageError} from '../errors.js'
 import {InboxWriter, olderPath} from './inbox-writer.js'
 import {readTimestamp} from '../domain/timestamp.js'
-import {durationMs} from '../domain/window-grammar.js'
+import {type Bounds, boundsFromEnv} from '../domain/bounds.js'
 
 export const INBOX_MAX_AGE_MS = 7 * 86_400_000
 export const INBOX_MAX_BYTES = 64 * 1024 * 1024
 
-const SIZE_UNITS: Record<string, number> = {'': 1, gb: 1024 ** 3, kb: 1024, mb: 1024 ** 2}
-
-/**
- * The inbox's bounds from COMMERCE_INBOX_MAX_AGE (`12h`, `7d`, `4w`) and COMMERCE_INBOX_MAX_SIZE (`64MB`, `1GB`,
- * bytes; at least 1 MB); the defaults when unset. A value of another form is exit 2 naming the variable.
- */
-export function inboxBoundsFromEnv(env: NodeJS.ProcessEnv): {maxAgeMs: number; maxBytes: number} {
-  const [age, size] = [env.COMMERCE_INBOX_MAX_AGE?.trim(), env.COMMERCE_INBOX_MAX_SIZE?.trim()]
-  let maxAgeMs = INBOX_MAX_AGE_MS
-  let maxBytes = INBOX_MAX_BYTES
-  if (age) {
-    const ms = durationMs(age)
-    if (ms === undefined) throw new UsageError(`COMMERCE_INBOX_MAX_AGE must be a duration such as 12h, 7d or 4w (got ${JSON.stringify(age)}).`)
-    maxAgeMs = ms
-  }
-  if (size) {
-    const m = /^(\d+)\s*(|kb|mb|gb)$/i.exec(size)
-    if (!m || Number(m[1]) * SIZE_UNITS[m[2].toLowerCase()] < 1024 ** 2)
-      throw new UsageError(`COMMERCE_INBOX_MAX_SIZE must be a size of at least 1MB, such as 64MB or 1GB (got ${JSON.stringify(size)}).`)
-    maxBytes = Number(m[1]) * SIZE_UNITS[m[2].toLowerCase()]
-  }
-  return {maxAgeMs, maxBytes}
+/** The inbox's bounds from COMMERCE_INBOX_MAX_AGE and COMMERCE_INBOX_MAX_SIZE (domain/bounds.ts); the defaults when unset. */
+export function inboxBoundsFromEnv(env: NodeJS.ProcessEnv): Bounds {
+  return boundsFromEnv(env, {age: 'COMMERCE_INBOX_MAX_AGE', size: 'COMMERCE_INBOX_MAX_SIZE'}, {maxAgeMs: INBOX_MAX_AGE_MS, maxBytes: INBOX_MAX_BYTES})
 }
 
 export type BodyEncoding = 'utf8' | 'base64'

@@ -25,7 +25,7 @@ function sources(dir: string): string[] {
 
 describe('the profile schema', () => {
   it('gives the config commands their keys, in the order config list shows them', () => {
-    expect(CONFIG_KEYS).toEqual(['base_url', 'api_version', 'key_id', 'key_secret', 'allow_insecure_http', 'storage', 'money_unit'])
+    expect(CONFIG_KEYS).toEqual(['base_url', 'api_version', 'key_id', 'key_secret', 'allow_insecure_http', 'storage', 'money_unit', 'history'])
   })
 
   it('checks every declared field when the file is read', () => {

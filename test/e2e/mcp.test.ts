@@ -44,6 +44,7 @@ const READ_TOOLS = [
   'customers_get',
   'customers_list',
   'customers_stats',
+  'history',
   'orders_get',
   'orders_list',
   'orders_stats',
@@ -190,6 +191,7 @@ describe.each([
       'customers_create',
       'customers_delete',
       'customers_update',
+      'history_undo',
       'orders_create',
       'orders_refund',
       'webhooks_create',
@@ -213,6 +215,7 @@ describe.each([
       ['products_top', {since: '30d', limit: 3}],
       ['webhooks_list', {}],
       ['webhook_deliveries', {limit: 5}],
+      ['history', {limit: 5}],
     ]
     expect(calls.map(([name]) => name).sort()).toEqual(READ_TOOLS)
     const results = new Map<string, Record<string, any>>()

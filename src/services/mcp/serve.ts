@@ -8,10 +8,12 @@
 import type {Readable, Writable} from 'node:stream'
 
 import {redactBody} from '../../api/redact.js'
+import {historyScope, newReference} from '../../config/history.js'
 import {option, phrase} from '../../domain/phrase.js'
 import {closest} from '../../domain/suggest.js'
 import {ERROR_CODES, UsageError} from '../../errors.js'
 import {jsonText} from '../../domain/text.js'
+import {HISTORY_READ, HISTORY_UNDO} from './history-tools.js'
 import {READ_TOOLS} from './read-tools.js'
 import {errorResult, type Tool, type ToolDeps} from './tool-kit.js'
 import {WRITE_TOOLS} from './write-tools.js'
@@ -51,7 +53,7 @@ const setOf = (tool: Tool) => SET_OF[tool.name] ?? tool.name.split('_')[0]
 
 /** Every tool the server knows: the reads, and the writes when allowed. */
 export function offeredTools(allowWrites: boolean): Tool[] {
-  return allowWrites ? [...READ_TOOLS, ...WRITE_TOOLS] : READ_TOOLS
+  return allowWrites ? [...READ_TOOLS, HISTORY_READ, ...WRITE_TOOLS, HISTORY_UNDO] : [...READ_TOOLS, HISTORY_READ]
 }
 
 /** The tools offered: the reads (and writes when allowed), only those named (`tools`) or of the sets named (`toolsets`). */
@@ -115,7 +117,9 @@ async function call(o: ServeOptions, check: ArgumentCheck, name: string, args: R
   const problem = check(tool, args)
   if (problem) return refuse('usage', `${name}: ${problem}`)
   try {
-    const result = safe(await tool.run(args, o.deps))
+    // In the history, a call is a run of its own, its command the call as the model made it (secrets masked).
+    const command = `${name} ${redactBody(jsonText(args))}`
+    const result = safe(await historyScope.run({command, run: newReference()}, () => tool.run(args, o.deps)))
     // The text most hosts hand the model: the same data, compact, nothing raw that could act on a reader.
     return {content: [{text: jsonText(result), type: 'text' as const}], structuredContent: result}
   } catch (error) {
