@@ -32,7 +32,7 @@ export function sortManifest(text: string): string {
 }
 
 /** The manifest's text with each flag's value shape copied from the commands oclif loads from `root`. */
-async function withValueShapes(text: string, root: string): Promise<string> {
+export async function withValueShapes(text: string, root: string): Promise<string> {
   const {Config} = await import('@oclif/core')
   const manifest = JSON.parse(text) as Manifest
   const config = await Config.load(root)

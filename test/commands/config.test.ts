@@ -96,11 +96,11 @@ describe('config set / get / unset', () => {
       [['config', 'set', 'money_unit', 'cents'], /money_unit must be one of minor, major .*minor when amounts count cents/],
       [
         ['config', 'set', 'colour', 'blue'],
-        /Unknown key "colour"\. Keys: base_url, api_version, key_id, key_secret, allow_insecure_http, storage, money_unit\./,
+        /Unknown key "colour"\. Keys: base_url, api_version, key_id, key_secret, allow_insecure_http, storage, money_unit, history\./,
       ],
       [
         ['config', 'get', 'token'],
-        /Unknown key "token"\. Keys: base_url, api_version, key_id, key_secret, allow_insecure_http, storage, money_unit\./,
+        /Unknown key "token"\. Keys: base_url, api_version, key_id, key_secret, allow_insecure_http, storage, money_unit, history\./,
       ],
       [['config', 'unset', 'access_token'], /Unknown key "access_token"/],
       [['config', 'set', 'base_url'], /value/i],

@@ -10,7 +10,7 @@ import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 
 import {generatedFiles, readManifest, withGenerated} from '../../scripts/generated-docs.js'
-import {sortManifest} from '../../scripts/sort-manifest.js'
+import {sortManifest, withValueShapes} from '../../scripts/sort-manifest.js'
 import {ROOT} from '../helpers/cli.js'
 
 const OCLIF = join(ROOT, 'node_modules', 'oclif', 'bin', 'run.js')
@@ -38,11 +38,12 @@ function scratchRoot(): string {
 }
 
 describe('generated files', () => {
-  it('oclif.manifest.json matches the commands', () => {
+  it('oclif.manifest.json matches the commands', async () => {
     const scratch = scratchRoot()
     // cwd too: `oclif manifest` first deletes ./oclif.manifest.json.
     execFileSync(process.execPath, [OCLIF, 'manifest', scratch], {cwd: scratch, env, stdio: 'pipe'})
-    const fresh = JSON.parse(readFileSync(join(scratch, 'oclif.manifest.json'), 'utf8'))
+    // As `npm run manifest` makes it: with each flag's value shape, which oclif's manifest leaves out.
+    const fresh = JSON.parse(await withValueShapes(readFileSync(join(scratch, 'oclif.manifest.json'), 'utf8'), scratch))
     const committed = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8'))
     expect(Object.keys(committed.commands).sort(), 'run `npm run generate`').toEqual(Object.keys(fresh.commands).sort())
     // Where each command's file is differs between the scratch root and the real one; the rest must match,
@@ -52,16 +53,17 @@ describe('generated files', () => {
     expect(withoutPaths(committed), 'oclif.manifest.json is stale: run `npm run generate` and commit it').toEqual(withoutPaths(fresh))
   }, 60_000)
 
-  it('generating the manifest twice gives the same bytes as the committed file (commands sorted by id)', () => {
-    const texts = [0, 1].map(() => {
+  it('generating the manifest twice gives the same bytes as the committed file (commands sorted by id)', async () => {
+    const texts: string[] = []
+    for (const _ of [0, 1]) {
       const scratch = scratchRoot()
       execFileSync(process.execPath, [OCLIF, 'manifest', scratch], {cwd: scratch, env, stdio: 'pipe'})
       // The scratch root reaches dist/ through a link, which oclif resolves: keep each path from `dist` on.
       const fresh = JSON.parse(readFileSync(join(scratch, 'oclif.manifest.json'), 'utf8'))
       for (const command of Object.values<{relativePath: string[]}>(fresh.commands))
         command.relativePath = command.relativePath.slice(command.relativePath.lastIndexOf('dist'))
-      return sortManifest(JSON.stringify(fresh))
-    })
+      texts.push(sortManifest(await withValueShapes(JSON.stringify(fresh), scratch)))
+    }
     expect(texts[1] === texts[0], 'two runs of `npm run manifest` differ').toBe(true)
     const committed = readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')
     expect(committed === texts[0], 'oclif.manifest.json is not as `npm run generate` writes it: run it and commit').toBe(true)
