@@ -91,4 +91,4 @@ function enableCompileCache(bundleDir, version, kind = '', env = process.env) {
   })
 }
 
-module.exports = {enableCompileCache}
+module.exports = {cacheDir, enableCompileCache}

@@ -12,11 +12,26 @@ const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 // `commerce --version` / `-v` alone: printed here, without loading oclif (half of the start-up of a command).
 // The same line as oclif's config.userAgent, which the `version` command prints; test/build/version-fast-path.test.ts compares them.
 const argv = process.argv.slice(2)
+// `commerce WORDS --help` whose text was kept (help-cache.js): printed as it was, without loading oclif.
+const helpCache = argv.length >= 2 ? require('./help-cache.js') : undefined
+const compileCache = helpCache ? require('./compile-cache.js') : undefined
+const helpAt = helpCache?.helpFile({
+  argv,
+  bin: pjson.oclif.bin,
+  cacheDir: compileCache.cacheDir(process.env),
+  env: process.env,
+  root,
+  stdout: process.stdout,
+  version: pjson.version,
+})
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   const wsl = process.platform === 'linux' && (Boolean(process.env.WSL_DISTRO_NAME) || /microsoft/i.test(require('node:os').release()))
   process.stdout.write(`${pjson.name}/${pjson.version} ${wsl ? 'wsl' : process.platform}-${process.arch} node-${process.version}\n`)
+} else if (helpAt && helpCache.printKept(helpAt, process.stdout)) {
+  // Printed.
 } else {
-  const {enableCompileCache} = require('./compile-cache.js')
+  if (helpAt) helpCache.keepWhatIsShown(helpAt)
+  const {enableCompileCache} = compileCache ?? require('./compile-cache.js')
 
   // undici parses HTTP with WebAssembly. By default V8 also recompiles it with its optimising compiler in the
   // background, and the process waits for that before it can exit (about 100 ms after one request); the

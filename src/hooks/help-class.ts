@@ -7,6 +7,9 @@ import {type Command, Help} from '@oclif/core'
 
 import {wrapWords} from '../io/wrap.js'
 
+/** What bin/help-cache.js reads: the help shown may be kept. */
+const HELP_CACHEABLE = Symbol.for('commerce-cli.help-cacheable')
+
 /** The alias parts, loaded when needed: a command's help then loads none of the CLI's shared code (start-up). */
 const aliases = () => import('./help-aliases.js')
 
@@ -25,6 +28,9 @@ export default class CommerceHelp extends Help {
         return
       }
     }
+    // A command's or a topic's help depends on nothing but the build, the plugins and the output: bin/run.js may keep it
+    // (bin/help-cache.js), to print it again without loading oclif. The root's lists the user's aliases: never kept.
+    if (name !== undefined && (this.config.findCommand(name) || this.config.findTopic(name))) Object.assign(globalThis, {[HELP_CACHEABLE]: true})
     return super.showHelp(argv)
   }
 

@@ -117,6 +117,7 @@ describe('the packed tarball', () => {
         .map((name) => `docs/${name}`),
       'bin/run.js',
       'bin/compile-cache.js',
+      'bin/help-cache.js',
       'bin/package.json',
       // Copied over oclif's bin/commerce in the standalone builds (package.json's pretarball).
       'bin/standalone-launcher.sh',
