@@ -131,6 +131,12 @@ describe.each([
     // The agent can say what it did: the history tool lists its own call.
     const told = (await client.callTool({arguments: {surface: 'mcp'}, name: 'history'})) as unknown as {structuredContent: {entries: Entry[]}}
     expect(told.structuredContent.entries[0]).toMatchObject({method: 'POST', surface: 'mcp'})
+    // Its undo, as the CLI decides it: a dry run says the DELETE it would send; an order's is not_undoable.
+    const agentMade = told.structuredContent.entries[0].entry
+    const dry = (await client.callTool({arguments: {dry_run: true, entry: agentMade}, name: 'history_undo'})) as unknown as {
+      structuredContent: {dry_run?: boolean; sent?: boolean; request?: {method: string}}
+    }
+    expect(dry.structuredContent).toMatchObject({dry_run: true, request: {method: 'DELETE'}, sent: false})
     await client.close()
 
     const entries = await history(target)
