@@ -37,7 +37,11 @@ function partOf(url: string, name: string): string {
   if (url.includes('/bin/')) return 'our entry (bin/run.js, the code cache)'
   if (name === 'Script' && url === 'node:vm') return 'our bundle and packages loaded (vm.Script: code cache read, or compiled)'
   if (name === 'compileForInternalLoader') return "Node's built-in modules compiled on first require"
-  if (/^(readFileSync|readFileUtf8|openFileHandle|open|openSync|read|readSync|close|closeSync|statSync|stat|lstat|realpathSync|realpath|internalModuleStat|readdir)$/.test(name))
+  if (
+    /^(readFileSync|readFileUtf8|openFileHandle|open|openSync|read|readSync|close|closeSync|statSync|stat|lstat|realpathSync|realpath|internalModuleStat|readdir)$/.test(
+      name,
+    )
+  )
     return 'files read (manifest, package.json, code caches)'
   if (url.startsWith('node:') || url === '') return "Node's other internals (module loader, streams, sockets)"
   return 'other'
