@@ -43,13 +43,28 @@ const stamp = (path) => {
   }
 }
 
-/** The plugins oclif will load: the data directory's package.json, and what each linked plugin's files are now. */
-function pluginsKey(env, bin) {
-  const data =
+/** oclif's data directory (where `plugins install` and `plugins link` record plugins), as oclif finds it. */
+function dataDir(env, bin) {
+  return (
     env[`${bin.toUpperCase()}_DATA_DIR`] ||
     (process.platform === 'win32'
       ? join(env.LOCALAPPDATA || join(homedir(), 'AppData', 'Local'), bin)
       : join(env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), bin))
+  )
+}
+
+/** Whether a plugin is linked (`plugins link`): only then may oclif look for TypeScript (bin/run.js). */
+function anyLinked(env, bin) {
+  try {
+    return (JSON.parse(readFileSync(join(dataDir(env, bin), 'package.json'), 'utf8'))?.oclif?.plugins ?? []).some((p) => p?.type === 'link')
+  } catch {
+    return false
+  }
+}
+
+/** The plugins oclif will load: the data directory's package.json, and what each linked plugin's files are now. */
+function pluginsKey(env, bin) {
+  const data = dataDir(env, bin)
   let text
   try {
     text = readFileSync(join(data, 'package.json'), 'utf8')
@@ -126,4 +141,4 @@ function keepWhatIsShown(file) {
   })
 }
 
-module.exports = {helpFile, keepWhatIsShown, printKept}
+module.exports = {anyLinked, helpFile, keepWhatIsShown, printKept}

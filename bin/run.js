@@ -73,11 +73,13 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   // A linked plugin makes oclif look for TypeScript to run its sources (settings.enableAutoTranspile, oclif's public
   // setting); where there is none to find (the standalone builds, an npm install), it warned on every command. Without
   // TypeScript nothing can be transpiled anyway: the plugin's compiled JavaScript runs, as oclif then does, quietly.
-  try {
-    require.resolve('typescript', {paths: [root]})
-  } catch {
-    globalThis.oclif = {...globalThis.oclif, enableAutoTranspile: globalThis.oclif?.enableAutoTranspile ?? false}
-  }
+  // Looked for only when a plugin is linked: finding TypeScript takes a few ms that other commands need not pay.
+  if ((helpCache ?? require('./help-cache.js')).anyLinked(process.env, pjson.oclif.bin))
+    try {
+      require.resolve('typescript', {paths: [root]})
+    } catch {
+      globalThis.oclif = {...globalThis.oclif, enableAutoTranspile: globalThis.oclif?.enableAutoTranspile ?? false}
+    }
 
   // The root and its package.json are known: oclif need not look for them.
   require(join(bundle, 'core.js')).execute({loadOptions: {pjson, root}})
