@@ -119,4 +119,9 @@ export const ENVIRONMENT: readonly Variable[] = [
     names: ['COMMERCE_HISTORY_MAX_AGE', 'COMMERCE_HISTORY_MAX_SIZE'],
     readers: 'service',
   },
+  {
+    meaning: '`1`: help is rendered by oclif every time, never printed from the copy kept in the cache directory ([performance.md](performance.md))',
+    names: ['COMMERCE_NO_HELP_CACHE'],
+    readers: 'every',
+  },
 ]
