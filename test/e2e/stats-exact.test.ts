@@ -212,6 +212,8 @@ describe('--since and --until, strictly', () => {
 })
 
 describe('figures a reader can trust, whatever the service sends', () => {
+  // Orders are placed minutes to hours before now, and the CLI counts from its own clock: the window is --since 2d
+  // (today and yesterday), which holds them at any time of day (1d, today alone, lost them just after midnight).
   const now = Date.now()
   const ago = (minutes: number) => new Date(now - minutes * 60_000).toISOString()
 
@@ -225,7 +227,7 @@ describe('figures a reader can trust, whatever the service sends', () => {
       const list = [...fresh.reverse(), ...orders]
       return {body: {data: list.slice((page - 1) * perPage, page * perPage), meta: {page, per_page: perPage, total: list.length}}}
     })
-    const r = await run(['orders', 'stats', '--since', '1d', '--utc', '--json'], {...DEADLINE, env})
+    const r = await run(['orders', 'stats', '--since', '2d', '--utc', '--json'], {...DEADLINE, env})
     expect(r.code, r.stderr).toBe(0)
     const stats = r.json<Stats>()
     expect(stats.currencies[0].totals).toMatchObject({gross: 250_000, orders: 250})
@@ -235,7 +237,7 @@ describe('figures a reader can trust, whatever the service sends', () => {
   it('an oldest-first service is read whole (its first record is older than the window)', async () => {
     const list = [order(1, '2020-01-01T00:00:00Z'), order(2, ago(120)), order(3, ago(60))]
     const {env} = await account(list)
-    const r = await run(['orders', 'stats', '--since', '1d', '--utc', '--json'], {...DEADLINE, env})
+    const r = await run(['orders', 'stats', '--since', '2d', '--utc', '--json'], {...DEADLINE, env})
     expect(r.code, r.stderr).toBe(0)
     const stats = r.json<Stats>()
     expect(stats.currencies.map((c) => [c.currency, c.totals.orders])).toEqual([['USD', 2]])
@@ -245,7 +247,7 @@ describe('figures a reader can trust, whatever the service sends', () => {
   it('a newest-first service is read only until the window is past, once its order is shown', async () => {
     const list = [order(3, ago(60)), order(2, ago(120)), ...Array.from({length: 300}, (_, i) => order(-i, '2020-01-01T00:00:00Z'))]
     const {env, server} = await account(list)
-    const r = await run(['orders', 'stats', '--since', '1d', '--utc', '--json'], {...DEADLINE, env})
+    const r = await run(['orders', 'stats', '--since', '2d', '--utc', '--json'], {...DEADLINE, env})
     expect(r.json<Stats>().read.all_pages).toBe(false)
     expect(server.requests.filter((q) => q.url.startsWith('/api/v2/orders'))).toHaveLength(1)
   })
@@ -256,7 +258,7 @@ describe('figures a reader can trust, whatever the service sends', () => {
     const list = Array.from({length: 10}, (_, i) => order(10 - i, ago(30 + i * 60)))
     bad.forEach((placed, i) => list.splice(1 + i * 2, 0, order(100 + i, placed as string)))
     const {env} = await account(list)
-    const r = await run(['orders', 'stats', '--since', '1d', '--utc', '--json'], {...DEADLINE, env})
+    const r = await run(['orders', 'stats', '--since', '2d', '--utc', '--json'], {...DEADLINE, env})
     expect(r.code, r.stderr).toBe(0)
     const stats = r.json<Stats>()
     expect(stats.read.malformed).toBe(bad.length)
@@ -266,7 +268,7 @@ describe('figures a reader can trust, whatever the service sends', () => {
   it('a page repeated for ever under a total that never comes ends the read, each order counted once', async () => {
     const page = [order(2, ago(10)), order(1, ago(20))]
     const {env} = await account(() => ({body: {data: page, meta: {page: 1, per_page: 100, total: 1_000_000_000}}}))
-    const r = await run(['orders', 'stats', '--since', '1d', '--utc', '--json'], {...DEADLINE, env})
+    const r = await run(['orders', 'stats', '--since', '2d', '--utc', '--json'], {...DEADLINE, env})
     expect(r.code, r.stderr).toBe(0)
     expect(r.json<Stats>().currencies[0].totals.orders).toBe(2)
   })
@@ -283,7 +285,7 @@ describe('figures a reader can trust, whatever the service sends', () => {
       order(2, ago(8), {currency: null}),
       order(1, 'not a date'),
     ])
-    const r = await run(['orders', 'stats', '--since', '1d', '--utc', '--json'], {...DEADLINE, env})
+    const r = await run(['orders', 'stats', '--since', '2d', '--utc', '--json'], {...DEADLINE, env})
     expect(r.code, r.stderr).toBe(0)
     const stats = r.json<Stats>()
     const usd = stats.currencies[0]
@@ -300,11 +302,11 @@ describe('figures a reader can trust, whatever the service sends', () => {
       body: `{"data":[{"id":1,"status":"paid","currency":"USD","placed_at":"${ago(1)}","total":1e400}],"meta":{"page":1,"per_page":100,"total":1}}`,
       headers: {'content-type': 'application/json'},
     }))
-    const r = await run(['orders', 'stats', '--since', '1d', '--utc', '--json'], {...DEADLINE, env: huge.env})
+    const r = await run(['orders', 'stats', '--since', '2d', '--utc', '--json'], {...DEADLINE, env: huge.env})
     expect(r.code, r.stderr).toBe(0)
     expect(r.json<Stats>().read.malformed).toBe(1)
     const big = await account([order(2, ago(1), {total: Number.MAX_SAFE_INTEGER}), order(1, ago(2), {total: Number.MAX_SAFE_INTEGER})])
-    const past = await run(['orders', 'stats', '--since', '1d', '--utc'], {...DEADLINE, env: big.env})
+    const past = await run(['orders', 'stats', '--since', '2d', '--utc'], {...DEADLINE, env: big.env})
     expect(past.code).toBe(1)
     expect(past.stderr).toMatch(/beyond what can be counted exactly/)
   })
@@ -314,10 +316,10 @@ describe('figures a reader can trust, whatever the service sends', () => {
       order(100 - i, ago(i + 1), {currency: i < 3 ? ['USD', 'EUR', 'GBP'][i] : `X${String.fromCharCode(65 + i)}Z`}),
     )
     const {env} = await account(list)
-    const r = await run(['orders', 'stats', '--since', '1d', '--utc'], {...DEADLINE, env})
+    const r = await run(['orders', 'stats', '--since', '2d', '--utc'], {...DEADLINE, env})
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/more than 16 currencies besides USD, EUR, GBP: count one at a time with --currency/)
-    const one = await run(['orders', 'stats', '--since', '1d', '--utc', '--currency', 'EUR', '--json'], {...DEADLINE, env})
+    const one = await run(['orders', 'stats', '--since', '2d', '--utc', '--currency', 'EUR', '--json'], {...DEADLINE, env})
     expect(one.code, one.stderr).toBe(0)
   })
 
@@ -351,7 +353,7 @@ describe('figures a reader can trust, whatever the service sends', () => {
         }
       return undefined
     })
-    const r = await run(['products', 'top', '--since', '1d', '--utc', '--json'], {...DEADLINE, env})
+    const r = await run(['products', 'top', '--since', '2d', '--utc', '--json'], {...DEADLINE, env})
     expect(r.code).toBe(4)
     // The error document, and no figures.
     expect(r.json()).toMatchObject({error: {service_message: 'no such order'}})
@@ -359,7 +361,7 @@ describe('figures a reader can trust, whatever the service sends', () => {
     await new Promise((resolve) => setTimeout(resolve, 500))
     expect(server.requests.length, 'nothing is retried once the command has ended').toBe(after)
     failing = false
-    const ok = await run(['products', 'top', '--since', '1d', '--utc', '--json'], {...DEADLINE, env})
+    const ok = await run(['products', 'top', '--since', '2d', '--utc', '--json'], {...DEADLINE, env})
     expect(ok.code, ok.stderr).toBe(0)
     const top = ok.json<{
       currencies: Array<{products: Array<{product_id: number; name: string; units: number; revenue: number}>}>
@@ -381,7 +383,7 @@ describe('figures a reader can trust, whatever the service sends', () => {
       req.url.startsWith('/api/v2/products') ? {body: {data: [], meta: {page: 1, per_page: 100, total: 0}}} : undefined,
     )
     const ids = async (extra: string[]) => {
-      const r = await run(['products', 'top', '--since', '1d', '--json', ...extra], {...DEADLINE, env})
+      const r = await run(['products', 'top', '--since', '2d', '--json', ...extra], {...DEADLINE, env})
       expect(r.code, r.stderr).toBe(0)
       const top = r.json<{rank: string; currencies: Array<{products: Array<{product_id: number}>}>}>()
       return {ids: top.currencies[0].products.map((p) => p.product_id), rank: top.rank}
