@@ -38,6 +38,8 @@ interface Target {
   paidOrder: number
   /** It applies a PATCH (the fake answers one without applying it). */
   patches: boolean
+  /** Another client renames a customer (a PATCH through the CLI, or the fake's own store, which no PATCH changes). */
+  rename(id: number, name: string): Promise<void>
   /** Method and path of every request it answered, in order. */
   seen(): string[]
   close(): Promise<void>
@@ -52,11 +54,14 @@ async function sandboxTarget(): Promise<Target> {
   })
   const {dir} = tempConfigDir()
   const key = sb.keys[0]
+  const env = {COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_CONFIG_DIR: dir, COMMERCE_KEY_ID: key.key_id, COMMERCE_KEY_SECRET: key.key_secret}
   return {
     close: () => sb.close(),
-    env: {COMMERCE_BASE_URL: sb.baseUrl, COMMERCE_CONFIG_DIR: dir, COMMERCE_KEY_ID: key.key_id, COMMERCE_KEY_SECRET: key.key_secret},
+    env,
     paidOrder: ids.paid as number,
     patches: true,
+    rename: async (id, name) =>
+      void (await run(['customers', 'update', String(id), '--name', name, '--json'], {env: {...env, COMMERCE_NO_HISTORY: '1'}})),
     secret: key.key_secret,
     seen: () => seen,
   }
@@ -77,6 +82,7 @@ async function fakeTarget(): Promise<Target> {
     env,
     paidOrder: id,
     patches: false,
+    rename: async (customer, name) => void fake.customers.set(customer, {...fake.customers.get(customer)!, name}),
     secret: fake.key.key_secret,
     seen: () => fake.requests.map((r) => `${r.method} ${r.path.split('?')[0]}`),
   }
@@ -226,6 +232,23 @@ describe.each([
     const dryDelete = await run(['customers', 'delete', String(fresh.json<{id: number}>().id), '--dry-run', '--json'], {env: target.env})
     expect(dryDelete.code, dryDelete.stderr).toBe(0)
     expect((await history(target)).length).toBe(count)
+    // Renamed since by someone else: the undo of its creation is a conflict naming the field, and sends nothing.
+    const freshId = fresh.json<{id: number}>().id
+    await target.rename(freshId, 'Renamed elsewhere')
+    const before = target.seen().length
+    const conflict = await run(['history', 'undo', created.entry, '--yes', '--json'], {env: target.env})
+    expect(conflict.code).toBe(2)
+    expect(conflict.json<{error: {code: string; message: string}}>().error).toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining('name'),
+    })
+    expect(
+      target
+        .seen()
+        .slice(before)
+        .filter((s) => !s.startsWith('GET')),
+    ).toEqual([])
+    await target.rename(freshId, 'Fresh')
     const undo = await run(['history', 'undo', created.entry, '--yes', '--json'], {env: target.env})
     expect(undo.code, undo.stderr).toBe(0)
     expect((await run(['customers', 'get', String(fresh.json<{id: number}>().id), '--json'], {env: target.env})).code).toBe(4)
