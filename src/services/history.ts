@@ -14,6 +14,7 @@ import {type HistoryEntry, historyScope, readEntries, type Surface} from '../con
 
 export {HISTORY_FIELDS, SURFACES} from '../config/history.js'
 import {option, phrase} from '../domain/phrase.js'
+import {readTimestamp} from '../domain/timestamp.js'
 import {CliError} from '../errors.js'
 
 export interface HistoryFilter {
@@ -29,7 +30,7 @@ export interface HistoryFilter {
 export async function listHistory(env: NodeJS.ProcessEnv, now: number, filter: HistoryFilter): Promise<HistoryEntry[]> {
   return (await readEntries(env, now)).filter(
     (e) =>
-      (filter.since === undefined || Date.parse(e.time) >= filter.since) &&
+      (filter.since === undefined || (readTimestamp(e.time) ?? 0) >= filter.since) &&
       (filter.surface === undefined || e.surface === filter.surface) &&
       (filter.profile === undefined || e.profile === filter.profile) &&
       (filter.record === undefined || String(e.record_id) === filter.record),
