@@ -141,4 +141,4 @@ function keepWhatIsShown(file) {
   })
 }
 
-module.exports = {anyLinked, helpFile, keepWhatIsShown, printKept}
+module.exports = {anyLinked, dataDir, helpFile, keepWhatIsShown, printKept}

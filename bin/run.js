@@ -81,6 +81,22 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
       globalThis.oclif = {...globalThis.oclif, enableAutoTranspile: globalThis.oclif?.enableAutoTranspile ?? false}
     }
 
+  // One of our own commands, with nothing else that could take part, runs with its own manifest entry (lean.js).
+  const lean = require('./lean.js')
+  const manifest = lean.leanManifest({
+    argv,
+    dataDir: (helpCache ?? require('./help-cache.js')).dataDir(process.env, pjson.oclif.bin),
+    env: process.env,
+    pjson,
+    root,
+  })
+
   // The root and its package.json are known: oclif need not look for them.
-  require(join(bundle, 'core.js')).execute({loadOptions: {pjson, root}})
+  const core = require(join(bundle, 'core.js'))
+  if (manifest === undefined) core.execute({loadOptions: {pjson, root}})
+  else
+    lean.rootOnly(core.Plugin, {manifest, pjson, root}).then(
+      (plugins) => core.execute({loadOptions: {pjson, plugins, root}}),
+      () => core.execute({loadOptions: {pjson, root}}),
+    )
 }

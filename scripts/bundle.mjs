@@ -15,6 +15,7 @@
  *   binding (a .node file per platform): its vendor file only requires it from node_modules.
  * - package.json: CommonJS, and the `#core`, `#app` and `#vendor/*` imports, resolvable at any depth.
  * - *.map: source maps, used only under --debug (bin/run.js), so that stack traces name the .ts files.
+ * - lean/: each of our commands' own manifest entry and the table of ids, for bin/lean.js (scripts/lean-start.mjs).
  * - ../metafile.json (outside what ships): esbuild's account of which module went into which file
  *   (test/build/bundle.test.ts checks that no module of src/ is in two files).
  *
@@ -53,6 +54,7 @@ import {
   UNDICI_LAZY_HTTP_UTIL,
   UNDICI_LAZY_HTTP_UTIL_REQUIRE,
 } from './patches.mjs'
+import {writeLeanStart} from './lean-start.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const dist = join(root, 'dist')
@@ -325,6 +327,7 @@ try {
   const imports = {'#app': './app.js', '#core': './core.js', '#vendor/*': './vendor/*.js'}
   writeFileSync(join(temp, 'package.json'), JSON.stringify({private: true, type: 'commonjs', imports}, null, 2) + '\n')
   writeFileSync(join(dist, 'metafile.json'), JSON.stringify(mergeMeta([core.metafile, app.metafile, help.metafile, vendored.metafile])) + '\n')
+  await writeLeanStart(root, temp)
   rmSync(join(dist, '.bundle-old'), {force: true, recursive: true})
   try {
     renameSync(out, join(dist, '.bundle-old'))

@@ -11,9 +11,11 @@
  *
  *   node --import tsx scripts/sort-manifest.ts [FILE]   (default: oclif.manifest.json)
  */
-import {readFileSync, writeFileSync} from 'node:fs'
-import {dirname, resolve} from 'node:path'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
+import {dirname, join, resolve} from 'node:path'
 import {pathToFileURL} from 'node:url'
+
+import {writeLeanStart} from './lean-start.mjs'
 
 type Manifest = {commands?: Record<string, {flags?: Record<string, Record<string, unknown>>}>}
 
@@ -50,4 +52,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
   const file = resolve(process.argv[2] ?? 'oclif.manifest.json')
   const sorted = sortManifest(await withValueShapes(readFileSync(file, 'utf8'), dirname(file)))
   if (sorted !== readFileSync(file, 'utf8')) writeFileSync(file, sorted)
+  // The built bundle's lean/ is made from the manifest: made again from this one.
+  const bundle = resolve(dirname(file), 'dist', 'bundle')
+  if (existsSync(join(bundle, 'core.js'))) await writeLeanStart(dirname(file), bundle)
 }

@@ -57,6 +57,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   static effect?: Effect
   /** Exit codes it ends with besides the error codes every command shares (docs/errors.md), and what each means. */
   static exitCodes: Readonly<Record<string, string>> = {}
+  /**
+   * Whether it reads oclif's whole command table (its commands, topics or plugins, or runs another). Otherwise it runs
+   * with only its own manifest entry when no plugin is installed (bin/lean.js); test/build/lean-start.test.ts checks it.
+   */
+  static readsAllCommands = false
 
   protected flags!: FlagsOf<T>
   protected args!: ArgsOf<T>

@@ -11,6 +11,8 @@ import {ConfigService} from '../services/config.js'
 import {BaseCommand} from './command.js'
 
 export abstract class ConfigCommand<T extends typeof Command> extends BaseCommand<T> {
+  // commandNames(): what an alias may never shadow is every command, plugins' included.
+  static readsAllCommands = true
   private service?: ConfigService
   private configStore?: ConfigStore
 

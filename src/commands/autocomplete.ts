@@ -13,6 +13,7 @@ import type {PickKind} from '../services/pick-kinds.js'
  */
 export default class Autocomplete extends BaseCommand<typeof Autocomplete> {
   static effect = 'reads' as const
+  static readsAllCommands = true
   static args = {
     shell: Args.string({description: 'Shell type (default: the current shell).', options: ['zsh', 'bash', 'powershell'], required: false}),
   }

@@ -11,6 +11,7 @@ import {join} from 'node:path'
 import {promisify} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
+import {leanFile} from '../../scripts/lean-start.mjs'
 import {ROOT} from '../helpers/cli.js'
 
 const exec = promisify(execFile)
@@ -94,7 +95,9 @@ afterAll(async () => {
 describe('the packed tarball', () => {
   it('holds only what the installed CLI loads, the README and the licence', () => {
     const files = pack.files.map((f) => f.path).sort()
-    const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, {relativePath: string[]}>}
+    const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {
+      commands: Record<string, {readsAllCommands?: boolean; relativePath: string[]}>
+    }
     const pjson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       main: string
       oclif: {helpClass: string; hooks: Record<string, string>}
@@ -118,6 +121,8 @@ describe('the packed tarball', () => {
       'bin/run.js',
       'bin/compile-cache.js',
       'bin/help-cache.js',
+      // Runs one of our commands with its own manifest entry (lean/, below).
+      'bin/lean.js',
       'bin/package.json',
       // Copied over oclif's bin/commerce in the standalone builds (package.json's pretarball).
       'bin/standalone-launcher.sh',
@@ -133,6 +138,11 @@ describe('the packed tarball', () => {
       'dist/bundle/hooks/help-aliases.js',
       // The plugin API (the package's main entry), a line requiring app.js like the commands.
       pjson.main.replace(/^\.\//, ''),
+      // The table of ids and each command's own manifest entry, for bin/lean.js (scripts/lean-start.mjs).
+      'dist/bundle/lean/routes.json',
+      ...Object.entries(manifest.commands)
+        .filter(([, c]) => c.readsAllCommands !== true)
+        .map(([id]) => `dist/bundle/lean/${leanFile(id)}`),
       // The packages app.js requires lazily.
       ...new Set(vendors.flatMap((name) => withMap(`dist/bundle/vendor/${name}.js`))),
     ].sort()

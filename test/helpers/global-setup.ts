@@ -74,7 +74,13 @@ async function teardownOf(pids: number[]): Promise<void> {
 export default function setup(): () => Promise<void> {
   const bundle = join(ROOT, 'dist', 'bundle', 'core.js')
   const built = existsSync(bundle) ? statSync(bundle).mtimeMs : 0
-  const sources = newest([join(ROOT, 'src'), join(ROOT, 'scripts', 'bundle.mjs'), join(ROOT, 'scripts', 'patches.mjs'), join(ROOT, 'package.json')])
+  const sources = newest([
+    join(ROOT, 'src'),
+    join(ROOT, 'scripts', 'bundle.mjs'),
+    join(ROOT, 'scripts', 'patches.mjs'),
+    join(ROOT, 'scripts', 'lean-start.mjs'),
+    join(ROOT, 'package.json'),
+  ])
   if (built < sources) {
     process.stdout.write(`test set-up: ${built === 0 ? 'no dist/bundle yet' : 'src/ is newer than dist/bundle'}: bundling (scripts/bundle.mjs)…\n`)
     execFileSync(process.execPath, [join(ROOT, 'scripts', 'bundle.mjs')], {cwd: ROOT, stdio: 'inherit'})
