@@ -125,7 +125,8 @@ export const ENVIRONMENT: readonly Variable[] = [
     readers: 'every',
   },
   {
-    meaning: "`1`: oclif loads every plugin and the whole command table for each command, as it does when a plugin is installed ([performance.md](performance.md))",
+    meaning:
+      '`1`: oclif loads every plugin and the whole command table for each command, as it does when a plugin is installed ([performance.md](performance.md))',
     names: ['COMMERCE_NO_LEAN_START'],
     readers: 'every',
   },

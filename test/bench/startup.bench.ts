@@ -120,6 +120,12 @@ export async function run(
     const standalone = extractStandalone(configDir)
     if (standalone)
       cases.push(
+        // The npm build as a user starts it, which is how the standalone build is started too: the installed
+        // `commerce` is bin/run.js itself, run through its #! line (/usr/bin/env, then node), as the standalone
+        // build's bin/commerce is a shell script that starts its node.
+        {args: ['--version'], command: BIN, name: 'commerce --version (through #!)'},
+        {args: ['customers', 'list', '--help'], command: BIN, name: 'commerce customers list --help (through #!)'},
+        {args: ['products', 'list', '--json', '--base-url', sandbox.baseUrl], command: BIN, name: 'commerce products list --json (through #!)'},
         {args: ['--version'], command: standalone, name: 'standalone --version'},
         {args: ['customers', 'list', '--help'], command: standalone, name: 'standalone customers list --help'},
         {args: ['products', 'list', '--json', '--base-url', sandbox.baseUrl], command: standalone, name: 'standalone products list --json'},
@@ -167,8 +173,10 @@ export async function run(
             ...ratio(`--version / ${older.label}`, 'commerce --version', `${older.label} --version`),
           ]
         : []),
-      ...ratio('standalone products list --json / npm build', 'standalone products list --json', 'commerce products list --json', 1),
-      ...ratio('standalone customers list --help / npm build', 'standalone customers list --help', 'commerce customers list --help', 1),
+      ...ratio('standalone products list --json / npm build', 'standalone products list --json', 'commerce products list --json (through #!)', 1),
+      ...ratio('standalone customers list --help / npm build', 'standalone customers list --help', 'commerce customers list --help (through #!)', 1),
+      ...ratio('standalone --version / npm build', 'standalone --version', 'commerce --version (through #!)', 1),
+      ...ratio('standalone products list --json / node bin/run.js', 'standalone products list --json', 'commerce products list --json'),
       ...ratio('standalone customers list --help / node -e 0', 'standalone customers list --help', 'node -e 0'),
       ...ratio('standalone customers list --help / gh issue list --help', 'standalone customers list --help', 'gh issue list --help'),
     ]
