@@ -19,7 +19,7 @@
 const {appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} = require('node:fs')
 const Module = require('node:module')
 const {homedir} = require('node:os')
-const {dirname, join} = require('node:path')
+const {dirname, join, relative} = require('node:path')
 const vm = require('node:vm')
 
 /** The platform's cache directory for the CLI. */
@@ -28,6 +28,16 @@ function cacheDir(env) {
   if (process.platform === 'win32') return join(env.LOCALAPPDATA || join(homedir(), 'AppData', 'Local'), 'commerce', 'Cache')
   return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'commerce')
 }
+
+/**
+ * Caches made when the build was packed, beside dist/bundle (`dist/code-cache`): the standalone builds carry their
+ * own Node, whose V8 takes them, so a command's first run is as fast as the next (scripts/ship-code-cache.mjs).
+ * Read when this user's cache has no file for a bundle file; anything this user's runs save goes to their own.
+ */
+const SHIPPED = 'code-cache'
+
+/** A shipped cache's name: the bundle file's path inside the bundle, and its size (V8 checks the source's length). */
+const shippedName = (relativePath, size) => `${relativePath.replaceAll(/[^\w.-]+/g, '_')}-${size}`
 
 /** Commands whose functions are added to the caches; past this, a cache stays as it is. */
 const MAX_KINDS = 50
@@ -42,15 +52,23 @@ function enableCompileCache(bundleDir, version, kind = '', env = process.env) {
   // import() calls go through this instead (scripts/bundle.mjs).
   globalThis[Symbol.for('commerce-cli.import')] = (url) => import(url)
   const dir = join(cacheDir(env), 'v8-code')
+  const shipped = join(bundleDir, '..', SHIPPED)
   const toSave = []
   const loaded = []
   // Per build: a build replaces the bundle's directory (scripts/bundle.mjs), so its inode names the build.
   let seenFile
   let seen = []
+  // Until this user's caches list kinds of their own, the kinds of the caches shipped with the build count as seen.
+  let seenShipped = false
   try {
     seenFile = join(dir, `seen-${version}-${statSync(bundleDir).ino}`)
     seen = readFileSync(seenFile, 'utf8').split('\n')
-  } catch {}
+  } catch {
+    try {
+      seen = readFileSync(join(shipped, 'seen'), 'utf8').split('\n')
+      seenShipped = true
+    } catch {}
+  }
   const adds = seenFile !== undefined && kind !== '' && !seen.includes(kind) && seen.length < MAX_KINDS
   const compile = Module.prototype._compile
   Module.prototype._compile = function (content, filename) {
@@ -61,7 +79,11 @@ function enableCompileCache(bundleDir, version, kind = '', env = process.env) {
     try {
       const {mtimeMs, size} = statSync(filename)
       cacheFile = join(dir, `${prefix}-${version}-${size}-${Math.trunc(mtimeMs)}`)
-      cachedData = readFileSync(cacheFile)
+      try {
+        cachedData = readFileSync(cacheFile)
+      } catch {
+        cachedData = readFileSync(join(shipped, shippedName(relative(bundleDir, filename), size)))
+      }
     } catch {}
     const script = new vm.Script(Module.wrap(content), {cachedData, filename})
     if (cacheFile && (!cachedData || script.cachedDataRejected)) toSave.push({cacheFile, prefix, script})
@@ -86,9 +108,9 @@ function enableCompileCache(bundleDir, version, kind = '', env = process.env) {
         writeFileSync(temp, script.createCachedData())
         renameSync(temp, cacheFile)
       }
-      if (adds) appendFileSync(seenFile, `${kind}\n`, {mode: 0o600})
+      if (adds) appendFileSync(seenFile, `${[...(seenShipped ? seen.filter(Boolean) : []), kind].join('\n')}\n`, {mode: 0o600})
     } catch {}
   })
 }
 
-module.exports = {cacheDir, enableCompileCache}
+module.exports = {cacheDir, enableCompileCache, SHIPPED, shippedName}

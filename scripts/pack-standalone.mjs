@@ -15,6 +15,9 @@
  *   one) and `apt-ftparchive` (Debian's apt-utils: `.ci/run` installs it). It leaves an empty
  *   `apt-ftparchive.conf` folder in dist/deb, removed here.
  *
+ * - The code cache: package.json's `pretarball` (which oclif runs in the folder it archives) has that Node run the
+ *   CLI through a few commands and keeps the V8 code cache it made in `dist/code-cache` (scripts/ship-code-cache.mjs).
+ *
  * Output: dist/commerce-v<version>-<sha>-linux-x64.tar.gz and .tar.xz, and with --deb dist/deb/commerce_<version>…
  * _amd64.deb; their sizes are printed; a SHA256SUMS file in each of those folders.
  */
@@ -76,8 +79,10 @@ if (got !== `v${version}`) {
   process.exit(1)
 }
 
-// 2. The tarballs (gz and xz).
-run('npx', ['oclif', 'pack', 'tarballs', '--targets', 'linux-x64', '--xz'])
+// 2. The tarballs (gz and xz). package.json's pretarball puts in them the code cache this Node makes
+// (scripts/ship-code-cache.mjs), so that a command's first run after installing is as fast as the next.
+const shipCache = {COMMERCE_PACK_NODE: join(cache, 'node'), COMMERCE_PACK_ROOT: root}
+run('npx', ['oclif', 'pack', 'tarballs', '--targets', 'linux-x64', '--xz'], shipCache)
 
 // 3. The deb.
 if (deb) {
@@ -93,7 +98,7 @@ if (deb) {
     console.error('The deb needs dpkg-deb and apt-ftparchive: apt-get install apt-utils dpkg-dev')
     process.exit(1)
   }
-  const env = {}
+  const env = {...shipCache}
   if (!has('sudo') && process.getuid?.() === 0) {
     const shim = join(root, 'tmp', 'sudo-shim')
     mkdirSync(shim, {recursive: true})
