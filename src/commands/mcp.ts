@@ -105,6 +105,7 @@ export default class Mcp extends ApiCommand<typeof Mcp> {
         dryRunClient: () => this.ctx.client({dryRun: true}),
         env: this.deps.env,
         moneyUnit: () => this.moneyUnit(),
+        now: () => this.deps.now(),
         window: async (a) => {
           if (a.by !== undefined && !(GRANULARITIES as readonly string[]).includes(a.by))
             throw new UsageError(`by must be one of ${GRANULARITIES.join(', ')} (got ${JSON.stringify(a.by)}).`)

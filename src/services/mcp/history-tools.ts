@@ -22,7 +22,7 @@ export const HISTORY_READ: Tool = reader({
   name: 'history',
   outputSchema: result({entries, total: {type: 'integer'}}),
   async run(a, deps) {
-    const now = Date.now()
+    const now = deps.now()
     const span = typeof a.since === 'string' ? durationMs(a.since) : undefined
     if (typeof a.since === 'string' && span === undefined)
       throw new UsageError(`since must be a span such as 30m, 2h, 1d or 1w (got ${JSON.stringify(a.since)}).`)
@@ -53,7 +53,7 @@ export const HISTORY_UNDO: Tool = writer({
   outputSchema: {anyOf: [result({plan: entries, undone: entries}), dryRunResult], type: 'object'},
   async run(a, deps) {
     const client = a.dry_run === true ? await deps.dryRunClient() : await deps.client()
-    const steps = await prepareUndo(deps.env, Date.now(), a.entry as string, {client, profile: await deps.ctx.profileName()})
+    const steps = await prepareUndo(deps.env, deps.now(), a.entry as string, {client, profile: await deps.ctx.profileName()})
     if (a.dry_run !== true) return {plan: steps, undone: await runUndo(steps, client)}
     const {DryRunStop, dryRunDocument} = await import('../../api/dry-run.js')
     try {

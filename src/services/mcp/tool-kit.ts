@@ -22,6 +22,8 @@ export interface ToolDeps {
   /** A window as the stats commands read `--since`, `--until`, `--by`, `--utc`. */
   window(args: {since: string; until?: string; by?: string; utc?: boolean}): Promise<{window: StatsWindow; span: string}>
   env: NodeJS.ProcessEnv
+  /** Milliseconds since the epoch: the command's clock, which tests give. */
+  now(): number
 }
 
 export type Args = Record<string, unknown>
