@@ -148,6 +148,11 @@ export default class Mcp extends ApiCommand<typeof Mcp> {
         return `The token's scopes could not be checked: ${error instanceof Error ? error.message : String(error)}`
       },
     )
-    return Promise.race([checked, deadline])
+    // A signal meanwhile: the server stops as it starts (serveMcp), so the check's answer is no longer awaited.
+    const stopped = new Promise<string>((resolve) => {
+      if (this.interrupted.aborted) resolve('')
+      else this.interrupted.addEventListener('abort', () => resolve(''), {once: true})
+    })
+    return Promise.race([checked, deadline, stopped])
   }
 }

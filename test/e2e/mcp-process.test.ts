@@ -72,6 +72,22 @@ describe('commerce mcp, a signal and a slow client', () => {
     }
   }, 30_000)
 
+  it('SIGTERM before the server is ready (its key still being checked): it exits 143 without waiting for stdin to close', async () => {
+    const silent = await startFaultyServer(() => new Promise(() => {}))
+    const {child, stderr} = server({COMMERCE_BASE_URL: silent.url, COMMERCE_KEY_ID: 'key_test', COMMERCE_KEY_SECRET: 'secret_test'})
+    try {
+      // The start-up check of what the key may do (its token first) reached the service, which holds it: not ready yet.
+      expect(await eventually(() => silent.requests.length > 0, 15_000), stderr()).toBe(true)
+      child.kill('SIGTERM')
+      // stdin stays open: only the signal can end it.
+      const code = await Promise.race([exited(child), new Promise<string>((resolve) => setTimeout(() => resolve('still running'), 20_000))])
+      expect(code, stderr()).toBe(143)
+    } finally {
+      child.kill('SIGKILL')
+      await silent.close()
+    }
+  }, 40_000)
+
   it('a client that stops reading: the server stops reading too, its memory within 50 MB over 5,000 calls, then every call answered', async () => {
     const {child, stderr} = server({COMMERCE_BASE_URL: 'http://127.0.0.1:9'}, ['--allow-writes'])
     const answered = new Set<number>()

@@ -188,7 +188,10 @@ export async function serveMcp(o: ServeOptions): Promise<void> {
   // its end, or on a signal (a call in flight is aborted with the command, its answer the `terminated` error).
   const transport = new PacedStdioTransport(o.stdin, o.stdout)
   const closed = new Promise<void>((resolve) => (server.onclose = resolve))
-  o.stop?.addEventListener('abort', () => transport.stop(String(o.stop?.reason ?? 'SIGTERM')), {once: true})
+  // A signal that came before (while the key was checked) stops it as soon as it starts: no 'abort' event comes again.
+  const stop = () => transport.stop(String(o.stop?.reason ?? 'SIGTERM'))
+  if (o.stop?.aborted) stop()
+  else o.stop?.addEventListener('abort', stop, {once: true})
   // Alive until closed: once the client's end of stdin has closed, nothing else may hold the event loop while the last
   // calls finish (a retry's wait, a lock's).
   const alive = setInterval(() => {}, 2 ** 30)
