@@ -39,6 +39,12 @@ const SHIPPED = 'code-cache'
 /** A shipped cache's name: the bundle file's path inside the bundle, and its size (V8 checks the source's length). */
 const shippedName = (relativePath, size) => `${relativePath.replaceAll(/[^\w.-]+/g, '_')}-${size}`
 
+/** The start of the names of a file's caches in the user's cache directory: its path. */
+const cachePrefix = (filename) => filename.replaceAll(/[^\w.-]+/g, '_')
+
+/** A file's cache in the user's cache directory: its path, the CLI's version, and the file's size and time. */
+const cacheName = (filename, version, {mtimeMs, size}) => `${cachePrefix(filename)}-${version}-${size}-${Math.trunc(mtimeMs)}`
+
 /** Commands whose functions are added to the caches; past this, a cache stays as it is. */
 const MAX_KINDS = 50
 
@@ -73,12 +79,12 @@ function enableCompileCache(bundleDir, version, kind = '', env = process.env) {
   const compile = Module.prototype._compile
   Module.prototype._compile = function (content, filename) {
     if (!filename.startsWith(bundleDir)) return compile.call(this, content, filename)
-    const prefix = filename.replaceAll(/[^\w.-]+/g, '_')
+    const prefix = cachePrefix(filename)
     let cacheFile
     let cachedData
     try {
       const {mtimeMs, size} = statSync(filename)
-      cacheFile = join(dir, `${prefix}-${version}-${size}-${Math.trunc(mtimeMs)}`)
+      cacheFile = join(dir, cacheName(filename, version, {mtimeMs, size}))
       try {
         cachedData = readFileSync(cacheFile)
       } catch {
@@ -113,4 +119,4 @@ function enableCompileCache(bundleDir, version, kind = '', env = process.env) {
   })
 }
 
-module.exports = {cacheDir, enableCompileCache, SHIPPED, shippedName}
+module.exports = {cacheDir, cacheName, enableCompileCache, SHIPPED, shippedName}

@@ -13,6 +13,12 @@
 const {readFileSync} = require('node:fs')
 const {join} = require('node:path')
 
+/** Where the build writes the lean start's files, inside dist/bundle (scripts/lean-start.mjs). */
+const LEAN_DIR = 'lean'
+
+/** The file of a command's own manifest there. */
+const leanFile = (id) => `${id.replaceAll(':', '.')}.json`
+
 /**
  * The id oclif reads from `argv` with a space as the topic separator (its normalizeArgv): the words that name a
  * command or a topic, then any others up to a flag, a `name=value`, or the words after a command that takes
@@ -60,12 +66,12 @@ function leanManifest({argv, dataDir, env, pjson, root}) {
   }
   if (['--version', ...(oclif.additionalVersionFlags ?? [])].includes(argv[0])) return undefined
   if (oclif.topicSeparator !== ' ' || oclif.devPlugins || oclif.jitPlugins || anyUserPlugin(dataDir)) return undefined
-  const dir = join(root, 'dist', 'bundle', 'lean')
+  const dir = join(root, 'dist', 'bundle', LEAN_DIR)
   try {
     const routes = JSON.parse(readFileSync(join(dir, 'routes.json'), 'utf8'))
     const id = commandId(argv, routes)
     if (!routes.lean.includes(id)) return undefined
-    return JSON.parse(readFileSync(join(dir, `${id.replaceAll(':', '.')}.json`), 'utf8'))
+    return JSON.parse(readFileSync(join(dir, leanFile(id)), 'utf8'))
   } catch {
     return undefined
   }
@@ -89,4 +95,4 @@ async function rootOnly(Plugin, {manifest, pjson, root}) {
   return new Map([[plugin.name, plugin]])
 }
 
-module.exports = {anyUserPlugin, commandId, leanManifest, rootOnly}
+module.exports = {anyUserPlugin, commandId, LEAN_DIR, leanFile, leanManifest, rootOnly}

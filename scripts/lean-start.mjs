@@ -14,11 +14,13 @@
  * so that the builder's plugins stay out. Without a manifest nothing is written, and every command takes the full path.
  */
 import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {createRequire} from 'node:module'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 
-/** The file of a command's manifest under `lean/`. */
-export const leanFile = (id) => `${id.replaceAll(':', '.')}.json`
+// The names are bin/lean.js's, which reads these files.
+const {LEAN_DIR, leanFile} = createRequire(import.meta.url)('../bin/lean.js')
+export {leanFile}
 
 /** routes.json and the files of the lean commands, as {name: text}. */
 export async function leanStartFiles(root) {
@@ -59,7 +61,7 @@ export async function leanStartFiles(root) {
 /** Writes them into `<bundleDir>/lean`, replacing what was there. */
 export async function writeLeanStart(root, bundleDir) {
   const files = await leanStartFiles(root)
-  const dir = join(bundleDir, 'lean')
+  const dir = join(bundleDir, LEAN_DIR)
   rmSync(dir, {force: true, recursive: true})
   if (Object.keys(files).length === 0) return
   mkdirSync(dir, {recursive: true})

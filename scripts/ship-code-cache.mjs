@@ -23,7 +23,7 @@ if (!node) {
   process.exit(0)
 }
 const require = createRequire(import.meta.url)
-const {SHIPPED, shippedName} = require(join(root, 'bin', 'compile-cache.js'))
+const {cacheName, SHIPPED, shippedName} = require(join(root, 'bin', 'compile-cache.js'))
 const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const bundle = join(root, 'dist', 'bundle')
 const home = mkdtempSync(join(tmpdir(), 'commerce-code-cache-'))
@@ -67,10 +67,10 @@ try {
   for (const entry of readdirSync(bundle, {recursive: true, withFileTypes: true})) {
     if (!entry.isFile() || !entry.name.endsWith('.js')) continue
     const file = join(entry.parentPath, entry.name)
-    const {mtimeMs, size} = statSync(file)
-    const cache = caches.find((name) => name === `${file.replaceAll(/[^\w.-]+/g, '_')}-${pjson.version}-${size}-${Math.trunc(mtimeMs)}`)
-    if (!cache) continue
-    copyFileSync(join(made, cache), join(out, shippedName(relative(bundle, file), size)))
+    const stat = statSync(file)
+    const cache = cacheName(file, pjson.version, stat)
+    if (!caches.includes(cache)) continue
+    copyFileSync(join(made, cache), join(out, shippedName(relative(bundle, file), stat.size)))
     bytes += statSync(join(made, cache)).size
   }
   if (!seen || bytes === 0) throw new Error(`no code cache was made in ${made}`)
