@@ -94,6 +94,23 @@ const history = async (target: Target, args: string[] = []) => {
   return r.json<Entry[]>()
 }
 
+/** An undo that meets a record changed since: exit 2, a conflict naming the field, and nothing but reads sent. */
+const expectConflict = async (target: Target, entry: string) => {
+  const before = target.seen().length
+  const conflict = await run(['history', 'undo', entry, '--yes', '--json'], {env: target.env})
+  expect(conflict.code).toBe(2)
+  expect(conflict.json<{error: {code: string; message: string}}>().error).toMatchObject({
+    code: 'conflict',
+    message: expect.stringContaining('name'),
+  })
+  expect(
+    target
+      .seen()
+      .slice(before)
+      .filter((s) => !s.startsWith('GET')),
+  ).toEqual([])
+}
+
 describe.each([
   ['sandbox', sandboxTarget],
   ['independent fake', fakeTarget],
@@ -188,19 +205,7 @@ describe.each([
 
     // Changed since: the undo of the undo (name back to After) meets a record someone renamed.
     await run(['customers', 'update', String(customer), '--name', 'Someone else', '--json'], {env: target.env})
-    const sent = target.seen().length
-    const conflict = await run(['history', 'undo', undoEntry.entry, '--yes', '--json'], {env: target.env})
-    expect(conflict.code).toBe(2)
-    expect(conflict.json<{error: {code: string; message: string}}>().error).toMatchObject({
-      code: 'conflict',
-      message: expect.stringContaining('name'),
-    })
-    expect(
-      target
-        .seen()
-        .slice(sent)
-        .filter((s) => !s.startsWith('GET')),
-    ).toEqual([])
+    await expectConflict(target, undoEntry.entry)
   }, 60_000)
 
   it("an order's undo names what cannot be undone and sends nothing; a created customer's undo deletes it; a dry run records nothing", async () => {
@@ -235,19 +240,7 @@ describe.each([
     // Renamed since by someone else: the undo of its creation is a conflict naming the field, and sends nothing.
     const freshId = fresh.json<{id: number}>().id
     await target.rename(freshId, 'Renamed elsewhere')
-    const before = target.seen().length
-    const conflict = await run(['history', 'undo', created.entry, '--yes', '--json'], {env: target.env})
-    expect(conflict.code).toBe(2)
-    expect(conflict.json<{error: {code: string; message: string}}>().error).toMatchObject({
-      code: 'conflict',
-      message: expect.stringContaining('name'),
-    })
-    expect(
-      target
-        .seen()
-        .slice(before)
-        .filter((s) => !s.startsWith('GET')),
-    ).toEqual([])
+    await expectConflict(target, created.entry)
     await target.rename(freshId, 'Fresh')
     const undo = await run(['history', 'undo', created.entry, '--yes', '--json'], {env: target.env})
     expect(undo.code, undo.stderr).toBe(0)
