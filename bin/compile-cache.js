@@ -45,6 +45,9 @@ const cachePrefix = (filename) => filename.replaceAll(/[^\w.-]+/g, '_')
 /** A file's cache in the user's cache directory: its path, the CLI's version, and the file's size and time. */
 const cacheName = (filename, version, {mtimeMs, size}) => `${cachePrefix(filename)}-${version}-${size}-${Math.trunc(mtimeMs)}`
 
+/** Where a run that is about to change V8's flags finds the function that saves the caches made so far. */
+const SAVE_BEFORE_FLAGS = Symbol.for('commerce-cli.code-cache.save-before-flags')
+
 /** Commands whose functions are added to the caches; past this, a cache stays as it is. */
 const MAX_KINDS = 50
 
@@ -100,23 +103,30 @@ function enableCompileCache(bundleDir, version, kind = '', env = process.env) {
     require.main = process.mainModule
     return script.runInThisContext().call(this.exports, this.exports, require, this, filename, dirname(filename))
   }
-  process.once('exit', () => {
-    if (adds) toSave.push(...loaded)
-    if (toSave.length === 0) return
+  let kindAdded = false
+  const save = () => {
+    if (adds && !kindAdded) toSave.push(...loaded.splice(0))
+    const saving = toSave.splice(0)
+    if (saving.length === 0) return
     try {
       mkdirSync(dir, {mode: 0o700, recursive: true})
       const existing = readdirSync(dir)
       // Caches of earlier builds are of no further use, nor the lists of kinds that added to them.
       for (const file of existing) if (file.startsWith('seen-') && join(dir, file) !== seenFile) rmSync(join(dir, file), {force: true})
-      for (const {cacheFile, prefix, script} of toSave) {
+      for (const {cacheFile, prefix, script} of saving) {
         for (const file of existing) if (file.startsWith(`${prefix}-`) && join(dir, file) !== cacheFile) rmSync(join(dir, file), {force: true})
         const temp = `${cacheFile}.${process.pid}`
         writeFileSync(temp, script.createCachedData())
         renameSync(temp, cacheFile)
       }
-      if (adds) appendFileSync(seenFile, `${[...(seenShipped ? seen.filter(Boolean) : []), kind].join('\n')}\n`, {mode: 0o600})
+      if (adds && !kindAdded) appendFileSync(seenFile, `${[...(seenShipped ? seen.filter(Boolean) : []), kind].join('\n')}\n`, {mode: 0o600})
     } catch {}
-  })
+    kindAdded = true
+  }
+  // V8 stamps a cache with its flags and rejects it under others: what changes a flag at run time (src/api/undici.ts)
+  // has the caches of the files loaded so far saved first, so that later runs, without that flag, take them.
+  globalThis[SAVE_BEFORE_FLAGS] = save
+  process.once('exit', save)
 }
 
-module.exports = {cacheDir, cacheName, enableCompileCache, SHIPPED, shippedName}
+module.exports = {cacheDir, cacheName, enableCompileCache, SAVE_BEFORE_FLAGS, SHIPPED, shippedName}

@@ -4,7 +4,6 @@
 'use strict'
 const {readFileSync} = require('node:fs')
 const {join} = require('node:path')
-const {setFlagsFromString} = require('node:v8')
 
 const root = join(__dirname, '..')
 const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
@@ -33,10 +32,6 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   if (helpAt) helpCache.keepWhatIsShown(helpAt)
   const {enableCompileCache} = compileCache ?? require('./compile-cache.js')
 
-  // undici parses HTTP with WebAssembly. By default V8 also recompiles it with its optimising compiler in the
-  // background, and the process waits for that before it can exit (about 100 ms after one request); the
-  // baseline compiler alone is fast enough for a command's requests. Set before undici loads.
-  setFlagsFromString('--liftoff-only')
   // oclif checks its own package.json's engines with semver when it loads; npm checks ours at install.
   process.env.OCLIF_DISABLE_ENGINE_WARNING ??= '1'
 

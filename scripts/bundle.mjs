@@ -54,6 +54,7 @@ import {
   UNDICI_LAZY_HTTP_UTIL,
   UNDICI_LAZY_HTTP_UTIL_REQUIRE,
 } from './patches.mjs'
+import {asciiOnly} from './ascii-only.mjs'
 import {writeLeanStart} from './lean-start.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -291,6 +292,13 @@ const helpClassPlugin = {
   },
 }
 
+/** The .js files under a folder. */
+function jsFiles(dir) {
+  return readdirSync(dir, {recursive: true, withFileTypes: true})
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.js'))
+    .map((entry) => join(entry.parentPath ?? entry.path, entry.name))
+}
+
 /** Merges esbuild metafiles, with output paths relative to dist/bundle. */
 function mergeMeta(metas) {
   const merged = {inputs: {}, outputs: {}}
@@ -323,6 +331,10 @@ try {
     const file = join(temp, `${name}.js`)
     mkdirSync(dirname(file), {recursive: true})
     writeFileSync(file, `'use strict'\nmodule.exports = require('#app').load(${JSON.stringify(name)})\n`, {flag: 'wx'})
+  }
+  for (const file of jsFiles(temp)) {
+    const text = readFileSync(file, 'utf8')
+    if (/[^\x00-\x7f]/.test(text)) writeFileSync(file, asciiOnly(text))
   }
   const imports = {'#app': './app.js', '#core': './core.js', '#vendor/*': './vendor/*.js'}
   writeFileSync(join(temp, 'package.json'), JSON.stringify({private: true, type: 'commonjs', imports}, null, 2) + '\n')

@@ -1,5 +1,6 @@
 /**
- * The one HTTP client (undici, a pooled dispatcher that honours HTTP(S)_PROXY/NO_PROXY).
+ * The one HTTP client: Node's own where no proxy is set (node-transport.ts), undici's pooled dispatcher that honours
+ * HTTP(S)_PROXY/NO_PROXY where one is.
  *
  * It owns: URL building (`{base}/api/{version}{path}`) and the checks made before anything is sent (base URL,
  * path, header values), the contract's headers, JSON bodies, one exchange bounded in time and size, typed
@@ -7,8 +8,6 @@
  * the 401 renewal) is composed around the exchange from src/api/wrappers.ts, and decided by the pure functions
  * of src/api/policy.ts. Redirects are not followed.
  */
-import type {Dispatcher} from 'undici'
-
 import type {ApiVersion} from '../domain/schema.js'
 import {capitalize, formatBytes} from '../domain/text.js'
 import {isLoopbackHost} from '../domain/url.js'
@@ -22,6 +21,8 @@ import {DEFAULT_MAX_WAIT_SECONDS, isRedirect} from './policy.js'
 import {redactBody, redactHeaders} from './redact.js'
 import {DeadlineExceeded, classifyFailure, describeNetworkError, errorCode, parseBody, TooDeepError} from './transport.js'
 import {exchange} from './exchange.js'
+import {NodeTransport, NotSendable, type Transport} from './node-transport.js'
+import {loadUndici} from './undici.js'
 import {checkBaseUrl, checkHeaderValue, checkRequestPath, checkResolvedPath} from './base-url.js'
 import {ChangeLog} from './changes.js'
 import {type Call, type RawResponse, compose, gated, newCall, renewing, retrying} from './wrappers.js'
@@ -50,7 +51,7 @@ export const MAX_RESPONSE_HEADER_BYTES = 16 * 1024
 export class ApiClient {
   readonly baseUrl: string
   readonly apiVersion: ApiVersion
-  private dispatcher?: Dispatcher
+  private dispatcher?: Transport
   private readonly sleep: (ms: number) => Promise<void>
   private readonly now: () => number
   private readonly random: () => number
@@ -193,18 +194,17 @@ export class ApiClient {
     }
   }
 
-  private async getDispatcher(): Promise<Dispatcher> {
+  private async getDispatcher(): Promise<Transport> {
     if (!this.dispatcher) {
-      const {EnvHttpProxyAgent} = await import('undici')
-      // Gaps between chunks are bounded too (undici's timeouts), beside the deadline of the whole exchange in `send`.
-      const timeout = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS
-      this.dispatcher = new EnvHttpProxyAgent({
-        bodyTimeout: timeout,
-        connections: 16,
-        headersTimeout: timeout,
-        keepAliveTimeout: 4000,
-        maxHeaderSize: MAX_RESPONSE_HEADER_BYTES,
-      })
+      const options = {connections: 16, maxHeaderSize: MAX_RESPONSE_HEADER_BYTES}
+      if (!proxied(process.env))
+        this.dispatcher = new NodeTransport({...options, https: this.baseUrl.startsWith('https:') ? await import('node:https') : undefined})
+      else {
+        const {EnvHttpProxyAgent} = await loadUndici()
+        // Gaps between chunks are bounded too (undici's timeouts), beside the deadline of the whole exchange in `send`.
+        const timeout = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+        this.dispatcher = new EnvHttpProxyAgent({bodyTimeout: timeout, headersTimeout: timeout, keepAliveTimeout: 4000, ...options})
+      }
     }
     return this.dispatcher
   }
@@ -258,8 +258,8 @@ export class ApiClient {
         },
       )
     } catch (error) {
-      // undici refused to build the request (a bad header, URL or body): nothing left this process.
-      if (errorCode(error) === 'UND_ERR_INVALID_ARG')
+      // The transport refused to build the request (a bad header, URL or body): nothing left this process.
+      if (error instanceof NotSendable || errorCode(error) === 'UND_ERR_INVALID_ARG')
         throw new UsageError(`The request could not be sent: ${(error as Error).message}. Nothing was sent.`)
       throw error
     }
@@ -277,6 +277,14 @@ export class ApiClient {
       throw error
     }
   }
+}
+
+/**
+ * Whether a proxy is set, as undici's EnvHttpProxyAgent reads the environment (either case; empty is unset). NO_PROXY
+ * alone sets none. Through a proxy, undici carries the requests (CONNECT for https); otherwise Node's client does.
+ */
+function proxied(env: NodeJS.ProcessEnv): boolean {
+  return ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY'].some((name) => Boolean(env[name]))
 }
 
 /** undici's parsed headers with a repeated header's values joined, as ApiResponse has them. */

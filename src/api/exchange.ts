@@ -10,6 +10,7 @@
  */
 import type {Dispatcher} from 'undici'
 import {monotonicMs} from '../domain/clock.js'
+import type {Transport} from './node-transport.js'
 
 export interface ExchangeRequest {
   origin: string
@@ -46,7 +47,7 @@ export interface Exchanged {
   headersMs: number
 }
 
-export function exchange(dispatcher: Dispatcher, request: ExchangeRequest, options: ExchangeOptions): Promise<Exchanged> {
+export function exchange(dispatcher: Transport, request: ExchangeRequest, options: ExchangeOptions): Promise<Exchanged> {
   const started = monotonicMs()
   return new Promise((resolve, reject) => {
     let controller: Dispatcher.DispatchController | undefined

@@ -1,5 +1,5 @@
 /** What the API client takes and gives (src/api/client.ts): its options, a request, a response. */
-import type {Dispatcher} from 'undici'
+import type {Transport} from './node-transport.js'
 
 import type {ApiVersion, HttpMethod} from '../domain/schema.js'
 import type {ApiClient} from './client.js'
@@ -54,7 +54,7 @@ export interface ClientOptions {
   sleep?: (ms: number) => Promise<void>
   now?: () => number
   random?: () => number
-  dispatcher?: Dispatcher
+  dispatcher?: Transport
 }
 
 export type Query = Record<string, boolean | number | string | undefined>

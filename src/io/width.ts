@@ -58,7 +58,7 @@ export function fitCellsMiddle(text: string, width: number): string {
     tail = parts[i] + tail
     used += w
   }
-  return fitCells(text, width - used).replace(/…$/, '') + '…' + tail
+  return fitCells(text, width - used).replace(/\u2026$/, '') + '…' + tail
 }
 
 /** `text` followed by spaces up to `width` cells. */

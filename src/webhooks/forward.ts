@@ -5,6 +5,7 @@
 import type {Dispatcher} from 'undici'
 
 import {exchange} from '../api/exchange.js'
+import {loadUndici} from '../api/undici.js'
 import {monotonicMs} from '../domain/clock.js'
 
 /** The largest delivery body the listener accepts, and the largest answer it reads back from a receiver. */
@@ -88,13 +89,6 @@ export interface ForwardResult {
   headers: Array<[string, string]>
   body: Buffer
   duration_ms: number
-}
-
-let undiciModule: Promise<typeof import('undici')> | undefined
-/** undici is imported on first use, so that importing this module stays cheap. */
-export function loadUndici(): Promise<typeof import('undici')> {
-  undiciModule ??= import('undici')
-  return undiciModule
 }
 
 /** Origin and path of a receiver's URL, parsed once per URL (a listener forwards every delivery to the same one). */

@@ -4,7 +4,8 @@
  */
 import type {IncomingMessage} from 'node:http'
 import {type ParsedSignature, describeVerifyFailure, verifyParsedSignature} from '../domain/signature.js'
-import {ForwardError, endToEndHeaders, forwardDelivery, loadUndici, rawHeaderPairs} from './forward.js'
+import {loadUndici} from '../api/undici.js'
+import {ForwardError, endToEndHeaders, forwardDelivery, rawHeaderPairs} from './forward.js'
 import {parseEvent} from './event-body.js'
 import {encodeBody, headerObject, type InboxAnswer, recordAnswer} from './inbox.js'
 import type {ListenerEvent} from './listener.js'

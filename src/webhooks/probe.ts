@@ -8,7 +8,7 @@
  */
 import {randomBytes} from 'node:crypto'
 
-import {loadUndici} from './forward.js'
+import {loadUndici} from '../api/undici.js'
 import {monotonicMs} from '../domain/clock.js'
 
 export const PROBE_PATH = '/.well-known/commerce-cli-probe/'

@@ -84,7 +84,7 @@ describe('ApiClient', () => {
     expect(server!.requests).toHaveLength(1)
   })
 
-  it('a request undici refuses to build (a header name that is not a token) is a usage error, and nothing is sent', async () => {
+  it('a request the HTTP client refuses to build (a header name that is not a token) is a usage error, and nothing is sent', async () => {
     const client = await clientFor(() => ({status: 200}))
     const error = await client.request({auth: true, headers: {'bad name': 'x'}, method: 'GET', path: '/customers'}).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(UsageError)

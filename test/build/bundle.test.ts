@@ -31,6 +31,7 @@ import {
   UNDICI_MAKE_DISPATCHER,
   WSL_IS_WSL_REEXPORT,
 } from '../../scripts/patches.mjs'
+import {asciiOnly} from '../../scripts/ascii-only.mjs'
 import {JQ_OUTPUT_HOOK} from '../../src/io/jq.js'
 import {ROOT, run} from '../helpers/cli.js'
 
@@ -230,6 +231,28 @@ describe('the bundle', () => {
       const source = readFileSync(join(BUNDLE, file), 'utf8').replaceAll(importer, '')
       // Strings such as "import()" in error messages are not calls.
       expect(source.match(/(?<![\w$.'"`])import\((?!\s*['"`)])/g), `${file}: an import() that a code-cached script cannot run`).toBeNull()
+    }
+  })
+
+  it('is ASCII: no file is read as a two-byte string (scripts/ascii-only.mjs)', () => {
+    for (const file of bundleFiles()) {
+      const at = readFileSync(join(BUNDLE, file), 'utf8').search(/[^\x00-\x7f]/)
+      expect(at, `${file} has a character past ASCII at ${at}`).toBe(-1)
+    }
+  })
+
+  it('an escape put for a character past ASCII reads as the character did, in a regex, a string and after a backslash', () => {
+    const samples = ['/…$/', '/[\u001b\u009b]/', '/\\…/', '/\\\\…/', '"naïve 😀"', '`é${1}`', '/😀/u', '"\\\\é"']
+    for (const sample of samples) {
+      const escaped = asciiOnly(sample)
+      expect(escaped, sample).toMatch(/^[\x00-\x7f]*$/)
+      const [before, after] = [runInNewContext(sample), runInNewContext(escaped)] as unknown[]
+      const isRegExp = (value: unknown) => Object.prototype.toString.call(value) === '[object RegExp]' // of another realm
+      if (isRegExp(before) || isRegExp(after)) {
+        const [a, b] = [before as RegExp, after as RegExp]
+        expect(b.flags, sample).toBe(a.flags)
+        for (const probe of ['…', 'x…', '\\…', '\u009b', '😀', 'é']) expect(b.test(probe), `${sample} on ${probe}`).toBe(a.test(probe))
+      } else expect(after, sample).toBe(before)
     }
   })
 })

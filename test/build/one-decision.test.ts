@@ -72,3 +72,9 @@ it('a window (--since/--until, MCP since/until) is read by one grammar: src/doma
   // A span's pattern (`(\d+)(h|d|w|mo)`, `([smhdw])`) written anywhere else is a second grammar.
   expect(uses(/\|mo\)|\[smhdw\]|\(h\|d\|w/, ['src/domain/window-grammar.ts'])).toEqual([])
 })
+
+it("the client's transport is chosen in src/api/client.ts, and undici loaded through src/api/undici.ts only (which sets its V8 flag first)", () => {
+  expect(uses(/import\('undici'\)|^import (?!type )[^']*from 'undici'|require\('undici'\)/, ['src/api/undici.ts'])).toEqual([])
+  expect(uses(/new NodeTransport\(|EnvHttpProxyAgent\(/, ['src/api/client.ts'])).toEqual([])
+  expect(uses(/setFlagsFromString/, ['src/api/undici.ts'])).toEqual([])
+})

@@ -1,8 +1,8 @@
 /**
  * What the built CLI loads to run a command (issue 24): help loads neither the HTTP stack (undici) nor the config
- * store (conf), a command reading a config file at this release's version does not load conf, and an API command
- * over HTTP/1.1 neither node:http, HTTP/2 nor TLS (undici's HTTP/2 client is required on
- * first use: scripts/patches.mjs) nor node:crypto. A preload writes, at exit, the Node modules the process
+ * store (conf), a command reading a config file at this release's version does not load conf, an API command goes
+ * through node:http without undici, TLS, node:crypto or node:v8, and one through a proxy through undici without
+ * HTTP/2 or TLS (undici's HTTP/2 client is required on first use: scripts/patches.mjs). A preload writes, at exit, the Node modules the process
  * loaded and the bundle's files it required.
  */
 import {readFileSync, writeFileSync} from 'node:fs'
@@ -11,6 +11,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 
 import {startSandbox, type Sandbox} from '../../src/sandbox/index.js'
 import {run, tempConfigDir} from '../helpers/cli.js'
+import {startFaultyServer} from '../helpers/faulty-server.js'
 
 // Also whether the process read process.stdin (Node makes the stream on that first read): its getter is wrapped.
 const PRELOAD = `const stdin = Object.getOwnPropertyDescriptor(process, 'stdin')
@@ -34,9 +35,14 @@ describe('what a command loads', () => {
     tmp.cleanup()
   })
 
-  async function loaded(args: string[], configDir = join(tmp.dir, 'config')): Promise<{builtins: string[]; bundle: string[]; stdinRead: boolean}> {
+  async function loaded(
+    args: string[],
+    configDir = join(tmp.dir, 'config'),
+    more: NodeJS.ProcessEnv = {},
+  ): Promise<{builtins: string[]; bundle: string[]; stdinRead: boolean}> {
     const file = join(tmp.dir, 'loaded.json')
     const env = {
+      ...more,
       COMMERCE_CONFIG_DIR: configDir,
       HOME: tmp.dir,
       LOADED_FILE: file,
@@ -66,7 +72,7 @@ describe('what a command loads', () => {
     const set = await run(['config', 'set', 'base_url', sandbox.baseUrl], {env: {COMMERCE_CONFIG_DIR: configDir, HOME: tmp.dir}})
     expect(set.code, set.stderr).toBe(0)
     const current = await loaded(['products', 'list', '--json'], configDir)
-    expect(current.bundle).toContain('vendor/undici.js') // the base URL came from the file
+    expect(current.builtins).toContain('http') // the base URL came from the file: a request was made
     expect(current.bundle).not.toContain('vendor/conf.js')
     const path = join(configDir, 'config.json')
     const older = JSON.parse(readFileSync(path, 'utf8')) as {__internal__?: unknown}
@@ -77,18 +83,36 @@ describe('what a command loads', () => {
     expect(JSON.parse(readFileSync(path, 'utf8'))).toHaveProperty(['__internal__', 'migrations', 'version'])
   })
 
-  it('an API command over HTTP/1.1: undici, but not its HTTP/2 client, TLS or crypto', async () => {
+  it("an API command without a proxy: Node's HTTP client, neither undici nor TLS, crypto or node:v8", async () => {
     const {builtins, bundle, stdinRead} = await loaded(['products', 'list', '--json', '--base-url', sandbox.baseUrl])
-    expect(bundle).toContain('vendor/undici.js')
-    expect(builtins).toContain('net') // the measurement works
-    expect(builtins, 'node:http (scripts/patches.mjs, UNDICI_LAZY_HTTP_CLIENT)').not.toContain('http')
+    expect(bundle).toContain('core.js') // the measurement works
+    expect(builtins).toContain('http') // src/api/node-transport.ts
+    expect(bundle, 'undici (src/api/undici.ts: through a proxy only)').not.toContain('vendor/undici.js')
     expect(builtins).not.toContain('http2')
+    // node:https, with TLS and crypto, only for an https:// base URL.
+    expect(builtins).not.toContain('https')
     expect(builtins).not.toContain('tls')
     // The token cache hashes a key secret from the environment only: node:crypto is loaded then.
     expect(builtins).not.toContain('crypto')
+    // node:v8 sets undici's compiler flag, in a process that loads undici only.
+    expect(builtins).not.toContain('v8')
     // perf_hooks: durations come from process.hrtime (src/domain/clock.ts), not the performance global.
     for (const lazy of ['child_process', 'readline', 'perf_hooks']) expect(builtins).not.toContain(lazy)
     // Nor a stream over standard input, which a command that reads none never makes (src/base/deps.ts).
     expect(stdinRead, 'process.stdin was read').toBe(false)
+  })
+
+  it('an API command through a proxy: undici, but not its HTTP/2 client or TLS', async () => {
+    const proxy = await startFaultyServer(() => ({forward: true}), {upstream: sandbox.baseUrl})
+    try {
+      const {builtins, bundle} = await loaded(['products', 'list', '--json', '--base-url', sandbox.baseUrl], undefined, {HTTP_PROXY: proxy.url})
+      expect(proxy.requests.map((r) => r.url)).toEqual(['/api/v2/products?page=1&per_page=30']) // through the proxy
+      expect(bundle).toContain('vendor/undici.js')
+      expect(builtins).toContain('v8') // --liftoff-only set before undici's parser compiles (src/api/undici.ts)
+      expect(builtins).not.toContain('http2')
+      expect(builtins).not.toContain('tls')
+    } finally {
+      await proxy.close()
+    }
   })
 })

@@ -11,6 +11,7 @@ import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from '
 
 import {ROOT, type RunOptions, run} from '../helpers/cli.js'
 import {type TestSandbox, startTestSandbox} from '../helpers/sandbox.js'
+import {startFaultyServer} from '../helpers/faulty-server.js'
 import {keyPairEnv, startRecorder, storeProfile} from '../helpers/login.js'
 import {killAllSessions, startInTmux} from '../helpers/tmux.js'
 
@@ -144,6 +145,31 @@ describe('the bundle', () => {
     expect(grown.size).toBeGreaterThan(afterHelp.size)
     expect((await cli(['products', 'list', '--json'], env)).code).toBe(0)
     expect(appCache().mtimeMs, 'written again by a command that already added its code').toBe(grown.mtimeMs)
+  })
+
+  it('a run through a proxy (undici, which sets a V8 flag) saves its caches before the flag: the next run without one takes them', async () => {
+    const proxy = await startFaultyServer(() => ({forward: true}), {upstream: sb.baseUrl})
+    try {
+      const appCache = () =>
+        readFileSync(
+          join(
+            codeCache(),
+            readdirSync(codeCache()).find((name) => name.includes('_app.js-'))!,
+          ),
+        )
+      expect((await cli(['version'])).code).toBe(0)
+      // A kind not seen before: its run saves the caches of what it loaded, with its functions added.
+      const proxied = await cli(['products', 'list', '--json'], {env: {COMMERCE_BASE_URL: sb.baseUrl, HTTP_PROXY: proxy.url}})
+      expect(proxied.code, proxied.stderr).toBe(0)
+      expect(proxy.requests).toHaveLength(1)
+      const saved = appCache()
+      // Seen now, so a run that takes the cache leaves it as it is; one that rejected it (made under other flags) would write it again.
+      const direct = await cli(['products', 'list', '--json'], {env: {COMMERCE_BASE_URL: sb.baseUrl}})
+      expect(direct.code, direct.stderr).toBe(0)
+      expect(appCache().equals(saved), 'the cache saved by the proxied run was rejected and written again').toBe(true)
+    } finally {
+      await proxy.close()
+    }
   })
 
   it("names a run's kind in the cache directory by its command words only, never by an argument's value", async () => {
