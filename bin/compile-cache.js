@@ -17,7 +17,8 @@
  */
 'use strict'
 const {appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} = require('node:fs')
-const Module = require('node:module')
+// Node's CommonJS loader, as `require('node:module')` exports it, without loading that module's ES module loader parts.
+const Module = module.constructor
 const {homedir} = require('node:os')
 const {dirname, join, relative} = require('node:path')
 const vm = require('node:vm')

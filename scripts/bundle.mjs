@@ -7,13 +7,14 @@
  * - app.js: all of src/ (and what it imports statically: chalk...) in one shared file. Each module in it is
  *   evaluated only when first required, so running one command runs only that command's modules; and a class
  *   (CliError, the commands' base) is one object whichever command or hook reaches it.
- * - commands/**, hooks/*: one line each, `module.exports = require('#app').load('commands/products/list')`, so
- *   that oclif (package.json `oclif.commands`, the manifest) finds one file per command.
+ * - commands/**, hooks/*: one line each, `module.exports = require('../../app.js').load('commands/products/list')`,
+ *   so that oclif (package.json `oclif.commands`, the manifest) finds one file per command.
  * - vendor/<package>.js: each package our code imports lazily (`await import('undici')`: undici, @inquirer/prompts,
  *   cli-progress, conf, @napi-rs/keyring), required only when that line runs; conf without ajv, which
  *   it loads for a JSON Schema the CLI does not give it. @napi-rs/keyring is a native
  *   binding (a .node file per platform): its vendor file only requires it from node_modules.
- * - package.json: CommonJS, and the `#core`, `#app` and `#vendor/*` imports, resolvable at any depth.
+ * - package.json: CommonJS. The files require each other by relative path: Node resolves a `#name` of package.json's
+ *   `imports` through its ES module resolver, whose modules cost the first such require 3 ms.
  * - *.map: source maps, used only under --debug (bin/run.js), so that stack traces name the .ts files.
  * - lean/: each of our commands' own manifest entry and the table of ids, for bin/lean.js (scripts/lean-start.mjs).
  * - ../metafile.json (outside what ships): esbuild's account of which module went into which file
@@ -22,7 +23,7 @@
  * Why CommonJS rather than ES modules with esbuild's `splitting`: Node 20 caches the compiled code of CommonJS
  * only (V8's code cache through node:vm, bin/compile-cache.js), and that halves the time spent loading the
  * bundle. A lazy `await import('pkg')` of our code is found by esbuild's resolver (kind 'dynamic-import', no
- * rewriting of the source) and becomes a small module re-exporting `#vendor/pkg`, required on first use.
+ * rewriting of the source) and becomes a small module re-exporting `./vendor/pkg.js`, required on first use.
  * Third-party code's own import() (oclif loading an ES module plugin) is left as it is: bin/compile-cache.js
  * compiles with Node's public `importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER`.
  *
@@ -35,7 +36,7 @@
 import {build} from 'esbuild'
 import {mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
-import {dirname, join, relative} from 'node:path'
+import {dirname, join, relative, sep} from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 import {
@@ -160,13 +161,16 @@ function entries(dir) {
   return found
 }
 
+/** Where app.js requires a package our code imports lazily: `./vendor/<package>.js`. */
+const VENDOR = './vendor/'
+
 /** Packages our code imports lazily (`await import('x')`), found while bundling app.js. */
 const vendors = new Set()
 
 /**
  * app.js: a virtual entry that maps each command and hook to a function requiring its module (esbuild then
- * wraps each module of src/ to run on first require); `@oclif/core` is `#core`, and a lazy `import('x')` of
- * a package is `#vendor/x`.
+ * wraps each module of src/ to run on first require); `@oclif/core` is `./core.js`, and a lazy `import('x')` of
+ * a package is `./vendor/x.js`.
  */
 function appPlugin(modules) {
   return {
@@ -183,7 +187,7 @@ function appPlugin(modules) {
         loader: 'js',
         resolveDir: root,
       }))
-      build.onResolve({filter: /^@oclif\/core$/}, () => ({external: true, path: '#core'}))
+      build.onResolve({filter: /^@oclif\/core$/}, () => ({external: true, path: './core.js'}))
       // `await import('conf')` of a package: a module of app.js re-exporting vendor/conf.js, required when that
       // line first runs (esbuild gives import() of a bundled module the module's namespace, lazily).
       build.onResolve({filter: /^[@a-z]/}, (args) => {
@@ -192,11 +196,12 @@ function appPlugin(modules) {
         return {namespace: 'lazy', path: args.path}
       })
       build.onLoad({filter: /.*/, namespace: 'lazy'}, async (args) => {
-        const name = JSON.stringify(`#vendor/${args.path}`)
+        const name = JSON.stringify(`${VENDOR}${args.path}.js`)
         const hasDefault = 'default' in (await import(args.path))
         return {contents: `export * from ${name}\n${hasDefault ? `export {default} from ${name}\n` : ''}`, loader: 'js'}
       })
-      build.onResolve({filter: /^#vendor\//}, (args) => ({external: true, path: args.path}))
+      // Only what those modules re-export (a package's own `./vendor/` files, chalk's, are bundled as they are).
+      build.onResolve({filter: /.*/, namespace: 'lazy'}, (args) => ({external: true, path: args.path}))
     },
   }
 }
@@ -274,21 +279,21 @@ const formatsWithoutSideEffects = {
 const HELP_CLASS = 'hooks/help-class'
 
 /**
- * The help class's build: @oclif/core is `#core`; the lazy `import('./help-aliases.js')` is the module of app.js
+ * The help class's build (hooks/): @oclif/core is `../core.js`; the lazy `import('./help-aliases.js')` is the module of app.js
  * (required when first asked for, as a command file requires its command); io/wrap.js, pure functions, is its own.
  */
 const helpClassPlugin = {
   name: 'help-class',
   setup(build) {
-    build.onResolve({filter: /^@oclif\/core$/}, () => ({external: true, path: '#core'}))
+    build.onResolve({filter: /^@oclif\/core$/}, () => ({external: true, path: '../core.js'}))
     build.onResolve({filter: /\/help-aliases\.js$/}, (args) =>
       args.kind === 'dynamic-import' ? {namespace: 'app-module', path: 'hooks/help-aliases'} : undefined,
     )
     build.onLoad({filter: /.*/, namespace: 'app-module'}, (args) => ({
-      contents: `module.exports = require('#app').load(${JSON.stringify(args.path)})\n`,
+      contents: `module.exports = require('../app.js').load(${JSON.stringify(args.path)})\n`,
       loader: 'js',
     }))
-    build.onResolve({filter: /^#app$/}, (args) => ({external: true, path: args.path}))
+    build.onResolve({filter: /^\.\.\/app\.js$/}, (args) => ({external: true, path: args.path}))
   },
 }
 
@@ -330,14 +335,14 @@ try {
   for (const name of Object.keys(modules)) {
     const file = join(temp, `${name}.js`)
     mkdirSync(dirname(file), {recursive: true})
-    writeFileSync(file, `'use strict'\nmodule.exports = require('#app').load(${JSON.stringify(name)})\n`, {flag: 'wx'})
+    const app = relative(dirname(file), join(temp, 'app.js')).split(sep).join('/')
+    writeFileSync(file, `'use strict'\nmodule.exports = require('${app}').load(${JSON.stringify(name)})\n`, {flag: 'wx'})
   }
   for (const file of jsFiles(temp)) {
     const text = readFileSync(file, 'utf8')
     if (/[^\x00-\x7f]/.test(text)) writeFileSync(file, asciiOnly(text))
   }
-  const imports = {'#app': './app.js', '#core': './core.js', '#vendor/*': './vendor/*.js'}
-  writeFileSync(join(temp, 'package.json'), JSON.stringify({private: true, type: 'commonjs', imports}, null, 2) + '\n')
+  writeFileSync(join(temp, 'package.json'), JSON.stringify({private: true, type: 'commonjs'}, null, 2) + '\n')
   writeFileSync(join(dist, 'metafile.json'), JSON.stringify(mergeMeta([core.metafile, app.metafile, help.metafile, vendored.metafile])) + '\n')
   await writeLeanStart(root, temp)
   rmSync(join(dist, '.bundle-old'), {force: true, recursive: true})

@@ -1,6 +1,6 @@
 /**
- * The one HTTP client: Node's own where no proxy is set (node-transport.ts), undici's pooled dispatcher that honours
- * HTTP(S)_PROXY/NO_PROXY where one is.
+ * The one HTTP client, over the transport transports.ts chooses (Node's own client, or undici's pooled agent that
+ * honours HTTP(S)_PROXY/NO_PROXY).
  *
  * It owns: URL building (`{base}/api/{version}{path}`) and the checks made before anything is sent (base URL,
  * path, header values), the contract's headers, JSON bodies, one exchange bounded in time and size, typed
@@ -21,8 +21,8 @@ import {DEFAULT_MAX_WAIT_SECONDS, isRedirect} from './policy.js'
 import {redactBody, redactHeaders} from './redact.js'
 import {DeadlineExceeded, classifyFailure, describeNetworkError, errorCode, parseBody, TooDeepError} from './transport.js'
 import {exchange} from './exchange.js'
-import {NodeTransport, NotSendable, type Transport} from './node-transport.js'
-import {loadUndici} from './undici.js'
+import {NotSendable} from './node-transport.js'
+import {Transports} from './transports.js'
 import {checkBaseUrl, checkHeaderValue, checkRequestPath, checkResolvedPath} from './base-url.js'
 import {ChangeLog} from './changes.js'
 import {type Call, type RawResponse, compose, gated, newCall, renewing, retrying} from './wrappers.js'
@@ -42,16 +42,10 @@ export const DEFAULT_TIMEOUT_MS = 30_000
  * issue's bound is 100 MB). COMMERCE_HTTP_MAX_BYTES raises it.
  */
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024
-/**
- * The bound on a response's headers: Node's default, given here so that undici need not load node:http to read
- * it (scripts/patches.mjs, UNDICI_LAZY_HTTP_CLIENT).
- */
-export const MAX_RESPONSE_HEADER_BYTES = 16 * 1024
-
 export class ApiClient {
   readonly baseUrl: string
   readonly apiVersion: ApiVersion
-  private dispatcher?: Transport
+  private readonly transports: Transports
   private readonly sleep: (ms: number) => Promise<void>
   private readonly now: () => number
   private readonly random: () => number
@@ -65,7 +59,7 @@ export class ApiClient {
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)))
     this.now = options.now ?? Date.now
     this.random = options.random ?? Math.random
-    this.dispatcher = options.dispatcher
+    this.transports = new Transports({baseUrl: this.baseUrl, dispatcher: options.dispatcher, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS})
     this.deprecation = new DeprecationNotices(options, this.now)
     if (options.recordChange) this.changes = new ChangeLog(options.recordChange, options.readBeforeChange !== false)
   }
@@ -177,7 +171,7 @@ export class ApiClient {
    * took CONNECT and never answered) is destroyed, not waited for.
    */
   async close(): Promise<void> {
-    await this.dispatcher?.destroy()
+    await this.transports.close()
   }
 
   private async tokenFor(auth: 'optional' | true): Promise<string | undefined> {
@@ -192,21 +186,6 @@ export class ApiClient {
       if (error instanceof CliError && error.exitCode === EXIT.auth && error.status === null) return undefined
       throw error
     }
-  }
-
-  private async getDispatcher(): Promise<Transport> {
-    if (!this.dispatcher) {
-      const options = {connections: 16, maxHeaderSize: MAX_RESPONSE_HEADER_BYTES}
-      if (!proxied(process.env))
-        this.dispatcher = new NodeTransport({...options, https: this.baseUrl.startsWith('https:') ? await import('node:https') : undefined})
-      else {
-        const {EnvHttpProxyAgent} = await loadUndici()
-        // Gaps between chunks are bounded too (undici's timeouts), beside the deadline of the whole exchange in `send`.
-        const timeout = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS
-        this.dispatcher = new EnvHttpProxyAgent({bodyTimeout: timeout, headersTimeout: timeout, keepAliveTimeout: 4000, ...options})
-      }
-    }
-    return this.dispatcher
   }
 
   private async send(req: ApiRequest, url: URL, token: string | undefined) {
@@ -225,7 +204,7 @@ export class ApiClient {
       for (const [k, v] of Object.entries(redactHeaders(headers))) debug(`> ${k}: ${v}`)
       if (body !== undefined) debug(`> ${redactBody(body)}`)
     }
-    const dispatcher = this.dispatcher ?? (await this.getDispatcher())
+    const dispatcher = await this.transports.next()
     // One deadline for the whole exchange, body included: a server dripping a byte a second cannot hold it open,
     // nor a proxy that takes CONNECT and never answers.
     const timeoutMs = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS
@@ -277,14 +256,6 @@ export class ApiClient {
       throw error
     }
   }
-}
-
-/**
- * Whether a proxy is set, as undici's EnvHttpProxyAgent reads the environment (either case; empty is unset). NO_PROXY
- * alone sets none. Through a proxy, undici carries the requests (CONNECT for https); otherwise Node's client does.
- */
-function proxied(env: NodeJS.ProcessEnv): boolean {
-  return ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY'].some((name) => Boolean(env[name]))
 }
 
 /** undici's parsed headers with a repeated header's values joined, as ApiResponse has them. */

@@ -15,7 +15,6 @@
  *
  * Entries: service `commerce-cli`, account `<profile>:<key_id>`.
  */
-import {createRequire} from 'node:module'
 
 import {secondsFromEnv} from '../domain/env.js'
 
@@ -71,7 +70,9 @@ process.stdin.setEncoding('utf8').on('data', (d) => (input += d)).on('end', () =
 
 /** The binding's entry file, resolved here so that the child needs no module resolution of its own. */
 function bindingPath(): string {
-  const req = typeof require === 'function' ? require : createRequire(import.meta.url)
+  // The bundle is CommonJS; under tsx (tests) this module is an ES module. node:module is not imported at the top:
+  // this module loads with every command that reads credentials, and node:module brings Node's ES module loader.
+  const req = typeof require === 'function' ? require : process.getBuiltinModule('node:module').createRequire(import.meta.url)
   try {
     return req.resolve('@napi-rs/keyring')
   } catch (error) {

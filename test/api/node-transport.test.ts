@@ -8,6 +8,7 @@ import {afterEach, describe, expect, it} from 'vitest'
 
 import {exchange, type ExchangeOptions} from '../../src/api/exchange.js'
 import {ConnectionClosed, NodeTransport, NotSendable} from '../../src/api/node-transport.js'
+import {MANY_REQUESTS, Transports} from '../../src/api/transports.js'
 
 const servers: Server[] = []
 const transports: NodeTransport[] = []
@@ -119,5 +120,47 @@ describe('the transport without a proxy', () => {
     const made = transport()
     for (let i = 0; i < 3; i++) expect((await exchange(made, get(origin), options())).body.toString()).toBe('ok')
     expect(peers.size).toBe(1)
+  })
+})
+
+describe('which transport carries a request (src/api/transports.ts)', () => {
+  it("Node's client for a command's first requests, undici's agent past MANY_REQUESTS and through a proxy", async () => {
+    const direct = new Transports({baseUrl: 'http://127.0.0.1:9', env: {NO_PROXY: '*'}, timeoutMs: 1000})
+    const first = await direct.next()
+    expect(first).toBeInstanceOf(NodeTransport)
+    for (let sent = 2; sent <= MANY_REQUESTS; sent++) expect(await direct.next()).toBe(first)
+    const later = await direct.next()
+    expect(later).not.toBeInstanceOf(NodeTransport)
+    expect(later.constructor.name).toBe('EnvHttpProxyAgent')
+    expect(await direct.next()).toBe(later)
+    await direct.close()
+
+    for (const name of ['HTTPS_PROXY', 'HTTP_PROXY', 'https_proxy', 'http_proxy']) {
+      const proxied = new Transports({baseUrl: 'http://127.0.0.1:9', env: {[name]: 'http://127.0.0.1:9'}, timeoutMs: 1000})
+      expect((await proxied.next()).constructor.name, name).toBe('EnvHttpProxyAgent')
+      await proxied.close()
+    }
+    // Empty is unset, as undici reads it.
+    const empty = new Transports({baseUrl: 'http://127.0.0.1:9', env: {HTTP_PROXY: ''}, timeoutMs: 1000})
+    expect(await empty.next()).toBeInstanceOf(NodeTransport)
+    await empty.close()
+  })
+
+  it('a request in flight on the transport left behind completes', async () => {
+    let release: (() => void) | undefined
+    const origin = await rawServer((head, socket) => {
+      const answer = () => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')
+      if (head.includes('/slow') && !release) release = answer
+      else answer()
+    })
+    const choice = new Transports({baseUrl: origin, env: {}, timeoutMs: 5000})
+    const slow = exchange(await choice.next(), {...get(origin), path: '/slow'}, options())
+    await expect.poll(() => release).toBeDefined()
+    for (let sent = 2; sent <= MANY_REQUESTS; sent++) await choice.next()
+    const fast = await exchange(await choice.next(), get(origin), options())
+    expect(fast.body.toString()).toBe('ok')
+    release!()
+    expect((await slow).body.toString()).toBe('ok')
+    await choice.close()
   })
 })

@@ -73,8 +73,8 @@ it('a window (--since/--until, MCP since/until) is read by one grammar: src/doma
   expect(uses(/\|mo\)|\[smhdw\]|\(h\|d\|w/, ['src/domain/window-grammar.ts'])).toEqual([])
 })
 
-it("the client's transport is chosen in src/api/client.ts, and undici loaded through src/api/undici.ts only (which sets its V8 flag first)", () => {
+it("the client's transport is chosen in src/api/transports.ts, and undici loaded through src/api/undici.ts only (which sets its V8 flag first)", () => {
   expect(uses(/import\('undici'\)|^import (?!type )[^']*from 'undici'|require\('undici'\)/, ['src/api/undici.ts'])).toEqual([])
-  expect(uses(/new NodeTransport\(|EnvHttpProxyAgent\(/, ['src/api/client.ts'])).toEqual([])
+  expect(uses(/new NodeTransport\(|EnvHttpProxyAgent\(/, ['src/api/transports.ts'])).toEqual([])
   expect(uses(/setFlagsFromString/, ['src/api/undici.ts'])).toEqual([])
 })

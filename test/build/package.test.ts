@@ -103,7 +103,7 @@ describe('the packed tarball', () => {
       oclif: {helpClass: string; hooks: Record<string, string>}
     }
     const app = readFileSync(join(ROOT, 'dist', 'bundle', 'app.js'), 'utf8')
-    const vendors = [...app.matchAll(/require\("#vendor\/([^"]+)"\)/g)].map((m) => m[1])
+    const vendors = [...app.matchAll(/require\("\.\/vendor\/([^"]+)\.js"\)/g)].map((m) => m[1])
     const withMap = (path: string) => [path, `${path}.map`]
     const expected = [
       'LICENSE',

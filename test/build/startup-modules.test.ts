@@ -96,6 +96,10 @@ describe('what a command loads', () => {
     expect(builtins).not.toContain('crypto')
     // node:v8 sets undici's compiler flag, in a process that loads undici only.
     expect(builtins).not.toContain('v8')
+    // Nor Node's ES module loader: the bundle's files require each other by relative path (a `#name` of package.json's
+    // imports goes through its resolver) and node:module, which brings it, is not required (scripts/bundle.mjs).
+    expect(builtins).not.toContain('module')
+    expect(builtins).not.toContain('internal/modules/esm/resolve')
     // perf_hooks: durations come from process.hrtime (src/domain/clock.ts), not the performance global.
     for (const lazy of ['child_process', 'readline', 'perf_hooks']) expect(builtins).not.toContain(lazy)
     // Nor a stream over standard input, which a command that reads none never makes (src/base/deps.ts).
