@@ -50,10 +50,6 @@ import {
   PLATFORM_VIA_IS_WSL,
   PLUGIN_ROOT_FIRST_LOOK,
   UNDICI_LAZY_H2,
-  UNDICI_LAZY_HTTP_CLIENT,
-  UNDICI_LAZY_HTTP_CLIENT_REQUIRE,
-  UNDICI_LAZY_HTTP_UTIL,
-  UNDICI_LAZY_HTTP_UTIL_REQUIRE,
 } from './patches.mjs'
 import {asciiOnly} from './ascii-only.mjs'
 import {writeLeanStart} from './lean-start.mjs'
@@ -103,9 +99,8 @@ const platformViaIsWsl = linePatch('platform-via-is-wsl', PLATFORM_VIA_IS_WSL, .
 const debugWhenAsked = linePatch('debug-when-asked', DEBUG_WHEN_ASKED)
 /** A plugin's root looked for first where module resolution looks first (scripts/patches.mjs). */
 const pluginRootFirstLook = linePatch('plugin-root-first-look', PLUGIN_ROOT_FIRST_LOOK)
-/** undici's HTTP/2 client (node:http2, node:tls), and node:http, loaded when first used, not with its HTTP/1.1 client. */
-const lazyUndiciClient = linePatch('lazy-undici-client', UNDICI_LAZY_H2, UNDICI_LAZY_HTTP_CLIENT, UNDICI_LAZY_HTTP_CLIENT_REQUIRE)
-const lazyUndiciUtil = linePatch('lazy-undici-util', UNDICI_LAZY_HTTP_UTIL_REQUIRE, UNDICI_LAZY_HTTP_UTIL)
+/** undici's HTTP/2 client (node:http2, node:tls) loaded when first used, not with its HTTP/1.1 client. */
+const lazyUndiciClient = linePatch('lazy-undici-client', UNDICI_LAZY_H2)
 
 /**
  * An esbuild plugin replacing lines of one module of a package (scripts/patches.mjs; every patch given names the
@@ -331,7 +326,7 @@ try {
     build({...common, entryPoints: {[HELP_CLASS]: join(root, 'src', `${HELP_CLASS}.ts`)}, plugins: [helpClassPlugin]}),
   ])
   const entryPoints = Object.fromEntries([...vendors].sort().map((name) => [`vendor/${name}`, `vendor:${name}`]))
-  const vendored = await build({...common, entryPoints, plugins: [vendor, lazyUndiciClient, lazyUndiciUtil]})
+  const vendored = await build({...common, entryPoints, plugins: [vendor, lazyUndiciClient]})
   for (const name of Object.keys(modules)) {
     const file = join(temp, `${name}.js`)
     mkdirSync(dirname(file), {recursive: true})

@@ -1,10 +1,6 @@
 // Types of scripts/patches.mjs, for the tests that import it.
 export declare const HELP_RENDER: {file: RegExp; package: string; module: string; original: string; patched: string}
 export declare const UNDICI_LAZY_H2: {file: RegExp; package: string; module: string; original: string; patched: string}
-export declare const UNDICI_LAZY_HTTP_CLIENT: {file: RegExp; package: string; module: string; original: string; patched: string}
-export declare const UNDICI_LAZY_HTTP_CLIENT_REQUIRE: {file: RegExp; package: string; module: string; original: string; patched: string}
-export declare const UNDICI_LAZY_HTTP_UTIL: {file: RegExp; package: string; module: string; original: string; patched: string}
-export declare const UNDICI_LAZY_HTTP_UTIL_REQUIRE: {file: RegExp; package: string; module: string; original: string; patched: string}
 export declare const UNDICI_MAKE_DISPATCHER: {module: string; sha256: string}
 export declare const PINNED: string[]
 export declare const JQ_OUTPUT_HOOK_IN: string

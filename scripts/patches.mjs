@@ -156,55 +156,6 @@ export const UNDICI_LAZY_H2 = {
 }
 
 /**
- * undici's HTTP/1.1 client and its utilities require node:http at their top, for two things: Node's default bound
- * on response headers (`http.maxHeaderSize`, read when a Client is made without `maxHeaderSize`) and the class
- * `IncomingMessage` (compared when a stream is destroyed). Loading node:http (its server, agent and client
- * modules) costs about 5 ms of every API command, which sets `maxHeaderSize` itself (src/api/client.ts): the
- * bundle requires node:http where each value is used instead, so a command that never needs them never loads it.
- */
-export const UNDICI_LAZY_HTTP_CLIENT = {
-  file: UNDICI_LAZY_H2.file,
-  package: 'undici',
-  module: 'lib/dispatcher/client.js',
-  original: [
-    'const getDefaultNodeMaxHeaderSize = http &&',
-    '  http.maxHeaderSize &&',
-    '  Number.isInteger(http.maxHeaderSize) &&',
-    '  http.maxHeaderSize > 0',
-    '  ? () => http.maxHeaderSize',
-    "  : () => { throw new InvalidArgumentError('http module not available or http.maxHeaderSize invalid') }",
-  ].join('\n'),
-  patched: [
-    'const getDefaultNodeMaxHeaderSize = () => {',
-    "  const http = require('node:http')",
-    '  if (http && http.maxHeaderSize && Number.isInteger(http.maxHeaderSize) && http.maxHeaderSize > 0) return http.maxHeaderSize',
-    "  throw new InvalidArgumentError('http module not available or http.maxHeaderSize invalid')",
-    '}',
-  ].join('\n'),
-}
-export const UNDICI_LAZY_HTTP_CLIENT_REQUIRE = {
-  file: UNDICI_LAZY_H2.file,
-  package: 'undici',
-  module: 'lib/dispatcher/client.js',
-  original: "const http = require('node:http')\n",
-  patched: '',
-}
-export const UNDICI_LAZY_HTTP_UTIL_REQUIRE = {
-  file: /[/\\]undici[/\\]lib[/\\]core[/\\]util\.js$/,
-  package: 'undici',
-  module: 'lib/core/util.js',
-  original: "const { IncomingMessage } = require('node:http')\n",
-  patched: '',
-}
-export const UNDICI_LAZY_HTTP_UTIL = {
-  file: UNDICI_LAZY_HTTP_UTIL_REQUIRE.file,
-  package: 'undici',
-  module: 'lib/core/util.js',
-  original: 'if (Object.getPrototypeOf(stream).constructor === IncomingMessage) {',
-  patched: "if (Object.getPrototypeOf(stream).constructor === require('node:http').IncomingMessage) {",
-}
-
-/**
  * undici's index wraps its request API with `makeDispatcher`, which scripts/undici-lite.cjs copies (undici does
  * not export it). The SHA-256 of the function's text in undici/index.js as of the pinned version: when it
  * changes, compare the copy with the new text and update both.

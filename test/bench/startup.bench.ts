@@ -97,9 +97,13 @@ export async function run(
       {args: ['-e', '0'], command: node, name: 'node -e 0'},
       {args: [BIN, '--version'], command: node, name: 'commerce --version'},
       // The version command through oclif (its config, plugins, parser and command class), doing nothing else: the
-      // floor of any command, which API commands add undici and their work to.
+      // floor of any command, which API commands add their HTTP client and their work to.
       {args: [BIN, 'version'], command: node, name: 'commerce version (through oclif)'},
       {args: [BIN, 'customers', 'list', '--help'], command: node, name: 'commerce customers list --help'},
+      // Each case that asks the sandbox comes after one that does not, as `products list` does: a case's place in the
+      // round moves its median by up to 15 ms on this machine, and the GET used to come right after `products list`,
+      // the one case after another request to the sandbox.
+      {args: ['-e', httpScript], command: node, name: 'node:http GET'},
       // The same with examples/plugin-hello linked (the data dir's package.json, as `plugins link` writes it): oclif
       // loads plugins for every command but --version (which bin/run.js prints itself).
       {
@@ -109,7 +113,6 @@ export async function run(
         name: 'commerce customers list --help (plugin linked)',
       },
       {args: [BIN, 'products', 'list', '--json', '--base-url', sandbox.baseUrl], command: node, name: 'commerce products list --json'},
-      {args: ['-e', httpScript], command: node, name: 'node:http GET'},
     ]
     if (spawnSync('curl', ['--version'], {stdio: 'ignore'}).status === 0)
       cases.push({args: ['-s', '-H', 'accept: application/json', url], command: 'curl', name: 'curl -s'})
@@ -161,6 +164,8 @@ export async function run(
       ...ratio('customers list --help, plugin linked / without', 'commerce customers list --help (plugin linked)', 'commerce customers list --help'),
       ...ratio('customers list --help / node -e 0', 'commerce customers list --help', 'node -e 0', HELP_GOAL),
       ...ratio('products list --json / node:http GET', 'commerce products list --json', 'node:http GET', API_GOAL),
+      // The same command started as users start it, in another place of the round: both are held to the goal.
+      ...ratio('products list --json (through #!) / node:http GET', 'commerce products list --json (through #!)', 'node:http GET', API_GOAL),
       ...ratio('version through oclif / node:http GET', 'commerce version (through oclif)', 'node:http GET'),
       ...ratio('products list --json / node -e 0', 'commerce products list --json', 'node -e 0'),
       ...ratio('products list --json / curl -s', 'commerce products list --json', 'curl -s'),

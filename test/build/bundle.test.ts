@@ -24,10 +24,6 @@ import {
   PLATFORM_VIA_IS_WSL,
   PLUGIN_ROOT_FIRST_LOOK,
   UNDICI_LAZY_H2,
-  UNDICI_LAZY_HTTP_CLIENT,
-  UNDICI_LAZY_HTTP_CLIENT_REQUIRE,
-  UNDICI_LAZY_HTTP_UTIL,
-  UNDICI_LAZY_HTTP_UTIL_REQUIRE,
   UNDICI_MAKE_DISPATCHER,
   WSL_IS_WSL_REEXPORT,
 } from '../../scripts/patches.mjs'
@@ -60,10 +56,6 @@ describe('packages whose internals the build touches', () => {
   it.each([
     ['the fast help render', HELP_RENDER],
     ["undici's lazy HTTP/2 client", UNDICI_LAZY_H2],
-    ["undici's client: node:http's maxHeaderSize read when used", UNDICI_LAZY_HTTP_CLIENT],
-    ["undici's client: node:http not required at its top", UNDICI_LAZY_HTTP_CLIENT_REQUIRE],
-    ["undici's util: IncomingMessage looked up when a stream is destroyed", UNDICI_LAZY_HTTP_UTIL],
-    ["undici's util: node:http not required at its top", UNDICI_LAZY_HTTP_UTIL_REQUIRE],
     ["oclif's match of core plugin names", CORE_PLUGIN_MATCH],
     ["oclif's sort of a plugin's commands", COMMAND_ID_SORT],
     ["oclif's platform check", PLATFORM_VIA_IS_WSL],
