@@ -330,7 +330,10 @@ try {
   for (const name of Object.keys(modules)) {
     const file = join(temp, `${name}.js`)
     mkdirSync(dirname(file), {recursive: true})
-    const app = relative(dirname(file), join(temp, 'app.js')).split(sep).join('/')
+    const app = relative(dirname(file), join(temp, 'app.js'))
+      .split(sep)
+      .join('/')
+      .replace(/^(?!\.)/, './')
     writeFileSync(file, `'use strict'\nmodule.exports = require('${app}').load(${JSON.stringify(name)})\n`, {flag: 'wx'})
   }
   for (const file of jsFiles(temp)) {

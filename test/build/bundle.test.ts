@@ -194,13 +194,17 @@ describe('the bundle', () => {
     expect(where.get('src/hooks/help-class.ts')).toEqual(['hooks/help-class.js'])
   })
 
-  it('command and hook files are one line requiring the shared app.js (the help class aside)', () => {
-    const stubs = bundleFiles().filter((f) => (f.startsWith('commands/') || f.startsWith('hooks/')) && f !== 'hooks/help-class.js')
+  it("command and hook files, and the package's index, are one line requiring the shared app.js (the help class aside)", () => {
+    const stubs = bundleFiles().filter(
+      (f) => (f.startsWith('commands/') || f.startsWith('hooks/') || f === 'index.js') && f !== 'hooks/help-class.js',
+    )
     expect(stubs.length).toBeGreaterThan(20)
-    for (const file of stubs)
-      expect(readFileSync(join(BUNDLE, file), 'utf8'), file).toMatch(
-        /^'use strict'\nmodule\.exports = require\('(\.\.\/)+app\.js'\)\.load\("[\w/-]+"\)\n$/,
-      )
+    for (const file of stubs) {
+      const text = readFileSync(join(BUNDLE, file), 'utf8')
+      expect(text, file).toMatch(/^'use strict'\nmodule\.exports = require\('(\.\/|(\.\.\/)+)app\.js'\)\.load\("[\w/-]+"\)\n$/)
+      // By a path relative to the file (a bare `app.js` would be looked for as a package).
+      expect(createRequire(join(BUNDLE, file)).resolve(/require\('([^']+)'\)/.exec(text)![1]), file).toBe(join(BUNDLE, 'app.js'))
+    }
   })
 
   it('rewrites import() only on the third-party lines scripts/patches.mjs lists', () => {
