@@ -46,7 +46,7 @@ const cachePrefix = (filename) => filename.replaceAll(/[^\w.-]+/g, '_')
 /** A file's cache in the user's cache directory: its path, the CLI's version, and the file's size and time. */
 const cacheName = (filename, version, {mtimeMs, size}) => `${cachePrefix(filename)}-${version}-${size}-${Math.trunc(mtimeMs)}`
 
-/** Where a run that is about to change V8's flags finds the function that saves the caches made so far. */
+/** Where a run that is about to change V8's flags finds the function that saves the caches made so far (src/api/undici.ts names it too). */
 const SAVE_BEFORE_FLAGS = Symbol.for('commerce-cli.code-cache.save-before-flags')
 
 /** Commands whose functions are added to the caches; past this, a cache stays as it is. */
@@ -130,4 +130,4 @@ function enableCompileCache(bundleDir, version, kind = '', env = process.env) {
   process.once('exit', save)
 }
 
-module.exports = {cacheDir, cacheName, enableCompileCache, SAVE_BEFORE_FLAGS, SHIPPED, shippedName}
+module.exports = {cacheDir, cacheName, enableCompileCache, SHIPPED, shippedName}

@@ -1,9 +1,10 @@
 /**
- * The API client's transport where no proxy is set: Node's own HTTP client behind the one method of undici's
- * Dispatcher that `exchange()` calls. undici costs a command 15-20 ms before its first byte (its 0.76 MB bundle and
- * code cache, its agent, its WebAssembly parser compiled on the first connection), where node:http's parser is
- * built into Node and its modules mostly loaded with the sockets (docs/performance.md). undici stays the transport
- * through a proxy (HTTP(S)_PROXY, CONNECT tunnels) and for the webhook listener's forwards.
+ * The API client's transport for a command's first requests where no proxy is set (transports.ts decides): Node's
+ * own HTTP client behind the one method of undici's Dispatcher that `exchange()` calls. undici costs a command 15-20
+ * ms before its first byte (its 0.76 MB bundle and code cache, its agent, its WebAssembly parser compiled on the first
+ * connection), where node:http's parser is built into Node and its modules mostly loaded with the sockets
+ * (docs/performance.md). undici stays the transport through a proxy (HTTP(S)_PROXY, CONNECT tunnels), past a
+ * client's first hundred requests, and for the webhook listener's forwards.
  *
  * What `exchange()` relies on, kept alike: headers as undici gives them (lower-case names, an array for a repeated
  * one), 1xx answers skipped, the body as Buffers, a controller whose abort destroys the request, and a failure
@@ -158,7 +159,9 @@ function undiciHeaders(raw: string[]): Record<string, string | string[]> {
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i].toLowerCase()
     const seen = headers[name]
-    headers[name] = seen === undefined ? raw[i + 1] : Array.isArray(seen) ? [...seen, raw[i + 1]] : [seen, raw[i + 1]]
+    if (seen === undefined) headers[name] = raw[i + 1]
+    else if (Array.isArray(seen)) seen.push(raw[i + 1])
+    else headers[name] = [seen, raw[i + 1]]
   }
   return headers
 }
