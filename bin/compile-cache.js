@@ -13,7 +13,8 @@
  * A cache holds the functions compiled when it was made; a function first run later is compiled again on every
  * run (7 ms of `products list --json` after a cache made by `customers list --help`). So the first run of each
  * command (`kind`, from bin/run.js) saves the caches of the files it loaded again, with its own functions added
- * to those it found; the kinds that did are listed in `seen-<version>-<build>` beside them (up to MAX_KINDS).
+ * to those it found; the kinds that did are listed in `seen~<bundle folder>~<version>-<build>` beside them (up to
+ * MAX_KINDS), named by the install so that two installs sharing the directory keep their own.
  */
 'use strict'
 const {appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} = require('node:fs')
@@ -46,6 +47,15 @@ const cachePrefix = (filename) => filename.replaceAll(/[^\w.-]+/g, '_')
 /** A file's cache in the user's cache directory: its path, the CLI's version, and the file's size and time. */
 const cacheName = (filename, version, {mtimeMs, size}) => `${cachePrefix(filename)}-${version}-${size}-${Math.trunc(mtimeMs)}`
 
+/**
+ * The list of kinds a build's caches hold, named by the install's bundle folder (`~` is never in cachePrefix's
+ * output), its version and its build: an install replaces only its own earlier lists. With one name for every
+ * install, an npm build and a standalone one sharing the directory deleted each other's list on every save, and
+ * each then saved all its caches again on its next run.
+ */
+const SEEN = 'seen~'
+const seenPrefix = (bundleDir) => `${SEEN}${cachePrefix(bundleDir)}~`
+
 /** Where a run that is about to change V8's flags finds the function that saves the caches made so far (src/api/undici.ts names it too). */
 const SAVE_BEFORE_FLAGS = Symbol.for('commerce-cli.code-cache.save-before-flags')
 
@@ -71,7 +81,7 @@ function enableCompileCache(bundleDir, version, kind = '', env = process.env) {
   // Until this user's caches list kinds of their own, the kinds of the caches shipped with the build count as seen.
   let seenShipped = false
   try {
-    seenFile = join(dir, `seen-${version}-${statSync(bundleDir).ino}`)
+    seenFile = join(dir, `${seenPrefix(bundleDir)}${version}-${statSync(bundleDir).ino}`)
     seen = readFileSync(seenFile, 'utf8').split('\n')
   } catch {
     try {
@@ -112,8 +122,11 @@ function enableCompileCache(bundleDir, version, kind = '', env = process.env) {
     try {
       mkdirSync(dir, {mode: 0o700, recursive: true})
       const existing = readdirSync(dir)
-      // Caches of earlier builds are of no further use, nor the lists of kinds that added to them.
-      for (const file of existing) if (file.startsWith('seen-') && join(dir, file) !== seenFile) rmSync(join(dir, file), {force: true})
+      // Caches of this install's earlier builds are of no further use, nor the lists of kinds that added to them
+      // (`seen-`: the lists of the releases before lists were named by their install).
+      for (const file of existing)
+        if ((file.startsWith(seenPrefix(bundleDir)) || file.startsWith('seen-')) && join(dir, file) !== seenFile)
+          rmSync(join(dir, file), {force: true})
       for (const {cacheFile, prefix, script} of saving) {
         for (const file of existing) if (file.startsWith(`${prefix}-`) && join(dir, file) !== cacheFile) rmSync(join(dir, file), {force: true})
         const temp = `${cacheFile}.${process.pid}`
@@ -130,4 +143,4 @@ function enableCompileCache(bundleDir, version, kind = '', env = process.env) {
   process.once('exit', save)
 }
 
-module.exports = {cacheDir, cacheName, enableCompileCache, SHIPPED, shippedName}
+module.exports = {cacheDir, cacheName, enableCompileCache, SEEN, SHIPPED, shippedName}

@@ -23,7 +23,7 @@ if (!node) {
   process.exit(0)
 }
 const require = createRequire(import.meta.url)
-const {cacheName, SHIPPED, shippedName} = require(join(root, 'bin', 'compile-cache.js'))
+const {cacheName, SEEN, SHIPPED, shippedName} = require(join(root, 'bin', 'compile-cache.js'))
 const pjson = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const bundle = join(root, 'dist', 'bundle')
 const home = mkdtempSync(join(tmpdir(), 'commerce-code-cache-'))
@@ -59,7 +59,7 @@ try {
   }
   const made = join(home, 'cache', 'commerce', 'v8-code')
   const caches = readdirSync(made)
-  const seen = caches.find((name) => name.startsWith('seen-'))
+  const seen = caches.find((name) => name.startsWith(SEEN))
   const out = join(root, 'dist', SHIPPED)
   rmSync(out, {force: true, recursive: true})
   mkdirSync(out)

@@ -3,8 +3,8 @@
  * bin/compile-cache.js): it must behave as the code in src/ does, plugins included. Timings are the benchmarks'
  * business (test/bench/); these tests check only that nothing was lost on the way.
  */
-import {spawn} from 'node:child_process'
-import {mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {spawn, spawnSync} from 'node:child_process'
+import {cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, relative} from 'node:path'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
@@ -172,11 +172,36 @@ describe('the bundle', () => {
     }
   })
 
+  it("two installs sharing the cache directory (an npm and a standalone build) leave each other's caches and lists alone", async () => {
+    // A second install of the same version: the bundle, its entry and package.json copied, node_modules linked.
+    const other = mkdtempSync(join(home, 'install-'))
+    cpSync(join(ROOT, 'bin'), join(other, 'bin'), {recursive: true})
+    cpSync(join(ROOT, 'dist', 'bundle'), join(other, 'dist', 'bundle'), {recursive: true})
+    cpSync(join(ROOT, 'package.json'), join(other, 'package.json'))
+    symlinkSync(join(ROOT, 'node_modules'), join(other, 'node_modules'))
+    const ours = () =>
+      Object.fromEntries(
+        readdirSync(codeCache())
+          .filter((name) => !name.includes(other.replaceAll(/[^\w.-]+/g, '_')))
+          .map((name) => [name, readFileSync(join(codeCache(), name))]),
+      )
+    expect((await cli(['version'])).code).toBe(0)
+    const before = ours()
+    // The other install's first run of a kind saves its caches and its list of kinds.
+    const env = {COMMERCE_CONFIG_DIR: join(home, 'config'), HOME: home, PATH: process.env.PATH, XDG_CACHE_HOME: cacheHome}
+    const theirs = spawnSync(process.execPath, [join(other, 'bin', 'run.js'), 'version'], {encoding: 'utf8', env})
+    expect(theirs.status, theirs.stderr).toBe(0)
+    expect(readdirSync(codeCache()).some((name) => name.includes('install-'))).toBe(true)
+    // Ours, run again, finds its list and its caches as it left them: nothing is saved again.
+    expect((await cli(['version'])).code).toBe(0)
+    expect(ours()).toEqual(before)
+  })
+
   it("names a run's kind in the cache directory by its command words only, never by an argument's value", async () => {
     const env = {env: {COMMERCE_BASE_URL: sb.baseUrl}}
     const result = await cli(['api', 'products?q=whsec_planted', '--no-auth', '-H', 'x-probe: sbx_at_planted'], env)
     expect(result.code, result.stderr).toBe(0)
-    const seen = readdirSync(codeCache()).find((name) => name.startsWith('seen-'))!
+    const seen = readdirSync(codeCache()).find((name) => name.startsWith('seen~'))!
     expect(readFileSync(join(codeCache(), seen), 'utf8').split('\n')).toContain('api')
     const written = readdirSync(codeCache()).map((name) => `${name}\n${readFileSync(join(codeCache(), name), 'latin1')}`)
     expect(written.join('\n')).not.toMatch(/planted|x-probe/)
