@@ -3,8 +3,8 @@
  * bin/compile-cache.js): it must behave as the code in src/ does, plugins included. Timings are the benchmarks'
  * business (test/bench/); these tests check only that nothing was lost on the way.
  */
-import {spawn, spawnSync} from 'node:child_process'
-import {cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
+import {execFileSync, spawn, spawnSync} from 'node:child_process'
+import {mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, relative} from 'node:path'
 import {afterAll, afterEach, beforeAll, beforeEach, describe, expect, it} from 'vitest'
@@ -175,9 +175,8 @@ describe('the bundle', () => {
   it("two installs sharing the cache directory (an npm and a standalone build) leave each other's caches and lists alone", async () => {
     // A second install of the same version: the bundle, its entry and package.json copied, node_modules linked.
     const other = mkdtempSync(join(home, 'install-'))
-    cpSync(join(ROOT, 'bin'), join(other, 'bin'), {recursive: true})
-    cpSync(join(ROOT, 'dist', 'bundle'), join(other, 'dist', 'bundle'), {recursive: true})
-    cpSync(join(ROOT, 'package.json'), join(other, 'package.json'))
+    mkdirSync(join(other, 'dist'))
+    for (const entry of ['bin', join('dist', 'bundle'), 'package.json']) execFileSync('cp', ['-r', join(ROOT, entry), join(other, entry)])
     symlinkSync(join(ROOT, 'node_modules'), join(other, 'node_modules'))
     const ours = () =>
       Object.fromEntries(
