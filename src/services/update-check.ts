@@ -125,14 +125,16 @@ async function writeState(env: NodeJS.ProcessEnv, state: State): Promise<boolean
 
 /**
  * Takes the right to start a check: the marker is created exclusively (never through a link); one older than
- * UPDATE_RETRY_MS is first moved aside by a rename, which only one of several concurrent commands can do. False
+ * UPDATE_RETRY_MS (or as far in the future: a clock set back) is first moved aside by a rename, which only one of several concurrent commands can do. False
  * when another command holds a fresh marker, or when the directory cannot be written (nothing is started then).
  */
 export function claimCheck(env: NodeJS.ProcessEnv, now: number): boolean {
   const marker = configPath(UPDATE_LOCK_FILE, env)
   try {
     const stat = lstatSync(marker)
-    if (stat.isFile() && now - stat.mtimeMs >= 0 && now - stat.mtimeMs < UPDATE_RETRY_MS) return false
+    // Fresh within the retry window either way: a marker a moment after `now` is a concurrent command's (each reads
+    // its clock before the others create the marker); only one far ahead means a clock set back.
+    if (stat.isFile() && Math.abs(now - stat.mtimeMs) < UPDATE_RETRY_MS) return false
     const aside = `${marker}.${process.pid}.stale`
     renameSync(marker, aside)
     rmSync(aside, {force: true, recursive: true})
