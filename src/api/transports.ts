@@ -8,7 +8,7 @@ import {NodeTransport, type Transport} from './node-transport.js'
 import {loadUndici} from './undici.js'
 
 /** The bound on a response's headers: Node's default, given to both transports. */
-export const MAX_RESPONSE_HEADER_BYTES = 16 * 1024
+const MAX_RESPONSE_HEADER_BYTES = 16 * 1024
 
 /**
  * Requests after which a client's work is many pages: an exchange through undici costs about 0.17 ms less than
@@ -21,7 +21,7 @@ export const MANY_REQUESTS = 100
  * Whether a proxy is set, as undici's EnvHttpProxyAgent reads the environment (either case; empty is unset). NO_PROXY
  * alone sets none.
  */
-export function proxied(env: NodeJS.ProcessEnv): boolean {
+function proxied(env: NodeJS.ProcessEnv): boolean {
   return ['http_proxy', 'HTTP_PROXY', 'https_proxy', 'HTTPS_PROXY'].some((name) => Boolean(env[name]))
 }
 

@@ -36,6 +36,12 @@ afterEach(async () => {
 })
 
 const codeCache = () => join(cacheHome, 'commerce', 'v8-code')
+/** The code cache of this checkout's app.js. */
+const appCacheFile = () =>
+  join(
+    codeCache(),
+    readdirSync(codeCache()).find((name) => name.includes('_app.js-'))!,
+  )
 /** A config directory of its own, under this file's temporary home (removed with it). */
 const tmpConfig = () => mkdtempSync(join(home, 'config-'))
 const cli = (args: string[], options: RunOptions = {}) =>
@@ -129,13 +135,7 @@ describe('the bundle', () => {
   })
 
   it('the first run of another command adds the code it compiled to the cache, once', async () => {
-    const appCache = () =>
-      statSync(
-        join(
-          codeCache(),
-          readdirSync(codeCache()).find((name) => name.includes('_app.js-'))!,
-        ),
-      )
+    const appCache = () => statSync(appCacheFile())
     // `version` runs through oclif and app.js (a command's --help no longer reads app.js).
     expect((await cli(['version'])).code).toBe(0)
     const afterHelp = appCache()
@@ -150,13 +150,7 @@ describe('the bundle', () => {
   it('a run through a proxy (undici, which sets a V8 flag) saves its caches before the flag: the next run without one takes them', async () => {
     const proxy = await startFaultyServer(() => ({forward: true}), {upstream: sb.baseUrl})
     try {
-      const appCache = () =>
-        readFileSync(
-          join(
-            codeCache(),
-            readdirSync(codeCache()).find((name) => name.includes('_app.js-'))!,
-          ),
-        )
+      const appCache = () => readFileSync(appCacheFile())
       expect((await cli(['version'])).code).toBe(0)
       // A kind not seen before: its run saves the caches of what it loaded, with its functions added.
       const proxied = await cli(['products', 'list', '--json'], {env: {COMMERCE_BASE_URL: sb.baseUrl, HTTP_PROXY: proxy.url}})
